@@ -1,0 +1,1 @@
+"""Target asset package for tests/test_target.py."""

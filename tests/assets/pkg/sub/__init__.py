@@ -1,0 +1,1 @@
+"""Subpackage: model.py imports its sibling relatively."""

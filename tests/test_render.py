@@ -1,0 +1,323 @@
+"""Renderer tests: golden files over one fixed report, plus format guessing, --show, --dump and imports.
+
+Gold files live in tests/gold/. Set TRITONINSPECT_UPDATE_GOLD=1 to rewrite them; a mismatch
+is saved to tests/gold/_mismatch/ (ignored by git) for a diff.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import io
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from tritoninspect.render import (
+    JSONRenderer,
+    TerminalRenderer,
+    available_stages,
+    dump_artifacts,
+    guess_format_from_path,
+    render,
+    render_stage,
+)
+from tritoninspect.render.dump import MARKER
+from tritoninspect.render.stage import MARK, SHOW_STAGES
+from tritoninspect.report import Meta, OpaqueOp, Report, with_meta
+
+TESTS = Path(__file__).parent
+REPO = TESTS.parent
+FIXTURE = TESTS / "fixtures" / "report_small.json"
+GOLD = TESTS / "gold"
+MISMATCH = GOLD / "_mismatch"
+UPDATE_GOLD = os.environ.get("TRITONINSPECT_UPDATE_GOLD") == "1"
+ANSI = "\x1b["
+
+
+@pytest.fixture
+def report() -> Report:
+    return Report.from_json(FIXTURE.read_text(encoding="utf-8"))
+
+
+@pytest.fixture
+def in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Run from an empty directory, so file:line columns do not depend on where pytest started."""
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+# --- golden-file machinery ---------------------------------------------------------------------
+
+
+def scrub(text: str, report: Report) -> str:
+    """Replace what differs between machines and releases with placeholders."""
+    meta = report.meta
+    values = {
+        meta.tool_version: "<tool_version>",
+        meta.torch: "<torch>",
+        meta.triton: "<triton>",
+        meta.python: "<python>",
+        str(REPO): "<repo>",
+        str(Path.home()): "<home>",
+    }
+    # Longest first, so "2.13.0+cpu" is not half-replaced by a shorter version string.
+    for value in sorted((v for v in values if len(v) >= 3), key=len, reverse=True):
+        text = text.replace(value, values[value])
+    return re.sub(r"/tmp/[\w.-]+(/[\w.-]+)*", "<tmp>", text)
+
+
+def compare_gold(name: str, actual: str, report: Report) -> None:
+    """Compare with tests/gold/<name>, or rewrite it when TRITONINSPECT_UPDATE_GOLD=1."""
+    actual = scrub(actual, report)
+    gold = GOLD / name
+    if UPDATE_GOLD:
+        gold.write_text(actual, encoding="utf-8")
+        return
+    if not gold.exists():
+        pytest.fail(f"missing gold file {gold}; create it with TRITONINSPECT_UPDATE_GOLD=1")
+    expected = gold.read_text(encoding="utf-8")
+    if actual == expected:
+        return
+    MISMATCH.mkdir(parents=True, exist_ok=True)
+    (MISMATCH / name).write_text(actual, encoding="utf-8")
+    diff = "".join(
+        difflib.unified_diff(
+            expected.splitlines(keepends=True), actual.splitlines(keepends=True), f"gold/{name}", "actual"
+        )
+    )
+    pytest.fail(f"{name} differs from its gold file (actual saved in {MISMATCH / name}):\n{diff[:4000]}")
+
+
+# --- golden files ------------------------------------------------------------------------------
+
+
+def test_terminal_gold(report: Report, in_tmp: Path) -> None:
+    compare_gold("terminal.txt", TerminalRenderer(width=100, color=False).render(report) + "\n", report)
+
+
+def test_json_gold(report: Report) -> None:
+    compare_gold("report.json", JSONRenderer().render(report) + "\n", report)
+
+
+@pytest.mark.parametrize("stage", list(SHOW_STAGES))
+def test_show_stage_gold(report: Report, stage: str) -> None:
+    compare_gold(f"show_{stage}.txt", render_stage(report, stage, color=False, width=100) + "\n", report)
+
+
+# --- the report model, as the renderers rely on it ---------------------------------------------
+
+
+def test_fixture_round_trips(report: Report) -> None:
+    assert Report.from_json(report.to_json()) == report
+
+
+def test_opaque_op_kernels_round_trip(report: Report) -> None:
+    op = OpaqueOp("1/0", "aot_forward", "tisample::opaque_scale", "opaque_scale", ("scale_kernel",))
+    with_kernels = dataclasses.replace(report, opaque_ops=(op,))
+    assert Report.from_json(with_kernels.to_json()) == with_kernels
+
+
+# --- format selection --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("path", "expected"),
+    [("out.json", "json"), ("OUT.JSON", "json"), ("report.txt", "text"), ("report", "text"), (None, "text")],
+)
+def test_guess_format_from_path(path: str | None, expected: str) -> None:
+    assert guess_format_from_path(path) == expected
+
+
+def test_guess_format_html_is_reserved() -> None:
+    with pytest.raises(ValueError, match="html output is not supported yet"):
+        guess_format_from_path(Path("report.html"))
+
+
+def test_render_dispatches(report: Report, in_tmp: Path) -> None:
+    assert render(report, "json") == report.to_json()
+    assert render(report, "text", color=False) == TerminalRenderer(color=False).render(report)
+    assert render(report, "text", show="aot", color=False) == render_stage(report, "aot", color=False)
+    # Like to_json(), text comes without a final newline; the CLI adds one.
+    assert not render(report, "text", color=False).endswith("\n")
+
+
+@pytest.mark.parametrize(("fmt", "message"), [("html", "not supported yet"), ("xml", "unknown output format")])
+def test_render_rejects_formats(report: Report, fmt: str, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        render(report, fmt)
+
+
+def test_render_show_needs_text(report: Report) -> None:
+    with pytest.raises(ValueError, match="--show"):
+        render(report, "json", show="dynamo")
+
+
+# --- terminal details --------------------------------------------------------------------------
+
+
+def test_plain_output_is_fixed_width_and_uncoloured(report: Report, in_tmp: Path) -> None:
+    text = TerminalRenderer(color=False).render(report)
+    assert ANSI not in text
+    assert max(len(line) for line in text.splitlines()) <= 100
+
+
+def test_colour_output_has_ansi(report: Report, in_tmp: Path) -> None:
+    assert ANSI in TerminalRenderer(width=120, color=True).render(report)
+
+
+def test_gpu_mode_header(report: Report, in_tmp: Path) -> None:
+    gpu = with_meta(report, mode="gpu", device="NVIDIA H200")
+    text = TerminalRenderer(color=False).render(gpu)
+    assert "mode: gpu (NVIDIA H200)" in text
+    assert "compile-only" not in text
+
+
+def test_empty_report_keeps_only_the_kernel_table(report: Report) -> None:
+    text = TerminalRenderer(color=False).render(Report(meta=report.meta))
+    assert "no user-defined Triton kernels were seen" in text
+    for section in ("Opaque ops", "Graph breaks", "Recompiles", "Diagnostics", "Verdict"):
+        assert section not in text
+
+
+def test_source_is_relative_to_cwd(report: Report, in_tmp: Path) -> None:
+    kernel = dataclasses.replace(report.kernels[0], file=str(in_tmp / "pkg" / "kernels.py"))
+    moved = dataclasses.replace(report, kernels=(kernel,))
+    text = TerminalRenderer(color=False).render(moved)
+    assert f"pkg{os.sep}kernels.py:12" in text
+    assert str(in_tmp) not in text
+
+
+# --- --show ------------------------------------------------------------------------------------
+
+
+def _marked(text: str) -> list[str]:
+    return [line for line in text.splitlines() if line.startswith(MARK)]
+
+
+def test_show_marks_kernel_lines(report: Report) -> None:
+    code = render_stage(report, "code", color=False)
+    marked = _marked(code)
+    assert any("add_kernel_0.run(" in line for line in marked)
+    assert any("def sub_kernel(" in line for line in marked)
+    # An opaque op ("tisample::opaque_scale") appears in code as tisample.opaque_scale.
+    assert any("buf0 = torch.ops.tisample.opaque_scale.default" in line for line in marked)
+    assert not any("del arg0_1" in line for line in marked)
+
+
+def test_show_marks_hops_and_triton_ops(report: Report) -> None:
+    marked = _marked(render_stage(report, "dynamo", color=False))
+    assert any("triton_kernel_wrapper_mutation(" in line for line in marked)
+    assert any("torch.ops.tisample.mul.default" in line for line in marked)
+    assert not any("torch.empty_like" in line for line in marked)
+
+
+def test_show_headings(report: Report) -> None:
+    text = render_stage(report, "aot", color=False)
+    assert "== aot_forward [0/0] ==" in text
+    assert "== post_grad forward [0/0] ==" in render_stage(report, "post-grad", color=False)
+
+
+def test_show_colour_uses_syntax_pointer(report: Report) -> None:
+    text = render_stage(report, "code", color=True, width=120)
+    assert ANSI in text and "❱" in text
+
+
+def test_show_missing_stage_lists_available(report: Report) -> None:
+    only_dynamo = dataclasses.replace(report, graphs=tuple(g for g in report.graphs if g.stage == "dynamo"))
+    assert available_stages(only_dynamo) == ["dynamo"]
+    message = render_stage(only_dynamo, "code", color=False)
+    assert "no code graphs" in message and "dynamo" in message
+    with pytest.raises(ValueError, match="stages it has: dynamo"):
+        render(only_dynamo, "text", show="code")
+
+
+def test_show_unknown_stage(report: Report) -> None:
+    with pytest.raises(ValueError, match="unknown stage"):
+        render_stage(report, "inductor-ir")
+
+
+# --- --dump ------------------------------------------------------------------------------------
+
+EXPECTED_DUMP = {
+    "0_0_dynamo.py",
+    "0_0_aot_forward.py",
+    "0_0_post_grad_forward.py",
+    "0_0_output_code_forward.py",
+    "1_0_dynamo.py",
+    "1_0_aot_forward.py",
+    "1_0_output_code_forward.py",
+    "1_1_dynamo.py",
+    "1_1_aot_forward.py",
+    "report.json",
+    "graph_breaks.txt",
+}
+
+
+def test_dump_writes_expected_files(report: Report, tmp_path: Path) -> None:
+    target = tmp_path / "nested" / "dump"
+    written = dump_artifacts(report, target)
+    assert {p.name for p in written} == EXPECTED_DUMP
+    assert {p.name for p in target.iterdir()} == EXPECTED_DUMP | {MARKER}
+    assert (target / "0_0_dynamo.py").read_text() == report.graphs[0].code
+    assert Report.from_json((target / "report.json").read_text()) == report
+    breaks = (target / "graph_breaks.txt").read_text()
+    assert "Hint: Set `torch._dynamo.config.capture_scalar_outputs = True`" in breaks
+    assert "/src/model.py:52 in log_launch" in breaks
+
+
+def test_dump_refuses_foreign_directory(report: Report, tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("mine")
+    with pytest.raises(ValueError, match="not written by tritoninspect"):
+        dump_artifacts(report, tmp_path)
+    assert [p.name for p in tmp_path.iterdir()] == ["notes.txt"]
+
+
+def test_dump_refuses_a_file(report: Report, tmp_path: Path) -> None:
+    path = tmp_path / "report.txt"
+    path.write_text("x")
+    with pytest.raises(ValueError, match="not a directory"):
+        dump_artifacts(report, path)
+
+
+def test_dump_overwrites_its_own_directory(report: Report, tmp_path: Path) -> None:
+    dump_artifacts(report, tmp_path)
+    (tmp_path / "notes.txt").write_text("added by the user")
+    smaller = dataclasses.replace(report, graphs=report.graphs[:1])
+    written = dump_artifacts(smaller, tmp_path)
+    names = {p.name for p in tmp_path.iterdir()}
+    # Graph files of the first dump are gone; the user's file is untouched.
+    assert names == {p.name for p in written} | {MARKER, "notes.txt"}
+    assert "1_0_dynamo.py" not in names
+    assert (tmp_path / "notes.txt").read_text() == "added by the user"
+
+
+# --- layering ----------------------------------------------------------------------------------
+
+
+def test_render_does_not_import_torch() -> None:
+    code = "import tritoninspect.render, sys; assert 'torch' not in sys.modules, 'torch was imported'"
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    result = subprocess.run([sys.executable, "-c", code], cwd=REPO, env=env, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+
+
+def test_meta_fields_are_all_rendered(report: Report, in_tmp: Path) -> None:
+    # A new Meta field should make someone decide whether the header shows it.
+    shown = {"tool", "tool_version", "mode", "device", "torch", "triton", "target", "python", "stage", "dynamic",
+             "backward", "inputs"}
+    assert {f.name for f in dataclasses.fields(Meta)} == shown
+
+
+def test_print_to_a_markup_console(report: Report, in_tmp: Path) -> None:
+    # A caller's Console may parse markup; brackets in report text must survive it.
+    console = Console(file=io.StringIO(), width=100, color_system=None, markup=True)
+    TerminalRenderer().print_to(console, report)
+    text = console.file.getvalue()
+    assert "@autotune(configs=2, key=[n_elements])" in text
+    assert "1/0: tensor 'L['x']' size mismatch" in text

@@ -1,0 +1,56 @@
+"""Analyses: small pure functions from a `Capture` to report fields.
+
+Each analysis returns a dict of `Report` fields. A failing analysis becomes a
+diagnostic and the run goes on (`--strict` turns diagnostics into exit 1).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from tritoninspect.analyse.graphs import analyse_breaks, analyse_graphs, analyse_recompiles
+from tritoninspect.analyse.kernels import analyse_kernels, analyse_opaque_ops, analyse_unattributed_fallbacks
+from tritoninspect.capture.records import Capture
+from tritoninspect.report import Diagnostic, Meta, Report
+
+Analysis = Callable[[Capture], dict[str, Any]]
+
+#: Run in order; each fills some `Report` fields.
+ANALYSES: list[tuple[str, Analysis]] = [
+    ("graphs", analyse_graphs),
+    ("graph_breaks", analyse_breaks),
+    ("recompiles", analyse_recompiles),
+    ("kernels", analyse_kernels),
+    ("opaque_ops", analyse_opaque_ops),
+    ("mutation_fallbacks", analyse_unattributed_fallbacks),
+]
+
+
+def build_report(capture: Capture, analyses: list[tuple[str, Analysis]] | None = None) -> Report:
+    """Run every analysis over `capture` and assemble the report."""
+    fields: dict[str, Any] = {}
+    diagnostics = [Diagnostic("warning", source, message) for source, message in capture.problems]
+    for name, analysis in analyses or ANALYSES:
+        try:
+            fields.update(analysis(capture))
+        except Exception as exc:  # noqa: BLE001 - one failing analysis must not sink the report
+            diagnostics.append(Diagnostic("error", name, f"analysis failed: {type(exc).__name__}: {exc}"))
+    return Report(meta=_meta(capture.meta), diagnostics=tuple(diagnostics), **fields)
+
+
+def _meta(meta: dict[str, Any]) -> Meta:
+    return Meta(
+        tool=meta.get("tool", "tritoninspect"),
+        tool_version=meta.get("tool_version", ""),
+        mode=meta.get("mode", ""),
+        device=meta.get("device", ""),
+        torch=meta.get("torch", ""),
+        triton=meta.get("triton", ""),
+        target=meta.get("target", ""),
+        python=meta.get("python", ""),
+        stage=meta.get("stage", ""),
+        dynamic=meta.get("dynamic"),
+        backward=bool(meta.get("backward", False)),
+        inputs=tuple(meta.get("inputs", ())),
+    )

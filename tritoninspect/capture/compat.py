@@ -1,0 +1,634 @@
+"""Every private torch / Triton name tritoninspect relies on, in one place.
+
+Everything here tracks internals that move between releases. Rules:
+- detect features, not version strings;
+- each shim names the torch version or PR it tracks;
+- an unknown layout raises `CaptureError` (or returns None where the caller
+  turns that into a diagnostic), never a silent guess.
+
+Supported: torch 2.11-2.14, triton 3.6-3.8 (see tests/test_compat.py).
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+import re
+import sys
+from collections.abc import Iterator
+from types import CodeType, FrameType
+from typing import Any
+
+import torch
+import triton
+from triton.runtime.autotuner import Autotuner, Heuristics
+from triton.runtime.jit import JITFunction
+
+from tritoninspect.errors import CaptureError
+
+# --- versions ---------------------------------------------------------------
+
+
+def torch_version() -> str:
+    return torch.__version__
+
+
+def triton_version() -> str:
+    return triton.__version__
+
+
+# --- the triton kernel higher-order ops -------------------------------------
+
+# torch/_higher_order_ops/triton_kernel_wrap.py: the HOPs and their side table
+# have kept these names from torch 2.3 to 2.14.
+from torch._higher_order_ops import triton_kernel_wrap as _tkw  # noqa: E402
+
+HOP_MUTATION = _tkw.triton_kernel_wrapper_mutation
+HOP_FUNCTIONAL = _tkw.triton_kernel_wrapper_functional
+
+
+def hop_form(node: torch.fx.Node) -> str | None:
+    """'mutation' or 'functional' for a triton-kernel HOP node, else None."""
+    if node.op != "call_function":
+        return None
+    if node.target is HOP_MUTATION:
+        return "mutation"
+    if node.target is HOP_FUNCTIONAL:
+        return "functional"
+    return None
+
+
+def side_table_kernel(kernel_idx: int) -> Any:
+    """The kernel object Dynamo stored for this HOP (a JITFunction or Autotuner).
+
+    Only valid while the compile that made the index is alive: torch 2.13+
+    resets the table in `torch._dynamo.reset()` (not 2.11).
+    """
+    return _tkw.kernel_side_table.get_kernel(kernel_idx)
+
+
+def side_table_constants(constant_args_idx: int) -> dict[str, Any]:
+    return dict(_tkw.kernel_side_table.get_constant_args(constant_args_idx))
+
+
+def hop_fields(node: torch.fx.Node) -> dict[str, Any]:
+    """The HOP node kwargs tritoninspect reads. torch 2.14 adds an optional
+    `launch_kwargs` only when non-empty, hence `.get` for everything optional."""
+    kw = node.kwargs
+    try:
+        return {
+            "kernel_idx": kw["kernel_idx"],
+            "constant_args_idx": kw["constant_args_idx"],
+            "grid": kw["grid"],
+            "kwargs": kw["kwargs"],
+            "tma": kw.get("tma_descriptor_metadata", {}),
+            "tensors_to_clone": kw.get("tensors_to_clone"),
+            "launch_kwargs": kw.get("launch_kwargs", {}),
+        }
+    except KeyError as exc:
+        raise CaptureError(f"unknown triton_kernel_wrapper layout: no {exc} in {sorted(kw)}") from exc
+
+
+# --- from kernel object to the user's kernel --------------------------------
+
+
+def innermost_jit(kernel: Any) -> JITFunction | None:
+    """Walk Autotuner -> [Heuristics] -> JITFunction. The JITFunction is the
+    stable identity of a user kernel: Dynamo may store a synthesised Autotuner
+    in the side table (triton_kernel_wrap.py, TritonHOPifier)."""
+    seen = 0
+    while not isinstance(kernel, JITFunction):
+        kernel = getattr(kernel, "fn", None)
+        seen += 1
+        if kernel is None or seen > 8:
+            return None
+    return kernel
+
+
+def kernel_id(jf: JITFunction) -> str:
+    """A stable id for a user kernel: module.qualname."""
+    fn = jf.fn
+    return f"{fn.__module__}.{fn.__qualname__}"
+
+
+def kernel_source(jf: JITFunction) -> tuple[str | None, int | None]:
+    """(file, line) of the kernel's `def`, as Inductor prints in `# Original path:`."""
+    try:
+        _, line = inspect.getsourcelines(jf.fn)
+        return inspect.getsourcefile(jf.fn), line
+    except (OSError, TypeError):
+        return None, None
+
+
+def constexpr_params(jf: JITFunction) -> tuple[str, ...]:
+    return tuple(p.name for p in jf.params if p.is_constexpr)
+
+
+def user_kernel_object(jf: JITFunction) -> Any:
+    """The outermost decorated object the user defined around `jf`.
+
+    The side table loses the user's decorator stack (Heuristics folded into
+    configs), so look in the kernel module's globals for the Autotuner /
+    Heuristics that wraps this very JITFunction.
+    """
+    candidates = [
+        v
+        for v in jf.fn.__globals__.values()
+        if isinstance(v, (Autotuner, Heuristics)) and innermost_jit(v) is jf
+    ]
+    inner = {id(getattr(c, "fn", None)) for c in candidates}
+    outer = [c for c in candidates if id(c) not in inner]
+    return outer[0] if outer else jf
+
+
+def decorator_stack(obj: Any) -> list[Any]:
+    """The decorator layers from outermost to the JITFunction."""
+    layers = []
+    while obj is not None and len(layers) < 8:
+        layers.append(obj)
+        if isinstance(obj, JITFunction):
+            break
+        obj = getattr(obj, "fn", None)
+    return layers
+
+
+def layer_name(layer: Any) -> str:
+    if isinstance(layer, Autotuner):
+        return "autotune"
+    if isinstance(layer, Heuristics):
+        return "heuristics"
+    if isinstance(layer, JITFunction):
+        return "jit"
+    return type(layer).__name__
+
+
+def autotune_configs(layer: Autotuner) -> list[dict[str, Any]]:
+    return [dict(c.all_kwargs()) for c in layer.configs]
+
+
+def autotune_key(layer: Autotuner) -> list[str]:
+    # Autotuner.keys holds the `key=` argument names in triton 3.x.
+    return list(getattr(layer, "keys", []) or [])
+
+
+def heuristic_names(layer: Heuristics) -> list[str]:
+    return list(layer.values)
+
+
+# --- custom ops and triton_ops -----------------------------------------------
+
+
+def op_name(target: Any) -> str | None:
+    """'ns::name' for an OpOverload / OpOverloadPacket target, else None."""
+    schema = getattr(target, "_schema", None)
+    return schema.name if schema is not None else None
+
+
+def _opdefs() -> Any:
+    # torch/_library/custom_ops.py: OPDEFS maps qualname -> CustomOpDef (2.4+).
+    from torch._library.custom_ops import OPDEFS
+
+    return OPDEFS
+
+
+def is_custom_op(name: str) -> bool:
+    return name in _opdefs()
+
+
+def triton_op_kernels(name: str) -> list[Any]:
+    """The kernels a `triton_op` registered (best-effort AST scan in torch;
+    empty for a plain custom_op). torch/_library/triton.py."""
+    from torch._library.triton import get_triton_kernels_for_op
+
+    return list(get_triton_kernels_for_op(name))
+
+
+def is_triton_op(name: str) -> bool:
+    """A triton_op has a FunctionalTensorMode dispatch rule (its decomposition
+    into the HOP) and registered kernels; a custom_op has neither."""
+    if triton_op_kernels(name):
+        return True
+    opdef = _opdefs().get(name)
+    fns = getattr(opdef, "_torch_dispatch_fns", {}) if opdef is not None else {}
+    return any(cls.__name__ == "FunctionalTensorMode" for cls in fns)
+
+
+def custom_op_codes() -> dict[CodeType, str]:
+    """Code objects of every custom op's Python implementation -> op name, to
+    find launches made inside an opaque op by walking the stack."""
+    codes = {}
+    for name, opdef in list(_opdefs().items()):
+        fn = getattr(opdef, "_init_fn", None)
+        code = getattr(fn, "__code__", None)
+        if code is not None:
+            codes[code] = name
+    return codes
+
+
+def source_fn_op(node: torch.fx.Node) -> str | None:
+    """The op a post-AOT HOP node was decomposed from (a triton_op), if any."""
+    stack = node.meta.get("source_fn_stack") or []
+    if not stack:
+        return None
+    return op_name(stack[-1][1])
+
+
+# --- compile ids, frames ------------------------------------------------------
+
+
+def current_compile_id() -> str | None:
+    """'0/0', '1/0', '0/1' as torch prints it (torch._guards.CompileId.__str__)."""
+    from torch._guards import CompileContext
+
+    cid = CompileContext.current_compile_id()
+    return str(cid) if cid is not None else None
+
+
+def frames(start: FrameType | None = None) -> Iterator[FrameType]:
+    frame = start or sys._getframe(1)
+    while frame is not None:
+        yield frame
+        frame = frame.f_back
+
+
+# --- mutation analysis fallback ----------------------------------------------
+
+#: Logger and text of the fallback warning (triton_kernel_wrap.py; 2.11 names
+#: the function identify_mutated_tensors, 2.13+ identify_accessed_tensors).
+MUTATION_LOGGER = "torch._dynamo"
+MUTATION_FALLBACK_TEXT = "assuming every input is mutated"
+_MUTATION_FUNCS = ("identify_accessed_tensors", "identify_mutated_tensors")
+
+
+def kernel_under_mutation_analysis() -> Any:
+    """The kernel object being analysed, read from the analysis frame; the
+    warning itself names no kernel."""
+    for frame in frames():
+        if frame.f_code.co_name in _MUTATION_FUNCS:
+            return frame.f_locals.get("kernel")
+    return None
+
+
+# --- structured trace ---------------------------------------------------------
+
+#: torch/_logging/_internal.py: trace_structured emits here whenever the
+#: logger has a handler (TORCH_TRACE not needed). Stable since torch 2.2.
+TRACE_LOGGER = "torch.__trace"
+
+
+def trace_compile_id(record: Any) -> str | None:
+    meta = getattr(record, "metadata", {})
+    if "frame_id" not in meta:
+        return None
+    return f"{meta['frame_id']}/{meta['frame_compile_id']}"
+
+
+def trace_event(record: Any) -> tuple[str, str | None, dict[str, Any]]:
+    """(event name, artifact name, event metadata) of a trace record."""
+    meta = getattr(record, "metadata", {})
+    name = next(iter(meta), "")
+    body = meta.get(name) if isinstance(meta.get(name), dict) else {}
+    sub = body.get("name") if name == "artifact" else None
+    return name, sub, body
+
+
+# --- Inductor -------------------------------------------------------------------
+
+
+def output_code_part() -> str:
+    """forward / backward / inference for the graph Inductor is generating.
+    torch/_inductor/virtualized.py V.graph (GraphLowering.is_backward/is_inference)."""
+    from torch._inductor.virtualized import V
+
+    graph = V.graph
+    if getattr(graph, "is_backward", False):
+        return "backward"
+    if getattr(graph, "is_inference", False):
+        return "inference"
+    return "forward"
+
+
+def inductor_config_patches(record_post_grad: Any) -> list[tuple[Any, str, Any]]:
+    """(object, attribute, value) triples set for the duration of a capture."""
+    import torch._functorch.config as functorch_config
+    import torch._inductor.config as inductor_config
+
+    return [
+        # Fresh compiles only: a cache hit skips post-grad passes (codecache.py).
+        (inductor_config, "force_disable_caches", True),
+        # A plain callable here bypasses the FX/AOT caches as well.
+        (inductor_config, "post_grad_custom_post_pass", record_post_grad),
+        # Compile the backward with the forward, not at the first .backward()
+        # (torch/_functorch/_aot_autograd/graph_compile.py, 2.11+).
+        (functorch_config, "force_non_lazy_backward_lowering", True),
+    ]
+
+
+def graph_lowering_class() -> Any:
+    """GraphLowering; its `save_output_code` hook (a no-op meant for tests) is
+    called with the wrapper source before the module is loaded (graph.py)."""
+    from torch._inductor.graph import GraphLowering
+
+    return GraphLowering
+
+
+def caching_autotuner_class() -> Any:
+    from torch._inductor.runtime.triton_heuristics import CachingAutotuner
+
+    return CachingAutotuner
+
+
+def inductor_kernel_name(autotuner: Any) -> str | None:
+    meta = getattr(autotuner, "inductor_meta", None) or {}
+    return meta.get("kernel_name")
+
+
+def is_user_kernel_launcher(autotuner: Any) -> bool:
+    """Inductor marks user-defined kernels with custom_kernel=True (user_autotune)."""
+    return bool(getattr(autotuner, "custom_kernel", False))
+
+
+def compile_fx(gm: torch.fx.GraphModule, example_inputs: Any, inner_compile: Any) -> Any:
+    from torch._inductor.compile_fx import compile_fx as _compile_fx
+
+    return _compile_fx(gm, example_inputs, inner_compile=inner_compile)
+
+
+def compile_fx_inner() -> Any:
+    from torch._inductor.compile_fx import compile_fx_inner as inner
+
+    return inner
+
+
+def aot_autograd_backend(**compilers: Any) -> Any:
+    """AOTAutograd with our fw/bw/inference compilers (torch._dynamo.backends.common)."""
+    from torch._dynamo.backends.common import aot_autograd
+
+    return aot_autograd(**compilers)
+
+
+# --- compile-only mode (no GPU): stub driver and interpreter launches ---------
+#
+# Without an active driver Triton cannot generate TTIR, so Dynamo graph-breaks
+# and mutation analysis fails. A stub driver that reports a GPU target makes
+# TTIR generation (and so Dynamo, AOTAutograd and Inductor) work; launches go
+# through Triton's interpreter so the compiled model still runs on CPU.
+
+
+def stub_driver(arch: int = 90, warp_size: int = 32) -> Any:
+    """A Triton driver that compiles for `cuda:sm_<arch>` and launches nothing."""
+    from triton.backends.compiler import GPUTarget
+    from triton.backends.driver import DriverBase
+
+    class CompileOnlyDriver(DriverBase):
+        @classmethod
+        def is_active(cls) -> bool:
+            return True
+
+        def map_python_to_cpp_type(self, ty: str) -> str:
+            return "void*"
+
+        def get_current_target(self) -> Any:
+            return GPUTarget("cuda", arch, warp_size)
+
+        def get_active_torch_device(self) -> Any:
+            return torch.device("cpu")
+
+        def get_benchmarker(self) -> Any:
+            raise NotImplementedError("compile-only mode has no benchmarker")
+
+        def get_current_device(self) -> int:
+            return 0
+
+        def set_current_device(self, device: int) -> None:
+            return None
+
+        def get_current_stream(self, device: int | None = None) -> int:
+            return 0
+
+        def get_device_capability(self, device: int = 0) -> tuple[int, int]:
+            return divmod(arch, 10)
+
+    return CompileOnlyDriver()
+
+
+def triton_driver_config() -> Any:
+    """triton.runtime.driver (a DriverConfig with a private `_active`, triton 3.2+)."""
+    from triton.runtime import driver
+
+    if not hasattr(driver, "_active"):
+        raise CaptureError("unsupported triton: triton.runtime.driver has no _active slot")
+    return driver
+
+
+def prime_has_triton() -> None:
+    """Make torch's cached `has_triton()` answer True on a CPU-only machine.
+
+    `has_triton` is a functools.cache'd function imported by name in many
+    modules, so replacing the attribute is not enough: clear the cache and
+    refill it while the CPU device check passes ("cpu" in triton's backends).
+    `reset_has_triton` clears it again on exit.
+    """
+    import triton.backends
+    from torch.utils import _triton
+
+    _triton.has_triton.cache_clear()
+    added = "cpu" not in triton.backends.backends
+    if added:
+        triton.backends.backends["cpu"] = None  # type: ignore[assignment]
+    try:
+        if not _triton.has_triton():
+            raise CaptureError("could not make torch see Triton in compile-only mode")
+    finally:
+        if added:
+            del triton.backends.backends["cpu"]
+
+
+def reset_has_triton() -> None:
+    from torch.utils import _triton
+
+    _triton.has_triton.cache_clear()
+
+
+def tma_patches() -> list[tuple[Any, str, Any]]:
+    """Let Dynamo accept host-side TensorDescriptors on CPU. torch 2.14 renamed
+    `_device_supports_tma` to `_device_supports_tensor_descriptor`."""
+    from torch.utils import _triton
+
+    patches = []
+    for name in ("_device_supports_tma", "_device_supports_tensor_descriptor"):
+        if hasattr(_triton, name):
+            patches.append((_triton, name, lambda: True))
+    return patches
+
+
+def clear_tma_caches() -> None:
+    from torch.utils import _triton
+
+    for name in ("has_triton_tensor_descriptor_host_tma", "has_triton_experimental_host_tma"):
+        fn = getattr(_triton, name, None)
+        if hasattr(fn, "cache_clear"):
+            fn.cache_clear()
+
+
+def interpreted(fn: Any) -> Any:
+    from triton.runtime.interpreter import InterpretedFunction
+
+    return InterpretedFunction(fn)
+
+
+def jit_run_interpreted(self: JITFunction, *args: Any, grid: Any, warmup: bool = False, **kwargs: Any) -> Any:
+    """JITFunction.run through Triton's interpreter (triton 3.6-3.8 signature)."""
+    if warmup:
+        return None
+    kwargs = {k: v for k, v in kwargs.items() if k not in _LAUNCH_ONLY_KWARGS}
+    return interpreted(self.fn).run(*args, grid=grid, warmup=False, **kwargs)
+
+
+#: Launch options the interpreter has no use for.
+_LAUNCH_ONLY_KWARGS = frozenset(
+    {"num_warps", "num_stages", "num_ctas", "maxnreg", "enable_fp_fusion", "launch_cooperative_grid",
+     "launch_pdl", "stream", "debug", "sanitize_overflow"}
+)
+
+
+def jit_call_interpreted(self: JITFunction, *args: Any, **kwargs: Any) -> Any:
+    """A nested @triton.jit function called from an interpreted kernel."""
+    return interpreted(self.fn)(*args, **kwargs)
+
+
+def autotuner_run_first_config(self: Autotuner, *args: Any, **kwargs: Any) -> Any:
+    """Autotuner.run without benchmarking: the first config (after pruning)."""
+    config = self.configs[0]
+    self.best_config = config
+    return self.fn.run(*args, **kwargs, **config.all_kwargs())
+
+
+def inductor_run_interpreted(original: Any) -> Any:
+    """CachingAutotuner.run for user kernels in TRITON_INTERPRET mode.
+
+    Inductor's own interpret path misaligns args for kernels with constexprs
+    (`_interpret_args_grid` -> NameError '_grid_2', torch 2.13), so map the
+    launcher args by name from triton_meta / inductor_meta instead.
+    """
+
+    def run(self: Any, *args: Any, stream: Any = None, benchmark_run: bool = False, **kwargs: Any) -> Any:
+        if not (getattr(self, "triton_interpret", False) and is_user_kernel_launcher(self)):
+            return original(self, *args, stream=stream, benchmark_run=benchmark_run, **kwargs)
+        return _launch_user_kernel_interpreted(self, args)
+
+    return run
+
+
+def _launch_user_kernel_interpreted(autotuner: Any, args: tuple[Any, ...]) -> Any:
+    from torch._inductor.runtime.triton_heuristics import GridExpr
+
+    meta, imeta = autotuner.triton_meta, autotuner.inductor_meta
+    cfg = autotuner.configs[0]
+    constants = dict(meta.get("constants", {}))
+    names = [n for n, ty in meta["signature"].items() if ty != "constexpr" and n not in constants and n not in cfg.kwargs]
+    extra = list(imeta.get("extra_launcher_args", ()))
+    named = dict(zip(names + extra, args))
+    grid = GridExpr.from_meta(imeta, cfg).eval_slow(named)
+    kernel_args = {n: named[n] for n in names}
+    kernel_args.update({k: v for k, v in constants.items() if k in meta["signature"]})
+    kernel_args.update(cfg.kwargs)
+    fn = autotuner.fn
+    return interpreted(getattr(fn, "fn", fn))[grid](**kernel_args)
+
+
+# --- text formats torch emits --------------------------------------------------
+#
+# Graph-break reasons and output code reach us as text. The layouts below are
+# torch's (symbolic_convert.py / convert_frame.py / exc.py for breaks,
+# codegen/wrapper.py for output code, 2.11-2.14); an unknown layout degrades
+# to "reason = first line, no location", never to an exception.
+
+#: Op namespaces that belong to torch itself, never a user's custom op.
+TORCH_OP_NAMESPACES = frozenset(
+    {"aten", "prims", "inductor", "higher_order", "_c10d_functional", "c10d_functional", "quantized",
+     "_quantized", "profiler", "debugprims", "rngprims", "_dynamo", "_operator"}
+)
+
+_FRAME_RE = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<func>\S+)', re.M)
+_BREAK_AT_RE = re.compile(r"^Graph break in user code at (?P<file>.+):(?P<line>\d+)$", re.M)
+_WONT_CONVERT_RE = re.compile(r"^WON'T CONVERT (?P<func>\S+) (?P<file>.+) line (?P<line>\d+)$", re.M)
+_SKIP_TEXT = "torch.compile will skip tracing the frame"
+
+#: Frames that are never the user's: the tool itself and the libraries it drives.
+_NOT_USER = tuple(
+    os.sep + part + os.sep
+    for part in ("torch", "triton", "tritoninspect", "typer", "click", "importlib", "_pytest", "pluggy")
+)
+
+
+def is_user_file(path: str) -> bool:
+    return not path.startswith("<") and not any(part in path for part in _NOT_USER)
+
+
+def parse_graph_break(payload: str) -> tuple[str, str | None, int | None, tuple[str, ...], bool]:
+    """(reason, file, line, user stack, frame skipped) from a
+    `dynamo_graph_break_reason` artifact."""
+    head, _, _exc = payload.partition("\nTraceback (most recent call last):")
+    stack = tuple(
+        f"{m['file']}:{m['line']} in {m['func']}" for m in _FRAME_RE.finditer(head) if is_user_file(m["file"])
+    )
+    skipped = _SKIP_TEXT in payload
+    at = _BREAK_AT_RE.search(payload)
+    if at:
+        reason = head.split("Graph Break Reason:", 1)[-1].split("\nUser code traceback:", 1)[0].strip()
+        return _drop_preamble(reason), at["file"], int(at["line"]), stack, skipped
+    file, line = _last_location(stack)
+    if skipped:
+        reason = payload.strip().splitlines()[0]
+        tail = _exc.strip().splitlines()
+        if tail:
+            reason = f"{reason} ({tail[-1].strip()})"
+        return reason, file, line, stack, True
+    won = _WONT_CONVERT_RE.search(payload)
+    if won:
+        tail = [ln for ln in payload.splitlines() if ln and not ln.startswith((" ", "=", "Traceback"))]
+        reason = tail[1] if len(tail) > 1 else tail[0]
+        return reason, file or won["file"], line or int(won["line"]), stack, True
+    first = payload.strip().splitlines()[0] if payload.strip() else ""
+    return first, file, line, stack, skipped
+
+
+#: torch 2.6+ opens every reason with this line; the graph-break type follows.
+_PREAMBLE_RE = re.compile(r"^Encountered graph break when attempting to trace [^\n]*:\n+")
+
+
+def _drop_preamble(reason: str) -> str:
+    return _PREAMBLE_RE.sub("", reason, count=1).strip()
+
+
+def _last_location(stack: tuple[str, ...]) -> tuple[str | None, int | None]:
+    if not stack:
+        return None, None
+    loc = stack[-1].rsplit(" in ", 1)[0]
+    file, _, line = loc.rpartition(":")
+    return file, int(line)
+
+
+_USER_KERNEL_RE = re.compile(
+    r"^# Original path: (?P<file>.+):(?P<line>\d+)\n(?P<iname>\w+) = async_compile\.triton\('(?P<name>\w+)'",
+    re.M,
+)
+_EXTERN_OP_RE = re.compile(r"\btorch\.ops\.(?P<ns>\w+)\.(?P<op>\w+)\.\w+\(")
+
+
+def parse_output_code(code: str) -> tuple[tuple[Any, ...], tuple[str, ...]]:
+    """User kernels defined in an Inductor output module (with whether they are
+    launched) and the custom ops it calls as extern kernels."""
+    from tritoninspect.capture.records import OutputKernel
+
+    kernels = tuple(
+        OutputKernel(m["iname"], m["name"], m["file"], int(m["line"]), bool(re.search(rf"\b{m['iname']}\.run\(", code)))
+        for m in _USER_KERNEL_RE.finditer(code)
+    )
+    ops = []
+    for m in _EXTERN_OP_RE.finditer(code):
+        name = f"{m['ns']}::{m['op']}"
+        if m["ns"] not in TORCH_OP_NAMESPACES and name not in ops:
+            ops.append(name)
+    return kernels, tuple(ops)

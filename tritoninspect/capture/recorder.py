@@ -1,0 +1,346 @@
+"""The recording Dynamo backend and the scoped hooks that feed it.
+
+One `Recorder` owns every hook it installs (`installed()` restores them all in
+`finally`) and turns what it sees into the plain records of `records.py`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+from collections import Counter
+from collections.abc import Iterator
+from typing import Any
+
+import torch
+
+from tritoninspect.capture import compat
+from tritoninspect.capture.patching import Patcher
+from tritoninspect.capture.records import (
+    BreakRecord,
+    Capture,
+    FallbackRecord,
+    GraphRecord,
+    KernelRecord,
+    LaunchRecord,
+    NodeRecord,
+    OutputCodeRecord,
+    RecompileRecord,
+)
+
+class Recorder:
+    """A Dynamo backend that records each stage, then hands off to Inductor.
+
+    `stage` stops the pipeline early: "dynamo" runs the Dynamo graph as is,
+    "aot" runs the AOT graphs uncompiled, "inductor" compiles with Inductor.
+    """
+
+    def __init__(self, stage: str = "inductor", *, compile_only: bool = False) -> None:
+        self.stage = stage
+        self.compile_only = compile_only
+        self.capture = Capture()
+        self._part = "forward"
+        self._launches: Counter[LaunchRecord] = Counter()
+        self._code_files: dict[str, str | None] = {}
+        self._op_codes: dict[Any, str] = {}
+
+    # --- the backend -------------------------------------------------------
+
+    def backend(self, gm: torch.fx.GraphModule, example_inputs: list[Any]) -> Any:
+        """The function given to `torch.compile(backend=...)`."""
+        cid = compat.current_compile_id() or "?"
+        self._record_graph(gm, cid, "dynamo", "")
+        if self.stage == "dynamo":
+            return self._remember_code(gm, cid)
+        if self.stage == "aot":
+            return compat.aot_autograd_backend(
+                fw_compiler=self._aot_compiler("forward"),
+                bw_compiler=self._aot_compiler("backward"),
+                inference_compiler=self._aot_compiler("inference"),
+            )(gm, example_inputs)
+        return self._inductor(gm, example_inputs, cid)
+
+    def _aot_compiler(self, part: str) -> Any:
+        def compiler(gm: torch.fx.GraphModule, example_inputs: list[Any]) -> Any:
+            cid = compat.current_compile_id() or "?"
+            self._record_graph(gm, cid, f"aot_{part}", part)
+            return self._remember_code(gm, cid)
+
+        return compiler
+
+    def _inductor(self, gm: torch.fx.GraphModule, example_inputs: list[Any], cid: str) -> Any:
+        if not self.compile_only:
+            return compat.compile_fx(gm, example_inputs, inner_compile=self._inner_compile)
+        # TRITON_INTERPRET only around compile_fx: Inductor then skips the
+        # GPU precompile of user kernels and loads them for the interpreter.
+        # Set before user modules import, it would stop Dynamo seeing kernels.
+        with _env("TRITON_INTERPRET", "1"):
+            try:
+                return compat.compile_fx(gm, example_inputs, inner_compile=self._inner_compile)
+            except Exception as exc:  # noqa: BLE001 - fall back, keep going, report it
+                self.capture.problems.append(
+                    ("inductor", f"[{cid}] Inductor's module could not be loaded in compile-only mode "
+                     f"({type(exc).__name__}: {_first_line(exc)}); the graph ran uncompiled")
+                )
+                return self._remember_code(gm, cid)
+
+    def _inner_compile(self, gm: torch.fx.GraphModule, example_inputs: Any, **kwargs: Any) -> Any:
+        part = "backward" if kwargs.get("is_backward") else "inference" if kwargs.get("is_inference") else "forward"
+        cid = compat.current_compile_id() or "?"
+        self._record_graph(gm, cid, f"aot_{part}", part)
+        previous, self._part = self._part, part
+        try:
+            return compat.compile_fx_inner()(gm, example_inputs, **kwargs)
+        finally:
+            self._part = previous
+
+    def _record_post_grad(self, graph: torch.fx.Graph) -> None:
+        cid = compat.current_compile_id() or "?"
+        gm = graph.owning_module
+        if gm is not None:
+            self._record_graph(gm, cid, "post_grad", self._part)
+
+    def _remember_code(self, gm: torch.fx.GraphModule, cid: str) -> Any:
+        """Run `gm` as is; note its code file to attribute launches to `cid`."""
+        self._code_files[gm.forward.__code__.co_filename] = cid
+        return gm.forward
+
+    # --- graphs -> records ---------------------------------------------------
+
+    def _record_graph(self, gm: torch.fx.GraphModule, cid: str, stage: str, part: str) -> None:
+        subgraphs = tuple(name for name, mod in gm.named_modules() if name and isinstance(mod, torch.fx.GraphModule))
+        code = _readable(gm)
+        op_count = sum(1 for n in gm.graph.nodes if n.op in ("call_function", "call_method", "call_module"))
+        self.capture.graphs.append(GraphRecord(cid, stage, part, code, op_count, subgraphs))
+        for name, mod in gm.named_modules():
+            if isinstance(mod, torch.fx.GraphModule):
+                for node in mod.graph.nodes:
+                    self._record_node(node, cid, stage, part, name)
+
+    def _record_node(self, node: torch.fx.Node, cid: str, stage: str, part: str, subgraph: str) -> None:
+        form = compat.hop_form(node)
+        if form is not None:
+            self.capture.nodes.append(self._hop_record(node, form, cid, stage, part, subgraph))
+            return
+        op = compat.op_name(node.target) if node.op == "call_function" else None
+        if op is None or op.split("::")[0] in compat.TORCH_OP_NAMESPACES:
+            return
+        triton_op = compat.is_triton_op(op)
+        kernels = [self.kernel(k) for k in compat.triton_op_kernels(op)] if triton_op else []
+        for kid in kernels or [None]:
+            self.capture.nodes.append(
+                NodeRecord(cid, stage, part, subgraph, node.name, "op", kid, op, triton_op)
+            )
+
+    def _hop_record(self, node: torch.fx.Node, form: str, cid: str, stage: str, part: str, sub: str) -> NodeRecord:
+        fields = compat.hop_fields(node)
+        kid = self.kernel(compat.side_table_kernel(fields["kernel_idx"]))
+        consts = compat.side_table_constants(fields["constant_args_idx"])
+        scalars = {k: v for k, v in fields["kwargs"].items() if not _is_tensor_node(v)}
+        constexprs = {k: _plain(v) for k, v in {**scalars, **consts}.items()}
+        op = compat.source_fn_op(node)
+        to_clone = fields["tensors_to_clone"]
+        return NodeRecord(
+            cid, stage, part, sub, node.name, form, kid, op, bool(op and compat.is_triton_op(op)),
+            grid=tuple(tuple(_plain(g) for g in grid) for grid in fields["grid"]),
+            constexprs=constexprs,
+            tensors_to_clone=tuple(to_clone) if to_clone is not None else None,
+        )
+
+    def kernel(self, obj: Any) -> str | None:
+        """Register the user kernel behind `obj`; return its id."""
+        jf = compat.innermost_jit(obj)
+        if jf is None:
+            self.capture.problems.append(("kernels", f"not a Triton kernel: {type(obj).__name__}"))
+            return None
+        kid = compat.kernel_id(jf)
+        if kid not in self.capture.kernels:
+            self.capture.kernels[kid] = _kernel_record(jf, kid)
+        return kid
+
+    # --- hooks -----------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def installed(self) -> Iterator[Recorder]:
+        """Install every hook for the duration of the block; always undo them."""
+        patcher = Patcher()
+        trace = _Handler(self._on_trace)
+        trace_logger = logging.getLogger(compat.TRACE_LOGGER)
+        mutation_logger = logging.getLogger(compat.MUTATION_LOGGER)
+        fallback_filter = _FallbackFilter(self._on_fallback)
+        try:
+            self._op_codes = compat.custom_op_codes()
+            for obj, name, value in compat.inductor_config_patches(self._record_post_grad):
+                patcher.set(obj, name, value)
+            patcher.set(compat.graph_lowering_class(), "save_output_code", self._on_output_code)
+            self._install_launch_hooks(patcher)
+            trace_logger.addHandler(trace)
+            mutation_logger.addFilter(fallback_filter)
+            yield self
+        finally:
+            trace_logger.removeHandler(trace)
+            mutation_logger.removeFilter(fallback_filter)
+            patcher.restore()
+            self._flush_launches()
+
+    def _install_launch_hooks(self, patcher: Patcher) -> None:
+        from triton.runtime.jit import JITFunction
+
+        jit_run = JITFunction.run
+        recorder = self
+
+        def run(kernel: Any, *args: Any, **kwargs: Any) -> Any:
+            if not kwargs.get("warmup", False):
+                recorder._on_launch("jit", recorder.kernel(kernel), None)
+            return jit_run(kernel, *args, **kwargs)
+
+        # Disabled for Dynamo: if a launch is ever traced (a kernel Dynamo could
+        # not turn into a HOP) the break happens here, not deep in triton.
+        patcher.set(JITFunction, "run", torch.compiler.disable(run, recursive=True))
+        autotuner_cls = compat.caching_autotuner_class()
+        inductor_run = autotuner_cls.run
+
+        def inductor_launch(autotuner: Any, *args: Any, **kwargs: Any) -> Any:
+            if compat.is_user_kernel_launcher(autotuner):
+                recorder._on_launch("inductor", None, compat.inductor_kernel_name(autotuner))
+            return inductor_run(autotuner, *args, **kwargs)
+
+        patcher.set(autotuner_cls, "run", inductor_launch)
+
+    # --- hook callbacks ---------------------------------------------------------
+
+    def _on_output_code(self, code: str) -> None:
+        cid = compat.current_compile_id() or "?"
+        part = compat.output_code_part()
+        kernels, externs = compat.parse_output_code(code)
+        self.capture.output_code.append(OutputCodeRecord(cid, part, code, kernels, externs))
+
+    def _on_trace(self, record: logging.LogRecord) -> None:
+        name, artifact, body = compat.trace_event(record)
+        cid = compat.trace_compile_id(record) or "?"
+        if artifact == "dynamo_graph_break_reason":
+            self.capture.breaks.append(BreakRecord(cid, *compat.parse_graph_break(str(getattr(record, "payload", "") or ""))))
+        elif name == "compilation_metrics" and body.get("recompile_reason"):
+            self.capture.recompiles.append(RecompileRecord(cid, str(body["recompile_reason"])))
+        elif name == "inductor_output_code" and body.get("filename"):
+            self._code_files[str(body["filename"])] = cid
+
+    def _on_fallback(self, record: logging.LogRecord) -> None:
+        kernel = compat.kernel_under_mutation_analysis()
+        kid = self.kernel(kernel) if kernel is not None else None
+        exc = record.exc_info[1] if record.exc_info else None
+        cause = f"{type(exc).__name__}: {_first_line(exc)}" if exc is not None else record.getMessage()
+        self.capture.fallbacks.append(FallbackRecord(compat.current_compile_id() or "?", kid, cause))
+
+    def _on_launch(self, via: str, kernel_id: str | None, inductor_name: str | None) -> None:
+        op, in_graph, cid = None, False, None
+        for frame in compat.frames():
+            code = frame.f_code
+            if op is None and code in self._op_codes:
+                op = self._op_codes[code]
+            if code.co_filename in self._code_files:
+                in_graph, cid = True, self._code_files[code.co_filename]
+                break
+        self._launches[LaunchRecord(via, kernel_id, inductor_name, op, in_graph, cid)] += 1
+
+    def _flush_launches(self) -> None:
+        for launch, count in self._launches.items():
+            self.capture.launches.append(_with_count(launch, count))
+        self._launches.clear()
+
+
+class _Handler(logging.Handler):
+    def __init__(self, callback: Any) -> None:
+        super().__init__(logging.DEBUG)
+        self.callback = callback
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.callback(record)
+
+
+class _FallbackFilter(logging.Filter):
+    """Records the mutation-analysis fallback warning and keeps it off the
+    console: the report states it per kernel, with its cause."""
+
+    def __init__(self, callback: Any) -> None:
+        super().__init__()
+        self.callback = callback
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if compat.MUTATION_FALLBACK_TEXT in record.getMessage():
+            self.callback(record)
+            return False
+        return True
+
+
+def _kernel_record(jf: Any, kid: str) -> KernelRecord:
+    user_obj = compat.user_kernel_object(jf)
+    layers = compat.decorator_stack(user_obj)
+    configs, key, heuristics = (), (), ()
+    for layer in layers:
+        name = compat.layer_name(layer)
+        if name == "autotune":
+            configs = tuple(_plain_dict(c) for c in compat.autotune_configs(layer))
+            key = tuple(compat.autotune_key(layer))
+        elif name == "heuristics":
+            heuristics = tuple(compat.heuristic_names(layer))
+    file, line = compat.kernel_source(jf)
+    return KernelRecord(
+        kid, jf.fn.__name__, file, line, tuple(compat.layer_name(x) for x in layers),
+        compat.constexpr_params(jf), configs, key, heuristics,
+    )
+
+
+def _readable(gm: torch.fx.GraphModule) -> str:
+    try:
+        return gm.print_readable(print_output=False, include_stride=False, include_device=False)
+    except TypeError:  # older signatures
+        return gm.print_readable(print_output=False)
+
+
+def _is_tensor_node(value: Any) -> bool:
+    if isinstance(value, torch.fx.Node):
+        example = value.meta.get("val", value.meta.get("example_value"))
+        return example is None or isinstance(example, torch.Tensor)
+    return isinstance(value, torch.Tensor)
+
+
+def _plain(value: Any) -> Any:
+    """A JSON-able form: numbers stay, symbolic values become their expression."""
+    if isinstance(value, (bool, int, float, str)) or value is None:
+        return value
+    if isinstance(value, torch.fx.Node):
+        example = value.meta.get("val", value.meta.get("example_value"))
+        return str(example) if example is not None else value.name
+    if isinstance(value, torch.dtype):
+        return str(value).replace("torch.", "")
+    return str(value)
+
+
+def _plain_dict(d: dict[str, Any]) -> dict[str, Any]:
+    return {k: _plain(v) for k, v in d.items()}
+
+
+def _with_count(launch: LaunchRecord, count: int) -> LaunchRecord:
+    import dataclasses
+
+    return dataclasses.replace(launch, count=count)
+
+
+def _first_line(exc: BaseException | None) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else ""
+
+
+@contextlib.contextmanager
+def _env(name: str, value: str) -> Iterator[None]:
+    old = os.environ.get(name)
+    os.environ[name] = value
+    try:
+        yield
+    finally:
+        if old is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = old

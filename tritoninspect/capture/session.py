@@ -1,0 +1,159 @@
+"""Run a capture: choose the mode, enter it, compile and run the target.
+
+`compile_only()` must be entered before the user's module is imported:
+libraries probe `has_triton()` or the driver at import time.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import platform
+import sys
+import warnings
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+from tritoninspect import __version__
+from tritoninspect.capture import compat
+from tritoninspect.capture.patching import Patcher
+from tritoninspect.capture.recorder import Recorder
+from tritoninspect.capture.records import Capture
+from tritoninspect.errors import EnvironmentProblem
+
+#: The GPU architecture compile-only mode compiles for (sm_90: Hopper).
+DEFAULT_ARCH = 90
+
+
+@dataclass(frozen=True)
+class ModeInfo:
+    """Which mode a capture runs in, and the device it names in the report."""
+
+    mode: str  # "gpu" | "compile-only"
+    device: str
+    torch_device: str  # where the module and inputs go
+
+
+def choose_mode(device: str) -> ModeInfo:
+    """`auto`: CUDA when available, else compile-only CPU mode."""
+    if device not in ("auto", "cpu", "cuda"):
+        raise EnvironmentProblem(f"unknown device {device!r}: use auto, cpu or cuda")
+    if device == "cuda" or (device == "auto" and torch.cuda.is_available()):
+        if not torch.cuda.is_available():
+            raise EnvironmentProblem(
+                "--device cuda: no CUDA GPU is available here",
+                hint="use --device cpu (compile-only mode) or run on a machine with a GPU",
+            )
+        return ModeInfo("gpu", torch.cuda.get_device_name(), "cuda")
+    arch = DEFAULT_ARCH
+    return ModeInfo("compile-only", f"cpu (Triton target cuda:sm_{arch}, kernels interpreted)", "cpu")
+
+
+@contextlib.contextmanager
+def compile_only(arch: int = DEFAULT_ARCH) -> Iterator[None]:
+    """Compile-only mode: a stub GPU target for Triton, launches interpreted.
+
+    Every patch is undone on exit, the driver and `has_triton()` included.
+    """
+    from triton.runtime.autotuner import Autotuner
+    from triton.runtime.jit import JITFunction
+
+    driver = compat.triton_driver_config()
+    patcher = Patcher()
+    try:
+        patcher.set(driver, "_active", compat.stub_driver(arch))
+        compat.prime_has_triton()
+        for obj, name, value in compat.tma_patches():
+            patcher.set(obj, name, value)
+        compat.clear_tma_caches()
+        # Disabled for Dynamo so a break inside a launch never traces the interpreter.
+        patcher.set(JITFunction, "run", torch.compiler.disable(compat.jit_run_interpreted, recursive=True))
+        patcher.set(JITFunction, "__call__", compat.jit_call_interpreted)
+        patcher.set(Autotuner, "run", torch.compiler.disable(compat.autotuner_run_first_config, recursive=True))
+        autotuner = compat.caching_autotuner_class()
+        patcher.set(autotuner, "run", compat.inductor_run_interpreted(autotuner.run))
+        yield
+    finally:
+        patcher.restore()
+        compat.reset_has_triton()
+        compat.clear_tma_caches()
+
+
+@contextlib.contextmanager
+def mode_environment(info: ModeInfo) -> Iterator[None]:
+    """Enter the environment a mode needs (nothing for GPU mode)."""
+    if info.mode == "compile-only":
+        with compile_only():
+            yield
+    else:
+        yield
+
+
+def capture_run(
+    module: Any,
+    input_sets: Sequence[tuple[Any, ...]],
+    *,
+    info: ModeInfo,
+    stage: str = "inductor",
+    dynamic: bool | None = None,
+    backward: bool = False,
+    target: str = "",
+    inputs: tuple[str, ...] = (),
+) -> Capture:
+    """Compile `module` with the recording backend and run it on each input set.
+
+    Exceptions from the model or torch.compile propagate to the caller.
+    """
+    recorder = Recorder(stage, compile_only=info.mode == "compile-only")
+    torch._dynamo.reset()
+    try:
+        with recorder.installed(), warnings.catch_warnings():
+            # Our force_disable_caches switches off Dynamo PGO; torch warns about it.
+            warnings.filterwarnings("ignore", message="dynamo_pgo force disabled")
+            compiled = torch.compile(module, backend=recorder.backend, dynamic=dynamic)
+            for args in input_sets:
+                _call(compiled, args, backward)
+    finally:
+        torch._dynamo.reset()
+    recorder.capture.meta = _meta(info, stage, dynamic, backward, target, inputs)
+    return recorder.capture
+
+
+def _call(compiled: Any, args: tuple[Any, ...], backward: bool) -> None:
+    if not backward:
+        with torch.no_grad():
+            compiled(*args)
+        return
+    out = compiled(*args)
+    losses = [t.sum() for t in _tensors(out) if t.requires_grad]
+    if losses:
+        torch.stack(losses).sum().backward()
+
+
+def _tensors(value: Any) -> list[torch.Tensor]:
+    if isinstance(value, torch.Tensor):
+        return [value]
+    if isinstance(value, (list, tuple)):
+        return [t for v in value for t in _tensors(v)]
+    if isinstance(value, dict):
+        return [t for v in value.values() for t in _tensors(v)]
+    return []
+
+
+def _meta(info: ModeInfo, stage: str, dynamic: bool | None, backward: bool, target: str, inputs: tuple[str, ...]) -> dict[str, Any]:
+    return {
+        "tool": "tritoninspect",
+        "tool_version": __version__,
+        "mode": info.mode,
+        "device": info.device,
+        "torch": compat.torch_version(),
+        "triton": compat.triton_version(),
+        "target": target,
+        "python": f"{platform.python_version()} ({sys.platform})",
+        "stage": stage,
+        "dynamic": dynamic,
+        "backward": backward,
+        "inputs": list(inputs),
+    }

@@ -1,0 +1,195 @@
+"""The `tritoninspect` command line: the only place that prints errors and picks exit codes.
+
+Heavy imports (torch, triton, the capture layer) happen inside commands, so
+`tritoninspect --help` starts fast.
+"""
+
+from __future__ import annotations
+
+import sys
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Any, NoReturn, Optional
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+from tritoninspect import __version__
+from tritoninspect.errors import ExitCode, TritonInspectError, UserCodeError
+
+app = typer.Typer(
+    name="tritoninspect",
+    help="See what torch.compile did with your user-defined Triton kernels.",
+    rich_markup_mode="rich",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+class Device(str, Enum):
+    auto = "auto"
+    cpu = "cpu"
+    cuda = "cuda"
+
+
+class Stage(str, Enum):
+    dynamo = "dynamo"
+    aot = "aot"
+    inductor = "inductor"
+
+
+class Show(str, Enum):
+    dynamo = "dynamo"
+    aot = "aot"
+    post_grad = "post-grad"
+    code = "code"
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"tritoninspect {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        Optional[bool], typer.Option("--version", callback=_version, is_eager=True, help="Show the version and exit.")
+    ] = None,
+) -> None:
+    """See what torch.compile did with your user-defined Triton kernels.
+
+    Exit codes: 0 ok, 1 findings (--strict), 2 usage, 3 target or inputs,
+    4 your code raised, 5 environment (no GPU, no Triton), 6 internal error,
+    7 unreadable saved report.
+    """
+
+
+@app.command()
+def graph(
+    target: Annotated[str, typer.Argument(help="model.py:Net, package.module:Net, or a saved report.json.")],
+    inputs: Annotated[
+        Optional[str], typer.Option("--inputs", "-i", help='Example inputs, e.g. "4x128:float16,4x128".')
+    ] = None,
+    device: Annotated[Device, typer.Option(help="auto: CUDA when available, else compile-only CPU mode.")] = Device.auto,
+    dynamic: Annotated[bool, typer.Option("--dynamic", help="Compile with dynamic shapes from the start.")] = False,
+    backward: Annotated[
+        Optional[bool],
+        typer.Option("--backward/--no-backward", help="Run backward so backward graphs compile [default: when inputs or parameters require grad]."),
+    ] = None,
+    stage: Annotated[Stage, typer.Option(help="Stop after this stage (faster).")] = Stage.inductor,
+    show: Annotated[Optional[Show], typer.Option(help="Print one stage's graphs or code, kernel lines marked.")] = None,
+    json_out: Annotated[bool, typer.Option("--json", help="Print the report as JSON on stdout (nothing else).")] = False,
+    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write the report to a file (.json or text).")] = None,
+    dump: Annotated[Optional[Path], typer.Option("--dump", help="Write every artifact to DIR, named by compile id and stage.")] = None,
+    strict: Annotated[bool, typer.Option("--strict", help="Exit 1 when the report has diagnostics.")] = False,
+    debug: Annotated[bool, typer.Option("--debug", help="Show full tracebacks.")] = False,
+) -> None:
+    """Compile a model and report where each Triton kernel went."""
+    err = Console(stderr=True, highlight=False)
+    try:
+        report = _load_or_capture(target, inputs, device.value, dynamic, backward, stage.value, err)
+        _emit(report, show=show.value if show else None, json_out=json_out, output=output, dump=dump, err=err)
+    except TritonInspectError as exc:
+        _fail(exc, err, json_out=json_out, debug=debug)
+    if strict and report.diagnostics:
+        err.print(f"[yellow]--strict: {len(report.diagnostics)} diagnostic(s)[/]")
+        raise typer.Exit(ExitCode.FINDINGS)
+
+
+def _load_or_capture(
+    target: str, inputs: str | None, device: str, dynamic: bool, backward: bool | None, stage: str, err: Console
+) -> Any:
+    if target.endswith(".json"):
+        return _load_report(Path(target))
+    from tritoninspect.target import parse_spec
+
+    spec = parse_spec(target)
+    _check_dependencies()
+    from tritoninspect.run import capture_target
+
+    with _spinner(err, f"Compiling {spec.display_name}:{spec.attr}"):
+        return capture_target(spec, inputs=inputs, device=device, dynamic=dynamic, backward=backward, stage=stage)
+
+
+def _load_report(path: Path) -> Any:
+    from tritoninspect.errors import ReportError
+    from tritoninspect.report import Report
+
+    try:
+        text = path.read_text()
+    except OSError as exc:
+        raise ReportError(f"cannot read report {path}: {exc.strerror}") from exc
+    return Report.from_json(text)
+
+
+def _check_dependencies() -> None:
+    from tritoninspect.errors import EnvironmentProblem
+
+    for name in ("torch", "triton"):
+        try:
+            __import__(name)
+        except ImportError as exc:
+            raise EnvironmentProblem(
+                f"{name} is not importable ({exc})", hint=f"pip install '{name}' (see the README for versions)"
+            ) from exc
+
+
+def _emit(report: Any, *, show: str | None, json_out: bool, output: Path | None, dump: Path | None, err: Console) -> None:
+    from tritoninspect.errors import UsageError
+
+    try:
+        _write_outputs(report, show=show, json_out=json_out, output=output, dump=dump, err=err)
+    except (ValueError, OSError) as exc:
+        raise UsageError(str(exc)) from exc
+
+
+def _write_outputs(report: Any, *, show: str | None, json_out: bool, output: Path | None, dump: Path | None, err: Console) -> None:
+    from tritoninspect import render
+
+    if dump is not None:
+        written = render.dump_artifacts(report, dump)
+        err.print(f"wrote {len(written)} files to {dump}")
+    if output is not None:
+        fmt = render.guess_format_from_path(output)
+        output.write_text(render.render(report, fmt, color=False))
+        err.print(f"wrote {output}")
+    if json_out:
+        sys.stdout.write(render.render(report, "json") + "\n")
+    elif show is not None:
+        sys.stdout.write(render.render(report, "text", show=show) + "\n")
+    elif output is None:
+        sys.stdout.write(render.render(report, "text") + "\n")
+
+
+def _spinner(err: Console, message: str) -> Any:
+    import contextlib
+
+    if not err.is_terminal:
+        return contextlib.nullcontext()
+    return err.status(message, spinner="dots")
+
+
+def _fail(exc: TritonInspectError, err: Console, *, json_out: bool, debug: bool) -> NoReturn:
+    if debug:
+        err.print_exception(show_locals=False)
+    if isinstance(exc, UserCodeError) and exc.user_traceback:
+        err.rule("[bold]traceback from your code[/]", style="red")
+        err.print(exc.user_traceback.rstrip(), markup=False, highlight=False)
+        err.rule(style="red")
+    err.print(f"[bold red]error:[/] {escape(exc.message)}", highlight=False, soft_wrap=True)
+    if exc.hint:
+        err.print(f"[dim]hint:[/] {escape(exc.hint)}", highlight=False, soft_wrap=True)
+    if json_out:
+        import json
+
+        payload = {"error": {"type": type(exc).__name__, "message": exc.message, "exit_code": int(exc.exit_code)}}
+        sys.stdout.write(json.dumps(payload) + "\n")
+    raise typer.Exit(int(exc.exit_code))
+
+
+def main() -> None:
+    """Console-script entry point."""
+    app()

@@ -1,0 +1,198 @@
+"""Plain-string formatting shared by the renderers: compile ids, grids, locations, decorators."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from tritoninspect.report import Entry, Kernel, Occurrence, OpaqueOp, Report
+
+#: Stages that hold graph nodes (not launches), where `in_output_code` is meaningful.
+GRAPH_STAGES = ("dynamo", "aot_forward", "aot_backward", "aot_inference", "post_grad")
+
+#: Entries under which Inductor sees the kernel's launch as a graph node.
+VISIBLE_ENTRIES = (Entry.HOP.value, Entry.TRITON_OP.value)
+
+#: Placeholder for an empty table cell.
+NONE = "-"
+
+
+def compile_id_key(compile_id: str | None) -> tuple[Any, ...]:
+    """Sort key for ids like "0/0", "1/0", "10/2": numeric parts compare as numbers."""
+    if compile_id is None:
+        return ((1, ""),)  # launches outside any compile sort last
+    parts = re.split(r"(\d+)", compile_id)
+    return tuple((0, int(p)) if p.isdigit() else (0, p) for p in parts if p)
+
+
+def sorted_ids(ids: Iterable[str | None]) -> list[str]:
+    """Distinct non-empty compile ids in natural order."""
+    return sorted({i for i in ids if i}, key=compile_id_key)
+
+
+def plural(count: int, word: str, many: str | None = None) -> str:
+    """ "1 graph", "2 graphs"; `many` for irregular plurals ("launches")."""
+    return f"{count} {word}" if count == 1 else f"{count} {many or word + 's'}"
+
+
+def first_line(text: str) -> str:
+    """The first non-blank line of a message (break reasons run to many lines)."""
+    return next((line.strip() for line in text.splitlines() if line.strip()), "")
+
+
+def location(file: str | None, line: int | None, *, cwd: Path | None = None) -> str:
+    """`file:line` for a table: relative to cwd when under it, else the basename.
+
+    The full path stays in the JSON report; a table column has no room for it.
+    """
+    if not file:
+        return NONE
+    path = Path(file)
+    base = cwd if cwd is not None else Path.cwd()
+    try:
+        shown = str(path.relative_to(base)) if path.is_absolute() else file
+    except ValueError:
+        shown = path.name
+    return f"{shown}:{line}" if line is not None else shown
+
+
+def grid_text(grid: tuple[Any, ...]) -> str:
+    """One grid as "(4, 1, 1)"; symbolic elements keep their expression text."""
+    return "(" + ", ".join(str(g) for g in grid) + ")"
+
+
+def grids_text(grids: tuple[tuple[Any, ...], ...] | None) -> str:
+    """One grid per autotune config, comma-joined; identical grids are shown once."""
+    if not grids:
+        return NONE
+    return ", ".join(distinct_grids(grids))
+
+
+def distinct_grids(grids: tuple[tuple[Any, ...], ...]) -> list[str]:
+    """The grids as text, each distinct one once, in config order."""
+    return list(dict.fromkeys(grid_text(g) for g in grids))
+
+
+def kv_text(values: Mapping[str, Any] | None) -> str:
+    """ "BLOCK=16, EVEN=True" from a mapping."""
+    if not values:
+        return NONE
+    return ", ".join(f"{k}={v}" for k, v in values.items())
+
+
+def config_text(config: Mapping[str, Any]) -> str:
+    """An autotune config on one line; nested dicts (Triton's `kwargs`) are flattened first."""
+    flat: dict[str, Any] = {}
+    nested = {k: v for k, v in config.items() if isinstance(v, Mapping)}
+    for inner in nested.values():
+        flat.update(inner)
+    flat.update({k: v for k, v in config.items() if k not in nested and v is not None})
+    return kv_text(flat) if flat else "{}"
+
+
+def decorators_text(kernel: Kernel) -> str:
+    """The decorator stack as the user wrote it, e.g. `@autotune(configs=2, key=[n]) @jit`."""
+    return " ".join(_decorator(name, kernel) for name in kernel.decorators) or NONE
+
+
+def _decorator(name: str, kernel: Kernel) -> str:
+    if name == "autotune":
+        key = ", ".join(kernel.autotune_key)
+        return f"@autotune(configs={len(kernel.autotune_configs)}, key=[{key}])"
+    if name == "heuristics" and kernel.heuristics:
+        return f"@heuristics({', '.join(kernel.heuristics)})"
+    return f"@{name}"
+
+
+def graph_compile_ids(kernel: Kernel) -> list[str]:
+    """Compile ids whose graphs hold the kernel as a node Inductor can see."""
+    return sorted_ids(
+        o.compile_id for o in kernel.occurrences if o.stage in GRAPH_STAGES and o.entry in VISIBLE_ENTRIES
+    )
+
+
+def custom_ops(kernel: Kernel, entry: str) -> list[str]:
+    """Distinct custom op names the kernel ran in under one entry kind."""
+    names = (o.custom_op for o in kernel.occurrences if o.entry == entry and o.custom_op)
+    return list(dict.fromkeys(names))
+
+
+def fallback_occurrences(kernel: Kernel) -> list[Occurrence]:
+    """Occurrences where mutation analysis failed and every input was assumed mutated."""
+    return [o for o in kernel.occurrences if o.mutation_analysis_fallback]
+
+
+def output_code_status(kernel: Kernel) -> str:
+    """yes / no / n/a / "MISSING in 1/0" for the kernel table.
+
+    "n/a" means the kernel sat in graphs but no output code was captured to check against.
+    """
+    if kernel.missing_from_output_code:
+        return "MISSING in " + ", ".join(sorted_ids(kernel.missing_from_output_code))
+    occurrences = kernel.occurrences
+    if any(o.in_output_code for o in occurrences) or any(o.stage == "output_code" for o in occurrences):
+        return "yes"
+    in_graphs = [o for o in occurrences if o.stage in GRAPH_STAGES and o.entry in VISIBLE_ENTRIES]
+    if in_graphs and all(o.in_output_code is None for o in in_graphs):
+        return "n/a"
+    return "no"
+
+
+def graph_name(stage: str, part: str) -> str:
+    """ "aot_forward" or "output_code_forward": the part is added unless the stage already names it."""
+    if not part or stage.endswith(f"_{part}"):
+        return stage
+    return f"{stage}_{part}"
+
+
+def verdict(kernel: Kernel) -> str:
+    """One sentence on what torch.compile could do with the kernel, for the report's end."""
+    parts = [*_visible_clauses(kernel), *_hidden_clauses(kernel)]
+    if not parts:
+        parts = ["seen, but no entry into torch.compile was recorded"]
+    return f"{kernel.name}: " + "; ".join(parts) + "."
+
+
+def _visible_clauses(kernel: Kernel) -> list[str]:
+    entries = [e for e in kernel.entries if e in VISIBLE_ENTRIES]
+    if not entries:
+        return []
+    ids = graph_compile_ids(kernel)
+    visible = f"visible to Inductor ({', '.join(entries)}) in {plural(len(ids), 'graph')}"
+    if kernel.missing_from_output_code:
+        missing = ", ".join(sorted_ids(kernel.missing_from_output_code))
+        visible += f", but MISSING from the output code of {missing}"
+    clauses = [visible]
+    fallbacks = sorted_ids(o.compile_id for o in fallback_occurrences(kernel))
+    if fallbacks:
+        clauses.append(f"mutation analysis fell back in {', '.join(fallbacks)} (every input assumed written)")
+    return clauses
+
+
+def _hidden_clauses(kernel: Kernel) -> list[str]:
+    clauses = []
+    if Entry.CUSTOM_OP.value in kernel.entries:
+        ops = ", ".join(custom_ops(kernel, Entry.CUSTOM_OP.value)) or "a custom op"
+        clauses.append(f"opaque inside custom_op {ops}: Inductor cannot see or fuse it")
+    if Entry.EAGER.value in kernel.entries:
+        clauses.append("launched eagerly outside compiled graphs")
+    return clauses
+
+
+def kernels_inside(report: Report, op: OpaqueOp) -> list[str]:
+    """Kernels seen launching inside an opaque op at its compile id.
+
+    `OpaqueOp.kernels` is used when set; otherwise the kernels' own run-time
+    occurrences tell (schema 1 cannot load a report whose `OpaqueOp.kernels`
+    is non-empty, see tests/test_render.py, so this is the usual path).
+    """
+    if op.kernels:
+        return list(op.kernels)
+    return [
+        k.name
+        for k in report.kernels
+        if any(o.custom_op == op.op and o.compile_id == op.compile_id and o.entry == Entry.CUSTOM_OP.value
+               for o in k.occurrences)
+    ]

@@ -1,0 +1,177 @@
+"""The terminal renderer: the report as Rich text, one section per kind of finding."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from rich.console import Console, RenderableType
+from rich.text import Text
+
+from tritoninspect.render import _format as fmt
+from tritoninspect.render._console import console_text, make_console
+from tritoninspect.render._kernels import kernel_details, kernel_table, verdicts
+from tritoninspect.render._widgets import ALERT, add_row, heading, table
+from tritoninspect.report import Mode, Report
+
+#: Label per graph stage for the counts line, in pipeline order.
+STAGE_LABELS = {
+    "dynamo": "Dynamo graphs",
+    "aot_forward": "AOT forward",
+    "aot_backward": "AOT backward",
+    "aot_inference": "AOT inference",
+    "post_grad": "post-grad",
+    "output_code": "output code",
+}
+
+#: A section turns the report into renderables; an empty list omits the section.
+Section = Callable[[Report, Path], Sequence[RenderableType]]
+
+
+class TerminalRenderer:
+    """Renders a report for a human: header, counts, kernels, then breaks and diagnostics."""
+
+    def __init__(self, width: int | None = None, color: bool | None = None) -> None:
+        self.width = width
+        self.color = color
+
+    def render(self, report: Report) -> str:
+        """The whole report as text (ANSI-coloured only when colour is on)."""
+        console = make_console(width=self.width, color=self.color)
+        self.print_to(console, report)
+        return console_text(console)
+
+    def print_to(self, console: Console, report: Report) -> None:
+        """Print every non-empty section to `console`, separated by blank lines."""
+        # Resolved once so every location in one report is relative to the same place.
+        cwd = Path.cwd()
+        first = True
+        for section in SECTIONS:
+            renderables = section(report, cwd)
+            if not renderables:
+                continue
+            if not first:
+                console.print()
+            first = False
+            for renderable in renderables:
+                console.print(renderable)
+
+
+def _header(report: Report, cwd: Path) -> list[RenderableType]:
+    meta = report.meta
+    lines: list[RenderableType] = [
+        Text.assemble((f"{meta.tool} {meta.tool_version}", "bold"), "  target: ", (meta.target, "bold")),
+        _mode_line(report),
+    ]
+    facts = [
+        f"torch {meta.torch}",
+        f"triton {meta.triton}",
+        f"python {meta.python}",
+        f"stage: {meta.stage}",
+        f"dynamic: {_dynamic(meta.dynamic)}",
+        f"backward: {'yes' if meta.backward else 'no'}",
+    ]
+    lines.append(Text(" · ".join(facts), style="dim"))
+    if meta.inputs:
+        lines.append(Text("inputs: " + ", ".join(meta.inputs), style="dim"))
+    return lines
+
+
+def _dynamic(dynamic: bool | None) -> str:
+    return "auto" if dynamic is None else ("yes" if dynamic else "no")
+
+
+def _mode_line(report: Report) -> Text:
+    # Compile-only numbers come from Triton's interpreter on CPU: say so loudly,
+    # so nobody reads launch counts or outputs as GPU behaviour.
+    meta = report.meta
+    if meta.mode == Mode.COMPILE_ONLY.value:
+        detail = "CPU; kernels ran in Triton's interpreter; no GPU timings"
+        return Text(f"mode: compile-only ({detail})", style="bold black on yellow")
+    if meta.mode == Mode.GPU.value:
+        return Text(f"mode: gpu ({meta.device})", style="bold green")
+    return Text(f"mode: {meta.mode} ({meta.device})", style="bold")
+
+
+def _counts(report: Report, cwd: Path) -> list[RenderableType]:
+    # Dynamo is always counted (0 is news); later stages only when something was captured.
+    counts = {stage: _graph_count(report, stage) for stage in STAGE_LABELS}
+    graphs = [f"{label}: {counts[s]}" for s, label in STAGE_LABELS.items() if s == "dynamo" or counts[s]]
+    skipped = sum(b.frame_skipped for b in report.graph_breaks)
+    breaks = f"graph breaks: {len(report.graph_breaks)}" + (f" ({skipped} frame skipped)" if skipped else "")
+    return [Text(" · ".join(graphs)), Text(f"{breaks} · recompiles: {len(report.recompiles)}")]
+
+
+def _graph_count(report: Report, stage: str) -> int:
+    graphs = [g for g in report.graphs if g.stage == stage]
+    if stage == "dynamo":
+        return len({g.compile_id for g in graphs})
+    return len({(g.compile_id, g.part) for g in graphs})
+
+
+def _opaque_ops(report: Report, cwd: Path) -> list[RenderableType]:
+    if not report.opaque_ops:
+        return []
+    t = table("compile id", "stage", "custom op", "node", "kernels launched inside")
+    for op in sorted(report.opaque_ops, key=lambda o: fmt.compile_id_key(o.compile_id)):
+        inside = ", ".join(fmt.kernels_inside(report, op)) or "none seen"
+        add_row(t, op.compile_id, op.stage, Text(op.op, style="yellow"), op.node, inside)
+    note = Text("custom ops Inductor calls as a black box: it cannot see, fuse or reorder the kernels inside",
+                style="dim")
+    return [heading("Opaque ops", len(report.opaque_ops)), note, t]
+
+
+def _graph_breaks(report: Report, cwd: Path) -> list[RenderableType]:
+    if not report.graph_breaks:
+        return []
+    t = table("compile id", "location", "reason", "frame skipped")
+    t.columns[2].ratio = 1  # the reason takes the room left and wraps; the rest stay on one line
+    for i in (0, 1, 3):
+        t.columns[i].no_wrap = True
+    for b in report.graph_breaks:
+        skipped = Text("yes: ran eagerly", style=ALERT) if b.frame_skipped else Text("no")
+        add_row(t, b.compile_id, fmt.location(b.file, b.line, cwd=cwd), fmt.first_line(b.reason), skipped)
+    return [heading("Graph breaks", len(report.graph_breaks)), t]
+
+
+def _recompiles(report: Report, cwd: Path) -> list[RenderableType]:
+    if not report.recompiles:
+        return []
+    t = table("compile id", "reason")
+    for r in report.recompiles:
+        add_row(t, r.compile_id, fmt.first_line(r.reason))
+    return [heading("Recompiles", len(report.recompiles)), t]
+
+
+def _unattributed_fallbacks(report: Report, cwd: Path) -> list[RenderableType]:
+    fallbacks = report.mutation_fallbacks_unattributed
+    if not fallbacks:
+        return []
+    lines = [Text(f"[{f.compile_id}] {fmt.first_line(f.cause)}") for f in fallbacks]
+    return [heading("Mutation fallbacks, kernel not identified", len(fallbacks)), *lines]
+
+
+def _diagnostics(report: Report, cwd: Path) -> list[RenderableType]:
+    if not report.diagnostics:
+        return []
+    lines = [
+        Text.assemble(
+            (d.severity, ALERT if d.severity == "error" else "yellow"), f" {d.source}: ", fmt.first_line(d.message)
+        )
+        for d in report.diagnostics
+    ]
+    return [heading("Diagnostics", len(report.diagnostics)), *lines]
+
+
+SECTIONS: tuple[Section, ...] = (
+    _header,
+    _counts,
+    kernel_table,
+    kernel_details,
+    _opaque_ops,
+    _graph_breaks,
+    _recompiles,
+    _unattributed_fallbacks,
+    _diagnostics,
+    verdicts,
+)

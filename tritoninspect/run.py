@@ -1,0 +1,120 @@
+"""Target -> capture -> report: the pipeline the CLI and the Python API share.
+
+`inspect_target` starts from a spec ("model.py:Net"); `inspect_module` from a
+live module and inputs (for tests of a kernel library). Both return a Report.
+"""
+
+from __future__ import annotations
+
+import os
+import traceback
+from collections.abc import Sequence
+from typing import Any
+
+from tritoninspect.errors import CaptureError, TritonInspectError, UserCodeError
+from tritoninspect.report import Report
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def capture_target(
+    spec: Any,
+    *,
+    inputs: str | None = None,
+    device: str = "auto",
+    dynamic: bool = False,
+    backward: bool | None = None,
+    stage: str = "inductor",
+) -> Report:
+    """Load `spec` (a parsed TargetSpec) in the chosen mode and capture it."""
+    from tritoninspect.analyse import build_report
+    from tritoninspect.capture.session import capture_run, choose_mode, mode_environment
+    from tritoninspect.target import describe_inputs, load_target
+
+    info = choose_mode(device)
+    # Compile-only mode is entered before the user's module is imported:
+    # kernel libraries probe has_triton() / the driver at import time.
+    with mode_environment(info):
+        loaded = load_target(spec, inputs=inputs, device=info.torch_device)
+        run_backward = loaded.requires_grad if backward is None else backward
+        capture = _run_model(
+            capture_run, loaded.module, loaded.input_sets, info=info, stage=stage,
+            dynamic=True if dynamic else None, backward=run_backward,
+            target=f"{spec.display_name}:{spec.attr}", inputs=describe_inputs(loaded.input_sets),
+        )
+    return build_report(capture)
+
+
+def inspect_module(
+    module: Any,
+    *input_sets: Sequence[Any],
+    device: str = "auto",
+    dynamic: bool = False,
+    backward: bool | None = None,
+    stage: str = "inductor",
+    name: str = "",
+) -> Report:
+    """Capture a live module (or callable) called once per input tuple.
+
+    Compile-only mode is entered only now, so a kernel library that probes
+    Triton at import time may already have chosen its path: prefer
+    `tritoninspect graph` for that case.
+    """
+    from tritoninspect.analyse import build_report
+    from tritoninspect.capture.session import capture_run, choose_mode, mode_environment
+    from tritoninspect.target import describe_inputs
+
+    info = choose_mode(device)
+    sets = [tuple(s) for s in input_sets]
+    with mode_environment(info):
+        wants_grad = any(getattr(t, "requires_grad", False) for s in sets for t in s)
+        capture = _run_model(
+            capture_run, module, sets, info=info, stage=stage, dynamic=True if dynamic else None,
+            backward=wants_grad if backward is None else backward,
+            target=name or type(module).__name__, inputs=describe_inputs(sets),
+        )
+    return build_report(capture)
+
+
+def _run_model(capture_run: Any, *args: Any, **kwargs: Any) -> Any:
+    """Run the capture; tell the user's failures apart from tritoninspect's."""
+    try:
+        return capture_run(*args, **kwargs)
+    except TritonInspectError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - classified below
+        raise _classify(exc) from exc
+
+
+def _classify(exc: BaseException) -> TritonInspectError:
+    innermost = _innermost_frame(exc)
+    summary = f"{type(exc).__name__}: {_first_line(exc)}"
+    if innermost is not None and innermost.startswith(_PACKAGE_DIR):
+        return CaptureError(f"tritoninspect failed while capturing: {summary}", hint="rerun with --debug and report it")
+    return UserCodeError(
+        f"the model failed under torch.compile: {summary}",
+        user_traceback=_user_traceback(exc),
+        hint="rerun with --debug for torch's full traceback",
+    )
+
+
+def _innermost_frame(exc: BaseException) -> str | None:
+    while exc.__cause__ is not None or getattr(exc, "inner_exception", None) is not None:
+        exc = exc.__cause__ or exc.inner_exception  # type: ignore[attr-defined]
+    frames = traceback.extract_tb(exc.__traceback__)
+    return frames[-1].filename if frames else None
+
+
+def _user_traceback(exc: BaseException) -> str:
+    """Only the user's frames (not torch, triton or tritoninspect), then the error."""
+    from tritoninspect.capture.compat import is_user_file
+
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if is_user_file(f.filename)]
+    lines = ["Traceback (most recent call last, your frames only):\n", *traceback.format_list(frames)]
+    lines.extend(traceback.format_exception_only(type(exc), exc)[-1:])
+    return "".join(lines)
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else ""

@@ -1,0 +1,581 @@
+"""Resolve a target spec such as ``model.py:Net`` to a live module and example inputs.
+
+The flow follows fastapi-cli's app discovery: parse the spec into a small
+record, work out the import name and the ``sys.path`` entry (walking up out of
+packages), import, then resolve the attribute with fix-it messages. Errors are
+raised as the typed exceptions of `tritoninspect.errors`; nothing here prints.
+"""
+
+from __future__ import annotations
+
+import difflib
+import importlib
+import inspect
+import keyword
+import os
+import re
+import sys
+import traceback
+import types
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from tritoninspect.errors import EnvironmentProblem, InputsError, TargetError, UserCodeError
+
+_SPEC_FORMS = 'expected "path/to/model.py:Net" or "package.module:Net"'
+_INPUTS_FORMS = 'expected e.g. "4x128:float16,4x128" (dims joined by x, optional :dtype)'
+_INPUTS_HINT = 'pass --inputs "4x128:float16"'
+#: Seed for tensors made from --inputs, so two runs see the same values.
+INPUTS_SEED = 0
+
+# Short names people type; torch itself already knows float, half, double,
+# int, long, short, cfloat and cdouble as attributes.
+_DTYPE_ALIASES = {
+    "fp32": "float32", "f32": "float32",
+    "fp16": "float16", "f16": "float16",
+    "bf16": "bfloat16",
+    "fp64": "float64", "f64": "float64",
+    "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64",
+    "u8": "uint8",
+}  # fmt: skip
+_INTEGER_DTYPES = frozenset(
+    getattr(torch, name)
+    for name in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
+    if hasattr(torch, name)  # uint16..64 arrived in torch 2.3
+)
+_SCALAR_DIMS = frozenset({"scalar", "()"})
+_DIM = re.compile(r"[0-9]+")
+_WINDOWS_DRIVE = re.compile(r"^[A-Za-z]:[\\/]")
+
+# Trailing separator: "tritoninspect-dump/" must not count as the package.
+_PACKAGE_DIR = str(Path(__file__).resolve().parent) + os.sep
+_IMPORTLIB_DIR = str(Path(importlib.__file__).resolve().parent) + os.sep
+
+
+# --------------------------------------------------------------------------- spec
+
+
+@dataclass(frozen=True)
+class TargetSpec:
+    """A parsed target spec: where the module is and which attribute to use."""
+
+    raw: str
+    path: Path | None
+    module: str
+    attr: str
+    sys_path_entry: Path | None
+
+    @property
+    def display_name(self) -> str:
+        """The file as typed (``model.py``), or the dotted module name."""
+        if self.path is None:
+            return self.module
+        return self.raw.rpartition(":")[0]
+
+
+def parse_spec(text: str) -> TargetSpec:
+    """Parse ``path/to/model.py:Net`` or ``package.module:Net`` into a `TargetSpec`.
+
+    A file inside packages (directories with ``__init__.py``) is imported by
+    its dotted name from the outermost package, so its relative imports work.
+    """
+    target, attr = _split_spec(text)
+    if _looks_like_path(target):
+        return _spec_from_path(text, target, attr)
+    return _spec_from_dotted(text, target, attr)
+
+
+def _split_spec(text: str) -> tuple[str, str]:
+    target, colon, attr = text.strip().rpartition(":")
+    if not colon:
+        raise _bad_spec(text, "no ':' between module and attribute")
+    if ":" in target and not _WINDOWS_DRIVE.match(target):
+        raise _bad_spec(text, "more than one ':'")
+    if not target or not attr:
+        raise _bad_spec(text, "empty module or attribute")
+    if not _is_identifier(attr):
+        raise _bad_spec(text, f"{attr!r} is not a Python identifier")
+    return target, attr
+
+
+def _looks_like_path(target: str) -> bool:
+    return target.endswith(".py") or "/" in target or "\\" in target
+
+
+def _spec_from_path(raw: str, target: str, attr: str) -> TargetSpec:
+    path = Path(target).expanduser().resolve()
+    if not path.exists():
+        raise TargetError(f"No such file: {target}")
+    if path.is_dir() and not (path / "__init__.py").is_file():
+        raise TargetError(f"Not a Python file or package: {target}", hint=_SPEC_FORMS)
+    if path.is_file() and path.suffix != ".py":
+        raise TargetError(f"Not a Python file: {target}", hint=_SPEC_FORMS)
+    module, entry = _module_name_for(path)
+    for part in module.split("."):
+        if not _is_identifier(part):
+            raise TargetError(
+                f"Cannot import {target}: {part!r} is not a valid module name",
+                hint="rename it to a Python identifier (letters, digits, underscores)",
+            )
+    return TargetSpec(raw=raw, path=path, module=module, attr=attr, sys_path_entry=entry)
+
+
+def _module_name_for(path: Path) -> tuple[str, Path]:
+    """Dotted name and sys.path entry for a file, walking up through packages."""
+    module_path = path.parent if path.name == "__init__.py" else path
+    parts = [module_path.stem if module_path.is_file() else module_path.name]
+    root = module_path.parent
+    # As fastapi-cli does: every enclosing directory with an __init__.py is a
+    # package, so the import name starts at the outermost one.
+    while (root / "__init__.py").is_file() and root != root.parent:
+        parts.insert(0, root.name)
+        root = root.parent
+    return ".".join(parts), root
+
+
+def _spec_from_dotted(raw: str, target: str, attr: str) -> TargetSpec:
+    if not all(_is_identifier(part) for part in target.split(".")):
+        raise _bad_spec(raw, f"{target!r} is not a dotted module name")
+    # Like `python -m` and uvicorn, look in the current directory first: the
+    # console script's own sys.path[0] is its bin directory, not the project.
+    return TargetSpec(raw=raw, path=None, module=target, attr=attr, sys_path_entry=Path.cwd())
+
+
+def _is_identifier(name: str) -> bool:
+    return name.isidentifier() and not keyword.iskeyword(name)
+
+
+def _bad_spec(text: str, reason: str) -> TargetError:
+    return TargetError(f"Bad target {text!r} ({reason}): {_SPEC_FORMS}")
+
+
+# ------------------------------------------------------------------------- inputs
+
+
+@dataclass(frozen=True)
+class InputSpec:
+    """One input tensor asked for on the command line: a shape and a dtype name."""
+
+    shape: tuple[int, ...]
+    dtype: str
+
+    def __str__(self) -> str:
+        return format_input(self.shape, self.dtype)
+
+
+def format_input(shape: tuple[int, ...] | torch.Size, dtype: str | torch.dtype) -> str:
+    """Format a shape and dtype the way ``--inputs`` takes them: ``4x128:float16``."""
+    dims = "x".join(str(d) for d in shape) if len(shape) else "scalar"
+    name = dtype if isinstance(dtype, str) else str(dtype).removeprefix("torch.")
+    return f"{dims}:{name}"
+
+
+def parse_inputs(text: str) -> tuple[InputSpec, ...]:
+    """Parse ``4x128:float16,4x128`` into input specs (the dtype defaults to float32)."""
+    if not text.strip():
+        raise InputsError(f"empty --inputs: {_INPUTS_FORMS}")
+    return tuple(_parse_input_entry(entry.strip(), text) for entry in text.split(","))
+
+
+def _parse_input_entry(entry: str, text: str) -> InputSpec:
+    dims, colon, dtype = entry.partition(":")
+    if not dims or ":" in dtype or (colon and not dtype):
+        raise InputsError(f"bad --inputs entry {entry!r} in {text!r}: {_INPUTS_FORMS}")
+    return InputSpec(shape=_parse_dims(dims.strip(), text), dtype=_canonical_dtype(dtype or "float32"))
+
+
+def _parse_dims(dims: str, text: str) -> tuple[int, ...]:
+    if dims.lower() in _SCALAR_DIMS:
+        return ()
+    parts = [part.strip() for part in dims.lower().split("x")]
+    if not all(_DIM.fullmatch(part) for part in parts):
+        raise InputsError(f"bad shape {dims!r} in --inputs {text!r}: {_INPUTS_FORMS}")
+    return tuple(int(part) for part in parts)
+
+
+def _canonical_dtype(name: str) -> str:
+    key = name.strip().lower()
+    dtype = getattr(torch, _DTYPE_ALIASES.get(key, key), None)
+    if not isinstance(dtype, torch.dtype) or not _can_generate(dtype):
+        raise InputsError(
+            f"unknown dtype {name!r} in --inputs; use e.g. float32, float16, bfloat16, int64, bool"
+        )
+    return str(dtype).removeprefix("torch.")
+
+
+def _can_generate(dtype: torch.dtype) -> bool:
+    # Quantized and bit-packed dtypes are torch.dtype too, but random values
+    # for them mean nothing.
+    return dtype.is_floating_point or dtype.is_complex or dtype == torch.bool or dtype in _INTEGER_DTYPES
+
+
+def make_inputs(specs: tuple[InputSpec, ...], *, seed: int = INPUTS_SEED) -> tuple[torch.Tensor, ...]:
+    """Random CPU tensors for the specs, reproducible and without touching the global RNG."""
+    generator = torch.Generator().manual_seed(seed)
+    return tuple(_random_tensor(spec, generator) for spec in specs)
+
+
+def _random_tensor(spec: InputSpec, generator: torch.Generator) -> torch.Tensor:
+    dtype = getattr(torch, spec.dtype)
+    if dtype.is_complex:
+        return torch.randn(spec.shape, generator=generator, dtype=dtype)
+    if dtype.is_floating_point:
+        # Drawn in float32 and cast, so float8 and friends work and values
+        # agree across floating dtypes.
+        return torch.randn(spec.shape, generator=generator).to(dtype)
+    if dtype == torch.bool:
+        return torch.randint(0, 2, spec.shape, generator=generator).bool()
+    return torch.randint(0, 16, spec.shape, generator=generator).to(dtype)
+
+
+def describe_inputs(input_sets: list[tuple[Any, ...]] | tuple[tuple[Any, ...], ...]) -> tuple[str, ...]:
+    """One short description per input of the first call, e.g. ``("64:float32", "3")``."""
+    if not input_sets:
+        return ()
+    return tuple(_describe_value(value) for value in input_sets[0])
+
+
+def _describe_value(value: Any) -> str:
+    if isinstance(value, torch.Tensor):
+        return format_input(value.shape, value.dtype)
+    if value is None or isinstance(value, (bool, int, float)):
+        return repr(value)
+    return type(value).__name__
+
+
+# ------------------------------------------------------------------------- import
+
+
+def import_target_module(spec: TargetSpec) -> types.ModuleType:
+    """Import the spec's module, with its directory first on ``sys.path``.
+
+    The entry stays on ``sys.path``: the model may import siblings lazily while
+    it runs. A missing target module is a `TargetError`; anything the user's
+    module raises while importing is a `UserCodeError` with their traceback.
+    """
+    if spec.sys_path_entry is not None:
+        _put_on_sys_path(spec.sys_path_entry)
+    if spec.path is not None and spec.sys_path_entry is not None:
+        _check_name_clash(spec, spec.sys_path_entry)
+    # A file created since the last import in this process would otherwise be
+    # missed by the path finders' cached directory listings.
+    importlib.invalidate_caches()
+    try:
+        return importlib.import_module(spec.module)
+    except ModuleNotFoundError as exc:
+        if _is_target_missing(exc, spec.module):
+            raise TargetError(
+                f"Cannot import {spec.module!r}: {exc}",
+                hint="check the spelling, or run from the directory that contains it",
+            ) from exc
+        raise user_code_error(f"error while importing {spec.display_name}", exc) from exc
+    except (Exception, SystemExit) as exc:  # a module calling sys.exit() must not end the tool
+        raise user_code_error(f"error while importing {spec.display_name}", exc) from exc
+
+
+def _put_on_sys_path(entry: Path) -> None:
+    text = str(entry)
+    if not sys.path or sys.path[0] != text:
+        sys.path.insert(0, text)
+
+
+def _check_name_clash(spec: TargetSpec, entry: Path) -> None:
+    """Refuse when the import name already means a different, loaded module.
+
+    Importing would silently return that module (a user file called
+    ``types.py`` would be the standard library's ``types``).
+    """
+    parts = spec.module.split(".")
+    for depth in range(1, len(parts) + 1):
+        name = ".".join(parts[:depth])
+        loaded = sys.modules.get(name)
+        if loaded is None:
+            continue
+        expected = entry.joinpath(*parts[:depth])
+        expected_files = {expected.with_suffix(".py"), expected / "__init__.py"}
+        origin = getattr(loaded, "__file__", None)
+        if origin is None or Path(origin).resolve() not in expected_files:
+            raise TargetError(
+                f"Cannot import {spec.display_name} as {name!r}: a different module of that "
+                f"name is already loaded from {origin or 'a built-in'}",
+                hint=f"rename {expected.name} so it does not shadow {name!r}",
+            )
+
+
+def _is_target_missing(exc: ModuleNotFoundError, module: str) -> bool:
+    """True when the missing module is the target or one of its packages, not a dependency."""
+    return exc.name is not None and (module == exc.name or module.startswith(exc.name + "."))
+
+
+def user_code_error(context: str, exc: BaseException) -> UserCodeError:
+    """A `UserCodeError` for ``exc``, raised by the user's code, with their traceback only."""
+    lines = str(exc).strip().splitlines()
+    summary = type(exc).__name__ + (f": {lines[0]}" if lines else "")
+    return UserCodeError(f"{context}: {summary}", user_traceback=format_user_traceback(exc))
+
+
+def format_user_traceback(exc: BaseException) -> str:
+    """Format ``exc`` without importlib and tritoninspect frames, so the user sees their own."""
+    summary = traceback.TracebackException.from_exception(exc)
+    _drop_tool_frames(summary, seen=set())
+    return "".join(summary.format())
+
+
+def _drop_tool_frames(summary: traceback.TracebackException, seen: set[int]) -> None:
+    # Chained exceptions (raise ... from, or during handling) carry their own stacks.
+    if id(summary) in seen:
+        return
+    seen.add(id(summary))
+    kept = [frame for frame in summary.stack if not _is_tool_frame(frame.filename)]
+    summary.stack = traceback.StackSummary.from_list(kept)
+    for chained in (summary.__cause__, summary.__context__):
+        if chained is not None:
+            _drop_tool_frames(chained, seen)
+
+
+def _is_tool_frame(filename: str) -> bool:
+    return (
+        filename.startswith("<frozen importlib")
+        or filename.startswith(_IMPORTLIB_DIR)
+        or filename.startswith(_PACKAGE_DIR)
+    )
+
+
+# --------------------------------------------------------------------------- load
+
+
+@dataclass
+class LoadedTarget:
+    """A model instance on its device, with the input sets to call it with."""
+
+    spec: TargetSpec
+    module: torch.nn.Module
+    input_sets: list[tuple[Any, ...]]
+    inputs_source: str
+    requires_grad: bool
+
+
+def load_target(spec: TargetSpec, *, inputs: str | None = None, device: str = "cpu") -> LoadedTarget:
+    """Import the spec, build the model, find example inputs and move both to ``device``.
+
+    Inputs come from, first found: the ``inputs`` string, a module-level
+    ``example_inputs()``, or an ``example_inputs`` attribute of the model's class.
+    """
+    target_device = _parse_device(device)
+    user_module = import_target_module(spec)
+    model = _resolve_model(user_module, spec)
+    input_sets, source = _find_input_sets(spec, user_module, model, inputs)
+    _check_fits_forward(model, input_sets, source)  # before copying inputs to a GPU
+    model, input_sets = _to_device(model, input_sets, target_device)
+    requires_grad = any(t.requires_grad for t in _iter_tensors(input_sets)) or any(
+        p.requires_grad for p in model.parameters()
+    )
+    return LoadedTarget(spec, model, input_sets, source, requires_grad)
+
+
+def _resolve_model(user_module: types.ModuleType, spec: TargetSpec) -> torch.nn.Module:
+    """The attribute named by the spec, turned into an nn.Module instance."""
+    if not hasattr(user_module, spec.attr):
+        raise _missing_attr_error(user_module, spec)
+    obj = getattr(user_module, spec.attr)
+    where = f"{spec.attr!r} in {spec.display_name}"
+    if isinstance(obj, torch.nn.Module):  # before callable(): modules are callable
+        return obj
+    if isinstance(obj, type):
+        if not issubclass(obj, torch.nn.Module):
+            raise TargetError(f"{where} is a class but not an nn.Module subclass")
+        return _call_without_args(obj, spec, what=f"constructing {spec.attr}")
+    if callable(obj):
+        model = _call_without_args(obj, spec, what=f"calling {spec.attr}()")
+        if not isinstance(model, torch.nn.Module):
+            returned = type(model).__name__
+            raise TargetError(f"{spec.attr}() in {spec.display_name} returned {returned}, not an nn.Module")
+        return model
+    raise TargetError(
+        f"{where} is {type(obj).__name__}, not an nn.Module, an nn.Module subclass or a factory function"
+    )
+
+
+def _call_without_args(obj: Any, spec: TargetSpec, *, what: str) -> Any:
+    """Call a class or factory with no arguments; its own exceptions are the user's."""
+    try:
+        inspect.signature(obj).bind()
+    except TypeError:
+        able = "constructible" if isinstance(obj, type) else "callable"
+        raise TargetError(
+            f"{spec.attr} in {spec.display_name} must be {able} with no arguments: "
+            f"{spec.attr}{_plain_signature(obj)}",
+            hint="give its parameters defaults, or point at a factory function that builds it",
+        ) from None
+    except ValueError:
+        pass  # no introspectable signature (a C extension): just try the call
+    try:
+        return obj()
+    except (Exception, SystemExit) as exc:
+        raise user_code_error(f"error while {what}", exc) from exc
+
+
+def _missing_attr_error(user_module: types.ModuleType, spec: TargetSpec) -> TargetError:
+    """A fix-it message listing what the module does define."""
+    found = _candidates(user_module)
+    listed = "; ".join(f"{kind}: {', '.join(names)}" for kind, names in found.items() if names)
+    names = [name for group in found.values() for name in group]
+    close = difflib.get_close_matches(spec.attr, names, n=1)
+    return TargetError(
+        f"No attribute {spec.attr!r} in {spec.display_name}; "
+        + (listed or "it defines no nn.Module subclasses, instances or functions"),
+        hint=f"did you mean {spec.display_name}:{close[0]}?" if close else None,
+    )
+
+
+def _candidates(user_module: types.ModuleType) -> dict[str, list[str]]:
+    """Public models and factories in the module, in definition order."""
+    found: dict[str, list[str]] = {"nn.Module subclasses found": [], "instances": [], "functions": []}
+    for name, value in vars(user_module).items():
+        if name.startswith("_") or name == "example_inputs":
+            continue
+        if isinstance(value, type) and issubclass(value, torch.nn.Module):
+            # torch's own layers imported by name (from torch.nn import Linear) are noise.
+            if not value.__module__.startswith("torch."):
+                found["nn.Module subclasses found"].append(name)
+        elif isinstance(value, torch.nn.Module):
+            found["instances"].append(name)
+        elif inspect.isfunction(value) and value.__module__ == user_module.__name__:
+            found["functions"].append(name)
+    return found
+
+
+def _plain_signature(obj: Any) -> str:
+    """``(d_model, n_heads=4)``: the signature without annotations."""
+    try:
+        signature = inspect.signature(obj)
+    except (TypeError, ValueError):
+        return "(...)"
+    params = [p.replace(annotation=inspect.Parameter.empty) for p in signature.parameters.values()]
+    return str(signature.replace(parameters=params, return_annotation=inspect.Signature.empty))
+
+
+# ------------------------------------------------------------------ example inputs
+
+
+def _find_input_sets(
+    spec: TargetSpec, user_module: types.ModuleType, model: torch.nn.Module, inputs: str | None
+) -> tuple[list[tuple[Any, ...]], str]:
+    """The input sets and where they came from; the first source found wins."""
+    if inputs is not None:
+        return [make_inputs(parse_inputs(inputs))], "--inputs"
+    if hasattr(user_module, "example_inputs"):
+        return _call_example_inputs(lambda: user_module.example_inputs, "example_inputs")
+    class_name = type(model).__name__
+    # getattr_static: only look, so a property that raises is reported as the user's error below.
+    if inspect.getattr_static(model, "example_inputs", None) is not None:
+        return _call_example_inputs(lambda: model.example_inputs, f"{class_name}.example_inputs")
+    raise InputsError(
+        f"No example inputs for {class_name}: pass --inputs \"4x128:float16\", define "
+        f"example_inputs() in {spec.display_name}, or add an example_inputs staticmethod to {class_name}"
+    )
+
+
+def _call_example_inputs(get: Callable[[], Any], label: str) -> tuple[list[tuple[Any, ...]], str]:
+    """Fetch (and call, when callable) an example_inputs source."""
+    try:
+        value = get()
+        source = f"{label}()" if callable(value) else label
+        if callable(value):
+            value = value()
+    except (Exception, SystemExit) as exc:
+        raise user_code_error(f"error in {label}", exc) from exc
+    return _normalise_input_sets(value, source), source
+
+
+def _normalise_input_sets(value: Any, source: str) -> list[tuple[Any, ...]]:
+    """A tensor is one input, a tuple/list one call, a list of tuples/lists several calls."""
+    if isinstance(value, torch.Tensor):
+        return [(value,)]
+    if isinstance(value, list) and not value:
+        raise InputsError(f"{source} returned an empty list: return a tensor, a tuple, or a list of tuples")
+    if isinstance(value, list) and all(isinstance(item, (tuple, list)) for item in value):
+        return [tuple(item) for item in value]
+    if isinstance(value, (tuple, list)):
+        return [tuple(value)]
+    raise InputsError(
+        f"{source} returned {type(value).__name__}: return a tensor, a tuple of inputs, "
+        "or a list of tuples (one per call)"
+    )
+
+
+# ------------------------------------------------------------------------ devices
+
+
+def _parse_device(device: str) -> torch.device:
+    try:
+        parsed = torch.device(device)
+    except RuntimeError as exc:
+        raise TargetError(f"Bad device {device!r}: {exc}") from None
+    if parsed.type == "cuda" and not torch.cuda.is_available():
+        raise EnvironmentProblem(f"device {device!r} asked for, but torch sees no CUDA GPU")
+    return parsed
+
+
+def _to_device(
+    model: torch.nn.Module, input_sets: list[tuple[Any, ...]], device: torch.device
+) -> tuple[torch.nn.Module, list[tuple[Any, ...]]]:
+    """Move the model and every input tensor (nested in lists, tuples, dicts) to ``device``."""
+    try:
+        model = model.to(device)
+    except RuntimeError as exc:
+        raise EnvironmentProblem(f"cannot move {type(model).__name__} to {device}: {exc}") from exc
+    # One tensor passed twice stays one tensor: aliasing changes what Dynamo guards on.
+    moved: dict[int, torch.Tensor] = {}
+    return model, [tuple(_move(value, device, moved) for value in call) for call in input_sets]
+
+
+def _move(value: Any, device: torch.device, moved: dict[int, torch.Tensor]) -> Any:
+    if isinstance(value, torch.Tensor):
+        if id(value) not in moved:
+            # A fresh leaf, so a tensor that required grad is still a leaf that does.
+            moved[id(value)] = value.detach().to(device).requires_grad_(value.requires_grad)
+        return moved[id(value)]
+    if isinstance(value, (list, tuple)):
+        return type(value)(_move(item, device, moved) for item in value)
+    if isinstance(value, dict):
+        return {key: _move(item, device, moved) for key, item in value.items()}
+    return value
+
+
+def _iter_tensors(value: Any) -> Iterator[torch.Tensor]:
+    """Every tensor in a nest of lists, tuples and dicts."""
+    if isinstance(value, torch.Tensor):
+        yield value
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            yield from _iter_tensors(item)
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _iter_tensors(item)
+
+
+# ------------------------------------------------------------------------ forward
+
+
+def _check_fits_forward(model: torch.nn.Module, input_sets: list[tuple[Any, ...]], source: str) -> None:
+    """Raise `InputsError` when a call's inputs cannot bind to ``model.forward``."""
+    try:
+        signature = inspect.signature(model.forward)
+    except (TypeError, ValueError):
+        return  # nothing to check against; the call itself will say
+    for index, call in enumerate(input_sets):
+        try:
+            signature.bind(*call)
+        except TypeError as exc:
+            which = f"call {index + 1} of {len(input_sets)}: " if len(input_sets) > 1 else ""
+            count = f"{len(call)} input" + ("" if len(call) == 1 else "s")
+            raise InputsError(
+                f"inputs do not fit {type(model).__name__}.forward{_plain_signature(model.forward)}: "
+                f"{which}got {count} (from {source})",
+                hint=str(exc),
+            ) from None
