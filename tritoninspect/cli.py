@@ -77,7 +77,7 @@ def graph(
     dynamic: Annotated[bool, typer.Option("--dynamic", help="Compile with dynamic shapes from the start.")] = False,
     backward: Annotated[
         Optional[bool],
-        typer.Option("--backward/--no-backward", help="Run backward so backward graphs compile [default: when inputs or parameters require grad]."),
+        typer.Option("--backward/--no-backward", help="Run backward so backward graphs compile (default: when inputs or parameters require grad)."),
     ] = None,
     stage: Annotated[Stage, typer.Option(help="Stop after this stage (faster).")] = Stage.inductor,
     show: Annotated[Optional[Show], typer.Option(help="Print one stage's graphs or code, kernel lines marked.")] = None,

@@ -34,13 +34,13 @@ def capture_target(
     info = choose_mode(device)
     # Compile-only mode is entered before the user's module is imported:
     # kernel libraries probe has_triton() / the driver at import time.
-    with mode_environment(info):
+    with mode_environment(info) as env:
         loaded = load_target(spec, inputs=inputs, device=info.torch_device)
         run_backward = loaded.requires_grad if backward is None else backward
         capture = _run_model(
             capture_run, loaded.module, loaded.input_sets, info=info, stage=stage,
             dynamic=True if dynamic else None, backward=run_backward,
-            target=f"{spec.display_name}:{spec.attr}", inputs=describe_inputs(loaded.input_sets),
+            target=f"{spec.display_name}:{spec.attr}", inputs=describe_inputs(loaded.input_sets), env=env,
         )
     return build_report(capture)
 
@@ -66,12 +66,12 @@ def inspect_module(
 
     info = choose_mode(device)
     sets = [tuple(s) for s in input_sets]
-    with mode_environment(info):
+    with mode_environment(info) as env:
         wants_grad = any(getattr(t, "requires_grad", False) for s in sets for t in s)
         capture = _run_model(
             capture_run, module, sets, info=info, stage=stage, dynamic=True if dynamic else None,
             backward=wants_grad if backward is None else backward,
-            target=name or type(module).__name__, inputs=describe_inputs(sets),
+            target=name or type(module).__name__, inputs=describe_inputs(sets), env=env,
         )
     return build_report(capture)
 

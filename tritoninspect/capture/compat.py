@@ -477,12 +477,35 @@ def interpreted(fn: Any) -> Any:
     return InterpretedFunction(fn)
 
 
-def jit_run_interpreted(self: JITFunction, *args: Any, grid: Any, warmup: bool = False, **kwargs: Any) -> Any:
-    """JITFunction.run through Triton's interpreter (triton 3.6-3.8 signature)."""
-    if warmup:
+def interpreter_limits() -> tuple[type[BaseException], ...]:
+    """Errors that mean "the interpreter cannot run this", not "the kernel is wrong"
+    (e.g. tl.inline_asm_elementwise: NotImplementedError inside InterpreterError)."""
+    from triton.runtime.errors import InterpreterError
+
+    return (InterpreterError, NotImplementedError)
+
+
+def _interpret(fn: Any, grid: Any, args: tuple[Any, ...], kwargs: dict[str, Any], on_skip: Any) -> Any:
+    """Launch `fn` in the interpreter; on an interpreter limitation, skip the
+    launch (its outputs stay unwritten) and tell `on_skip` instead of failing
+    the whole capture: the graphs and output code are what compile-only mode is for."""
+    try:
+        return interpreted(fn)[grid](*args, **kwargs)
+    except interpreter_limits() as exc:
+        on_skip(getattr(fn, "__name__", str(fn)), exc)
         return None
-    kwargs = {k: v for k, v in kwargs.items() if k not in _LAUNCH_ONLY_KWARGS}
-    return interpreted(self.fn).run(*args, grid=grid, warmup=False, **kwargs)
+
+
+def make_jit_run(on_skip: Any) -> Any:
+    """JITFunction.run through Triton's interpreter (triton 3.6-3.8 signature)."""
+
+    def run(self: JITFunction, *args: Any, grid: Any, warmup: bool = False, **kwargs: Any) -> Any:
+        if warmup:
+            return None
+        kwargs = {k: v for k, v in kwargs.items() if k not in _LAUNCH_ONLY_KWARGS}
+        return _interpret(self.fn, grid, args, kwargs, on_skip)
+
+    return run
 
 
 #: Launch options the interpreter has no use for.
@@ -504,7 +527,7 @@ def autotuner_run_first_config(self: Autotuner, *args: Any, **kwargs: Any) -> An
     return self.fn.run(*args, **kwargs, **config.all_kwargs())
 
 
-def inductor_run_interpreted(original: Any) -> Any:
+def inductor_run_interpreted(original: Any, on_skip: Any) -> Any:
     """CachingAutotuner.run for user kernels in TRITON_INTERPRET mode.
 
     Inductor's own interpret path misaligns args for kernels with constexprs
@@ -515,12 +538,12 @@ def inductor_run_interpreted(original: Any) -> Any:
     def run(self: Any, *args: Any, stream: Any = None, benchmark_run: bool = False, **kwargs: Any) -> Any:
         if not (getattr(self, "triton_interpret", False) and is_user_kernel_launcher(self)):
             return original(self, *args, stream=stream, benchmark_run=benchmark_run, **kwargs)
-        return _launch_user_kernel_interpreted(self, args)
+        return _launch_user_kernel_interpreted(self, args, on_skip)
 
     return run
 
 
-def _launch_user_kernel_interpreted(autotuner: Any, args: tuple[Any, ...]) -> Any:
+def _launch_user_kernel_interpreted(autotuner: Any, args: tuple[Any, ...], on_skip: Any) -> Any:
     from torch._inductor.runtime.triton_heuristics import GridExpr
 
     meta, imeta = autotuner.triton_meta, autotuner.inductor_meta
@@ -534,7 +557,7 @@ def _launch_user_kernel_interpreted(autotuner: Any, args: tuple[Any, ...]) -> An
     kernel_args.update({k: v for k, v in constants.items() if k in meta["signature"]})
     kernel_args.update(cfg.kwargs)
     fn = autotuner.fn
-    return interpreted(getattr(fn, "fn", fn))[grid](**kernel_args)
+    return _interpret(getattr(fn, "fn", fn), grid, (), kernel_args, on_skip)
 
 
 # --- text formats torch emits --------------------------------------------------

@@ -11,7 +11,7 @@ import platform
 import sys
 import warnings
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import torch
@@ -51,8 +51,23 @@ def choose_mode(device: str) -> ModeInfo:
     return ModeInfo("compile-only", f"cpu (Triton target cuda:sm_{arch}, kernels interpreted)", "cpu")
 
 
+@dataclass
+class Environment:
+    """What a mode's environment noticed while it was active."""
+
+    problems: list[tuple[str, str]] = field(default_factory=list)
+
+    def skipped_launch(self, kernel: str, exc: BaseException) -> None:
+        message = (
+            f"{kernel} could not run in Triton's interpreter ({type(exc).__name__}: {str(exc).strip()[:200]}); "
+            "its launch was skipped, so values computed after it are not meaningful (graphs and code are)"
+        )
+        if ("interpreter", message) not in self.problems:
+            self.problems.append(("interpreter", message))
+
+
 @contextlib.contextmanager
-def compile_only(arch: int = DEFAULT_ARCH) -> Iterator[None]:
+def compile_only(arch: int = DEFAULT_ARCH) -> Iterator[Environment]:
     """Compile-only mode: a stub GPU target for Triton, launches interpreted.
 
     Every patch is undone on exit, the driver and `has_triton()` included.
@@ -62,6 +77,7 @@ def compile_only(arch: int = DEFAULT_ARCH) -> Iterator[None]:
 
     driver = compat.triton_driver_config()
     patcher = Patcher()
+    env = Environment()
     try:
         patcher.set(driver, "_active", compat.stub_driver(arch))
         compat.prime_has_triton()
@@ -69,12 +85,12 @@ def compile_only(arch: int = DEFAULT_ARCH) -> Iterator[None]:
             patcher.set(obj, name, value)
         compat.clear_tma_caches()
         # Disabled for Dynamo so a break inside a launch never traces the interpreter.
-        patcher.set(JITFunction, "run", torch.compiler.disable(compat.jit_run_interpreted, recursive=True))
+        patcher.set(JITFunction, "run", torch.compiler.disable(compat.make_jit_run(env.skipped_launch), recursive=True))
         patcher.set(JITFunction, "__call__", compat.jit_call_interpreted)
         patcher.set(Autotuner, "run", torch.compiler.disable(compat.autotuner_run_first_config, recursive=True))
         autotuner = compat.caching_autotuner_class()
-        patcher.set(autotuner, "run", compat.inductor_run_interpreted(autotuner.run))
-        yield
+        patcher.set(autotuner, "run", compat.inductor_run_interpreted(autotuner.run, env.skipped_launch))
+        yield env
     finally:
         patcher.restore()
         compat.reset_has_triton()
@@ -82,13 +98,13 @@ def compile_only(arch: int = DEFAULT_ARCH) -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def mode_environment(info: ModeInfo) -> Iterator[None]:
-    """Enter the environment a mode needs (nothing for GPU mode)."""
+def mode_environment(info: ModeInfo) -> Iterator[Environment]:
+    """Enter the environment a mode needs (nothing to patch in GPU mode)."""
     if info.mode == "compile-only":
-        with compile_only():
-            yield
+        with compile_only() as env:
+            yield env
     else:
-        yield
+        yield Environment()
 
 
 def capture_run(
@@ -101,6 +117,7 @@ def capture_run(
     backward: bool = False,
     target: str = "",
     inputs: tuple[str, ...] = (),
+    env: Environment | None = None,
 ) -> Capture:
     """Compile `module` with the recording backend and run it on each input set.
 
@@ -118,6 +135,8 @@ def capture_run(
     finally:
         torch._dynamo.reset()
     recorder.capture.meta = _meta(info, stage, dynamic, backward, target, inputs)
+    if env is not None:
+        recorder.capture.problems.extend(env.problems)
     return recorder.capture
 
 
