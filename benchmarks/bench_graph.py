@@ -1,0 +1,202 @@
+"""How much slower is `tritoninspect graph` than the torch.compile it inspects?
+
+Two ratios, both measured in this run, each the median over --repeat fresh processes:
+
+  (a) `python -m tritoninspect graph samples/<sample>.py:Net --json > /dev/null`
+      against a baseline process that does a plain `torch.compile(model)` (default
+      Inductor backend) and its first call(s) on the same model and inputs.
+      Target: <= 1.10 (the recording backend should cost little on top of the compile).
+  (b) `python -m tritoninspect --help` against `python -c "import torch"`.
+      Target: <= 0.10 (the CLI imports torch lazily, so help must start fast).
+
+Why it is measured this way:
+  * Fresh processes: a first compile is what a user waits for; an in-process loop
+    would time warm Dynamo/Inductor state instead.
+  * Fresh caches: every process gets its own empty TORCHINDUCTOR_CACHE_DIR (and
+    TRITON_CACHE_DIR), so neither side reuses compiled artifacts of an earlier run.
+  * Same mode: the tool is run with an explicit --device; without CUDA the baseline
+    enters `tritoninspect.capture.session.compile_only()` before importing the
+    sample (Triton kernels cannot compile on a CPU otherwise) and, as the tool
+    does, sets TRITON_INTERPRET=1 around Inductor's compile_fx only (the default
+    backend is otherwise unchanged) and compiles a backward with its forward, inside
+    that window; with CUDA it is plain torch with the model and inputs on the GPU.
+  * Same work: inputs come from the sample's `example_inputs()` (a list of tuples
+    means one call per tuple), and the baseline runs under `torch.no_grad()` unless
+    inputs or parameters require grad, then runs backward, as the tool does.
+
+Usage: python benchmarks/bench_graph.py [--sample add_raw] [--repeat 3] [--device auto] [--check]
+Exit status: 0, or with --check 1 when a ratio is over its target.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+GRAPH_TARGET = 1.10
+HELP_TARGET = 0.10
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sample", default="add_raw", help="a file in samples/, without .py")
+    parser.add_argument("--repeat", type=int, default=3, help="fresh processes per measurement")
+    parser.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto")
+    parser.add_argument("--check", action="store_true", help="exit 1 when a ratio is over its target")
+    parser.add_argument("--baseline-child", nargs=2, metavar=("SAMPLE_PATH", "DEVICE"), help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.baseline_child:
+        return run_baseline(*args.baseline_child)
+
+    sample = REPO / "samples" / f"{args.sample}.py"
+    if not sample.is_file():
+        parser.error(f"no sample {sample}")
+    device = args.device if args.device != "auto" else ("cuda" if cuda_available() else "cpu")
+    print(f"sample {sample.relative_to(REPO)} · device {device} · median of {args.repeat} fresh processes")
+    if device == "cpu":
+        print("no CUDA: both sides run in compile-only mode (stub sm_90 Triton target, kernels interpreted).")
+        print("The baseline enters tritoninspect.capture.session.compile_only() before importing the sample")
+        print("and, as the tool does, sets TRITON_INTERPRET=1 around Inductor's compile_fx and compiles any")
+        print("backward together with its forward.")
+
+    py, rel = sys.executable, f"samples/{args.sample}.py"
+    commands = {
+        "tritoninspect graph": [py, "-m", "tritoninspect", "graph", f"{rel}:Net", "--device", device, "--json"],
+        "torch.compile": [py, __file__, "--baseline-child", rel, device],
+        "tritoninspect --help": [py, "-m", "tritoninspect", "--help"],
+        "import torch": [py, "-c", "import torch"],
+    }
+    times: dict[str, list[float]] = {name: [] for name in commands}
+    for _ in range(args.repeat):  # interleaved, so a slow spell of the machine hits both sides
+        for name, cmd in commands.items():
+            times[name].append(time_fresh(cmd))
+
+    print()
+    print(f"{'command':<22} {'median s':>9}   runs")
+    for name, runs in times.items():
+        print(f"{name:<22} {statistics.median(runs):9.2f}   {' '.join(f'{t:.2f}' for t in runs)}")
+    print()
+    over = [
+        report_ratio("graph / torch.compile", times["tritoninspect graph"], times["torch.compile"], GRAPH_TARGET),
+        report_ratio("--help / import torch", times["tritoninspect --help"], times["import torch"], HELP_TARGET),
+    ]
+    return 1 if args.check and any(over) else 0
+
+
+def time_fresh(cmd: list[str]) -> float:
+    """Wall time of one fresh run of `cmd` from the repo root, with empty compile caches."""
+    cache = tempfile.mkdtemp(prefix="bench-graph-cache-")
+    env = {**os.environ, "TORCHINDUCTOR_CACHE_DIR": cache, "TRITON_CACHE_DIR": os.path.join(cache, "triton")}
+    try:
+        start = time.perf_counter()
+        proc = subprocess.run(cmd, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        elapsed = time.perf_counter() - start
+    finally:
+        shutil.rmtree(cache, ignore_errors=True)
+    if proc.returncode != 0:  # a failed run is no measurement
+        sys.exit(f"failed (exit {proc.returncode}): {' '.join(cmd)}\n{proc.stderr[-3000:]}")
+    return elapsed
+
+
+def report_ratio(label: str, measured: list[float], baseline: list[float], target: float) -> bool:
+    """Print one ratio of medians against its target; True when it is over."""
+    ratio = statistics.median(measured) / statistics.median(baseline)
+    over = ratio > target
+    shown = f"{ratio:.2f}" if round(ratio, 2) != target else f"{ratio:.3f}"  # never "0.10 ... OVER"
+    print(f"{label}: {shown} (target <= {target:.2f}) {'OVER' if over else 'OK'}")
+    return over
+
+
+def cuda_available() -> bool:
+    import torch
+
+    return torch.cuda.is_available()
+
+
+# --- the baseline process ------------------------------------------------------------------------
+
+
+def run_baseline(sample_path: str, device: str) -> int:
+    """Plain torch.compile of the sample's Net, called on each of its input sets (a child process)."""
+    import contextlib
+    import importlib.util
+
+    import torch
+
+    mode = contextlib.nullcontext()
+    if device == "cpu":
+        import torch._functorch.config
+        from tritoninspect.capture.session import compile_only
+
+        mode = compile_only()  # before the import: kernel libraries probe Triton when imported
+        # A lazy backward would compile at .backward(), outside the TRITON_INTERPRET window.
+        torch._functorch.config.force_non_lazy_backward_lowering = True
+    with mode:
+        name = Path(sample_path).stem
+        spec = importlib.util.spec_from_file_location(name, sample_path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+        model = module.Net().to(device)
+        input_sets = [tuple(_to(v, device) for v in call) for call in _input_sets(module.example_inputs())]
+        grad = any(p.requires_grad for p in model.parameters()) or any(
+            getattr(v, "requires_grad", False) for call in input_sets for v in call
+        )
+        compiled = torch.compile(model) if device == "cuda" else torch.compile(model, backend=_interpreting_inductor)
+        for call in input_sets:
+            with contextlib.nullcontext() if grad else torch.no_grad():
+                out = compiled(*call)
+            if grad:
+                outs = out if isinstance(out, (tuple, list)) else [out]
+                losses = [t.sum() for t in outs if isinstance(t, torch.Tensor) and t.requires_grad]
+                if losses:
+                    torch.stack(losses).sum().backward()
+        if device == "cuda":
+            torch.cuda.synchronize()
+    return 0
+
+
+def _interpreting_inductor(gm: object, example_inputs: object) -> object:
+    """The default backend (Inductor's compile_fx) with TRITON_INTERPRET=1 while it compiles.
+
+    Without it Inductor precompiles user kernels for the stub GPU target and fails;
+    the tool's recorder sets it around compile_fx only, so Dynamo still sees the kernels.
+    """
+    from torch._inductor.compile_fx import compile_fx
+
+    previous = os.environ.get("TRITON_INTERPRET")
+    os.environ["TRITON_INTERPRET"] = "1"
+    try:
+        return compile_fx(gm, example_inputs)
+    finally:
+        if previous is None:
+            del os.environ["TRITON_INTERPRET"]
+        else:
+            os.environ["TRITON_INTERPRET"] = previous
+
+
+def _input_sets(value: object) -> list[tuple]:
+    """As the tool reads example_inputs(): a list of tuples is one call per tuple."""
+    if isinstance(value, list) and value and all(isinstance(v, (tuple, list)) for v in value):
+        return [tuple(v) for v in value]
+    return [tuple(value) if isinstance(value, (tuple, list)) else (value,)]
+
+
+def _to(value: object, device: str) -> object:
+    import torch
+
+    if isinstance(value, torch.Tensor):
+        return value.detach().to(device).requires_grad_(value.requires_grad)
+    return value
+
+
+if __name__ == "__main__":
+    sys.exit(main())
