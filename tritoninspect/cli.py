@@ -23,6 +23,8 @@ app = typer.Typer(
     help="See what torch.compile did with your user-defined Triton kernels.",
     rich_markup_mode="rich",
     no_args_is_help=True,
+    # No shell-completion options: detecting the shell costs start-up time on every call.
+    add_completion=False,
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
@@ -103,6 +105,8 @@ def _load_or_capture(
     target: str, inputs: str | None, device: str, dynamic: bool, backward: bool | None, stage: str, err: Console
 ) -> Any:
     if target.endswith(".json"):
+        _check_no_capture_options(inputs=inputs, device=device != "auto", dynamic=dynamic,
+                                  backward=backward is not None, stage=stage != "inductor")
         return _load_report(Path(target))
     from tritoninspect.target import parse_spec
 
@@ -112,6 +116,16 @@ def _load_or_capture(
 
     with _spinner(err, f"Compiling {spec.display_name}:{spec.attr}"):
         return capture_target(spec, inputs=inputs, device=device, dynamic=dynamic, backward=backward, stage=stage)
+
+
+def _check_no_capture_options(**given: Any) -> None:
+    """A saved report is re-rendered as it is: options that change a capture
+    would be silently ignored, so refuse them."""
+    from tritoninspect.errors import UsageError
+
+    used = [f"--{name}" for name, value in given.items() if value]
+    if used:
+        raise UsageError(f"{', '.join(used)}: meant for compiling a target, not for re-rendering a saved report")
 
 
 def _load_report(path: Path) -> Any:

@@ -58,7 +58,10 @@ class Meta:
     stage: str
     dynamic: bool | None
     backward: bool
+    #: The first call's inputs, in --inputs notation.
     inputs: tuple[str, ...] = ()
+    #: How many times the model was called (one per example input set).
+    calls: int = 1
 
 
 @dataclass(frozen=True)
@@ -114,7 +117,10 @@ class Occurrence:
     custom_op: str | None = None
     #: One grid per autotune config; elements are ints or symbolic expressions.
     grid: tuple[tuple[Any, ...], ...] | None = None
+    #: Values of the kernel's `tl.constexpr` parameters at this launch.
     constexprs: dict[str, Any] | None = None
+    #: Other non-tensor arguments (ints, floats; symbolic ones as expressions).
+    scalars: dict[str, Any] | None = None
     tensors_to_clone: tuple[str, ...] | None = None
     mutation_analysis_fallback: str | None = None
     #: For graph occurrences: is there a launch of this kernel in the same
@@ -124,8 +130,10 @@ class Occurrence:
     launches: int | None = None
     #: Inductor's name for the kernel in the output code (e.g. add_kernel_0).
     inductor_name: str | None = None
-    #: The graph/subgraph holding the node ("" for the top level).
+    #: The subgraph module holding the node ("" for the top level), e.g. fwd_body_0.
     subgraph: str | None = None
+    #: forward / backward / inference for AOT, post-grad and output-code occurrences.
+    part: str | None = None
 
 
 @dataclass(frozen=True)

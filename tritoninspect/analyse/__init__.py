@@ -53,4 +53,5 @@ def _meta(meta: dict[str, Any]) -> Meta:
         dynamic=meta.get("dynamic"),
         backward=bool(meta.get("backward", False)),
         inputs=tuple(meta.get("inputs", ())),
+        calls=int(meta.get("calls", 1)),
     )

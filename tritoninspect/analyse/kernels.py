@@ -59,6 +59,7 @@ def _node_occurrence(capture: Capture, record: KernelRecord, node: NodeRecord) -
     return Occurrence(
         compile_id=node.compile_id, stage=node.stage, entry=_node_entry(node), node=node.node,
         custom_op=node.op if node.is_triton_op else None, grid=node.grid, constexprs=node.constexprs,
+        scalars=node.scalars, part=node.part or None,
         tensors_to_clone=node.tensors_to_clone,
         mutation_analysis_fallback=_fallback(capture, record, node.compile_id),
         in_output_code=None if found is None else bool(found and found.launched),
@@ -93,7 +94,7 @@ def _output_occurrences(capture: Capture, record: KernelRecord) -> Iterable[Occu
                 yield Occurrence(
                     compile_id=code.compile_id, stage="output_code", entry=entry,
                     custom_op=nodes[-1].op if nodes and nodes[-1].is_triton_op else None,
-                    in_output_code=kernel.launched, inductor_name=kernel.inductor_name, subgraph=code.part,
+                    in_output_code=kernel.launched, inductor_name=kernel.inductor_name, part=code.part,
                 )
 
 

@@ -586,7 +586,10 @@ _NOT_USER = tuple(
 
 
 def is_user_file(path: str) -> bool:
-    return not path.startswith("<") and not any(part in path for part in _NOT_USER)
+    """False for torch, triton, this tool, the CLI libraries and our console script."""
+    if path.startswith("<") or any(part in path for part in _NOT_USER):
+        return False
+    return os.path.basename(path) != "tritoninspect"
 
 
 def parse_graph_break(payload: str) -> tuple[str, str | None, int | None, tuple[str, ...], bool]:

@@ -137,14 +137,17 @@ class Recorder:
         fields = compat.hop_fields(node)
         kid = self.kernel(compat.side_table_kernel(fields["kernel_idx"]))
         consts = compat.side_table_constants(fields["constant_args_idx"])
-        scalars = {k: v for k, v in fields["kwargs"].items() if not _is_tensor_node(v)}
-        constexprs = {k: _plain(v) for k, v in {**scalars, **consts}.items()}
+        values = {k: _plain(v) for k, v in {**fields["kwargs"], **consts}.items() if not _is_tensor_node(v)}
+        declared = set(self.capture.kernels[kid].constexpr_params) if kid else set()
+        constexprs = {k: v for k, v in values.items() if k in declared}
+        scalars = {k: v for k, v in values.items() if k not in declared}
         op = compat.source_fn_op(node)
         to_clone = fields["tensors_to_clone"]
         return NodeRecord(
             cid, stage, part, sub, node.name, form, kid, op, bool(op and compat.is_triton_op(op)),
             grid=tuple(tuple(_plain(g) for g in grid) for grid in fields["grid"]),
             constexprs=constexprs,
+            scalars=scalars,
             tensors_to_clone=tuple(to_clone) if to_clone is not None else None,
         )
 

@@ -47,6 +47,8 @@ class NodeRecord:
     is_triton_op: bool = False
     grid: tuple[tuple[Any, ...], ...] | None = None
     constexprs: dict[str, Any] | None = None
+    #: Other non-tensor arguments (ints, floats, SymInts), e.g. n=64 or n=s77.
+    scalars: dict[str, Any] | None = None
     tensors_to_clone: tuple[str, ...] | None = None
 
 

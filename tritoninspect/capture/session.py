@@ -134,7 +134,7 @@ def capture_run(
                 _call(compiled, args, backward)
     finally:
         torch._dynamo.reset()
-    recorder.capture.meta = _meta(info, stage, dynamic, backward, target, inputs)
+    recorder.capture.meta = {**_meta(info, stage, dynamic, backward, target, inputs), "calls": len(input_sets)}
     if env is not None:
         recorder.capture.problems.extend(env.problems)
     return recorder.capture

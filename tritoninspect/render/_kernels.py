@@ -108,6 +108,8 @@ def _params_line(o: Occurrence) -> Text:
         parts.append(f"{label} {fmt.grids_text(o.grid)}")
     if o.constexprs:
         parts.append(f"constexprs {fmt.kv_text(o.constexprs)}")
+    if o.scalars:
+        parts.append(f"scalars {fmt.kv_text(o.scalars)}")
     if o.tensors_to_clone:
         parts.append(f"tensors_to_clone {', '.join(o.tensors_to_clone)}")
     return Text(" · ".join(parts), style="dim")
@@ -115,7 +117,9 @@ def _params_line(o: Occurrence) -> Text:
 
 def _status_line(o: Occurrence) -> Text:
     text = Text()
-    if o.in_output_code is True:
+    if o.in_output_code is True and o.stage == "output_code":
+        text.append(f"launched{' in the ' + o.part + ' code' if o.part else ''}", style="green")
+    elif o.in_output_code is True:
         named = f" ({o.inductor_name})" if o.inductor_name else ""
         text.append(f"in output code{named}", style="green")
     elif o.in_output_code is False:

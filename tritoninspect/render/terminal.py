@@ -63,17 +63,13 @@ def _header(report: Report, cwd: Path) -> list[RenderableType]:
         Text.assemble((f"{meta.tool} {meta.tool_version}", "bold"), "  target: ", (meta.target, "bold")),
         _mode_line(report),
     ]
-    facts = [
-        f"torch {meta.torch}",
-        f"triton {meta.triton}",
-        f"python {meta.python}",
-        f"stage: {meta.stage}",
-        f"dynamic: {_dynamic(meta.dynamic)}",
-        f"backward: {'yes' if meta.backward else 'no'}",
-    ]
-    lines.append(Text(" · ".join(facts), style="dim"))
+    versions = [f"torch {meta.torch}", f"triton {meta.triton}", f"python {meta.python}"]
+    options = [f"stage: {meta.stage}", f"dynamic: {_dynamic(meta.dynamic)}", f"backward: {'yes' if meta.backward else 'no'}"]
+    lines.append(Text(" · ".join(versions), style="dim"))
+    lines.append(Text(" · ".join(options), style="dim"))
     if meta.inputs:
-        lines.append(Text("inputs: " + ", ".join(meta.inputs), style="dim"))
+        calls = f" (first of {meta.calls} calls)" if meta.calls > 1 else ""
+        lines.append(Text("inputs: " + ", ".join(meta.inputs) + calls, style="dim"))
     return lines
 
 
