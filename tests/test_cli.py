@@ -1,0 +1,430 @@
+"""The command line end to end (tier c, fast): help, version, every bad-input path, saved reports.
+
+Each case is a real `python -m tritoninspect` process: its exit code, its stderr (one
+`error:` line, maybe a `hint:` line, never a tool traceback) and its stdout (nothing, or
+only JSON with `--json`). Error paths stop before compiling; the two runs that trace a
+model stop after Dynamo (`--stage dynamo`). Every case starts up front, two at a time
+(`cli` fixture), because each process pays for importing torch.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from _expect import REPO, CliRuns, cli_env, explain
+from tritoninspect.errors import ExitCode
+from tritoninspect.report import Report
+
+ASSETS = REPO / "tests" / "assets"
+SIMPLE = "tests/assets/simple_model.py"
+CLASSES = "tests/assets/class_inputs_model.py"
+FIXTURE = REPO / "tests" / "fixtures" / "report_small.json"
+RAISES = ASSETS / "raises_in_forward.py"
+BROKEN = ASSETS / "broken_import.py"
+FOREIGN = {"notes.txt": "mine, not tritoninspect's\n", "keep.py": "x = 1\n"}
+
+
+@dataclass
+class Setup:
+    """Files the cases read, made before any process starts."""
+
+    tmp: Path
+    target_dir: Path
+    target_cwd: Path
+    target_before: list[str]
+
+    @property
+    def foreign(self) -> Path:
+        return self.tmp / "foreign"
+
+
+def make_files(tmp: Path) -> Setup:
+    report = json.loads(FIXTURE.read_text())
+    (tmp / "garbage.json").write_text("this is not JSON {\n")
+    (tmp / "binary.json").write_bytes(b"\xff\xfe\x00\x81 not text")
+    (tmp / "v2.json").write_text(json.dumps({**report, "schema_version": 2}))
+    (tmp / "meta_not_object.json").write_text(json.dumps({**report, "meta": 3}))
+    (tmp / "kernels_not_objects.json").write_text(json.dumps({**report, "kernels": [1, 2]}))
+    dynamo_only = [g for g in report["graphs"] if g["stage"] == "dynamo"]
+    assert dynamo_only and len(dynamo_only) < len(report["graphs"])
+    (tmp / "dynamo_only.json").write_text(json.dumps({**report, "graphs": dynamo_only}))
+    (tmp / "a_file").write_text("not a directory\n")
+    (tmp / "foreign").mkdir()
+    for name, text in FOREIGN.items():
+        (tmp / "foreign" / name).write_text(text)
+    target_dir, target_cwd = tmp / "target", tmp / "cwd"
+    target_dir.mkdir()
+    target_cwd.mkdir()
+    shutil.copy(ASSETS / "simple_model.py", target_dir / "model.py")
+    return Setup(tmp, target_dir, target_cwd, listing(target_dir))
+
+
+def listing(directory: Path) -> list[str]:
+    return sorted(str(p.relative_to(directory)) for p in directory.rglob("*"))
+
+
+def cases(s: Setup) -> dict[str, tuple[list[str], dict[str, Any]]]:
+    """Every process this file runs. Most error cases use --json: stderr still carries the
+    error line, so one run checks both streams."""
+    t = s.tmp
+    small = str(FIXTURE)
+    return {
+        # Slowest first (they trace a model), so they overlap with the rest.
+        "raises in forward": (["graph", f"{RAISES.relative_to(REPO)}:Net", "--stage", "dynamo", "--json"], {}),
+        # Python writes __pycache__ next to an imported module unless told not to; users
+        # do not set PYTHONDONTWRITEBYTECODE, so neither does this run.
+        "target dir": (
+            ["graph", str(s.target_dir / "model.py") + ":Net", "--stage", "dynamo", "--device", "cpu"],
+            {"cwd": s.target_cwd, "env": cli_env(PYTHONDONTWRITEBYTECODE=None)},
+        ),
+        "missing file": (["graph", "no_such_model.py:Net"], {}),
+        "missing file --debug": (["graph", "no_such_model.py:Net", "--debug"], {}),
+        "no colon": (["graph", "samples/add_raw.py", "--json"], {}),
+        "bad attribute": (["graph", "samples/add_raw.py:1Net", "--json"], {}),
+        "missing attribute": (["graph", f"{SIMPLE}:Nett", "--json"], {}),
+        "import error": (["graph", f"{BROKEN.relative_to(REPO)}:Net"], {}),
+        "no inputs": (["graph", f"{CLASSES}:NoInputs", "--json"], {}),
+        "inputs do not fit": (["graph", f"{CLASSES}:WrongArity", "--json"], {}),
+        "--inputs do not fit": (["graph", f"{SIMPLE}:Net", "--inputs", "4", "--json"], {}),
+        "bad --inputs shape": (["graph", f"{SIMPLE}:Net", "--inputs", "4xq", "--json"], {}),
+        "bad --inputs dtype": (["graph", f"{SIMPLE}:Net", "--inputs", "4:floaty", "--json"], {}),
+        "cuda": (["graph", f"{SIMPLE}:Net", "--device", "cuda", "--stage", "dynamo", "--json"], {}),
+        # Saved reports: no torch import, so these are quick.
+        "garbage report": (["graph", str(t / "garbage.json")], {}),
+        "garbage report --json": (["graph", str(t / "garbage.json"), "--json"], {}),
+        "absent report": (["graph", str(t / "absent.json"), "--json"], {}),
+        "binary report": (["graph", str(t / "binary.json")], {}),
+        "meta not an object": (["graph", str(t / "meta_not_object.json")], {}),
+        "kernels not objects": (["graph", str(t / "kernels_not_objects.json")], {}),
+        "schema 2": (["graph", str(t / "v2.json"), "--json"], {}),
+        "show missing stage": (["graph", str(t / "dynamo_only.json"), "--show", "code"], {}),
+        "dump into foreign dir": (["graph", small, "--dump", str(s.foreign)], {}),
+        "dump onto a file": (["graph", small, "--dump", str(t / "a_file")], {}),
+        "html output": (["graph", small, "-o", str(t / "r.html")], {}),
+        "saved report": (["graph", small], {}),
+        "saved report --json": (["graph", small, "--json"], {}),
+        "saved report -o": (["graph", small, "-o", str(t / "out.json")], {}),
+        "saved report --strict": (["graph", small, "--strict"], {}),
+        "saved report with capture options": (["graph", small, "--inputs", "4", "--stage", "dynamo", "--json"], {}),
+        "version": (["--version"], {}),
+    }
+
+
+@dataclass
+class Cli:
+    runs: CliRuns
+    setup: Setup
+
+    def __call__(self, key: str) -> subprocess.CompletedProcess[str]:
+        return self.runs.get(key)
+
+
+@pytest.fixture(scope="module")
+def cli(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    setup = make_files(tmp_path_factory.mktemp("cli"))
+    runs = CliRuns(workers=2)
+    for key, (args, kwargs) in cases(setup).items():
+        runs.submit(key, args, timeout=300, **kwargs)
+    yield Cli(runs, setup)
+    runs.close()
+
+
+# --- checks -------------------------------------------------------------------------------------
+
+
+def error_line(proc: subprocess.CompletedProcess[str], code: int, kind: str | None = None) -> str:
+    """The one `error:` line of a tool error: stderr holds that line and maybe a hint, no
+    traceback; stdout is empty, or with --json only a JSON error of type `kind`."""
+    assert proc.returncode == code, explain(proc)
+    assert "Traceback" not in proc.stderr, proc.stderr
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert lines and lines[0].startswith("error: "), proc.stderr
+    assert all(line.startswith("hint: ") for line in lines[1:]), proc.stderr
+    message = lines[0].removeprefix("error: ")
+    if "--json" in proc.args:
+        assert json_error(proc) == {"type": kind, "message": message, "exit_code": code}
+    else:
+        assert proc.stdout == ""
+    return message
+
+
+def hint_of(proc: subprocess.CompletedProcess[str]) -> str:
+    hints = [line.removeprefix("hint: ") for line in proc.stderr.splitlines() if line.startswith("hint: ")]
+    assert len(hints) == 1, proc.stderr
+    return hints[0]
+
+
+def json_error(proc: subprocess.CompletedProcess[str]) -> dict[str, Any]:
+    """With --json, stdout is one JSON document even on error: {"error": {...}}."""
+    payload = json.loads(proc.stdout)
+    assert list(payload) == ["error"], proc.stdout
+    return payload["error"]
+
+
+def user_traceback(proc: subprocess.CompletedProcess[str], asset: Path) -> list[tuple[str, int]]:
+    """A user-code error: exit 4, a labelled traceback with only the user's frames, one error line."""
+    assert proc.returncode == ExitCode.USER_CODE, explain(proc)
+    head, label, rest = proc.stderr.partition("traceback from your code")
+    assert label and "error:" not in head, proc.stderr
+    frames = [(f, int(n)) for f, n in re.findall(r'File "([^"]+)", line (\d+)', rest)]
+    assert frames and all(Path(f) == asset for f, _ in frames), rest
+    assert len(re.findall(r"^error: ", rest, re.M)) == 1
+    return frames
+
+
+def marker_line(path: Path, marker: str) -> int:
+    return next(n for n, line in enumerate(path.read_text().splitlines(), 1) if marker in line)
+
+
+# --- help and version -----------------------------------------------------------------------------
+
+HELP_SCRIPT = """
+import json, sys
+from tritoninspect.cli import app
+loaded = {}
+for argv in (["--help"], ["graph", "--help"], ["graph", sys.argv[1], "--json"]):
+    try:
+        app(argv, prog_name="tritoninspect")
+    except SystemExit as exc:
+        assert exc.code in (0, None), (argv, exc.code)
+    loaded[" ".join(argv[:2])] = sorted(m for m in sys.modules if m.split(".")[0] in ("torch", "triton"))
+print(json.dumps(loaded), file=sys.stderr)
+"""
+
+
+def test_help_and_saved_reports_do_not_import_torch() -> None:
+    proc = subprocess.run(
+        [sys.executable, "-c", HELP_SCRIPT, str(FIXTURE)],
+        cwd=REPO, env=cli_env(), capture_output=True, text=True, timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    loaded = json.loads(proc.stderr.strip().splitlines()[-1])
+    assert loaded == {"--help": [], "graph --help": [], f"graph {FIXTURE}": []}
+    assert "graph" in proc.stdout and "--inputs" in proc.stdout
+
+
+def test_graph_help_lists_the_options() -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "tritoninspect", "graph", "--help"], cwd=REPO, env=cli_env(COLUMNS="200"),
+        capture_output=True, text=True, timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    for option in ("--inputs", "--device", "--dynamic", "--backward", "--stage", "--show", "--json", "--output",
+                   "--dump", "--strict", "--debug"):
+        assert option in proc.stdout
+
+
+@pytest.mark.xfail(strict=True, reason="cli.py: typer.Typer(help=...) takes precedence over the _root callback "
+                   "docstring, so the exit codes it documents never reach --help")
+def test_help_documents_the_exit_codes() -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "tritoninspect", "--help"], cwd=REPO, env=cli_env(COLUMNS="200"),
+        capture_output=True, text=True, timeout=60,
+    )
+    text = " ".join(proc.stdout.replace("│", " ").split())
+    assert "Exit codes" in text
+    for code in ExitCode:
+        assert f"{int(code)} " in text.split("Exit codes", 1)[1]
+
+
+def test_version(cli: Cli) -> None:
+    from tritoninspect import __version__
+
+    proc = cli("version")
+    assert proc.returncode == 0, explain(proc)
+    assert proc.stdout == f"tritoninspect {__version__}\n"
+
+
+# --- the target ---------------------------------------------------------------------------------
+
+
+def test_missing_file(cli: Cli) -> None:
+    assert error_line(cli("missing file"), ExitCode.TARGET) == "No such file: no_such_model.py"
+
+
+def test_debug_shows_the_traceback(cli: Cli) -> None:
+    proc = cli("missing file --debug")
+    assert proc.returncode == ExitCode.TARGET
+    assert "Traceback" in proc.stderr and "TargetError" in proc.stderr
+    assert proc.stderr.rstrip().splitlines()[-1] == "error: No such file: no_such_model.py"
+
+
+@pytest.mark.parametrize(("key", "why"), [("no colon", "no ':'"), ("bad attribute", "not a Python identifier")])
+def test_malformed_spec(cli: Cli, key: str, why: str) -> None:
+    line = error_line(cli(key), ExitCode.TARGET, "TargetError")
+    assert why in line and "path/to/model.py:Net" in line
+
+
+def test_missing_attribute_lists_what_exists(cli: Cli) -> None:
+    proc = cli("missing attribute")
+    line = error_line(proc, ExitCode.TARGET, "TargetError")
+    assert "No attribute 'Nett'" in line
+    assert "Net, Block" in line and "make_model" in line
+    assert hint_of(proc) == f"did you mean {SIMPLE}:Net?"
+
+
+def test_import_error_shows_the_users_traceback(cli: Cli) -> None:
+    proc = cli("import error")
+    frames = user_traceback(proc, BROKEN)
+    assert frames == [(str(BROKEN), marker_line(BROKEN, "CALL-LINE")), (str(BROKEN), marker_line(BROKEN, "RAISE-LINE"))]
+    assert "FileNotFoundError: weights.bin is missing" in proc.stderr
+    assert proc.stdout == ""
+
+
+def test_exception_in_forward_shows_the_users_traceback(cli: Cli) -> None:
+    proc = cli("raises in forward")
+    frames = user_traceback(proc, RAISES)
+    assert frames == [(str(RAISES), marker_line(RAISES, "CALL-LINE")), (str(RAISES), marker_line(RAISES, "RAISE-LINE"))]
+    error = json_error(proc)
+    assert (error["type"], error["exit_code"]) == ("UserCodeError", ExitCode.USER_CODE)
+    assert "ValueError: expected 3 rows, got 4" in error["message"]
+
+
+# --- inputs -------------------------------------------------------------------------------------------
+
+
+def test_no_example_inputs_lists_the_three_ways(cli: Cli) -> None:
+    line = error_line(cli("no inputs"), ExitCode.TARGET, "InputsError")
+    assert "--inputs" in line and "example_inputs()" in line and "example_inputs staticmethod" in line
+
+
+def test_inputs_that_do_not_fit_forward(cli: Cli) -> None:
+    line = error_line(cli("inputs do not fit"), ExitCode.TARGET, "InputsError")
+    assert "WrongArity.forward(x, y)" in line and "got 3 inputs" in line
+
+
+def test_cli_inputs_that_do_not_fit_forward(cli: Cli) -> None:
+    line = error_line(cli("--inputs do not fit"), ExitCode.TARGET, "InputsError")
+    assert "Net.forward(x, y)" in line and "got 1 input (from --inputs)" in line
+
+
+@pytest.mark.parametrize(("key", "bad"), [("bad --inputs shape", "'4xq'"), ("bad --inputs dtype", "'floaty'")])
+def test_bad_inputs_text(cli: Cli, key: str, bad: str) -> None:
+    assert bad in error_line(cli(key), ExitCode.TARGET, "InputsError")
+
+
+# --- environment ------------------------------------------------------------------------------------
+
+
+def test_cuda_without_gpu(cli: Cli) -> None:
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("this machine has a CUDA GPU")
+    assert "no CUDA GPU" in error_line(cli("cuda"), ExitCode.ENVIRONMENT, "EnvironmentProblem")
+
+
+# --- saved reports ----------------------------------------------------------------------------------
+
+
+def test_saved_report_renders_without_compiling(cli: Cli) -> None:
+    proc = cli("saved report")
+    assert proc.returncode == 0, explain(proc)
+    assert proc.stderr == ""
+    report = Report.from_json(FIXTURE.read_text())
+    for kernel in report.kernels:
+        assert kernel.name in proc.stdout
+
+
+def test_saved_report_json_round_trips(cli: Cli) -> None:
+    proc = cli("saved report --json")
+    assert proc.returncode == 0, explain(proc)
+    assert Report.from_json(proc.stdout) == Report.from_json(FIXTURE.read_text())
+
+
+def test_saved_report_to_file(cli: Cli) -> None:
+    proc = cli("saved report -o")
+    out = cli.setup.tmp / "out.json"
+    assert proc.returncode == 0, explain(proc)
+    assert proc.stdout == ""
+    assert proc.stderr.strip() == f"wrote {out}"
+    assert Report.from_json(out.read_text()) == Report.from_json(FIXTURE.read_text())
+
+
+def test_strict_exits_1_on_diagnostics(cli: Cli) -> None:
+    proc = cli("saved report --strict")
+    count = len(Report.from_json(FIXTURE.read_text()).diagnostics)
+    assert count > 0
+    assert proc.returncode == ExitCode.FINDINGS, explain(proc)
+    assert proc.stderr.strip() == f"--strict: {count} diagnostic(s)"
+    assert proc.stdout  # the report is still printed
+
+
+@pytest.mark.parametrize(("key", "message"), [
+    ("garbage report", "not a JSON report"),
+    ("garbage report --json", "not a JSON report"),
+    ("absent report", "cannot read report"),
+    ("schema 2", "report has schema_version 2; this tritoninspect reads version 1"),
+])
+def test_unreadable_report(cli: Cli, key: str, message: str) -> None:
+    assert message in error_line(cli(key), ExitCode.REPORT, "ReportError")
+
+
+@pytest.mark.xfail(strict=True, reason="cli._load_report catches OSError only: a non-UTF-8 file raises "
+                   "UnicodeDecodeError, a Python traceback and exit 1 instead of a ReportError (exit 7)")
+def test_binary_report(cli: Cli) -> None:
+    error_line(cli("binary report"), ExitCode.REPORT)
+
+
+@pytest.mark.xfail(strict=True, reason="report._build/_value accept non-object values where records belong "
+                   "(meta: 3, kernels: [1, 2]); rendering then raises AttributeError: a traceback and exit 1 "
+                   "(and --json re-emits the bad report with exit 0)")
+@pytest.mark.parametrize("key", ["meta not an object", "kernels not objects"])
+def test_report_with_malformed_records(cli: Cli, key: str) -> None:
+    assert "does not match schema 1" in error_line(cli(key), ExitCode.REPORT)
+
+
+def test_capture_options_with_a_saved_report(cli: Cli) -> None:
+    line = error_line(cli("saved report with capture options"), ExitCode.USAGE, "UsageError")
+    assert line.startswith("--inputs, --stage: ")
+
+
+def test_show_a_stage_the_report_lacks(cli: Cli) -> None:
+    line = error_line(cli("show missing stage"), ExitCode.USAGE)
+    assert line == "this report has no code graphs; stages it has: dynamo"
+
+
+# --- outputs ------------------------------------------------------------------------------------------
+
+
+def test_dump_refuses_a_foreign_directory(cli: Cli) -> None:
+    proc = cli("dump into foreign dir")
+    assert "not empty and was not written by tritoninspect" in error_line(proc, ExitCode.USAGE)
+    foreign = cli.setup.foreign
+    assert listing(foreign) == sorted(FOREIGN)
+    assert {name: (foreign / name).read_text() for name in FOREIGN} == FOREIGN
+
+
+def test_dump_onto_a_file(cli: Cli) -> None:
+    assert "is not a directory" in error_line(cli("dump onto a file"), ExitCode.USAGE)
+    assert (cli.setup.tmp / "a_file").read_text() == "not a directory\n"
+
+
+def test_html_output_is_a_usage_error(cli: Cli) -> None:
+    assert "html output is not supported yet" in error_line(cli("html output"), ExitCode.USAGE)
+    assert not (cli.setup.tmp / "r.html").exists()
+
+
+def test_graph_writes_nothing_next_to_the_target_or_in_cwd(cli: Cli) -> None:
+    proc = cli("target dir")
+    assert proc.returncode == 0, explain(proc)
+    after = [p for p in listing(cli.setup.target_dir) if not p.startswith("__pycache__")]
+    assert after == cli.setup.target_before == ["model.py"]
+    assert listing(cli.setup.target_cwd) == []
+
+
+@pytest.mark.xfail(strict=True, reason="target.import_target_module imports the user's module with bytecode "
+                   "writing on, so Python leaves __pycache__/ next to the target")
+def test_graph_leaves_no_bytecode_cache_next_to_the_target(cli: Cli) -> None:
+    proc = cli("target dir")
+    assert proc.returncode == 0, explain(proc)
+    assert listing(cli.setup.target_dir) == ["model.py"]
