@@ -223,8 +223,6 @@ def test_graph_help_lists_the_options() -> None:
         assert option in proc.stdout
 
 
-@pytest.mark.xfail(strict=True, reason="cli.py: typer.Typer(help=...) takes precedence over the _root callback "
-                   "docstring, so the exit codes it documents never reach --help")
 def test_help_documents_the_exit_codes() -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "tritoninspect", "--help"], cwd=REPO, env=cli_env(COLUMNS="200"),
@@ -369,15 +367,10 @@ def test_unreadable_report(cli: Cli, key: str, message: str) -> None:
     assert message in error_line(cli(key), ExitCode.REPORT, "ReportError")
 
 
-@pytest.mark.xfail(strict=True, reason="cli._load_report catches OSError only: a non-UTF-8 file raises "
-                   "UnicodeDecodeError, a Python traceback and exit 1 instead of a ReportError (exit 7)")
 def test_binary_report(cli: Cli) -> None:
     error_line(cli("binary report"), ExitCode.REPORT)
 
 
-@pytest.mark.xfail(strict=True, reason="report._build/_value accept non-object values where records belong "
-                   "(meta: 3, kernels: [1, 2]); rendering then raises AttributeError: a traceback and exit 1 "
-                   "(and --json re-emits the bad report with exit 0)")
 @pytest.mark.parametrize("key", ["meta not an object", "kernels not objects"])
 def test_report_with_malformed_records(cli: Cli, key: str) -> None:
     assert "does not match schema 1" in error_line(cli(key), ExitCode.REPORT)
@@ -422,8 +415,6 @@ def test_graph_writes_nothing_next_to_the_target_or_in_cwd(cli: Cli) -> None:
     assert listing(cli.setup.target_cwd) == []
 
 
-@pytest.mark.xfail(strict=True, reason="target.import_target_module imports the user's module with bytecode "
-                   "writing on, so Python leaves __pycache__/ next to the target")
 def test_graph_leaves_no_bytecode_cache_next_to_the_target(cli: Cli) -> None:
     proc = cli("target dir")
     assert proc.returncode == 0, explain(proc)

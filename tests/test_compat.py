@@ -116,9 +116,6 @@ def test_graph_break_at_user_line() -> None:
     assert stack == (f"{USER}:35 in <module>", f"{USER}:12 in f1")  # torch's frames are not the user's
 
 
-@pytest.mark.xfail(strict=True, reason="compat.parse_graph_break only looks for 'torch.compile will skip tracing "
-                   "the frame'; torch 2.11 and 2.13 report an unresumable break as 'Graph break in user code at "
-                   "...' with 'Skipping the function and falling back to eager', so frame_skipped stays False")
 def test_unresumable_graph_break_skips_the_frame() -> None:
     reason, file, line, _, skipped = compat.parse_graph_break(GRAPH_BREAK_AT_SKIPPED)
     assert (file, line) == (USER, 22)
@@ -132,9 +129,6 @@ def test_skip_frame_form() -> None:
     assert reason.startswith("Graph break: torch.compile cannot properly resume from this graph break")
 
 
-@pytest.mark.xfail(strict=True, reason="compat.parse_graph_break (skip form) appends the last line of the "
-                   "traceback, which for torch>=2.6 Unsupported errors is the 'For more details ... visit: URL' "
-                   "trailer, so the reason never says what broke")
 def test_skip_frame_reason_names_the_error() -> None:
     reason = compat.parse_graph_break(SKIP_FRAME)[0]
     assert "Call to `torch._dynamo.graph_break()`" in reason

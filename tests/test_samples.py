@@ -110,9 +110,6 @@ def test_stage_dynamo_stops_before_aot(runs: CliRuns) -> None:
     assert sum(o["launches"] for o in occurrences(kernel, "runtime")) == 1
 
 
-@pytest.mark.xfail(strict=True, reason="recorder._remember_code reads gm.forward.__code__ of a _LazyGraphModule "
-                   "(torch/fx/_lazy_graph_module.py), not the generated forward, so with --stage dynamo a launch "
-                   "inside the graph is classified eager with no compile id")
 def test_stage_dynamo_launch_runs_inside_the_graph(runs: CliRuns) -> None:
     kernel = kernels_by_name(report(runs, "add_raw --stage dynamo"))["add_kernel"]
     assert kernel["entries"] == ["hop"]

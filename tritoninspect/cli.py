@@ -18,9 +18,15 @@ from rich.markup import escape
 from tritoninspect import __version__
 from tritoninspect.errors import ExitCode, TritonInspectError, UserCodeError
 
+EXIT_CODES = (
+    "Exit codes: 0 ok · 1 findings (--strict, check) · 2 usage · 3 target or inputs · "
+    "4 your code raised · 5 environment (no GPU, no Triton) · 6 internal error · 7 unreadable saved report."
+)
+
 app = typer.Typer(
     name="tritoninspect",
     help="See what torch.compile did with your user-defined Triton kernels.",
+    epilog=EXIT_CODES,
     rich_markup_mode="rich",
     no_args_is_help=True,
     # No shell-completion options: detecting the shell costs start-up time on every call.
@@ -61,12 +67,7 @@ def _root(
         Optional[bool], typer.Option("--version", callback=_version, is_eager=True, help="Show the version and exit.")
     ] = None,
 ) -> None:
-    """See what torch.compile did with your user-defined Triton kernels.
-
-    Exit codes: 0 ok, 1 findings (--strict), 2 usage, 3 target or inputs,
-    4 your code raised, 5 environment (no GPU, no Triton), 6 internal error,
-    7 unreadable saved report.
-    """
+    """See what torch.compile did with your user-defined Triton kernels."""
 
 
 @app.command()
@@ -92,10 +93,14 @@ def graph(
     """Compile a model and report where each Triton kernel went."""
     err = Console(stderr=True, highlight=False)
     try:
+        if dump is not None:
+            _check_dump_dir(dump)  # before a long compile, not after it
         report = _load_or_capture(target, inputs, device.value, dynamic, backward, stage.value, err)
         _emit(report, show=show.value if show else None, json_out=json_out, output=output, dump=dump, err=err)
     except TritonInspectError as exc:
         _fail(exc, err, json_out=json_out, debug=debug)
+    except Exception as exc:  # noqa: BLE001 - a bug of ours: one line, exit 6, traceback with --debug
+        _fail(_internal(exc), err, json_out=json_out, debug=debug)
     if strict and report.diagnostics:
         err.print(f"[yellow]--strict: {len(report.diagnostics)} diagnostic(s)[/]")
         raise typer.Exit(ExitCode.FINDINGS)
@@ -118,6 +123,24 @@ def _load_or_capture(
         return capture_target(spec, inputs=inputs, device=device, dynamic=dynamic, backward=backward, stage=stage)
 
 
+def _internal(exc: Exception) -> TritonInspectError:
+    from tritoninspect.errors import CaptureError
+
+    return CaptureError(
+        f"internal error: {type(exc).__name__}: {exc}", hint="rerun with --debug and report it with the traceback"
+    )
+
+
+def _check_dump_dir(dump: Path) -> None:
+    from tritoninspect.errors import UsageError
+    from tritoninspect.render.dump import check_dump_dir
+
+    try:
+        check_dump_dir(dump)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from exc
+
+
 def _check_no_capture_options(**given: Any) -> None:
     """A saved report is re-rendered as it is: options that change a capture
     would be silently ignored, so refuse them."""
@@ -136,6 +159,8 @@ def _load_report(path: Path) -> Any:
         text = path.read_text()
     except OSError as exc:
         raise ReportError(f"cannot read report {path}: {exc.strerror}") from exc
+    except UnicodeDecodeError as exc:
+        raise ReportError(f"cannot read report {path}: not UTF-8 text ({exc.reason})") from exc
     return Report.from_json(text)
 
 

@@ -5,7 +5,7 @@ README. Change it only by bumping `SCHEMA_VERSION` and noting why below.
 
 Schema changelog:
   1  first version: meta, graphs, graph_breaks, recompiles, kernels with
-     entries and occurrences, opaque_ops, diagnostics.
+     entries and occurrences, opaque_ops, diagnostics; Graph.compile_time_s.
 """
 
 from __future__ import annotations
@@ -77,6 +77,10 @@ class Graph:
     op_count: int
     #: Subgraph modules (e.g. autograd.Function bodies) inside a Dynamo graph.
     subgraphs: tuple[str, ...] = ()
+    #: Seconds (wall) the compiler spent on this graph: for `dynamo`, the backend
+    #: call (AOTAutograd + Inductor, every part); for `aot_*`, Inductor's compile
+    #: of that part. None where nothing was compiled (other stages, --stage aot).
+    compile_time_s: float | None = None
 
 
 @dataclass(frozen=True)
@@ -224,16 +228,18 @@ class Report:
         return next((k for k in self.kernels if name in (k.name, k.id)), None)
 
 
-_NESTED = {
-    "meta": Meta,
-    "graphs": Graph,
-    "graph_breaks": GraphBreak,
-    "recompiles": Recompile,
-    "kernels": Kernel,
-    "occurrences": Occurrence,
-    "opaque_ops": OpaqueOp,
-    "mutation_fallbacks_unattributed": MutationFallback,
-    "diagnostics": Diagnostic,
+#: (owner, field) -> (record class, is a list). Keyed by owner because the
+#: same name can mean different things (OpaqueOp.kernels holds names).
+_NESTED: dict[tuple[type, str], tuple[type, bool]] = {
+    (Report, "meta"): (Meta, False),
+    (Report, "graphs"): (Graph, True),
+    (Report, "graph_breaks"): (GraphBreak, True),
+    (Report, "recompiles"): (Recompile, True),
+    (Report, "kernels"): (Kernel, True),
+    (Kernel, "occurrences"): (Occurrence, True),
+    (Report, "opaque_ops"): (OpaqueOp, True),
+    (Report, "mutation_fallbacks_unattributed"): (MutationFallback, True),
+    (Report, "diagnostics"): (Diagnostic, True),
 }
 
 
@@ -243,17 +249,19 @@ def _build(cls: type, data: dict[str, Any]) -> Any:
     unknown = set(data) - names
     if unknown:
         raise ValueError(f"unknown field(s) {sorted(unknown)} in {cls.__name__}")
-    kwargs = {name: _value(name, value) for name, value in data.items()}
+    kwargs = {name: _value(cls, name, value) for name, value in data.items()}
     return cls(**kwargs)
 
 
-def _value(name: str, value: Any) -> Any:
-    # Only dicts are nested records: OpaqueOp.kernels, say, is a list of names.
-    nested = _NESTED.get(name)
-    if nested is not None and isinstance(value, dict):
-        return _build(nested, value)
-    if nested is not None and isinstance(value, list) and all(isinstance(v, dict) for v in value):
-        return tuple(_build(nested, item) for item in value)
+def _value(owner: type, name: str, value: Any) -> Any:
+    nested = _NESTED.get((owner, name))
+    if nested is not None:
+        record, many = nested
+        if many and isinstance(value, list) and all(isinstance(v, dict) for v in value):
+            return tuple(_build(record, item) for item in value)
+        if not many and isinstance(value, dict):
+            return _build(record, value)
+        raise ValueError(f"{owner.__name__}.{name} must be {'a list of objects' if many else 'an object'}")
     if name == "grid" and value is not None:
         return tuple(tuple(g) for g in value)
     if isinstance(value, list):

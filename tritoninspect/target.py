@@ -264,6 +264,8 @@ def import_target_module(spec: TargetSpec) -> types.ModuleType:
     # A file created since the last import in this process would otherwise be
     # missed by the path finders' cached directory listings.
     importlib.invalidate_caches()
+    # Never leave __pycache__/ next to the user's files.
+    dont_write, sys.dont_write_bytecode = sys.dont_write_bytecode, True
     try:
         return importlib.import_module(spec.module)
     except ModuleNotFoundError as exc:
@@ -275,6 +277,8 @@ def import_target_module(spec: TargetSpec) -> types.ModuleType:
         raise user_code_error(f"error while importing {spec.display_name}", exc) from exc
     except (Exception, SystemExit) as exc:  # a module calling sys.exit() must not end the tool
         raise user_code_error(f"error while importing {spec.display_name}", exc) from exc
+    finally:
+        sys.dont_write_bytecode = dont_write
 
 
 def _put_on_sys_path(entry: Path) -> None:

@@ -7,12 +7,16 @@ import re
 from tritoninspect.capture.records import Capture
 from tritoninspect.report import Graph, GraphBreak, Recompile
 
-_LAUNCH_RE = re.compile(r"\.run\(|\btorch\.ops\.\w+\.\w+\.\w+\(|\bextern_kernels\.\w+\(")
+#: Triton launches (GPU), C++ kernel calls (CPU), custom ops and extern kernels.
+_LAUNCH_RE = re.compile(r"\.run\(|\bcpp_fused_\w+\(|\btorch\.ops\.\w+\.\w+\.\w+\(|\bextern_kernels\.\w+\(")
 
 
 def analyse_graphs(capture: Capture) -> dict[str, tuple]:
     """Every captured graph and output-code module, in capture order."""
-    graphs = [Graph(g.compile_id, g.stage, g.part, g.code, g.op_count, g.subgraphs) for g in capture.graphs]
+    graphs = [
+        Graph(g.compile_id, g.stage, g.part, g.code, g.op_count, g.subgraphs, compile_time_s=g.compile_time_s)
+        for g in capture.graphs
+    ]
     for code in capture.output_code:
         graphs.append(Graph(code.compile_id, "output_code", code.part, code.code, _calls(code.code)))
     return {"graphs": tuple(graphs)}

@@ -251,6 +251,19 @@ def frames(start: FrameType | None = None) -> Iterator[FrameType]:
         frame = frame.f_back
 
 
+def graph_module_code_file(gm: torch.fx.GraphModule) -> str:
+    """The file name of `gm`'s generated forward (e.g. "<eval_with_key>.3").
+
+    Dynamo hands backends a _LazyGraphModule (torch 2.3+) whose forward is a
+    stub until first called; generate the real code first so the name we
+    remember is the one launches will run under.
+    """
+    real_recompile = getattr(gm, "real_recompile", None)
+    if callable(real_recompile):
+        real_recompile()
+    return gm.forward.__code__.co_filename
+
+
 # --- mutation analysis fallback ----------------------------------------------
 
 #: Logger and text of the fallback warning (triton_kernel_wrap.py; 2.11 names
@@ -576,7 +589,10 @@ TORCH_OP_NAMESPACES = frozenset(
 _FRAME_RE = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<func>\S+)', re.M)
 _BREAK_AT_RE = re.compile(r"^Graph break in user code at (?P<file>.+):(?P<line>\d+)$", re.M)
 _WONT_CONVERT_RE = re.compile(r"^WON'T CONVERT (?P<func>\S+) (?P<file>.+) line (?P<line>\d+)$", re.M)
-_SKIP_TEXT = "torch.compile will skip tracing the frame"
+#: Texts meaning Dynamo gave up on the whole frame and ran it eagerly
+#: (convert_frame.py's skip message; exc.py's "Skipping the function ..." for
+#: breaks it cannot resume from, e.g. inside try/finally, torch 2.11-2.14).
+_SKIP_TEXTS = ("torch.compile will skip tracing the frame", "Skipping the function and falling back to eager")
 
 #: Frames that are never the user's: the tool itself and the libraries it drives.
 _NOT_USER = tuple(
@@ -599,18 +615,16 @@ def parse_graph_break(payload: str) -> tuple[str, str | None, int | None, tuple[
     stack = tuple(
         f"{m['file']}:{m['line']} in {m['func']}" for m in _FRAME_RE.finditer(head) if is_user_file(m["file"])
     )
-    skipped = _SKIP_TEXT in payload
+    skipped = any(text in payload for text in _SKIP_TEXTS)
     at = _BREAK_AT_RE.search(payload)
     if at:
         reason = head.split("Graph Break Reason:", 1)[-1].split("\nUser code traceback:", 1)[0].strip()
         return _drop_preamble(reason), at["file"], int(at["line"]), stack, skipped
     file, line = _last_location(stack)
     if skipped:
+        error = _exception_line(_exc)
         reason = payload.strip().splitlines()[0]
-        tail = _exc.strip().splitlines()
-        if tail:
-            reason = f"{reason} ({tail[-1].strip()})"
-        return reason, file, line, stack, True
+        return (f"{reason} ({error})" if error else reason), file, line, stack, True
     won = _WONT_CONVERT_RE.search(payload)
     if won:
         tail = [ln for ln in payload.splitlines() if ln and not ln.startswith((" ", "=", "Traceback"))]
@@ -618,6 +632,16 @@ def parse_graph_break(payload: str) -> tuple[str, str | None, int | None, tuple[
         return reason, file or won["file"], line or int(won["line"]), stack, True
     first = payload.strip().splitlines()[0] if payload.strip() else ""
     return first, file, line, stack, skipped
+
+
+def _exception_line(traceback_text: str) -> str:
+    """The 'ExcType: message' line of the last traceback in `traceback_text`
+    (not the "For more details ... visit" trailer torch 2.6+ appends)."""
+    last = traceback_text.rsplit("Traceback (most recent call last):", 1)[-1]
+    for line in last.splitlines():
+        if line and not line.startswith((" ", "\t", "Traceback")):
+            return line.strip()
+    return ""
 
 
 #: torch 2.6+ opens every reason with this line; the graph-break type follows.

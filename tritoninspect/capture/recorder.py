@@ -7,8 +7,10 @@ One `Recorder` owns every hook it installs (`installed()` restores them all in
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import logging
 import os
+import time
 from collections import Counter
 from collections.abc import Iterator
 from typing import Any
@@ -51,6 +53,11 @@ class Recorder:
         """The function given to `torch.compile(backend=...)`."""
         cid = compat.current_compile_id() or "?"
         self._record_graph(gm, cid, "dynamo", "")
+        # Timed per compile id: what AOTAutograd and Inductor spent on this graph.
+        with self._timed(len(self.capture.graphs) - 1):
+            return self._compile(gm, example_inputs, cid)
+
+    def _compile(self, gm: torch.fx.GraphModule, example_inputs: list[Any], cid: str) -> Any:
         if self.stage == "dynamo":
             return self._remember_code(gm, cid)
         if self.stage == "aot":
@@ -89,11 +96,24 @@ class Recorder:
         part = "backward" if kwargs.get("is_backward") else "inference" if kwargs.get("is_inference") else "forward"
         cid = compat.current_compile_id() or "?"
         self._record_graph(gm, cid, f"aot_{part}", part)
+        index = len(self.capture.graphs) - 1
         previous, self._part = self._part, part
         try:
-            return compat.compile_fx_inner()(gm, example_inputs, **kwargs)
+            with self._timed(index):
+                return compat.compile_fx_inner()(gm, example_inputs, **kwargs)
         finally:
             self._part = previous
+
+    @contextlib.contextmanager
+    def _timed(self, index: int) -> Iterator[None]:
+        """Record the block's wall time as graph `index`'s compile time, even
+        when it raises (a failed compile took time too)."""
+        start = time.perf_counter()
+        try:
+            yield
+        finally:
+            graph = self.capture.graphs[index]
+            self.capture.graphs[index] = dataclasses.replace(graph, compile_time_s=time.perf_counter() - start)
 
     def _record_post_grad(self, graph: torch.fx.Graph) -> None:
         cid = compat.current_compile_id() or "?"
@@ -103,7 +123,7 @@ class Recorder:
 
     def _remember_code(self, gm: torch.fx.GraphModule, cid: str) -> Any:
         """Run `gm` as is; note its code file to attribute launches to `cid`."""
-        self._code_files[gm.forward.__code__.co_filename] = cid
+        self._code_files[compat.graph_module_code_file(gm)] = cid
         return gm.forward
 
     # --- graphs -> records ---------------------------------------------------

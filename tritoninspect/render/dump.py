@@ -89,6 +89,11 @@ def _graph_break_block(b: GraphBreak) -> str:
     return "\n".join(lines) + "\n"
 
 
+def check_dump_dir(directory: Path) -> None:
+    """Raise ValueError now if `dump_artifacts` would refuse `directory`."""
+    _previous_dump(directory)
+
+
 def _previous_dump(directory: Path) -> set[str]:
     """Names an earlier dump wrote here; raises if the directory holds anything else."""
     if not directory.exists():
