@@ -116,7 +116,7 @@ def test_kernels_sorted_by_source_position() -> None:
 def test_hop_occurrences_per_stage() -> None:
     k = kernel(build_report(load("add_raw")), "add_kernel")
     # One node per captured graph, the definition in the output code, one counted launch record.
-    assert by_stage(k) == {"dynamo": 1, "aot_inference": 1, "post_grad": 1, "output_code": 1, "runtime": 1}
+    assert by_stage(k) == {"dynamo": 1, "aot_inference": 1, "post_grad": 1, "post_grad_final": 1, "output_code": 1, "runtime": 1}
     graph = [o for o in k.occurrences if o.stage in GRAPH_STAGES]
     assert all(o.in_output_code is True and o.compile_id == "0/0" for o in graph)
     (code,) = [o for o in k.occurrences if o.stage == "output_code"]
@@ -162,7 +162,7 @@ def test_custom_op_is_opaque_with_its_kernel_inside() -> None:
         ("runtime", "custom_op", "tisample_custom_op::add")
     ]
     assert {(op.op, op.kernels) for op in report.opaque_ops} == {("tisample_custom_op::add", ("add_kernel",))}
-    assert {op.stage for op in report.opaque_ops} == {"dynamo", "aot_inference", "post_grad"}
+    assert {op.stage for op in report.opaque_ops} == {"dynamo", "aot_inference", "post_grad", "post_grad_final"}
 
 
 def test_opaque_op_without_a_seen_launch_lists_no_kernel() -> None:

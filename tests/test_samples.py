@@ -9,6 +9,7 @@ Expectations and checks are in tests/_expect.py, shared with tests/gpu/.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +30,9 @@ from _expect import (
     json_report,
     kernels_by_name,
     occurrences,
+    run_cli,
 )
+from _gpu_agreement import check_agrees_with_gpu_report, stored_gpu_report
 
 pytestmark = pytest.mark.slow
 
@@ -71,6 +74,13 @@ def test_every_sample_has_an_expectation() -> None:
 @pytest.mark.parametrize("name", SAMPLES)
 def test_sample_report_matches_docstring(runs: CliRuns, name: str) -> None:
     check_sample(name, report(runs, name), mode="compile-only")
+
+
+@pytest.mark.parametrize("name", SAMPLES)
+def test_sample_agrees_with_the_stored_gpu_report(runs: CliRuns, name: str) -> None:
+    """Compile-only mode here says what the GPU run said (tests/fixtures/gpu/), save known version differences."""
+    stored = stored_gpu_report(name)  # before waiting for the run: skip at once when there is none
+    check_agrees_with_gpu_report(stored, report(runs, name))
 
 
 def test_meta_describes_the_run(runs: CliRuns) -> None:
@@ -136,6 +146,47 @@ def test_dump_writes_each_stage(runs: CliRuns, out: Path) -> None:
     written = json.loads((out / "r.json").read_text())
     assert dumped == written
     assert kernels_by_name(written)["add_kernel"]["entries"] == ["hop"]
+
+
+def show_fusion(runs: CliRuns, name: str, out: Path) -> str:
+    """`--show fusion` of the sample's saved JSON report (re-rendered: nothing recompiles)."""
+    saved = out / f"{name}.json"
+    saved.write_text(json.dumps(report(runs, name)))
+    proc = run_cli(["graph", str(saved), "--show", "fusion"])
+    assert proc.returncode == 0, explain(proc)
+    return proc.stdout
+
+
+def test_show_fusion_raw_kernel_between_inductor_kernels(runs: CliRuns, out: Path) -> None:
+    text = show_fusion(runs, "add_raw", out)
+    assert "Inductor's kernels: CPU (C++) kernels in compile-only mode" in text
+    marked = [line for line in text.splitlines() if line.lstrip().startswith("►")]
+    assert len(marked) == 1 and "add_kernel_0" in marked[0] and " user " in marked[0]
+    assert re.search(r"before\s+cpp_fused_sin_\d+ \(#0, inductor: sin\): writes buf\d+, which the kernel reads as x_ptr", text)
+    assert re.search(r"after\s+cpp_fused_cos_mul_\d+ \(#2, inductor: cos, mul\): reads buf\d+", text)
+
+
+def test_show_fusion_opaque_op_boundary(runs: CliRuns, out: Path) -> None:
+    text = show_fusion(runs, "custom_op", out)
+    marked = [line for line in text.splitlines() if line.lstrip().startswith("►")]
+    assert len(marked) == 1 and "torch.ops.tisample_custom_op.add." in marked[0] and " extern " in marked[0]
+    assert "sin and cos, mul compiled as separate kernels around it" in text
+
+
+def test_inplace_view_is_cloned_and_copied_back(runs: CliRuns) -> None:
+    kernel = kernels_by_name(report(runs, "inplace"))["add_inplace_kernel"]
+    whole, view = (o["clones"] for o in occurrences(kernel, "aot_inference"))
+    assert (whole["after_reinplace"], view["after_reinplace"]) == ([], ["x_ptr"])
+    assert (whole["copies"], len(view["copies"]), view["bytes"]) == ([], 2, 32 * 4)
+
+
+def test_inline_asm_fallback_clones_every_input(runs: CliRuns, out: Path) -> None:
+    rep = report(runs, "inline_asm")
+    (aot,) = occurrences(kernels_by_name(rep)["asm_copy_kernel"], "aot_inference")
+    assert aot["clones"]["before_reinplace"] == ["x_ptr", "out_ptr"]
+    assert "tt.elementwise_inline_asm" in aot["clones"]["fallback"]
+    text = show_fusion(runs, "inline_asm", out)
+    assert "assumed written (fallback)" in text and "mutation analysis fell back at samples/inline_asm.py:" in text
 
 
 @pytest.mark.parametrize("name", EAGER_SAMPLES)

@@ -1,3 +1,36 @@
-"""tritoninspect: see what torch.compile did with your user-defined Triton kernels."""
+"""tritoninspect: see what torch.compile did with your user-defined Triton kernels.
+
+Python API (for a kernel library's tests)::
+
+    from tritoninspect import inspect_module, check_report
+
+    report = inspect_module(Net(), (x, y), stage="dynamo")   # a Report
+    assert check_report(report, no_breaks=True, entries={"add_kernel": "hop"}) == []
+
+Names are imported on first use, so `import tritoninspect` (and `tritoninspect
+--help`) does not import torch.
+"""
+
+from __future__ import annotations
+
+from typing import Any
 
 __version__ = "0.1.0"
+
+#: Public name -> the module that defines it, imported on first access.
+_LAZY = {
+    "inspect_module": "tritoninspect.run",
+    "check_report": "tritoninspect.checks",
+    "Report": "tritoninspect.report",
+}
+
+__all__ = ["Report", "__version__", "check_report", "inspect_module"]
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'tritoninspect' has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(module), name)

@@ -53,6 +53,7 @@ class Show(str, Enum):
     aot = "aot"
     post_grad = "post-grad"
     code = "code"
+    fusion = "fusion"
 
 
 def _version(value: bool) -> None:
@@ -88,6 +89,12 @@ def graph(
     output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write the report to a file (.json or text).")] = None,
     dump: Annotated[Optional[Path], typer.Option("--dump", help="Write every artifact to DIR, named by compile id and stage.")] = None,
     strict: Annotated[bool, typer.Option("--strict", help="Exit 1 when the report has diagnostics.")] = False,
+    resources: Annotated[
+        bool, typer.Option("--resources", help="Compile each kernel per autotune config: registers, shared memory, spills.")
+    ] = False,
+    target_arch: Annotated[
+        Optional[str], typer.Option("--target", help="Compile-only mode's GPU architecture (default sm_90).")
+    ] = None,
     debug: Annotated[bool, typer.Option("--debug", help="Show full tracebacks.")] = False,
 ) -> None:
     """Compile a model and report where each Triton kernel went."""
@@ -95,7 +102,8 @@ def graph(
     try:
         if dump is not None:
             _check_dump_dir(dump)  # before a long compile, not after it
-        report = _load_or_capture(target, inputs, device.value, dynamic, backward, stage.value, err)
+        report = _load_or_capture(target, inputs, device.value, dynamic, backward, stage.value, err,
+                                  resources=resources, target_arch=target_arch)
         _emit(report, show=show.value if show else None, json_out=json_out, output=output, dump=dump, err=err)
     except TritonInspectError as exc:
         _fail(exc, err, json_out=json_out, debug=debug)
@@ -107,11 +115,13 @@ def graph(
 
 
 def _load_or_capture(
-    target: str, inputs: str | None, device: str, dynamic: bool, backward: bool | None, stage: str, err: Console
+    target: str, inputs: str | None, device: str, dynamic: bool, backward: bool | None, stage: str, err: Console,
+    *, resources: bool = False, target_arch: str | None = None,
 ) -> Any:
     if target.endswith(".json"):
         _check_no_capture_options(inputs=inputs, device=device != "auto", dynamic=dynamic,
-                                  backward=backward is not None, stage=stage != "inductor")
+                                  backward=backward is not None, stage=stage != "inductor",
+                                  resources=resources, target=target_arch is not None)
         return _load_report(Path(target))
     from tritoninspect.target import parse_spec
 
@@ -120,7 +130,8 @@ def _load_or_capture(
     from tritoninspect.run import capture_target
 
     with _spinner(err, f"Compiling {spec.display_name}:{spec.attr}"):
-        return capture_target(spec, inputs=inputs, device=device, dynamic=dynamic, backward=backward, stage=stage)
+        return capture_target(spec, inputs=inputs, device=device, dynamic=dynamic, backward=backward, stage=stage,
+                              resources=resources, target=target_arch)
 
 
 def _internal(exc: Exception) -> TritonInspectError:
@@ -229,6 +240,111 @@ def _fail(exc: TritonInspectError, err: Console, *, json_out: bool, debug: bool)
     raise typer.Exit(int(exc.exit_code))
 
 
+@app.command()
+def diff(
+    a: Annotated[str, typer.Argument(help="A: model.py:Net, package.module:Net, or a saved report.json.")],
+    b: Annotated[str, typer.Argument(help="B: the same forms as A, e.g. model.py:OpNet.")],
+    inputs: Annotated[
+        Optional[str], typer.Option("--inputs", "-i", help="Example inputs for A, and for B unless --inputs-b.")
+    ] = None,
+    inputs_b: Annotated[Optional[str], typer.Option("--inputs-b", help="Example inputs for B.")] = None,
+    device: Annotated[Device, typer.Option(help="auto: CUDA when available, else compile-only CPU mode.")] = Device.auto,
+    dynamic: Annotated[bool, typer.Option("--dynamic", help="Compile with dynamic shapes from the start.")] = False,
+    backward: Annotated[
+        Optional[bool], typer.Option("--backward/--no-backward", help="Run backward so backward graphs compile.")
+    ] = None,
+    stage: Annotated[Stage, typer.Option(help="Stop after this stage (faster).")] = Stage.inductor,
+    bench: Annotated[
+        bool, typer.Option("--bench", help="Time each side eager and compiled on the GPU (compile times only on CPU).")
+    ] = False,
+    json_out: Annotated[bool, typer.Option("--json", help="Print the diff as JSON on stdout (nothing else).")] = False,
+    output: Annotated[
+        Optional[Path], typer.Option("--output", "-o", help="Also write the diff to a file (.json or text).")
+    ] = None,
+    save: Annotated[
+        Optional[Path], typer.Option("--save", help="Write each side's report to DIR/A.json and DIR/B.json.")
+    ] = None,
+    context: Annotated[int, typer.Option("--context", min=0, help="Lines of context in graph diffs.")] = 3,
+    debug: Annotated[
+        bool, typer.Option("--debug", help="Show full tracebacks and the capture processes' output.")
+    ] = False,
+) -> None:
+    """Compare two variants of a model (or two saved reports): graphs, kernels, copies, compile and run time.
+
+    Each target is compiled in its own fresh process, so the two compiles share no state.
+    """
+    from tritoninspect.side import CaptureOptions
+
+    err = Console(stderr=True, highlight=False)
+    options = CaptureOptions(device=device.value, dynamic=dynamic, backward=backward, stage=stage.value, bench=bench)
+    try:
+        result = _diff(a, b, inputs=inputs, inputs_b=inputs_b, options=options, save=save, context=context,
+                       debug=debug, err=err)
+        _emit_diff(result, json_out=json_out, output=output, err=err)
+    except TritonInspectError as exc:
+        _fail(exc, err, json_out=json_out, debug=debug)
+    except Exception as exc:  # noqa: BLE001 - a bug of ours: one line, exit 6, traceback with --debug
+        _fail(_internal(exc), err, json_out=json_out, debug=debug)
+
+
+def _diff(a: str, b: str, *, inputs: str | None, inputs_b: str | None, options: Any, save: Path | None,
+          context: int, debug: bool, err: Console) -> Any:
+    from tritoninspect import side
+    from tritoninspect.errors import UsageError
+
+    _check_diff_options(a, b, inputs=inputs, inputs_b=inputs_b, options=options)
+    try:
+        if save is not None:
+            side.check_save_dir(save)  # before two long compiles, not after them
+        results = []
+        for label, source, side_inputs in (("A", a, inputs), ("B", b, inputs if inputs_b is None else inputs_b)):
+            with _spinner(err, f"{label}: compiling {source} in a fresh process"):
+                results.append(side.get_side(label, source, inputs=side_inputs, options=options, debug=debug))
+        if save is not None:
+            side.save_reports(save, results[0], results[1])
+            err.print(f"wrote {save / 'A.json'} and {save / 'B.json'}")
+    except (ValueError, OSError) as exc:
+        raise UsageError(str(exc)) from exc
+    return side.build_diff(results[0], results[1], context=context)
+
+
+def _check_diff_options(a: str, b: str, *, inputs: str | None, inputs_b: str | None, options: Any) -> None:
+    from tritoninspect.errors import UsageError
+    from tritoninspect.side import is_saved_report
+
+    saved_a, saved_b = is_saved_report(a), is_saved_report(b)
+    if saved_a and saved_b:
+        _check_no_capture_options(
+            inputs=inputs, inputs_b=inputs_b, device=options.device != "auto", dynamic=options.dynamic,
+            backward=options.backward is not None, stage=options.stage != "inductor", bench=options.bench,
+        )
+    if options.bench and (saved_a or saved_b):
+        raise UsageError("--bench times targets in fresh processes: give two targets, not a saved report")
+    if inputs_b is not None and saved_b:
+        raise UsageError("--inputs-b: B is a saved report, nothing is compiled for it")
+
+
+def _emit_diff(result: Any, *, json_out: bool, output: Path | None, err: Console) -> None:
+    from tritoninspect.errors import UsageError
+    from tritoninspect.render.diff import DiffRenderer
+
+    if output is not None:
+        as_json = output.suffix.lower() == ".json"
+        try:
+            output.write_text((result.to_json() if as_json else DiffRenderer(color=False).render(result)) + "\n")
+        except OSError as exc:
+            raise UsageError(f"cannot write {output}: {exc.strerror}") from exc
+        err.print(f"wrote {output}")
+    if json_out:
+        sys.stdout.write(result.to_json() + "\n")
+    else:
+        sys.stdout.write(DiffRenderer().render(result) + "\n")
+
+
 def main() -> None:
     """Console-script entry point."""
     app()
+
+
+# Commands defined in their own modules register on `app` when imported.
+from tritoninspect.commands import breaks as _breaks_commands  # noqa: E402,F401  (breaks, check)

@@ -5,7 +5,13 @@ README. Change it only by bumping `SCHEMA_VERSION` and noting why below.
 
 Schema changelog:
   1  first version: meta, graphs, graph_breaks, recompiles, kernels with
-     entries and occurrences, opaque_ops, diagnostics; Graph.compile_time_s.
+     entries and occurrences, opaque_ops, diagnostics; Graph.compile_time_s;
+     stage post_grad_final; Occurrence.clones and .neighbourhood, Graph.code_calls
+     and its totals (inductor_kernels, extern_calls, user_kernels, copies),
+     Kernel.dropped_nodes; GraphBreak.headline, gb_id, doc_url, skipped_rest,
+     library_frame, context, context_start, kernel, kernel_relation,
+     eager_kernels, hint, hint_source; Recompile.guard, previous, changes
+     (ArgChange), hint; Report.decompiled (DecompiledFrame); Kernel.resources (Resources).
 """
 
 from __future__ import annotations
@@ -42,7 +48,11 @@ class Mode(str, Enum):
 
 
 #: Stages in pipeline order. `runtime` is a kernel launch seen while running.
-STAGES = ("dynamo", "aot_forward", "aot_backward", "aot_inference", "post_grad", "output_code", "runtime")
+#: `post_grad` is the graph as post-grad passes begin; `post_grad_final` after
+#: all of them (re-inplacing, clones decomposed), the graph Inductor lowers.
+STAGES = (
+    "dynamo", "aot_forward", "aot_backward", "aot_inference", "post_grad", "post_grad_final", "output_code", "runtime",
+)
 
 
 @dataclass(frozen=True)
@@ -65,6 +75,25 @@ class Meta:
 
 
 @dataclass(frozen=True)
+class CodeCall:
+    """A kernel launch or extern call in an output module's `call()`, in order."""
+
+    #: "inductor" (a kernel Inductor generated), "user" (a user-defined Triton kernel) or "extern".
+    kind: str
+    #: As called: cpp_fused_sin_0, add_kernel_0, extern_kernels.mm, torch.ops.ns.op.default.
+    name: str
+    #: ATen ops fused into an Inductor kernel (its `Original ATen` comment, else its name).
+    ops: tuple[str, ...] = ()
+    #: Buffers it reads and writes, as named in the code (unknown accesses count as reads).
+    reads: tuple[str, ...] = ()
+    writes: tuple[str, ...] = ()
+    #: A copy: a clone/copy kernel or a copy_ call.
+    copy: bool = False
+    #: 1-based line in the output code.
+    line: int | None = None
+
+
+@dataclass(frozen=True)
 class Graph:
     """One captured graph or output-code module."""
 
@@ -81,6 +110,14 @@ class Graph:
     #: call (AOTAutograd + Inductor, every part); for `aot_*`, Inductor's compile
     #: of that part. None where nothing was compiled (other stages, --stage aot).
     compile_time_s: float | None = None
+    #: output_code: the launches and extern calls of `call()`, in order.
+    code_calls: tuple[CodeCall, ...] = ()
+    #: output_code totals (None for other stages): Inductor-generated kernels,
+    #: extern calls, user-kernel launches, and copies among them.
+    inductor_kernels: int | None = None
+    extern_calls: int | None = None
+    user_kernels: int | None = None
+    copies: int | None = None
 
 
 @dataclass(frozen=True)
@@ -93,12 +130,67 @@ class GraphBreak:
     user_stack: tuple[str, ...] = ()
     #: True when Dynamo skipped the whole frame and ran it eagerly.
     frame_skipped: bool = False
+    #: One line: the graph-break type, with what it says about a Triton kernel.
+    headline: str = ""
+    #: torch's graph-break id (e.g. "GB0361") and its documentation page, when torch gives one.
+    gb_id: str | None = None
+    doc_url: str | None = None
+    #: Dynamo could not resume after the break: the rest of the frame ran eagerly.
+    skipped_rest: bool = False
+    #: "file:line in func" of the library frame the break happened in (e.g. triton's
+    #: launch wrapper or an installed package), when it is not the user's own code.
+    library_frame: str | None = None
+    #: The source lines around `line`, the first of them being line `context_start`.
+    context: tuple[str, ...] = ()
+    context_start: int | None = None
+    #: The user kernel the break concerns, and how it was tied to it.
+    kernel: str | None = None
+    kernel_relation: str | None = None
+    #: Kernels launched eagerly because of this break (from the break's line or the skipped code).
+    eager_kernels: tuple[str, ...] = ()
+    #: What to do about a known Triton cause, and where that knowledge comes from.
+    hint: str | None = None
+    hint_source: str | None = None
+
+
+@dataclass(frozen=True)
+class ArgChange:
+    """A kernel argument (or its grid) that differs between two compiles of one frame."""
+
+    kernel: str
+    #: "grid", "constexpr" or "scalar".
+    kind: str
+    #: The parameter name ("grid" for the grid).
+    name: str
+    before: str
+    after: str
+    #: The failed guard names the old value: this argument is what the recompile is about.
+    guarded: bool = False
 
 
 @dataclass(frozen=True)
 class Recompile:
     compile_id: str
     reason: str
+    #: The guard that failed, on one line (long expressions shortened).
+    guard: str = ""
+    #: The compile of the same frame that the guard belonged to, e.g. "0/0".
+    previous: str | None = None
+    #: Kernel arguments that changed from `previous` to this compile.
+    changes: tuple[ArgChange, ...] = ()
+    hint: str | None = None
+
+
+@dataclass(frozen=True)
+class DecompiledFrame:
+    """Dynamo's transformed code of one compiled frame, decompiled by depyf (--decompile)."""
+
+    compile_id: str
+    #: "forward", or a resume function such as "torch_dynamo_resume_in_forward_at_55".
+    function: str
+    file: str | None
+    line: int | None
+    source: str
 
 
 @dataclass(frozen=True)
@@ -107,6 +199,105 @@ class MutationFallback:
 
     compile_id: str
     cause: str
+
+
+@dataclass(frozen=True)
+class ClonedArg:
+    """A kernel argument torch.compile clones because the kernel may write it."""
+
+    #: The kernel parameter, e.g. "x_ptr".
+    arg: str
+    #: "written": mutation analysis found a write to it; "assumed": the analysis
+    #: failed and torch assumed every input is written.
+    reason: str
+    #: Its dtype and shape for the example inputs, e.g. "float32[64]".
+    tensor: str | None = None
+    #: Still cloned after Inductor's re-inplacing? False: re-inplaced, no copy.
+    #: None when the final post-grad graph was not captured.
+    cloned: bool | None = None
+    #: Bytes one clone copies (read once, written once); None for symbolic sizes.
+    bytes: int | None = None
+
+
+@dataclass(frozen=True)
+class Clones:
+    """What torch.compile clones and copies around one kernel node, and why."""
+
+    #: `tensors_to_clone` of the AOT graph's functional HOP (before re-inplacing).
+    before_reinplace: tuple[str, ...] = ()
+    #: What re-inplacing left; None when the final post-grad graph was not captured.
+    after_reinplace: tuple[str, ...] | None = None
+    arguments: tuple[ClonedArg, ...] = ()
+    #: Bytes the remaining clones copy per call for the example inputs.
+    bytes: int | None = None
+    #: Copy launches (clone/copy kernels, copy_ calls) in the output code that
+    #: write the kernel's inputs or read its outputs; None without output code.
+    copies: tuple[str, ...] | None = None
+    #: Mutation analysis fell back: the exception, and the kernel line it failed on.
+    fallback: str | None = None
+    fallback_file: str | None = None
+    fallback_line: int | None = None
+
+
+@dataclass(frozen=True)
+class SharedBuffer:
+    """A buffer a neighbouring launch and the user kernel (or opaque op) both touch."""
+
+    #: As the output code names it where the kernel gets it, e.g. "buf1".
+    buffer: str
+    #: The kernel parameter (or extern argument position) it is passed as.
+    arg: str
+    #: "producer": the neighbour wrote what the kernel reads; "consumer": the
+    #: neighbour reads what the kernel wrote; "reads_same": both read it.
+    flow: str
+
+
+@dataclass(frozen=True)
+class Neighbour:
+    """Another launch in the same `call()`: adjacent, or sharing buffers."""
+
+    name: str
+    #: "inductor", "user" or "extern" (as CodeCall.kind).
+    kind: str
+    #: Its position in the graph's `code_calls`.
+    index: int
+    ops: tuple[str, ...] = ()
+    shared: tuple[SharedBuffer, ...] = ()
+
+
+@dataclass(frozen=True)
+class Neighbourhood:
+    """Where one launch of a kernel, or the extern call of the opaque op it runs
+    in, sits among the launches of a compiled graph's `call()`."""
+
+    compile_id: str
+    part: str
+    #: Its position in that output_code Graph's `code_calls`.
+    index: int
+    #: The launch or call as written, e.g. add_kernel_0, torch.ops.ns.op.default.
+    call: str
+    #: The nearest Inductor-generated kernel before and after it.
+    before: Neighbour | None = None
+    after: Neighbour | None = None
+    #: Every other launch that shares a buffer with it, in order.
+    related: tuple[Neighbour, ...] = ()
+    #: User kernels: "off" (torch can fuse epilogues into user kernels, but the
+    #: option is off), "on" (on, nothing fused here), "fused"; None where this
+    #: torch cannot. Opaque ops: None.
+    epilogue_fusion: str | None = None
+
+
+@dataclass(frozen=True)
+class DroppedNode:
+    """A graph node of the kernel whose compile's output code never launches it."""
+
+    compile_id: str
+    #: forward / backward / inference; "" for the Dynamo graph.
+    part: str
+    node: str
+    #: The last stage whose graph still held it, e.g. "dynamo" when AOTAutograd
+    #: dropped it (nothing used its outputs), "post_grad_final" when lowering did.
+    last_stage: str
 
 
 @dataclass(frozen=True)
@@ -138,6 +329,30 @@ class Occurrence:
     subgraph: str | None = None
     #: forward / backward / inference for AOT, post-grad and output-code occurrences.
     part: str | None = None
+    #: AOT functional-HOP nodes: what gets cloned or copied for the kernel, and why.
+    clones: Clones | None = None
+    #: output_code occurrences (one per launch) and runtime custom_op occurrences
+    #: (one per extern call of the op): the launches around it. None elsewhere.
+    neighbourhood: tuple[Neighbourhood, ...] | None = None
+
+
+@dataclass(frozen=True)
+class Resources:
+    """What a kernel uses when compiled for one autotune config (`--resources`)."""
+
+    #: The autotune config's kwargs and launch options that are set; {} without autotune (as launched).
+    config: dict[str, Any]
+    #: The architecture it was compiled for, e.g. "sm_90".
+    target: str
+    #: "gpu" (compiled for and loaded on this machine's GPU) or "compiled for sm_90" (compile-only mode).
+    source: str
+    registers: int | None = None
+    #: Shared memory, bytes.
+    shared: int | None = None
+    #: Spilled registers (local memory bytes / 4, as Triton's driver counts them).
+    spills: int | None = None
+    num_warps: int | None = None
+    num_stages: int | None = None
 
 
 @dataclass(frozen=True)
@@ -158,6 +373,10 @@ class Kernel:
     occurrences: tuple[Occurrence, ...] = ()
     #: Compile ids whose graphs hold the kernel but whose output code has no launch of it.
     missing_from_output_code: tuple[str, ...] = ()
+    #: The graph nodes behind `missing_from_output_code`.
+    dropped_nodes: tuple[DroppedNode, ...] = ()
+    #: --resources: one per autotune config (one for a kernel without autotune).
+    resources: tuple[Resources, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -191,6 +410,8 @@ class Report:
     opaque_ops: tuple[OpaqueOp, ...] = ()
     mutation_fallbacks_unattributed: tuple[MutationFallback, ...] = ()
     diagnostics: tuple[Diagnostic, ...] = ()
+    #: --decompile: each compiled frame's transformed code.
+    decompiled: tuple[DecompiledFrame, ...] = ()
     schema_version: int = SCHEMA_VERSION
 
     def to_dict(self) -> dict[str, Any]:
@@ -240,7 +461,22 @@ _NESTED: dict[tuple[type, str], tuple[type, bool]] = {
     (Report, "opaque_ops"): (OpaqueOp, True),
     (Report, "mutation_fallbacks_unattributed"): (MutationFallback, True),
     (Report, "diagnostics"): (Diagnostic, True),
+    (Graph, "code_calls"): (CodeCall, True),
+    (Occurrence, "clones"): (Clones, False),
+    (Clones, "arguments"): (ClonedArg, True),
+    (Occurrence, "neighbourhood"): (Neighbourhood, True),
+    (Neighbourhood, "before"): (Neighbour, False),
+    (Neighbourhood, "after"): (Neighbour, False),
+    (Neighbourhood, "related"): (Neighbour, True),
+    (Neighbour, "shared"): (SharedBuffer, True),
+    (Kernel, "dropped_nodes"): (DroppedNode, True),
+    (Kernel, "resources"): (Resources, True),
+    (Recompile, "changes"): (ArgChange, True),
+    (Report, "decompiled"): (DecompiledFrame, True),
 }
+
+#: Nested records that may be null (a field defaulting to None).
+_NULLABLE = {(Occurrence, "clones"), (Occurrence, "neighbourhood"), (Neighbourhood, "before"), (Neighbourhood, "after")}
 
 
 def _build(cls: type, data: dict[str, Any]) -> Any:
@@ -255,6 +491,8 @@ def _build(cls: type, data: dict[str, Any]) -> Any:
 
 def _value(owner: type, name: str, value: Any) -> Any:
     nested = _NESTED.get((owner, name))
+    if nested is not None and value is None and (owner, name) in _NULLABLE:
+        return None
     if nested is not None:
         record, many = nested
         if many and isinstance(value, list) and all(isinstance(v, dict) for v in value):
@@ -276,7 +514,13 @@ def with_meta(report: Report, **changes: Any) -> Report:
 
 __all__ = [
     "SCHEMA_VERSION",
+    "ArgChange",
+    "DecompiledFrame",
+    "ClonedArg",
+    "Clones",
+    "CodeCall",
     "Diagnostic",
+    "DroppedNode",
     "Entry",
     "Graph",
     "GraphBreak",
@@ -284,9 +528,13 @@ __all__ = [
     "Meta",
     "Mode",
     "MutationFallback",
+    "Neighbour",
+    "Neighbourhood",
     "Occurrence",
     "OpaqueOp",
     "Recompile",
     "Report",
+    "Resources",
     "STAGES",
+    "SharedBuffer",
 ]

@@ -25,13 +25,24 @@ def capture_target(
     dynamic: bool = False,
     backward: bool | None = None,
     stage: str = "inductor",
+    decompile: bool = False,
+    depyf_dump: str | None = None,
+    resources: bool = False,
+    target: str | None = None,
 ) -> Report:
-    """Load `spec` (a parsed TargetSpec) in the chosen mode and capture it."""
+    """Load `spec` (a parsed TargetSpec) in the chosen mode and capture it.
+
+    `decompile`: record each compiled frame's transformed code (needs depyf);
+    `depyf_dump`: a directory for depyf's own dump as well; `resources`:
+    compile each kernel per autotune config and record what it uses;
+    `target`: compile-only mode's architecture (e.g. "sm_80"; default sm_90).
+    """
     from tritoninspect.analyse import build_report
     from tritoninspect.capture.session import capture_run, choose_mode, mode_environment
     from tritoninspect.target import describe_inputs, load_target
 
-    info = choose_mode(device)
+    info = choose_mode(device, target)
+    extras = _extras(decompile, depyf_dump)
     # Compile-only mode is entered before the user's module is imported:
     # kernel libraries probe has_triton() / the driver at import time.
     with mode_environment(info) as env:
@@ -41,6 +52,7 @@ def capture_target(
             capture_run, loaded.module, loaded.input_sets, info=info, stage=stage,
             dynamic=True if dynamic else None, backward=run_backward,
             target=f"{spec.display_name}:{spec.attr}", inputs=describe_inputs(loaded.input_sets), env=env,
+            extras=extras, resources=resources,
         )
     return build_report(capture)
 
@@ -53,27 +65,53 @@ def inspect_module(
     backward: bool | None = None,
     stage: str = "inductor",
     name: str = "",
+    decompile: bool = False,
+    resources: bool = False,
+    target: str | None = None,
 ) -> Report:
     """Capture a live module (or callable) called once per input tuple.
 
-    Compile-only mode is entered only now, so a kernel library that probes
-    Triton at import time may already have chosen its path: prefer
-    `tritoninspect graph` for that case.
+    The public Python API (`from tritoninspect import inspect_module`), e.g. in
+    a kernel library's tests::
+
+        report = inspect_module(Net(), (x, y), stage="dynamo")
+        assert check_report(report, no_breaks=True, entries={"add_kernel": "hop"}) == []
+
+    Inputs are used as given (put them on the GPU yourself in gpu mode).
+    Without CUDA, compile-only mode is entered only now, after the caller
+    imported its kernels: plain `@triton.jit` / `@triton.autotune` kernels are
+    fine, but a kernel library that probes Triton or the GPU at import time
+    may already have chosen another path: prefer the CLI for that case.
     """
     from tritoninspect.analyse import build_report
     from tritoninspect.capture.session import capture_run, choose_mode, mode_environment
     from tritoninspect.target import describe_inputs
 
-    info = choose_mode(device)
+    info = choose_mode(device, target)
     sets = [tuple(s) for s in input_sets]
     with mode_environment(info) as env:
         wants_grad = any(getattr(t, "requires_grad", False) for s in sets for t in s)
         capture = _run_model(
             capture_run, module, sets, info=info, stage=stage, dynamic=True if dynamic else None,
             backward=wants_grad if backward is None else backward,
-            target=name or type(module).__name__, inputs=describe_inputs(sets), env=env,
+            target=name or _name_of(module), inputs=describe_inputs(sets), env=env,
+            extras=_extras(decompile, None), resources=resources,
         )
     return build_report(capture)
+
+
+def _name_of(module: Any) -> str:
+    """The class name of a module, the qualified name of a function."""
+    return str(getattr(module, "__qualname__", None) or type(module).__name__)
+
+
+def _extras(decompile: bool, depyf_dump: str | None) -> list[Any]:
+    """Context managers entered around the model calls (see capture_run)."""
+    if not decompile:
+        return []
+    from tritoninspect.capture.decompile import Decompiler
+
+    return [Decompiler(depyf_dump).recording]
 
 
 def _run_model(capture_run: Any, *args: Any, **kwargs: Any) -> Any:

@@ -9,8 +9,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from tritoninspect.analyse.graphs import analyse_breaks, analyse_graphs, analyse_recompiles
+from tritoninspect.analyse.breaks import analyse_decompiled, analyse_graph_breaks, analyse_recompile_details
+from tritoninspect.analyse.fusion import enrich_fusion
+from tritoninspect.analyse.graphs import analyse_graphs
 from tritoninspect.analyse.kernels import analyse_kernels, analyse_opaque_ops, analyse_unattributed_fallbacks
+from tritoninspect.analyse.resources import enrich_resources
 from tritoninspect.capture.records import Capture
 from tritoninspect.report import Diagnostic, Meta, Report
 
@@ -19,11 +22,22 @@ Analysis = Callable[[Capture], dict[str, Any]]
 #: Run in order; each fills some `Report` fields.
 ANALYSES: list[tuple[str, Analysis]] = [
     ("graphs", analyse_graphs),
-    ("graph_breaks", analyse_breaks),
-    ("recompiles", analyse_recompiles),
+    ("graph_breaks", analyse_graph_breaks),
+    ("recompiles", analyse_recompile_details),
+    ("decompiled", analyse_decompiled),
     ("kernels", analyse_kernels),
     ("opaque_ops", analyse_opaque_ops),
     ("mutation_fallbacks", analyse_unattributed_fallbacks),
+]
+
+Enricher = Callable[[Capture, dict[str, Any]], dict[str, Any]]
+
+#: Run after ANALYSES (with the default analyses), in order: each adds detail
+#: to fields already built and returns the fields it rewrote. A failing one
+#: becomes a diagnostic and leaves the fields as they were.
+ENRICHERS: list[tuple[str, Enricher]] = [
+    ("fusion", enrich_fusion),
+    ("resources", enrich_resources),
 ]
 
 
@@ -35,6 +49,11 @@ def build_report(capture: Capture, analyses: list[tuple[str, Analysis]] | None =
         try:
             fields.update(analysis(capture))
         except Exception as exc:  # noqa: BLE001 - one failing analysis must not sink the report
+            diagnostics.append(Diagnostic("error", name, f"analysis failed: {type(exc).__name__}: {exc}"))
+    for name, enrich in ENRICHERS if analyses is None else []:
+        try:
+            fields.update(enrich(capture, dict(fields)))
+        except Exception as exc:  # noqa: BLE001 - as for analyses
             diagnostics.append(Diagnostic("error", name, f"analysis failed: {type(exc).__name__}: {exc}"))
     return Report(meta=_meta(capture.meta), diagnostics=tuple(diagnostics), **fields)
 

@@ -18,9 +18,9 @@ from typing import Any
 import torch
 
 from tritoninspect.capture import compat
+from tritoninspect.capture.breaks import break_record, launch_site
 from tritoninspect.capture.patching import Patcher
 from tritoninspect.capture.records import (
-    BreakRecord,
     Capture,
     FallbackRecord,
     GraphRecord,
@@ -30,6 +30,7 @@ from tritoninspect.capture.records import (
     OutputCodeRecord,
     RecompileRecord,
 )
+from tritoninspect.capture.resources import LaunchTemplate, hop_template, launch_template
 
 class Recorder:
     """A Dynamo backend that records each stage, then hands off to Inductor.
@@ -38,14 +39,19 @@ class Recorder:
     "aot" runs the AOT graphs uncompiled, "inductor" compiles with Inductor.
     """
 
-    def __init__(self, stage: str = "inductor", *, compile_only: bool = False) -> None:
+    def __init__(self, stage: str = "inductor", *, compile_only: bool = False, resources: bool = False) -> None:
         self.stage = stage
         self.compile_only = compile_only
+        #: --resources: kernel id -> the live kernel and one launch's arguments, to compile
+        #: it per config after the run (capture/resources.py); None when not asked for.
+        self.launch_templates: dict[str, LaunchTemplate] | None = {} if resources else None
         self.capture = Capture()
         self._part = "forward"
         self._launches: Counter[LaunchRecord] = Counter()
         self._code_files: dict[str, str | None] = {}
         self._op_codes: dict[Any, str] = {}
+        #: Kernel id -> the kernel's source, to see whether Inductor rewrote it.
+        self._sources: dict[str, str] = {}
 
     # --- the backend -------------------------------------------------------
 
@@ -103,6 +109,23 @@ class Recorder:
                 return compat.compile_fx_inner()(gm, example_inputs, **kwargs)
         finally:
             self._part = previous
+            self._record_final(gm, cid, part, index)
+
+    def _record_final(self, gm: torch.fx.GraphModule, cid: str, part: str, index: int) -> None:
+        """Record `gm` again as "post_grad_final": Inductor's post-grad passes
+        (re-inplacing, then the functional HOP decomposed into clones + the
+        mutation HOP) rewrite it in place, after our "post_grad" snapshot.
+        Only when those passes ran (a "post_grad" graph was recorded since)."""
+        ran = any(g.stage == "post_grad" and (g.compile_id, g.part) == (cid, part) for g in self.capture.graphs[index:])
+        if not ran:
+            return
+        try:
+            self._record_graph(gm, cid, "post_grad_final", part)
+        except Exception as exc:  # noqa: BLE001 - called in a finally: never mask the compile's own error
+            self.capture.problems.append(
+                ("post_grad_final", f"[{cid}] the final post-grad graph could not be recorded "
+                 f"({type(exc).__name__}: {_first_line(exc)})")
+            )
 
     @contextlib.contextmanager
     def _timed(self, index: int) -> Iterator[None]:
@@ -157,19 +180,41 @@ class Recorder:
         fields = compat.hop_fields(node)
         kid = self.kernel(compat.side_table_kernel(fields["kernel_idx"]))
         consts = compat.side_table_constants(fields["constant_args_idx"])
+        self._remember_hop_launch(kid, fields, consts)
         values = {k: _plain(v) for k, v in {**fields["kwargs"], **consts}.items() if not _is_tensor_node(v)}
         declared = set(self.capture.kernels[kid].constexpr_params) if kid else set()
         constexprs = {k: v for k, v in values.items() if k in declared}
         scalars = {k: v for k, v in values.items() if k not in declared}
         op = compat.source_fn_op(node)
         to_clone = fields["tensors_to_clone"]
+        tensors = {k: info for k, info in ((k, compat.tensor_info(v)) for k, v in fields["kwargs"].items()) if info}
         return NodeRecord(
             cid, stage, part, sub, node.name, form, kid, op, bool(op and compat.is_triton_op(op)),
             grid=tuple(tuple(_plain(g) for g in grid) for grid in fields["grid"]),
             constexprs=constexprs,
             scalars=scalars,
             tensors_to_clone=tuple(to_clone) if to_clone is not None else None,
+            tensor_types={k: t for k, (t, _) in tensors.items()},
+            tensor_bytes={k: b for k, (_, b) in tensors.items()},
+            inductor_clones=compat.inductor_cloned_args(node) if stage == "post_grad_final" else None,
         )
+
+    def _remember_hop_launch(self, kid: str | None, fields: dict[str, Any], consts: dict[str, Any]) -> None:
+        templates = self.launch_templates
+        if templates is None or kid is None or not (kid not in templates or templates[kid].from_launch):
+            return
+        kernel = compat.side_table_kernel(fields["kernel_idx"])
+        template = hop_template(kernel, fields["kwargs"], consts, fields["tma"])
+        if template is not None:
+            templates[kid] = template
+
+    def _remember_launch(self, kid: str | None, kernel: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+        templates = self.launch_templates
+        if templates is None or kid is None or kid in templates:
+            return
+        template = launch_template(kernel, args, kwargs)
+        if template is not None:
+            templates[kid] = template
 
     def kernel(self, obj: Any) -> str | None:
         """Register the user kernel behind `obj`; return its id."""
@@ -180,6 +225,7 @@ class Recorder:
         kid = compat.kernel_id(jf)
         if kid not in self.capture.kernels:
             self.capture.kernels[kid] = _kernel_record(jf, kid)
+            self._sources[kid] = getattr(jf, "src", "")
         return kid
 
     # --- hooks -----------------------------------------------------------------
@@ -196,7 +242,10 @@ class Recorder:
             self._op_codes = compat.custom_op_codes()
             for obj, name, value in compat.inductor_config_patches(self._record_post_grad):
                 patcher.set(obj, name, value)
-            patcher.set(compat.graph_lowering_class(), "save_output_code", self._on_output_code)
+            # Inductor's hooks only when Inductor runs: importing its graph module
+            # alone costs seconds, a lot for a `--stage dynamo` run.
+            if self.stage == "inductor":
+                patcher.set(compat.graph_lowering_class(), "save_output_code", self._on_output_code)
             self._install_launch_hooks(patcher)
             trace_logger.addHandler(trace)
             mutation_logger.addFilter(fallback_filter)
@@ -215,12 +264,16 @@ class Recorder:
 
         def run(kernel: Any, *args: Any, **kwargs: Any) -> Any:
             if not kwargs.get("warmup", False):
-                recorder._on_launch("jit", recorder.kernel(kernel), None)
+                kid = recorder.kernel(kernel)
+                recorder._on_launch("jit", kid, None)
+                recorder._remember_launch(kid, kernel, args, kwargs)
             return jit_run(kernel, *args, **kwargs)
 
         # Disabled for Dynamo: if a launch is ever traced (a kernel Dynamo could
         # not turn into a HOP) the break happens here, not deep in triton.
         patcher.set(JITFunction, "run", torch.compiler.disable(run, recursive=True))
+        if self.stage != "inductor":
+            return
         autotuner_cls = compat.caching_autotuner_class()
         inductor_run = autotuner_cls.run
 
@@ -237,13 +290,24 @@ class Recorder:
         cid = compat.current_compile_id() or "?"
         part = compat.output_code_part()
         kernels, externs = compat.parse_output_code(code)
-        self.capture.output_code.append(OutputCodeRecord(cid, part, code, kernels, externs))
+        calls = compat.parse_code_calls(code, compat.aten_op_names())
+        rewritten = tuple(k.inductor_name for k in kernels if self._rewritten(code, k))
+        self.capture.output_code.append(
+            OutputCodeRecord(cid, part, code, kernels, externs, calls, compat.epilogue_fusion_user_kernels(), rewritten)
+        )
+
+    def _rewritten(self, code: str, kernel: Any) -> bool:
+        """Did Inductor rewrite this user kernel's source (fuse an epilogue in)?"""
+        for kid, record in self.capture.kernels.items():
+            if (record.name, record.file, record.line) == (kernel.name, kernel.file, kernel.line):
+                return compat.user_kernel_rewritten(code, kernel.inductor_name, kernel.name, self._sources.get(kid, ""))
+        return False
 
     def _on_trace(self, record: logging.LogRecord) -> None:
         name, artifact, body = compat.trace_event(record)
         cid = compat.trace_compile_id(record) or "?"
         if artifact == "dynamo_graph_break_reason":
-            self.capture.breaks.append(BreakRecord(cid, *compat.parse_graph_break(str(getattr(record, "payload", "") or ""))))
+            self.capture.breaks.append(break_record(cid, str(getattr(record, "payload", "") or "")))
         elif name == "compilation_metrics" and body.get("recompile_reason"):
             self.capture.recompiles.append(RecompileRecord(cid, str(body["recompile_reason"])))
         elif name == "inductor_output_code" and body.get("filename"):
@@ -254,23 +318,36 @@ class Recorder:
         kid = self.kernel(kernel) if kernel is not None else None
         exc = record.exc_info[1] if record.exc_info else None
         cause = f"{type(exc).__name__}: {_first_line(exc)}" if exc is not None else record.getMessage()
-        self.capture.fallbacks.append(FallbackRecord(compat.current_compile_id() or "?", kid, cause))
+        file, line = compat.mutation_fallback_location(exc)
+        self.capture.fallbacks.append(FallbackRecord(compat.current_compile_id() or "?", kid, cause, file, line))
 
     def _on_launch(self, via: str, kernel_id: str | None, inductor_name: str | None) -> None:
         op, in_graph, cid = None, False, None
         for frame in compat.frames():
             code = frame.f_code
-            if op is None and code in self._op_codes:
-                op = self._op_codes[code]
+            if op is None:
+                op = _op_of(self._op_codes, code)
             if code.co_filename in self._code_files:
                 in_graph, cid = True, self._code_files[code.co_filename]
                 break
-        self._launches[LaunchRecord(via, kernel_id, inductor_name, op, in_graph, cid)] += 1
+        # Where an eager launch came from ties it to the graph break that made it eager.
+        site = () if in_graph else launch_site()
+        self._launches[LaunchRecord(via, kernel_id, inductor_name, op, in_graph, cid, site=site)] += 1
 
     def _flush_launches(self) -> None:
         for launch, count in self._launches.items():
             self.capture.launches.append(_with_count(launch, count))
         self._launches.clear()
+
+
+def _op_of(op_codes: dict[Any, str], code: Any) -> str | None:
+    """The custom op whose implementation `code` is. A code object hashes its
+    constants, and Dynamo's transformed code can hold a dict constant: such a
+    frame is never an op's implementation."""
+    try:
+        return op_codes.get(code)
+    except TypeError:
+        return None
 
 
 class _Handler(logging.Handler):

@@ -50,6 +50,13 @@ class NodeRecord:
     #: Other non-tensor arguments (ints, floats, SymInts), e.g. n=64 or n=s77.
     scalars: dict[str, Any] | None = None
     tensors_to_clone: tuple[str, ...] | None = None
+    #: HOP nodes: tensor arguments as "dtype[shape]" (e.g. "float32[64]"), from node meta.
+    tensor_types: dict[str, str] | None = None
+    #: HOP nodes: bytes of each tensor argument (None for symbolic sizes).
+    tensor_bytes: dict[str, int | None] | None = None
+    #: post_grad_final mutation nodes: arguments Inductor cloned before the
+    #: launch (what re-inplacing left of tensors_to_clone) -> bytes copied.
+    inductor_clones: dict[str, int | None] | None = None
 
 
 @dataclass(frozen=True)
@@ -60,6 +67,8 @@ class GraphRecord:
     code: str
     op_count: int
     subgraphs: tuple[str, ...] = ()
+    #: Wall time of the compile step that consumed this graph (see report.Graph).
+    compile_time_s: float | None = None
 
 
 @dataclass(frozen=True)
@@ -74,12 +83,55 @@ class OutputKernel:
 
 
 @dataclass(frozen=True)
+class ArgRecord:
+    """One argument of a launch in an output module's `call()`."""
+
+    #: The kernel parameter (in_ptr0, x_ptr) or, for extern calls, the position ("0") or keyword.
+    param: str
+    #: The buffer as written in the call (buf3, arg0_1).
+    buffer: str
+    #: The tensor it stands for, aliases and views followed (`buf2 = buf1` -> buf1).
+    storage: str
+    #: "r", "w", "rw" from Inductor's parameter names (in_ptr / out_ptr / in_out_ptr); "" when unknown.
+    access: str = ""
+    #: For a buffer made by `buf3 = buf1; del buf1  # reuse`: the tensor whose memory it
+    #: took over (an Inductor kernel updating it in place reads that tensor's values).
+    reuses: str = ""
+    #: The tensor was allocated empty in `call()` (not a graph input or a call's result).
+    allocated: bool = False
+
+
+@dataclass(frozen=True)
+class CallRecord:
+    """A kernel launch or extern call in an output module's `call()`, in order."""
+
+    #: "inductor" (a kernel Inductor generated), "user" (a user-defined Triton kernel) or "extern".
+    kind: str
+    #: As called: cpp_fused_sin_0, add_kernel_0, extern_kernels.mm, torch.ops.ns.op.default.
+    name: str
+    #: 1-based line in the output code.
+    line: int
+    args: tuple[ArgRecord, ...] = ()
+    #: ATen ops Inductor fused into the kernel (its `Original ATen` comment, else its name).
+    ops: tuple[str, ...] = ()
+    #: The graph nodes of its `Topologically Sorted Source Nodes` comment.
+    source_nodes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class OutputCodeRecord:
     compile_id: str
     part: str
     code: str
     user_kernels: tuple[OutputKernel, ...] = ()
     extern_ops: tuple[str, ...] = ()
+    #: Launches and extern calls of `call()`, in order.
+    calls: tuple[CallRecord, ...] = ()
+    #: torch._inductor.config.epilogue_fusion_user_defined_triton_kernel when
+    #: this code was generated; None where this torch has no such option.
+    epilogue_fusion: bool | None = None
+    #: Inductor names of user kernels whose source Inductor rewrote (an epilogue fused in).
+    rewritten_kernels: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -90,6 +142,21 @@ class BreakRecord:
     line: int | None
     user_stack: tuple[str, ...] = ()
     frame_skipped: bool = False
+    #: One line: the graph-break type (and what it says about a Triton kernel).
+    headline: str = ""
+    #: torch's graph-break id ("GB0361") and its documentation page, when given.
+    gb_id: str | None = None
+    doc_url: str | None = None
+    #: Dynamo could not resume after the break: the rest of the frame ran eagerly.
+    skipped_rest: bool = False
+    #: "file:line in func" of the library frame the break happened in, if not the user's.
+    library_frame: str | None = None
+    #: Source lines around `line` (read while capturing), the first being `context_start`.
+    context: tuple[str, ...] = ()
+    context_start: int | None = None
+    #: The same around `library_frame`, to find a kernel launched next to a break inside a library.
+    library_context: tuple[str, ...] = ()
+    library_context_start: int | None = None
 
 
 @dataclass(frozen=True)
@@ -105,6 +172,9 @@ class FallbackRecord:
     compile_id: str
     kernel_id: str | None
     cause: str
+    #: Where in the kernel the analysis gave up (the op it could not analyse), when known.
+    file: str | None = None
+    line: int | None = None
 
 
 @dataclass(frozen=True)
@@ -119,6 +189,41 @@ class LaunchRecord:
     in_graph: bool
     compile_id: str | None
     count: int = 1
+    #: Eager launches: the user's frames at the launch, "file:line in func", innermost last.
+    site: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class DecompiledRecord:
+    """Dynamo's transformed bytecode of one compiled frame, decompiled by depyf."""
+
+    compile_id: str
+    #: The code object's name: "forward", or a resume function such as
+    #: "torch_dynamo_resume_in_forward_at_55".
+    function: str
+    file: str | None
+    line: int | None
+    source: str
+
+
+@dataclass(frozen=True)
+class ResourceRecord:
+    """What one kernel, compiled for one autotune config, uses (`--resources`)."""
+
+    kernel_id: str
+    #: The config's kwargs and launch options that are set; {} for a kernel without autotune.
+    config: dict[str, Any]
+    #: The architecture compiled for, e.g. "sm_90".
+    target: str
+    #: "gpu" (loaded on this machine's GPU) or "compiled for sm_90" (compile-only mode).
+    source: str
+    registers: int | None = None
+    #: Shared memory the kernel asks for, in bytes.
+    shared: int | None = None
+    #: Spilled registers (local memory bytes / 4, as Triton's driver counts them).
+    spills: int | None = None
+    num_warps: int | None = None
+    num_stages: int | None = None
 
 
 @dataclass
@@ -134,6 +239,10 @@ class Capture:
     recompiles: list[RecompileRecord] = field(default_factory=list)
     fallbacks: list[FallbackRecord] = field(default_factory=list)
     launches: list[LaunchRecord] = field(default_factory=list)
+    #: --decompile: each compiled frame's transformed code.
+    decompiled: list[DecompiledRecord] = field(default_factory=list)
+    #: --resources: per kernel and autotune config.
+    resources: list[ResourceRecord] = field(default_factory=list)
     #: (source, message) pairs for things capture could not do.
     problems: list[tuple[str, str]] = field(default_factory=list)
     format: int = CAPTURE_FORMAT
@@ -154,6 +263,8 @@ class Capture:
             recompiles=[_rec(RecompileRecord, v) for v in data["recompiles"]],
             fallbacks=[_rec(FallbackRecord, v) for v in data["fallbacks"]],
             launches=[_rec(LaunchRecord, v) for v in data["launches"]],
+            decompiled=[_rec(DecompiledRecord, v) for v in data.get("decompiled", [])],
+            resources=[_resource(v) for v in data.get("resources", [])],
             problems=[tuple(p) for p in data["problems"]],
             format=data["format"],
         )
@@ -171,6 +282,17 @@ def _rec(cls: type, data: dict[str, Any]) -> Any:
     return cls(**values)
 
 
+def _resource(data: dict[str, Any]) -> ResourceRecord:
+    # `config` is a dict of values: _rec would leave it alone, but be explicit.
+    return dataclasses.replace(_rec(ResourceRecord, data), config=dict(data.get("config", {})))
+
+
 def _output_code(data: dict[str, Any]) -> OutputCodeRecord:
     kernels = tuple(_rec(OutputKernel, k) for k in data.get("user_kernels", ()))
-    return dataclasses.replace(_rec(OutputCodeRecord, data), user_kernels=kernels)
+    calls = tuple(_call(c) for c in data.get("calls", ()))
+    return dataclasses.replace(_rec(OutputCodeRecord, data), user_kernels=kernels, calls=calls)
+
+
+def _call(data: dict[str, Any]) -> CallRecord:
+    args = tuple(_rec(ArgRecord, a) for a in data.get("args", ()))
+    return dataclasses.replace(_rec(CallRecord, data), args=args)

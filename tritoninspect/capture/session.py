@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import contextlib
 import platform
+import re
 import sys
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager as ContextManager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,7 +23,8 @@ from tritoninspect.capture import compat
 from tritoninspect.capture.patching import Patcher
 from tritoninspect.capture.recorder import Recorder
 from tritoninspect.capture.records import Capture
-from tritoninspect.errors import EnvironmentProblem
+from tritoninspect.capture.resources import measure
+from tritoninspect.errors import EnvironmentProblem, UsageError
 
 #: The GPU architecture compile-only mode compiles for (sm_90: Hopper).
 DEFAULT_ARCH = 90
@@ -34,10 +37,20 @@ class ModeInfo:
     mode: str  # "gpu" | "compile-only"
     device: str
     torch_device: str  # where the module and inputs go
+    #: Compile-only mode: the CUDA architecture Triton compiles for (--target).
+    arch: int = DEFAULT_ARCH
 
 
-def choose_mode(device: str) -> ModeInfo:
-    """`auto`: CUDA when available, else compile-only CPU mode."""
+def parse_target(target: str) -> int:
+    """`sm_90` (or `sm_90a`, `90`) -> 90: the CUDA architecture compile-only mode targets."""
+    match = re.fullmatch(r"(?:sm_?)?(\d{2,3})a?", target.strip().lower())
+    if match is None:
+        raise UsageError(f"--target {target!r}: give a CUDA architecture such as sm_90 or sm_80")
+    return int(match[1])
+
+
+def choose_mode(device: str, target: str | None = None) -> ModeInfo:
+    """`auto`: CUDA when available, else compile-only CPU mode (for `target`, default sm_90)."""
     if device not in ("auto", "cpu", "cuda"):
         raise EnvironmentProblem(f"unknown device {device!r}: use auto, cpu or cuda")
     if device == "cuda" or (device == "auto" and torch.cuda.is_available()):
@@ -46,9 +59,14 @@ def choose_mode(device: str) -> ModeInfo:
                 "--device cuda: no CUDA GPU is available here",
                 hint="use --device cpu (compile-only mode) or run on a machine with a GPU",
             )
+        if target is not None:
+            raise UsageError(
+                f"--target {target}: gpu mode compiles for this machine's GPU",
+                hint="--target picks compile-only mode's architecture: add --device cpu",
+            )
         return ModeInfo("gpu", torch.cuda.get_device_name(), "cuda")
-    arch = DEFAULT_ARCH
-    return ModeInfo("compile-only", f"cpu (Triton target cuda:sm_{arch}, kernels interpreted)", "cpu")
+    arch = DEFAULT_ARCH if target is None else parse_target(target)
+    return ModeInfo("compile-only", f"cpu (Triton target cuda:sm_{arch}, kernels interpreted)", "cpu", arch)
 
 
 @dataclass
@@ -85,7 +103,9 @@ def compile_only(arch: int = DEFAULT_ARCH) -> Iterator[Environment]:
             patcher.set(obj, name, value)
         compat.clear_tma_caches()
         # Disabled for Dynamo so a break inside a launch never traces the interpreter.
-        patcher.set(JITFunction, "run", torch.compiler.disable(compat.make_jit_run(env.skipped_launch), recursive=True))
+        # Warmups still compile (for the stub's target): that is how --resources measures.
+        run = compat.make_jit_run(env.skipped_launch, original=JITFunction.run)
+        patcher.set(JITFunction, "run", torch.compiler.disable(run, recursive=True))
         patcher.set(JITFunction, "__call__", compat.jit_call_interpreted)
         patcher.set(Autotuner, "run", torch.compiler.disable(compat.autotuner_run_first_config, recursive=True))
         autotuner = compat.caching_autotuner_class()
@@ -101,7 +121,7 @@ def compile_only(arch: int = DEFAULT_ARCH) -> Iterator[Environment]:
 def mode_environment(info: ModeInfo) -> Iterator[Environment]:
     """Enter the environment a mode needs (nothing to patch in GPU mode)."""
     if info.mode == "compile-only":
-        with compile_only() as env:
+        with compile_only(info.arch) as env:
             yield env
     else:
         yield Environment()
@@ -118,17 +138,24 @@ def capture_run(
     target: str = "",
     inputs: tuple[str, ...] = (),
     env: Environment | None = None,
+    extras: Sequence[Callable[[Capture], ContextManager[Any]]] = (),
+    resources: bool = False,
 ) -> Capture:
     """Compile `module` with the recording backend and run it on each input set.
 
-    Exceptions from the model or torch.compile propagate to the caller.
+    Each of `extras` is called with the capture and entered around the calls
+    (inside the recorder's hooks, before Dynamo's caches are reset), e.g. to
+    record decompiled frames. Exceptions from the model or torch.compile
+    propagate to the caller.
     """
-    recorder = Recorder(stage, compile_only=info.mode == "compile-only")
+    recorder = Recorder(stage, compile_only=info.mode == "compile-only", resources=resources)
     torch._dynamo.reset()
     try:
-        with recorder.installed(), warnings.catch_warnings():
+        with recorder.installed(), warnings.catch_warnings(), contextlib.ExitStack() as stack:
             # Our force_disable_caches switches off Dynamo PGO; torch warns about it.
             warnings.filterwarnings("ignore", message="dynamo_pgo force disabled")
+            for extra in extras:
+                stack.enter_context(extra(recorder.capture))
             compiled = torch.compile(module, backend=recorder.backend, dynamic=dynamic)
             for args in input_sets:
                 _call(compiled, args, backward)
@@ -137,6 +164,11 @@ def capture_run(
     recorder.capture.meta = {**_meta(info, stage, dynamic, backward, target, inputs), "calls": len(input_sets)}
     if env is not None:
         recorder.capture.problems.extend(env.problems)
+    if recorder.launch_templates is not None:
+        # After the run, hooks gone: each kernel compiles once per config for the mode's target.
+        records, problems = measure(recorder.launch_templates, gpu=info.mode == "gpu")
+        recorder.capture.resources.extend(records)
+        recorder.capture.problems.extend(problems)
     return recorder.capture
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tritoninspect.render.dump import dump_artifacts
+from tritoninspect.render.fusion import render_fusion
 from tritoninspect.render.json import JSONRenderer
 from tritoninspect.render.stage import SHOW_STAGES, available_stages, missing_stage_message, render_stage
 from tritoninspect.render.terminal import TerminalRenderer
@@ -37,6 +38,8 @@ def render(
         if show is not None:
             raise ValueError("--show prints graphs as text; it cannot be combined with JSON output")
         return JSONRenderer().render(report)
+    if show == "fusion":
+        return render_fusion(report, color=color, width=width)
     if show is not None:
         if show in SHOW_STAGES and show not in available_stages(report):
             raise ValueError(missing_stage_message(report, show))

@@ -10,7 +10,7 @@ from typing import Any
 from tritoninspect.report import Entry, Kernel, Occurrence, OpaqueOp, Report
 
 #: Stages that hold graph nodes (not launches), where `in_output_code` is meaningful.
-GRAPH_STAGES = ("dynamo", "aot_forward", "aot_backward", "aot_inference", "post_grad")
+GRAPH_STAGES = ("dynamo", "aot_forward", "aot_backward", "aot_inference", "post_grad", "post_grad_final")
 
 #: Entries under which Inductor sees the kernel's launch as a graph node.
 VISIBLE_ENTRIES = (Entry.HOP.value, Entry.TRITON_OP.value)

@@ -10,6 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from tritoninspect.render import _format as fmt
+from tritoninspect.render._resources import resource_table
 from tritoninspect.render._widgets import ALERT, add_row, entries_text, heading, table
 from tritoninspect.report import Kernel, Occurrence, Report
 
@@ -52,6 +53,8 @@ def kernel_detail(kernel: Kernel, cwd: Path) -> RenderableType:
     where = fmt.location(kernel.file, kernel.line, cwd=cwd)
     title = Text.assemble((kernel.name, "bold"), f"  {where}  ", entries_text(kernel.entries))
     parts: list[RenderableType] = [title, Padding(_facts(kernel), (0, 0, 0, 2))]
+    if kernel.resources:
+        parts.append(Padding(resource_table(kernel), (1, 0, 0, 2)))
     if kernel.occurrences:
         parts.append(Padding(occurrence_table(kernel), (1, 0, 0, 2)))
     parts += [Padding(note, (0, 0, 0, 2)) for note in _fallback_notes(kernel)]

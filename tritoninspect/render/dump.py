@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from pathlib import Path
 
 from tritoninspect.render import _format as fmt
@@ -13,8 +14,11 @@ MARKER = ".tritoninspect-dump"
 _MARKER_HEADER = "tritoninspect dump; files written:"
 
 
-def dump_artifacts(report: Report, directory: Path) -> list[Path]:
+def dump_artifacts(report: Report, directory: Path, extra_files: Mapping[str, str] | None = None) -> list[Path]:
     """Write the report's artifacts into `directory` and return their paths.
+
+    `extra_files` (bare name -> text) are written and owned like the rest,
+    e.g. depyf's dump under `depyf_*` names (`tritoninspect breaks --decompile`).
 
     Graphs go to `<compile_id>_<stage>[_<part>].py` (e.g. `0_0_dynamo.py`,
     `0_0_output_code_forward.py`), plus `report.json` and `graph_breaks.txt`.
@@ -23,7 +27,7 @@ def dump_artifacts(report: Report, directory: Path) -> list[Path]:
     """
     directory = Path(directory)
     previous = _previous_dump(directory)
-    files = artifact_files(report)
+    files = {**artifact_files(report), **{n: t for n, t in (extra_files or {}).items() if _is_bare_name(n)}}
     directory.mkdir(parents=True, exist_ok=True)
     # Claim the directory before writing, so a dump cut short can still be overwritten.
     _write_marker(directory, previous | set(files))
@@ -81,7 +85,13 @@ def graph_breaks_text(breaks: tuple[GraphBreak, ...]) -> str:
 def _graph_break_block(b: GraphBreak) -> str:
     where = f"{b.file}:{b.line}" if b.file else "unknown location"
     skipped = "frame skipped: Dynamo ran the whole frame eagerly" if b.frame_skipped else "frame not skipped"
-    lines = [f"[{b.compile_id}] {where} ({skipped})", "reason:"]
+    lines = [f"[{b.compile_id}] {where} ({skipped})"]
+    # The `breaks` analysis's findings, when the report has them.
+    details = [("headline", b.headline), ("graph-break id", b.gb_id), ("library frame", b.library_frame),
+               ("kernel", f"{b.kernel} ({b.kernel_relation})" if b.kernel else None),
+               ("ran eagerly", ", ".join(b.eager_kernels)), ("hint", b.hint)]
+    lines += [f"{label}: {value}" for label, value in details if value]
+    lines.append("reason:")
     lines += [f"  {line}" for line in b.reason.splitlines()]
     if b.user_stack:
         lines.append("user stack (innermost last):")

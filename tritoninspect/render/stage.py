@@ -16,7 +16,7 @@ from tritoninspect.report import STAGES, Graph, Report
 SHOW_STAGES: dict[str, tuple[str, ...]] = {
     "dynamo": ("dynamo",),
     "aot": ("aot_forward", "aot_backward", "aot_inference"),
-    "post-grad": ("post_grad",),
+    "post-grad": ("post_grad", "post_grad_final"),
     "code": ("output_code",),
 }
 

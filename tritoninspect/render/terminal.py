@@ -126,7 +126,9 @@ def _graph_breaks(report: Report, cwd: Path) -> list[RenderableType]:
         t.columns[i].no_wrap = True
     for b in report.graph_breaks:
         skipped = Text("yes: ran eagerly", style=ALERT) if b.frame_skipped else Text("no")
-        add_row(t, b.compile_id, fmt.location(b.file, b.line, cwd=cwd), fmt.first_line(b.reason), skipped)
+        # The headline names the cause even when the reason opens with how Dynamo handled it.
+        headline = b.headline or fmt.first_line(b.reason)
+        add_row(t, b.compile_id, fmt.location(b.file, b.line, cwd=cwd), headline, skipped)
     return [heading("Graph breaks", len(report.graph_breaks)), t]
 
 

@@ -1,0 +1,142 @@
+"""How much slower is `tritoninspect breaks` than `torch._dynamo.explain` on the same model?
+
+One ratio, measured in this run: the median over --repeat fresh processes of
+
+  `python -m tritoninspect breaks samples/<sample>.py:Net --device D --json > /dev/null`
+
+against a baseline process that runs `torch._dynamo.explain(model)(*inputs)` on the
+same model and inputs. Target: <= 1.05 (breaks is Dynamo-only by default, like explain).
+
+Why it is measured this way:
+  * Fresh processes, interleaved: a first compile is what a user waits for, and a slow
+    spell of the machine hits both sides.
+  * Fresh caches: each process gets its own empty TORCHINDUCTOR_CACHE_DIR / TRITON_CACHE_DIR.
+  * Same mode: without CUDA the baseline enters
+    `tritoninspect.capture.session.compile_only()` before importing the sample (Triton
+    kernels cannot be traced on a CPU otherwise, and explain runs the graphs), as the
+    tool does; with CUDA both run on the GPU.
+  * Same work: inputs come from the sample's `example_inputs()`; a list of tuples is one
+    call per tuple, and the baseline runs explain once per tuple. The default sample
+    makes one call.
+  * Same start: tritoninspect is byte-compiled first (`compileall`), as an installed
+    package is, so neither side compiles Python source while timed.
+  * CPU time too: the children's user+sys time (getrusage) is printed beside wall time;
+    on a busy machine it varies less. --check uses the wall-time ratio.
+
+Usage: python benchmarks/bench_breaks.py [--sample break_pre_hook] [--repeat 5] [--device auto] [--check]
+Exit status: 0, or with --check 1 when the ratio is over its target.
+"""
+
+from __future__ import annotations
+
+import argparse
+import compileall
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_graph import REPO, _input_sets, _to, cuda_available, report_ratio  # noqa: E402
+
+BREAKS_TARGET = 1.05
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sample", default="break_pre_hook", help="a file in samples/, without .py")
+    parser.add_argument("--repeat", type=int, default=5, help="fresh processes per side")
+    parser.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto")
+    parser.add_argument("--check", action="store_true", help="exit 1 when the ratio is over its target")
+    parser.add_argument("--baseline-child", nargs=2, metavar=("SAMPLE_PATH", "DEVICE"), help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.baseline_child:
+        return run_explain(*args.baseline_child)
+
+    sample = REPO / "samples" / f"{args.sample}.py"
+    if not sample.is_file():
+        parser.error(f"no sample {sample}")
+    device = args.device if args.device != "auto" else ("cuda" if cuda_available() else "cpu")
+    print(f"sample {sample.relative_to(REPO)} · device {device} · median of {args.repeat} fresh processes")
+    if device == "cpu":
+        print("no CUDA: both sides run in compile-only mode; the explain baseline enters")
+        print("tritoninspect.capture.session.compile_only() before importing the sample.")
+
+    compileall.compile_dir(str(REPO / "tritoninspect"), quiet=1)
+    py, rel = sys.executable, f"samples/{args.sample}.py"
+    commands = {
+        "tritoninspect breaks": [py, "-m", "tritoninspect", "breaks", f"{rel}:Net", "--device", device, "--json"],
+        "torch._dynamo.explain": [py, __file__, "--baseline-child", rel, device],
+    }
+    wall: dict[str, list[float]] = {name: [] for name in commands}
+    cpu: dict[str, list[float]] = {name: [] for name in commands}
+    for _ in range(args.repeat):  # interleaved, so a slow spell of the machine hits both sides
+        for name, cmd in commands.items():
+            elapsed, used = time_fresh(cmd)
+            wall[name].append(elapsed)
+            cpu[name].append(used)
+
+    print()
+    print(f"{'command':<24} {'median s':>9} {'cpu s':>7}   wall runs")
+    for name in commands:
+        runs = " ".join(f"{t:.2f}" for t in wall[name])
+        print(f"{name:<24} {statistics.median(wall[name]):9.2f} {statistics.median(cpu[name]):7.2f}   {runs}")
+    print()
+    tool, base = "tritoninspect breaks", "torch._dynamo.explain"
+    over = report_ratio("breaks / explain (wall)", wall[tool], wall[base], BREAKS_TARGET)
+    print(f"breaks / explain (cpu): {statistics.median(cpu[tool]) / statistics.median(cpu[base]):.2f}")
+    return 1 if args.check and over else 0
+
+
+def time_fresh(cmd: list[str]) -> tuple[float, float]:
+    """(wall seconds, CPU seconds) of one fresh run of `cmd` from the repo root, with empty caches."""
+    cache = tempfile.mkdtemp(prefix="bench-breaks-cache-")
+    env = {**os.environ, "TORCHINDUCTOR_CACHE_DIR": cache, "TRITON_CACHE_DIR": os.path.join(cache, "triton")}
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    try:
+        start = time.perf_counter()
+        proc = subprocess.run(cmd, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        elapsed = time.perf_counter() - start
+    finally:
+        shutil.rmtree(cache, ignore_errors=True)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if proc.returncode != 0:  # a failed run is no measurement
+        sys.exit(f"failed (exit {proc.returncode}): {' '.join(cmd)}\n{proc.stderr[-3000:]}")
+    used = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return elapsed, used
+
+
+def run_explain(sample_path: str, device: str) -> int:
+    """`torch._dynamo.explain` on the sample's Net, once per input set (a child process)."""
+    import contextlib
+    import importlib.util
+
+    mode: contextlib.AbstractContextManager = contextlib.nullcontext()
+    if device == "cpu":
+        from tritoninspect.capture.session import compile_only
+
+        mode = compile_only()  # before the import: kernel libraries probe Triton when imported
+    with mode:
+        import torch
+
+        name = Path(sample_path).stem
+        spec = importlib.util.spec_from_file_location(name, sample_path)
+        module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+        sys.modules[name] = module
+        spec.loader.exec_module(module)  # type: ignore[union-attr]
+        model = module.Net().to(device)
+        for call in _input_sets(module.example_inputs()):
+            with torch.no_grad():
+                torch._dynamo.explain(model)(*(_to(v, device) for v in call))
+        if device == "cuda":
+            torch.cuda.synchronize()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,519 @@
+"""`tritoninspect breaks` and `check`, fast tiers: parsing torch's break text, the analyses on
+saved captures of the break samples, `check_report`, the renderer (gold files) and the CLI
+on saved reports (no compiling).
+
+Fixtures: tests/fixtures/capture_break_*.json and capture_recompile_constexpr.json, made by
+tests/fixtures/make_break_captures.py (torch 2.13 compile-only, Dynamo stage).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from _breaks_expect import EXPECTED, check_breaks, check_constexpr_recompiles, check_item_grid_recompile
+from _expect import REPO, cli_env
+from tritoninspect.analyse import build_report
+from tritoninspect.analyse.breaks import KNOWN_CAUSES, known_cause, launched_in, short_guard
+from tritoninspect.capture.records import Capture
+from tritoninspect.checks import check_report, parse_entry
+from tritoninspect.errors import ExitCode
+from tritoninspect.render.breaks import break_groups, render_breaks, render_check, shown_reason
+from tritoninspect.report import DecompiledFrame, Report
+
+FIXTURES = REPO / "tests" / "fixtures"
+GOLD = REPO / "tests" / "gold"
+UPDATE_GOLD = os.environ.get("TRITONINSPECT_UPDATE_GOLD") == "1"
+
+
+def load(name: str) -> Capture:
+    return Capture.from_json((FIXTURES / f"capture_{name}.json").read_text(encoding="utf-8"))
+
+
+def report_of(name: str) -> Report:
+    return build_report(load(name))
+
+
+def as_data(report: Report) -> dict[str, Any]:
+    return json.loads(report.to_json())
+
+
+@pytest.fixture
+def in_repo(monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Fixture paths are repo-relative: resolve them from the repository root."""
+    monkeypatch.chdir(REPO)
+    return REPO
+
+
+# --- the samples' breaks, from saved captures ------------------------------------------------
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_sample_breaks(name: str, in_repo: Path) -> None:
+    report = report_of(name)
+    assert report.diagnostics == ()
+    check_breaks(name, as_data(report))
+
+
+def test_item_grid_recompile_is_tied_to_the_kernel_scalar(in_repo: Path) -> None:
+    check_item_grid_recompile(as_data(report_of("break_item_grid")))
+
+
+def test_constexpr_recompiles_are_tied_to_the_constexpr(in_repo: Path) -> None:
+    check_constexpr_recompiles(as_data(report_of("recompile_constexpr")))
+
+
+def test_graph_report_breaks_have_the_same_fields(in_repo: Path) -> None:
+    """`graph` builds the same report: its breaks carry the ids, code and kernel too."""
+    breaks = report_of("graph_break").graph_breaks
+    disabled, user = breaks
+    assert (disabled.gb_id, user.gb_id) == ("GB0098", "GB0025")
+    assert disabled.kernel == "scale_kernel" and disabled.eager_kernels == ("scale_kernel",)
+    assert disabled.hint and "torch.compiler.disable" in disabled.headline
+    # A user-inserted break concerns no kernel and has no Triton hint.
+    assert (user.kernel, user.hint, user.eager_kernels) == (None, None, ())
+    assert user.context[user.line - user.context_start].strip() == "torch._dynamo.graph_break()"
+
+
+def test_unresumable_break_ties_only_later_launches(in_repo: Path) -> None:
+    """A break Dynamo cannot resume from makes eager only what runs after it in the same frame."""
+    capture = load("break_heuristics_dynamic")
+    site = capture.launches[0].site
+    earlier = tuple(re.sub(r":(\d+) in forward$", lambda m: f":{int(m[1]) - 5} in forward", f) for f in site)
+    capture.launches = [dataclasses.replace(capture.launches[0], site=earlier)]
+    breaks = build_report(capture).graph_breaks
+    assert all(b.eager_kernels == () for b in breaks)
+
+
+def test_no_launch_sites_no_eager_kernels(in_repo: Path) -> None:
+    capture = load("break_disabled_dispatch")
+    capture.launches = [dataclasses.replace(la, site=()) for la in capture.launches]
+    (b,) = build_report(capture).graph_breaks
+    assert b.eager_kernels == () and b.kernel is None
+
+
+# --- parsing torch's text ------------------------------------------------------------------------
+
+USER = "/home/user/proj/model.py"
+LIB = "/home/user/venv/lib/python3.11/site-packages/kernlib/ops.py"
+TRITON_JIT = "/home/user/venv/lib/python3.11/site-packages/triton/runtime/jit.py"
+TORCH = "/home/user/venv/lib/python3.11/site-packages/torch"
+
+#: The layout symbolic_convert.py (torch 2.13) logs, for a break Dynamo cannot resume from.
+NO_RESUME = f"""Graph break in user code at {USER}:16
+Graph Break Reason: Encountered graph break that we cannot resume from. Compiling up to the previous resumable state, then skipping the rest of the function. Graph break encountered:
+
+Reconstruction failure
+  Explanation: Dynamo has no bytecode reconstruction implemented for sourceless variable TritonKernelVariable().
+  Hint: This graph break may have been caused by an earlier graph break.
+
+  Developer debug context: TritonKernelVariable()
+
+ For more details about this graph break, please visit: https://meta-pytorch.github.io/compile-graph-break-site/gb/gb0092.html
+
+User code traceback:
+  File "{USER}", line 30, in <module>
+    out = net(x)
+  File "{USER}", line 16, in forward
+    k[grid](x, out, n)
+
+Traceback (most recent call last):
+  File "{TORCH}/_dynamo/symbolic_convert.py", line 1657, in step
+    raise
+"""
+
+#: A break in triton's launch wrapper, in a frame Dynamo then skips.
+IN_TRITON = f"""Graph break in user code at {TRITON_JIT}:370
+Graph Break Reason: Failed to handle graph break gracefully. Skipping the function and falling back to eager. Graph break encountered:
+
+triton kernel unsupported feature
+  Explanation: Encountered triton kernel unsupported feature: pre_hook and post_hook are not supported in triton.Autotune or triton.Config
+
+
+  Developer debug context: 
+
+ For more details about this graph break, please visit: https://meta-pytorch.github.io/compile-graph-break-site/gb/gb0361.html
+
+User code traceback:
+  File "{USER}", line 30, in <module>
+    out = net(x)
+  File "{USER}", line 19, in forward
+    k[grid](y, out, n)
+  File "{TRITON_JIT}", line 370, in <lambda>
+    return lambda *args, **kwargs: self.run(grid=grid, warmup=False, *args, **kwargs)
+"""
+
+#: A break inside an installed library the user's code called.
+IN_LIBRARY = f"""Graph break in user code at {LIB}:21
+Graph Break Reason: Encountered graph break when attempting to trace CALL: a function call, e.g. f(x, y):
+
+Unsupported Tensor.item() call with capture_scalar_outputs=False
+  Explanation: Dynamo does not support tracing `Tensor.item()` with config.capture_scalar_outputs=False.
+
+ For more details about this graph break, please visit: https://meta-pytorch.github.io/compile-graph-break-site/gb/gb0124.html
+
+User code traceback:
+  File "{USER}", line 14, in forward
+    return kernlib.scaled(h, factor) + 1
+  File "{LIB}", line 21, in scaled
+    f = float(factor.item())
+"""
+
+
+def test_details_of_a_break_dynamo_cannot_resume_from() -> None:
+    from tritoninspect.capture import compat
+
+    details = compat.graph_break_details(NO_RESUME)
+    assert details["headline"] == "Reconstruction failure"
+    assert (details["gb_id"], details["doc_url"]) == (
+        "GB0092", "https://meta-pytorch.github.io/compile-graph-break-site/gb/gb0092.html"
+    )
+    assert details["skipped_rest"] is True and details["library_frame"] is None
+    assert compat.parse_graph_break(NO_RESUME)[4] is False  # the frame itself was not skipped
+
+
+def test_break_in_triton_reports_the_users_line() -> None:
+    from tritoninspect.capture import compat
+
+    reason, file, line, stack, skipped = compat.parse_graph_break(IN_TRITON)
+    assert (file, line, skipped) == (USER, 19, True)
+    details = compat.graph_break_details(IN_TRITON)
+    assert details["library_frame"] == f"{TRITON_JIT}:370 in <lambda>"
+    # The generic type is completed by the explanation that says what is unsupported.
+    assert details["headline"] == (
+        "triton kernel unsupported feature: pre_hook and post_hook are not supported in triton.Autotune or "
+        "triton.Config"
+    )
+    assert details["skipped_rest"] is False
+
+
+def test_break_in_a_library_names_the_library_frame() -> None:
+    from tritoninspect.capture import compat
+
+    _, file, line, stack, _ = compat.parse_graph_break(IN_LIBRARY)
+    assert (file, line) == (USER, 14)
+    assert stack[-1] == f"{LIB}:21 in scaled"  # the library frame stays in the stack
+    details = compat.graph_break_details(IN_LIBRARY)
+    assert details["library_frame"] == f"{LIB}:21 in scaled"
+    assert details["headline"] == "Unsupported Tensor.item() call with capture_scalar_outputs=False"
+
+
+def test_unknown_layout_gives_a_headline_and_no_id() -> None:
+    from tritoninspect.capture import compat
+
+    details = compat.graph_break_details("something torch never said\nmore")
+    assert details == {"headline": "something torch never said", "gb_id": None, "doc_url": None,
+                       "skipped_rest": False, "library_frame": None}
+
+
+def test_library_and_own_files() -> None:
+    from tritoninspect.capture import compat
+
+    assert compat.is_library_file(LIB) and compat.is_user_file(LIB) and not compat.is_own_file(LIB)
+    assert compat.is_own_file(USER) and not compat.is_library_file(USER)
+    assert not compat.is_own_file(TRITON_JIT)
+    assert compat.is_library_file(os.__file__)  # the standard library
+
+
+# --- known causes -----------------------------------------------------------------------------
+
+#: Messages torch emits (and where), one per known cause: the table must recognise each.
+TORCH_MESSAGES = {
+    "@triton.heuristics must return constant values": "_dynamo/variables/functions.py",
+    "pre_hook and post_hook are not supported in triton.Autotune or triton.Config":
+        "_higher_order_ops/triton_kernel_wrap.py",
+    "Only configs, keys, restore_value, and reset_to_zero are supported for triton.autotune":
+        "_higher_order_ops/triton_kernel_wrap.py",
+    "Passing num_ctas directly to the Triton kernel is not supported": "_higher_order_ops/triton_kernel_wrap.py",
+    "Passing multiple @triton.autotune decorators is not supported": "_higher_order_ops/triton_kernel_wrap.py",
+    "Triton kernels should always be called with a grid": "_higher_order_ops/triton_kernel_wrap.py",
+    "Unsupported Tensor.item() call with capture_scalar_outputs=False": "_dynamo/variables/tensor.py",
+    "Skip calling `torch.compiler.disable()`d function": "_dynamo/variables/functions.py",
+    "Dynamo has no bytecode reconstruction implemented for sourceless variable TritonKernelVariable()":
+        "_dynamo/codegen.py",
+    "invalid ptr argument for create_tma_descriptor": "_dynamo/variables/functions.py",
+}
+
+
+@pytest.mark.parametrize("message", sorted(TORCH_MESSAGES))
+def test_each_torch_message_has_a_known_cause(message: str) -> None:
+    assert known_cause(message) is not None, message
+
+
+def test_every_known_cause_is_reached_and_cited() -> None:
+    reached = {id(known_cause(m)) for m in TORCH_MESSAGES}
+    for cause in KNOWN_CAUSES:
+        assert id(cause) in reached, cause.pattern.pattern
+        assert re.search(r"\bGB\d{4}\b|#\d+", cause.source) or ".py" in cause.source, cause.source
+
+
+@pytest.mark.parametrize("message", sorted(m for m, f in TORCH_MESSAGES.items() if f))
+def test_the_messages_are_torchs(message: str) -> None:
+    """The table follows real text: each message is in the installed torch's source (2.13 here).
+    Long messages are split across string literals there, so compare their first 40 characters."""
+    source = (_torch_dir() / TORCH_MESSAGES[message]).read_text(encoding="utf-8")
+    assert message[:40] in source, (message, TORCH_MESSAGES[message])
+
+
+def _torch_dir() -> Path:
+    import importlib.util
+
+    spec = importlib.util.find_spec("torch")
+    assert spec and spec.origin
+    return Path(spec.origin).parent
+
+
+def test_unrelated_break_has_no_known_cause() -> None:
+    assert known_cause("Call to `torch._dynamo.graph_break()`\n  Explanation: User-inserted graph break.") is None
+
+
+@pytest.mark.parametrize(
+    ("line", "kernel"),
+    [
+        ("    add_kernel[(triton.cdiv(n, 16),)](x, y, out, n, BLOCK=16)", "add_kernel"),
+        ("    masked_scale_kernel[grid](x, out, n)", "masked_scale_kernel"),
+        ("    wrap_triton(add_kernel)[grid](x, y, out, n)", "add_kernel"),
+        ("    add_kernel.run(x, y, grid=grid, warmup=False)", "add_kernel"),
+        ("    other.add_kernel[grid](x)", None),  # an attribute of something else
+        ("    # add_kernel[grid](x) is commented out", None),
+        ("    my_add_kernel[grid](x)", None),
+        ("    y = dispatch(h)", None),
+    ],
+)
+def test_launched_in(line: str, kernel: str | None) -> None:
+    assert launched_in(line, ["add_kernel", "masked_scale_kernel"]) == kernel
+
+
+def test_short_guard_keeps_the_comparison_and_the_source() -> None:
+    long = "(1 + ((" + "x.size()[0] | " * 20 + "0))) == 128  # k[(1,)](x, BLOCK=next_power_of_2(n))  # m.py:13 in f"
+    assert short_guard(long) == "<expression over x.size()[0]> == 128  # k[(1,)](x, BLOCK=next_power_of_2(n))"
+    assert short_guard("tensor 'x' size mismatch at index 0. expected 40, actual 100") == (
+        "tensor 'x' size mismatch at index 0. expected 40, actual 100"
+    )
+
+
+# --- check_report ---------------------------------------------------------------------------------
+
+
+def test_check_passes_and_fails_on_breaks(in_repo: Path) -> None:
+    assert check_report(report_of("recompile_constexpr"), no_breaks=True) == []
+    (failure,) = check_report(report_of("break_disabled_dispatch"), no_breaks=True)
+    assert failure.startswith("--no-breaks: 1 graph break(s): [0/0] samples/break_disabled_dispatch.py:41")
+
+
+def test_check_max_graphs(in_repo: Path) -> None:
+    report = report_of("break_item_grid")
+    assert check_report(report, max_graphs=3) == []
+    assert check_report(report, max_graphs=2) == ["--max-graphs 2: 3 Dynamo graphs (0/0, 1/0, 1/1)"]
+
+
+def test_check_entries(in_repo: Path) -> None:
+    report = report_of("break_disabled_dispatch")
+    assert check_report(report, entries={"gelu_kernel": "custom_op"}) == [
+        "--entry gelu_kernel=custom_op: gelu_kernel entered as eager"
+    ]
+    assert check_report(report_of("break_item_grid"), entries={"add_kernel": "hop"}) == []
+    assert check_report(report, entries={"nope": "hop"}) == [
+        "--entry nope=hop: no kernel nope in the report (kernels: gelu_kernel)"
+    ]
+    with pytest.raises(ValueError, match="unknown entry kind"):
+        check_report(report, entries={"gelu_kernel": "eager"})
+
+
+def test_check_clones_and_fallback_need_aot(in_repo: Path) -> None:
+    report = report_of("break_item_grid")  # stage dynamo
+    (clones,) = check_report(report, no_clones=["add_kernel"])
+    assert "no AOT occurrence" in clones and "--stage aot" in clones
+    (fallback,) = check_report(report, no_fallback=True)
+    assert "runs after Dynamo" in fallback
+
+
+def test_check_clones_and_fallback_on_a_full_capture(in_repo: Path) -> None:
+    report = report_of("add_raw")  # inductor stage: add_kernel writes out_ptr, which the AOT graphs clone
+    (clones,) = check_report(report, no_clones=["add_kernel"])
+    assert clones == "--no-clones add_kernel: add_kernel clones out_ptr (compile 0/0)"
+    assert check_report(report, no_fallback=True) == []
+    (fallback, *_) = check_report(report_of("inline_asm"), no_fallback=True)
+    assert fallback.startswith("--no-fallback: mutation analysis fell back for asm_copy_kernel in 0/0")
+
+
+def test_check_with_no_condition_is_empty(in_repo: Path) -> None:
+    assert check_report(report_of("break_pre_hook")) == []
+
+
+@pytest.mark.parametrize("text", ["add_kernel", "add_kernel=", "=hop", "add_kernel=eager", "add_kernel=HOP"])
+def test_parse_entry_rejects(text: str) -> None:
+    with pytest.raises(ValueError, match="KERNEL=KIND"):
+        parse_entry(text)
+
+
+def test_parse_entry() -> None:
+    assert parse_entry(" add_kernel = triton_op ") == ("add_kernel", "triton_op")
+
+
+# --- rendering -------------------------------------------------------------------------------------
+
+
+def compare_gold(name: str, actual: str) -> None:
+    gold = GOLD / name
+    if UPDATE_GOLD:
+        gold.write_text(actual, encoding="utf-8")
+        return
+    assert gold.exists(), f"missing {gold}; create it with TRITONINSPECT_UPDATE_GOLD=1"
+    assert actual == gold.read_text(encoding="utf-8"), f"{name} differs from its gold file"
+
+
+def _scrubbed(report: Report) -> Report:
+    meta = dataclasses.replace(report.meta, tool_version="<tool_version>", torch="<torch>", triton="<triton>",
+                               python="<python>")
+    return dataclasses.replace(report, meta=meta)
+
+
+@pytest.mark.parametrize("name", ["break_pre_hook", "break_item_grid"])
+def test_breaks_gold(name: str, in_repo: Path) -> None:
+    compare_gold(f"breaks_{name}.txt", render_breaks(_scrubbed(report_of(name)), color=False) + "\n")
+
+
+def test_breaks_render_groups_one_place(in_repo: Path) -> None:
+    report = report_of("break_pre_hook")
+    assert [len(g) for g in break_groups(report)] == [4]
+    text = render_breaks(report, color=False)
+    assert text.count("hint:") == 1 and "Dynamo logged it 4 times:" in text
+    assert "inside triton/runtime/jit.py:" in text and "site-packages" not in text
+    assert "Stack variable source attribution" not in text  # kept in JSON and --dump only
+
+
+def test_breaks_render_without_breaks_and_with_decompiled_frames(in_repo: Path) -> None:
+    report = report_of("recompile_constexpr")
+    frame = DecompiledFrame("0/0", "forward", "samples/recompile_constexpr.py", 28,
+                            "def forward(self, x):\n    graph_out_0 = __compiled_fn_1(x)\n    return graph_out_0[0]\n")
+    text = render_breaks(dataclasses.replace(report, decompiled=(frame,)), color=False)
+    assert "No graph breaks." in text
+    assert "Decompiled frames (1)" in text and "   graph_out_0 = __compiled_fn_1(x)" in text
+    assert "constexpr BLOCK 64 -> 128" in text
+
+
+def test_shown_reason_drops_the_attribution_and_the_link() -> None:
+    reason = "X\n  Explanation: y\n  Developer debug context:\n\n For more details about this graph break, " \
+             "please visit: https://x/gb/gb0001.html\n\nStack variable source attribution:\n  Null from a.py"
+    assert shown_reason(reason) == "X\n  Explanation: y"
+
+
+def test_render_check() -> None:
+    assert render_check("m.py:Net", ["--no-breaks"], []) == "ok: 1 condition hold for m.py:Net (--no-breaks)"
+    assert render_check("m.py:Net", ["--no-breaks", "--max-graphs 1"], ["--no-breaks: 2", "--max-graphs 1: 3"]) == (
+        "FAIL --no-breaks: 2\nFAIL --max-graphs 1: 3"
+    )
+    data = json.loads(render_check("m.py:Net", ["--no-breaks"], ["--no-breaks: 2"], fmt_json=True))
+    assert data == {"target": "m.py:Net", "ok": False, "conditions": ["--no-breaks"], "failures": ["--no-breaks: 2"]}
+
+
+def test_report_round_trips_with_the_new_fields(in_repo: Path) -> None:
+    for name in ("break_pre_hook", "break_item_grid"):
+        report = report_of(name)
+        assert Report.from_json(report.to_json()) == report
+
+
+# --- the public API stays import-light -------------------------------------------------------------
+
+
+def test_package_exports_without_importing_torch() -> None:
+    code = ("import sys, tritoninspect; f = tritoninspect.check_report; "
+            "assert 'torch' not in sys.modules, 'torch imported'; "
+            "assert callable(tritoninspect.inspect_module.__call__); print(f.__module__)")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=REPO, env=cli_env(), capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "tritoninspect.checks"
+
+
+# --- the CLI on saved reports (no compiling, no torch) --------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def saved(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Reports of two break samples, saved as `breaks --json` would write them."""
+    out = tmp_path_factory.mktemp("saved")
+    cwd = Path.cwd()
+    os.chdir(REPO)
+    try:
+        paths = {}
+        for name in ("break_disabled_dispatch", "recompile_constexpr"):
+            paths[name] = out / f"{name}.json"
+            paths[name].write_text(report_of(name).to_json(), encoding="utf-8")
+    finally:
+        os.chdir(cwd)
+    return paths
+
+
+def run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "tritoninspect", *args], cwd=REPO, env=cli_env(),
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_check_cli_exit_codes_both_ways(saved: dict[str, Path]) -> None:
+    ok = run("check", str(saved["recompile_constexpr"]), "--no-breaks", "--entry", "one_block_kernel=hop")
+    assert ok.returncode == ExitCode.OK, ok.stderr
+    assert ok.stdout.startswith("ok: 2 conditions hold")
+    bad = run("check", str(saved["break_disabled_dispatch"]), "--no-breaks", "--max-graphs", "1",
+              "--entry", "gelu_kernel=hop", "--max-graphs", "2")
+    assert bad.returncode == ExitCode.FINDINGS, bad.stderr
+    lines = bad.stdout.splitlines()
+    assert [ln.split(":")[0] for ln in lines] == ["FAIL --no-breaks", "FAIL --entry gelu_kernel=hop"]
+    assert "torch" not in bad.stderr
+
+
+def test_check_cli_json(saved: dict[str, Path]) -> None:
+    proc = run("check", str(saved["break_disabled_dispatch"]), "--no-breaks", "--json")
+    assert proc.returncode == ExitCode.FINDINGS
+    data = json.loads(proc.stdout)
+    assert data["ok"] is False and data["conditions"] == ["--no-breaks"] and len(data["failures"]) == 1
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--json"], "give at least one condition"),
+        (["--entry", "gelu_kernel"], "expected KERNEL=KIND"),
+        (["--no-breaks", "--stage", "dynamo"], "--stage: meant for compiling a target"),
+    ],
+)
+def test_check_cli_usage_errors(saved: dict[str, Path], args: list[str], message: str) -> None:
+    proc = run("check", str(saved["break_disabled_dispatch"]), *args)
+    assert proc.returncode == ExitCode.USAGE, proc.stderr
+    assert message in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_breaks_cli_renders_a_saved_report(saved: dict[str, Path]) -> None:
+    proc = run("breaks", str(saved["break_disabled_dispatch"]))
+    assert proc.returncode == 0, proc.stderr
+    assert "1. Skip calling `torch.compiler.disable()`d function" in proc.stdout
+    assert "kernel: gelu_kernel (launched eagerly from this line)" in proc.stdout
+    again = run("breaks", str(saved["break_disabled_dispatch"]), "--json")
+    assert Report.from_json(again.stdout) == Report.from_json(saved["break_disabled_dispatch"].read_text())
+
+
+def test_breaks_cli_refuses_capture_options_for_a_saved_report(saved: dict[str, Path]) -> None:
+    proc = run("breaks", str(saved["break_disabled_dispatch"]), "--decompile")
+    assert proc.returncode == ExitCode.USAGE
+    assert "--decompile: meant for compiling a target" in proc.stderr
+
+
+def test_decompile_without_depyf_is_an_environment_error(tmp_path: Path) -> None:
+    """A machine without depyf (the GPU machine): one line, exit 5, before compiling anything."""
+    (tmp_path / "depyf.py").write_text("raise ImportError('No module named depyf (test stand-in)')\n")
+    env = cli_env(PYTHONPATH=os.pathsep.join([str(tmp_path), str(REPO)]))
+    proc = subprocess.run([sys.executable, "-m", "tritoninspect", "breaks", "samples/add_raw.py:Net", "--decompile",
+                           "--device", "cpu"], cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == ExitCode.ENVIRONMENT, proc.stderr[-2000:]
+    errors = [ln for ln in proc.stderr.splitlines() if ln.startswith("error:")]
+    assert errors == ["error: --decompile needs depyf, which is not importable here (No module named depyf "
+                      "(test stand-in))"]
+    assert "Traceback" not in proc.stderr and proc.stdout == ""

@@ -1,0 +1,321 @@
+"""Clones, copies and fusion neighbourhood (tier a and b): analyses on saved captures, the
+output-code parser on stored CPU and GPU output, and golden files for `--show fusion`.
+
+Captures are real compile-only runs of the samples (tests/fixtures/README.md); the GPU output
+code comes from the gpu-mode reports in tests/fixtures/gpu/ (torch 2.11, H200). Expectations
+come from the samples' sources and docstrings (tests/_expect.py reads them), never from the
+fixtures themselves.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from _expect import REPO, kernel_pointer_params, kernel_stored_params, line_of
+from test_render import compare_gold
+from tritoninspect.analyse import build_report
+from tritoninspect.capture import compat
+from tritoninspect.capture.records import Capture
+from tritoninspect.render import render
+from tritoninspect.render.fusion import render_fusion
+from tritoninspect.report import Graph, Kernel, Occurrence, Report
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+CAPTURES = ("add_raw", "triton_op", "custom_op", "inplace", "inline_asm")
+
+
+def load(name: str) -> Capture:
+    return Capture.from_json((FIXTURES / f"capture_{name}.json").read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="module")
+def reports() -> dict[str, Report]:
+    return {name: build_report(load(name)) for name in CAPTURES}
+
+
+def sample(name: str) -> Path:
+    return REPO / "samples" / f"{name}.py"
+
+
+def only_kernel(report: Report) -> Kernel:
+    (kernel,) = report.kernels
+    return kernel
+
+
+def output_graph(report: Report) -> Graph:
+    (graph,) = [g for g in report.graphs if g.stage == "output_code"]
+    return graph
+
+
+def stage(kernel: Kernel, name: str) -> list[Occurrence]:
+    return [o for o in kernel.occurrences if o.stage == name]
+
+
+def gpu_code(name: str) -> str:
+    report = json.loads((FIXTURES / "gpu" / f"{name}.json").read_text(encoding="utf-8"))
+    (code,) = [g["code"] for g in report["graphs"] if g["stage"] == "output_code"]
+    return code
+
+
+# --- the fixtures carry what the analysis needs ---------------------------------------------------
+
+
+@pytest.mark.parametrize("name", CAPTURES)
+def test_captures_hold_the_final_post_grad_graph_and_the_calls(name: str) -> None:
+    capture = load(name)
+    stages = [(g.stage, g.part) for g in capture.graphs]
+    assert ("post_grad_final", "inference") in stages
+    assert stages.index(("post_grad", "inference")) < stages.index(("post_grad_final", "inference"))
+    assert all(code.calls for code in capture.output_code)
+
+
+@pytest.mark.parametrize("name", CAPTURES)
+def test_report_with_fusion_fields_round_trips_through_json(reports: dict[str, Report], name: str) -> None:
+    report = reports[name]
+    assert report.diagnostics == () or {d.source for d in report.diagnostics} == {"interpreter"}
+    assert Report.from_json(report.to_json()) == report
+
+
+# --- a raw launch between two ops --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["add_raw", "triton_op"])
+def test_visible_kernel_sits_between_sin_and_cos_mul(reports: dict[str, Report], name: str) -> None:
+    report = reports[name]
+    kernel = only_kernel(report)
+    graph = output_graph(report)
+    assert [c.kind for c in graph.code_calls] == ["inductor", "user", "inductor"]
+    assert (graph.inductor_kernels, graph.user_kernels, graph.extern_calls, graph.copies) == (2, 1, 0, 0)
+    (launch,) = stage(kernel, "output_code")
+    (n,) = launch.neighbourhood
+    assert (n.compile_id, n.part, n.index, n.call) == ("0/0", "inference", 1, launch.inductor_name)
+    assert n.before.ops == ("sin",) and n.after.ops == ("cos", "mul")
+    # sin feeds the kernel's input; cos * 2 reads what the kernel stored.
+    stored = kernel_stored_params(sample(name), kernel.name)
+    assert [(s.flow, s.arg in stored) for s in n.before.shared] == [("producer", False)]
+    assert [(s.flow, s.arg) for s in n.after.shared] == [("consumer", a) for a in stored]
+    assert n.related == (n.before, n.after)
+    assert n.epilogue_fusion == "off"  # torch 2.13 can, but only when asked
+
+
+def test_output_buffer_is_reinplaced(reports: dict[str, Report]) -> None:
+    kernel = only_kernel(reports["add_raw"])
+    (aot,) = stage(kernel, "aot_inference")
+    stored = tuple(kernel_stored_params(sample("add_raw"), kernel.name))
+    assert aot.clones.before_reinplace == stored and aot.clones.after_reinplace == ()
+    (arg,) = aot.clones.arguments
+    assert (arg.reason, arg.cloned, arg.tensor, arg.bytes) == ("written", False, "float32[64]", 64 * 4)
+    assert (aot.clones.bytes, aot.clones.copies, aot.clones.fallback) == (0, (), None)
+    # Only functional-HOP nodes of the AOT graph carry clones; only launches carry neighbourhoods.
+    others = [o for o in kernel.occurrences if o is not aot]
+    assert all(o.clones is None for o in others)
+    assert [o.stage for o in kernel.occurrences if o.neighbourhood] == ["output_code"]
+
+
+# --- an opaque custom op -------------------------------------------------------------------------------
+
+
+def test_opaque_op_splits_inductor_kernels_around_its_extern_call(reports: dict[str, Report]) -> None:
+    report = reports["custom_op"]
+    kernel = only_kernel(report)
+    graph = output_graph(report)
+    assert (graph.inductor_kernels, graph.user_kernels, graph.extern_calls) == (2, 0, 1)
+    (runtime,) = stage(kernel, "runtime")
+    (n,) = runtime.neighbourhood
+    assert re.fullmatch(r"torch\.ops\.tisample_custom_op\.add\.\w+", n.call)
+    assert graph.code_calls[n.index].kind == "extern"
+    # Inductor names the sin kernel after the op it feeds (cpp_fused_add_sin_0); it fused only sin.
+    assert n.before.ops == ("sin",) and n.after.ops == ("cos", "mul")
+    assert [s.flow for s in n.before.shared] == ["producer"]
+    assert [s.flow for s in n.after.shared] == ["consumer"]
+    assert n.epilogue_fusion is None
+
+
+# --- an in-place kernel ----------------------------------------------------------------------------------
+
+
+def test_inplace_first_launch_reinplaced_second_cloned_and_copied_back(reports: dict[str, Report]) -> None:
+    report = reports["inplace"]
+    kernel = only_kernel(report)
+    written = tuple(kernel_stored_params(sample("inplace"), kernel.name))
+    whole, view = stage(kernel, "aot_inference")
+    assert whole.clones.before_reinplace == view.clones.before_reinplace == written
+    assert whole.clones.after_reinplace == () and whole.clones.copies == ()
+    assert view.clones.after_reinplace == written
+    (arg,) = view.clones.arguments
+    assert (arg.cloned, arg.tensor, arg.bytes) == (True, "float32[32]", 32 * 4)  # x[:32] of float32
+    assert view.clones.bytes == 32 * 4
+    # One copy into the clone before the launch, one back into x after it.
+    graph = output_graph(report)
+    copies = [i for i, c in enumerate(graph.code_calls) if c.copy]
+    assert graph.copies == 2 and len(view.clones.copies) == 2
+    launches = [i for i, c in enumerate(graph.code_calls) if c.kind == "user"]
+    assert copies[0] < launches[1] < copies[1]
+    assert view.clones.copies == tuple(graph.code_calls[i].name for i in copies)
+
+
+def test_inplace_launches_each_have_a_neighbourhood(reports: dict[str, Report]) -> None:
+    kernel = only_kernel(reports["inplace"])
+    launches = stage(kernel, "output_code")
+    assert len(launches) == 2 and all(len(o.neighbourhood) == 1 for o in launches)
+    second = launches[1].neighbourhood[0]
+    assert [s.flow for s in second.before.shared] == ["producer"]
+    assert [s.flow for s in second.after.shared] == ["consumer"]
+
+
+# --- mutation analysis falls back ---------------------------------------------------------------------------
+
+
+def test_fallback_clones_every_tensor_and_names_the_line(reports: dict[str, Report]) -> None:
+    report = reports["inline_asm"]
+    kernel = only_kernel(report)
+    src = sample("inline_asm")
+    (aot,) = stage(kernel, "aot_inference")
+    pointers = tuple(kernel_pointer_params(src, kernel.name))
+    assert aot.clones.before_reinplace == pointers != tuple(kernel_stored_params(src, kernel.name))
+    assert {a.reason for a in aot.clones.arguments} == {"assumed"}
+    assert "tt.elementwise_inline_asm" in aot.clones.fallback
+    assert aot.clones.fallback_file.endswith("inline_asm.py")
+    assert aot.clones.fallback_line == line_of(src, "y = tl.inline_asm_elementwise(")
+    # The launch was skipped in the interpreter, and the report says so; the clones are still known.
+    assert [d.source for d in report.diagnostics] == ["interpreter"]
+
+
+# --- a kernel that vanishes ---------------------------------------------------------------------------------
+
+
+def test_kernel_missing_from_output_code_names_the_dropped_node() -> None:
+    capture = load("add_raw")
+    codes = [dataclasses.replace(c, user_kernels=(), calls=tuple(x for x in c.calls if x.kind != "user"))
+             for c in capture.output_code]
+    kernel = only_kernel(build_report(dataclasses.replace(capture, output_code=codes)))
+    (final,) = [n for n in capture.nodes if n.stage == "post_grad_final"]
+    assert kernel.missing_from_output_code == ("0/0",)
+    assert [(d.compile_id, d.part, d.node, d.last_stage) for d in kernel.dropped_nodes] == [
+        ("0/0", "inference", final.node, "post_grad_final")
+    ]
+
+
+def test_kernel_dropped_before_aot_is_missing_too() -> None:
+    """AOTAutograd drops a launch nothing reads: only the Dynamo graph held it."""
+    capture = load("add_raw")
+    nodes = [n for n in capture.nodes if n.stage == "dynamo"]
+    codes = [dataclasses.replace(c, user_kernels=(), calls=tuple(x for x in c.calls if x.kind != "user"))
+             for c in capture.output_code]
+    kernel = only_kernel(build_report(dataclasses.replace(capture, nodes=nodes, output_code=codes)))
+    assert [(d.part, d.node, d.last_stage) for d in kernel.dropped_nodes] == [("", nodes[0].node, "dynamo")]
+    assert kernel.missing_from_output_code == ("0/0",)
+
+
+def test_launched_kernels_have_no_dropped_nodes(reports: dict[str, Report]) -> None:
+    assert all(k.dropped_nodes == () and k.missing_from_output_code == () for r in reports.values() for k in r.kernels)
+
+
+def test_a_failing_fusion_analysis_is_a_diagnostic() -> None:
+    capture = load("add_raw")
+    broken = dataclasses.replace(capture, output_code=[dataclasses.replace(capture.output_code[0], calls=None)])
+    report = build_report(broken)
+    assert [d.source for d in report.diagnostics] == ["fusion"]
+    assert only_kernel(report).occurrences  # the kernels analysis still stands
+
+
+# --- the output-code parser (compat) ------------------------------------------------------------------------
+
+
+def test_parse_cpu_output_code() -> None:
+    code = load("add_raw").output_code[0].code
+    calls = compat.parse_code_calls(code, compat.aten_op_names())
+    assert [(c.kind, c.ops) for c in calls] == [("inductor", ("sin",)), ("user", ()), ("inductor", ("cos", "mul"))]
+    sin, user, cos = calls
+    assert [(a.param, a.access) for a in sin.args] == [("in_ptr0", "r"), ("out_ptr0", "w")]
+    # A user kernel's parameters are its own names; whether it writes them is not in the text.
+    assert [(a.param, a.access) for a in user.args] == [("x_ptr", ""), ("y_ptr", ""), ("out_ptr", "")]
+    assert sin.args[1].buffer == user.args[0].buffer
+    assert all(code.splitlines()[c.line - 1].strip().startswith(c.name) for c in calls)
+
+
+def test_parse_gpu_output_code_with_comments() -> None:
+    calls = compat.parse_code_calls(gpu_code("add_raw"), compat.aten_op_names())
+    assert [c.kind for c in calls] == ["inductor", "user", "inductor"]
+    assert all(c.name.startswith("triton_") for c in calls if c.kind == "inductor")
+    assert calls[2].ops == ("cos", "mul") and calls[2].source_nodes == ("cos", "mul")
+    # The comment above a user kernel repeats its neighbour's: it is not the kernel's.
+    assert calls[1].ops == () and calls[1].source_nodes == ()
+
+
+def test_parse_gpu_extern_call_alias_and_inplace_reuse() -> None:
+    sin, op, cos = compat.parse_code_calls(gpu_code("custom_op"))
+    assert (op.kind, op.name) == ("extern", "torch.ops.tisample_custom_op.add.default")
+    out = next(a for a in op.args if a.param == "out")
+    (inout,) = cos.args
+    # buf1 = op(...); buf2 = buf1; buf3 = buf2  # reuse; cos_mul updates buf3 in place.
+    assert (inout.access, inout.reuses) == ("rw", out.storage)
+    assert sin.ops == ("sin", "tisample_custom_op.add")  # Inductor's comment, before the analysis filters it
+
+
+@pytest.mark.parametrize(
+    ("name", "ops"),
+    [
+        ("cpp_fused_cos_mul_1", ("cos", "mul")),
+        ("triton_poi_fused__to_copy_add_native_layer_norm_3", ("_to_copy", "add", "native_layer_norm")),
+        ("cpp_fused_copy__mul_1", ("copy_", "mul")),
+        ("add_kernel_0", ()),
+    ],
+)
+def test_fused_name_ops(name: str, ops: tuple[str, ...]) -> None:
+    assert compat.fused_name_ops(name, compat.aten_op_names()) == ops
+
+
+def test_ttir_op_location_follows_named_locations() -> None:
+    ttir = "\n".join([
+        '#loc = loc("/k.py":4:0)',
+        "module {",
+        '    %y = tt.elementwise_inline_asm "mov.b32 $0, $1;" {pure = false} %x : tensor<16xf32> loc(#loc22)',
+        "}",
+        '#loc8 = loc("/k.py":9:61)',
+        '#loc22 = loc("y"(#loc8))',
+    ])
+    assert compat.ttir_op_location(ttir, "tt.elementwise_inline_asm") == ("/k.py", 9)
+    assert compat.ttir_op_location(ttir, "tt.store") == (None, None)
+
+
+def test_split_call_args() -> None:
+    assert compat.split_call_args("buf0, reinterpret_tensor(buf1, (64, ), (1, ), 0), 64, stream=s0") == [
+        "buf0", "reinterpret_tensor(buf1, (64, ), (1, ), 0)", "64", "stream=s0",
+    ]
+
+
+# --- the fusion view (golden files) -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["add_raw", "custom_op", "inplace", "inline_asm"])
+def test_fusion_view_gold(reports: dict[str, Report], name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(REPO)
+    report = reports[name]
+    compare_gold(f"fusion_{name}.txt", render(report, "text", show="fusion", color=False, width=100) + "\n", report)
+
+
+def test_fusion_view_says_which_kernels_inductor_wrote(reports: dict[str, Report]) -> None:
+    report = reports["add_raw"]
+    assert "CPU (C++) kernels in compile-only mode" in render_fusion(report, color=False)
+    gpu = dataclasses.replace(report, meta=dataclasses.replace(report.meta, mode="gpu"))
+    assert "Inductor's kernels: Triton kernels" in render_fusion(gpu, color=False)
+
+
+def test_fusion_view_of_an_opaque_op_names_the_split(reports: dict[str, Report]) -> None:
+    text = render_fusion(reports["custom_op"], color=False, width=200)
+    assert "inside opaque tisample_custom_op::add: extern call torch.ops.tisample_custom_op.add." in text
+    assert "sin and cos, mul compiled as separate kernels around it" in text
+
+
+def test_fusion_view_flags_a_removed_kernel() -> None:
+    capture = load("add_raw")
+    codes = [dataclasses.replace(c, user_kernels=(), calls=tuple(x for x in c.calls if x.kind != "user"))
+             for c in capture.output_code]
+    text = render_fusion(build_report(dataclasses.replace(capture, output_code=codes)), color=False, width=200)
+    assert re.search(r"REMOVED \[0/0\] inference: node \w+ \(last in the post_grad_final graph\)", text)

@@ -1,0 +1,471 @@
+"""Agreement between two reports of one model: the GPU run and compile-only mode.
+
+A compile-only report is worth trusting where it says the same as the GPU run
+about everything that does not depend on the device: the graphs of each compile
+id (op counts, and FX code with the device blanked), graph breaks and the user
+lines they happen at, recompiles, each kernel's entry kinds and occurrences
+(grids, scalar and constexpr arguments, tensors_to_clone, mutation-analysis
+fallbacks, launches in the output code and at run time), opaque ops, and, when
+both reports have them for the same target, kernel resources.
+`device_independent` turns a report into a flat {field path: value} dict of
+exactly those facts; `compare` lines two of them up. A difference is a bug in
+compile-only mode, or one of the `KNOWN_DIFFERENCES` below, each with its
+reason and evidence.
+
+Left out, because they depend on the device: `meta` (mode, device, versions),
+the output code (Inductor writes Triton kernels on a GPU and C++ around
+interpreted kernels on CPU: only its presence is compared), diagnostics, and
+the addresses, absolute paths and `# File:` comments inside texts.
+
+    python -m tritoninspect.agreement GPU_DIR CPU_DIR   # or two report files
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tritoninspect.errors import ExitCode, ReportError, TritonInspectError, UsageError
+from tritoninspect.report import STAGES, Kernel, Occurrence, Report
+
+#: Stands for a field one report has and the other lacks.
+MISSING = "<missing>"
+
+#: Stages tritoninspect began to record after some reports still compared were written
+#: (the stored GPU reports predate `post_grad_final`): compared only when both reports
+#: have graphs of the stage, and said so when one has none.
+LATER_STAGES = ("post_grad_final",)
+
+
+@dataclass(frozen=True)
+class KnownDifference:
+    """A difference that comes from the versions of a package, not from compile-only mode.
+
+    It applies when one report's `package` version starts with one of
+    `versions` and the other's with the other, and the field path matches
+    `path`, where `*` stands for any text without a "]" (brackets are literal):
+    `kernels[*].occurrences[*].grid`.
+    """
+
+    package: str  # "torch" | "triton"
+    versions: tuple[str, str]
+    path: str
+    reason: str
+
+    def applies(self, path: str, version_a: str, version_b: str) -> bool:
+        a, b = self.versions
+        pair = (version_a.startswith(a) and version_b.startswith(b)) or (
+            version_a.startswith(b) and version_b.startswith(a)
+        )
+        pattern = re.escape(self.path).replace(r"\*", r"[^\]]*")
+        return pair and re.fullmatch(pattern, path) is not None
+
+
+#: Differences between torch or Triton versions, each with the reason and where it shows.
+#: Empty while the stored GPU reports (torch 2.11, tests/fixtures/gpu/) and compile-only
+#: reports on torch 2.13 agree on every compared field; add an entry only with evidence
+#: (the torch source line or PR), never to silence a difference nobody explained.
+KNOWN_DIFFERENCES: tuple[KnownDifference, ...] = ()
+
+
+@dataclass(frozen=True)
+class Difference:
+    """One field on which two reports disagree."""
+
+    path: str
+    a: Any
+    b: Any
+    #: The reason, when a `KnownDifference` explains it; None for a real disagreement.
+    explained: str | None = None
+
+    def describe(self) -> str:
+        a, b = self.a, self.b
+        where = ""
+        if isinstance(a, str) and isinstance(b, str) and "\n" in a + b:
+            # Code: show the first line that differs, not the first 120 characters.
+            lines_a, lines_b = a.splitlines(), b.splitlines()
+            n = next((i for i, (x, y) in enumerate(zip(lines_a, lines_b)) if x != y), min(len(lines_a), len(lines_b)))
+            where = f" (line {n + 1})"
+            a = lines_a[n].strip() if n < len(lines_a) else MISSING
+            b = lines_b[n].strip() if n < len(lines_b) else MISSING
+        text = f"{self.path}{where}: {_short(a)} != {_short(b)}"
+        return f"{text}  (known: {self.explained})" if self.explained else text
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """The outcome of `compare`: how many fields were compared and which differ."""
+
+    compared: int
+    differences: tuple[Difference, ...] = ()
+    #: What was left out of this comparison, and why (e.g. a stage one report predates).
+    notes: tuple[str, ...] = ()
+
+    @property
+    def unexplained(self) -> tuple[Difference, ...]:
+        return tuple(d for d in self.differences if d.explained is None)
+
+    def summary(self) -> str:
+        known = len(self.differences) - len(self.unexplained)
+        tail = f" ({known} known version differences)" if known else ""
+        return f"{self.compared} fields compared, {len(self.differences)} differ{tail}"
+
+
+# --- the device-independent view -------------------------------------------------------
+
+
+def device_independent(report: Report) -> dict[str, Any]:
+    """Every device-independent fact of `report` as {field path: JSON-able value}."""
+    paths = _Paths.of(report)
+    facts: dict[str, Any] = {}
+    facts.update(_graphs(report, paths))
+    facts.update(_breaks(report, paths))
+    facts.update({f"recompiles[{r.compile_id}].reason": r.reason for r in report.recompiles})
+    for kernel in report.kernels:
+        facts.update(_kernel(kernel, paths))
+    for op in report.opaque_ops:
+        facts[f"opaque_ops[{op.compile_id} {op.stage} {op.node}]"] = {"op": op.op, "kernels": sorted(op.kernels)}
+    unattributed = sorted({f.compile_id for f in report.mutation_fallbacks_unattributed})
+    facts["mutation_fallbacks_unattributed.compile_ids"] = unattributed
+    return facts
+
+
+def _graphs(report: Report, paths: _Paths) -> dict[str, Any]:
+    facts: dict[str, Any] = {}
+    for label, graph in _labelled((f"{g.compile_id} {g.stage} {g.part}".rstrip(), g) for g in report.graphs):
+        if graph.stage == "output_code":
+            # Triton kernels on a GPU, C++ around interpreted kernels on CPU: only its presence compares.
+            facts[f"graphs[{label}].present"] = True
+            continue
+        facts[f"graphs[{label}].op_count"] = graph.op_count
+        facts[f"graphs[{label}].code"] = graph_code(graph.code, paths)
+        if graph.subgraphs:
+            facts[f"graphs[{label}].subgraphs"] = list(graph.subgraphs)
+    return facts
+
+
+_DEVICE = re.compile(r"device\(type='(?:cuda|cpu)'(?:, index=\d+)?\)")
+_SOURCE_COMMENT = re.compile(r"^(?P<indent>\s*)# File: (?P<file>.+?):(?P<line>\d+) in (?P<rest>.*)$", re.M)
+
+
+def graph_code(code: str, paths: _Paths) -> str:
+    """FX graph code without what names the machine: the device an op allocates on
+    (`device(type='cuda', index=0)` / `device(type='cpu')`) is blanked; `# File:`
+    comments keep the user's lines (relative path) and drop library ones, whose
+    paths and line numbers name the installation, not the graph."""
+
+    def source(match: re.Match[str]) -> str:
+        rel = paths.rel(match["file"])
+        if rel == match["file"]:  # not under the checkout: torch, triton, ...
+            return "\x00"
+        return f"{match['indent']}# File: {rel}:{match['line']} in {match['rest']}"
+
+    kept = _SOURCE_COMMENT.sub(source, _DEVICE.sub("device(…)", code))
+    return "\n".join(line for line in kept.split("\n") if line != "\x00")
+
+
+def _breaks(report: Report, paths: _Paths) -> dict[str, Any]:
+    facts: dict[str, Any] = {}
+    for i, b in enumerate(report.graph_breaks):
+        where = f"graph_breaks[{i}]"
+        facts[f"{where}.compile_id"] = b.compile_id
+        facts[f"{where}.line"] = f"{paths.rel(b.file)}:{b.line}"
+        facts[f"{where}.user_stack"] = [paths.frame(f) for f in b.user_stack]
+        facts[f"{where}.frame_skipped"] = b.frame_skipped
+        # The first line names the kind of break; the rest is advice whose wording moves between releases.
+        facts[f"{where}.reason"] = paths.text(_first_line(b.reason))
+    return facts
+
+
+def _kernel(kernel: Kernel, paths: _Paths) -> dict[str, Any]:
+    where = f"kernels[{kernel.name}]"
+    facts: dict[str, Any] = {
+        f"{where}.id": kernel.id,
+        f"{where}.source": f"{paths.rel(kernel.file)}:{kernel.line}",
+        f"{where}.decorators": list(kernel.decorators),
+        f"{where}.constexpr_params": list(kernel.constexpr_params),
+        f"{where}.autotune_configs": [dict(c) for c in kernel.autotune_configs],
+        f"{where}.autotune_key": list(kernel.autotune_key),
+        f"{where}.heuristics": list(kernel.heuristics),
+        f"{where}.entries": list(kernel.entries),
+        f"{where}.missing_from_output_code": list(kernel.missing_from_output_code),
+    }
+    for label, occ in _labelled(_occurrences(kernel)):
+        for name, value in _occurrence_facts(occ).items():
+            facts[f"{where}.occurrences[{label}].{name}"] = value
+    for res in getattr(kernel, "resources", ()):
+        label = f"{res.target} {_config_label(res.config)}"
+        for name in ("registers", "shared", "spills", "num_warps", "num_stages"):
+            facts[f"{where}.resources[{label}].{name}"] = getattr(res, name)
+    return facts
+
+
+def _occurrences(kernel: Kernel) -> list[tuple[str, Occurrence]]:
+    """(label, occurrence) in a fixed order; the label names the place, not the values."""
+    parts = _parts(kernel.occurrences)
+    items = []
+    for occ, part in zip(kernel.occurrences, parts):
+        place = occ.node if occ.stage not in ("output_code", "runtime") else occ.inductor_name or occ.custom_op
+        sub = f"{occ.subgraph}." if occ.subgraph and occ.stage not in ("output_code", "runtime") else ""
+        label = " ".join(x for x in (occ.compile_id or "-", occ.stage, part, f"{sub}{place or ''}") if x)
+        items.append((label, occ))
+    return sorted(items, key=lambda item: (_stage_index(item[1].stage), item[0]))
+
+
+def _occurrence_facts(occ: Occurrence) -> dict[str, Any]:
+    """The occurrence's facts that apply to its stage (None ones left out, so
+    the count of compared fields counts findings, not blanks)."""
+    args = {**(occ.constexprs or {}), **(getattr(occ, "scalars", None) or {})}
+    facts = {
+        "entry": occ.entry,
+        "custom_op": occ.custom_op,
+        "grid": [list(g) for g in occ.grid] if occ.grid is not None else None,
+        # constexprs and other scalars together: which is which follows from the
+        # kernel's constexpr_params (compared above); reports written before the
+        # split (commit 70398c4) held both in `constexprs`.
+        "args": args or None,
+        "tensors_to_clone": list(occ.tensors_to_clone) if occ.tensors_to_clone is not None else None,
+        "in_output_code": occ.in_output_code,
+        "inductor_name": occ.inductor_name,
+        "launches": occ.launches,
+    }
+    if occ.stage not in ("output_code", "runtime"):
+        # The cause is an exception message; whether the analysis fell back is the finding.
+        facts["mutation_analysis_fallback"] = occ.mutation_analysis_fallback is not None
+    return {name: value for name, value in facts.items() if value is not None}
+
+
+def _parts(occurrences: Sequence[Occurrence]) -> list[str]:
+    """forward / backward / inference of each occurrence, also for reports written
+    before `Occurrence.part` existed (commit 70398c4): the output-code part was
+    then in `subgraph`, an AOT stage names its part, and a compile's post-grad
+    graphs follow its AOT graphs in the same order."""
+    parts: list[str] = []
+    aot_order: dict[str, list[str]] = {}
+    post_grad_seen: Counter[str] = Counter()
+    for occ in occurrences:
+        part = getattr(occ, "part", None)
+        if not part and occ.stage == "output_code":
+            part = occ.subgraph
+        elif not part and occ.stage.startswith("aot_"):
+            part = occ.stage.removeprefix("aot_")
+        elif not part and occ.stage == "post_grad":
+            order = aot_order.get(occ.compile_id or "", [])
+            seen = post_grad_seen[occ.compile_id or ""]
+            part = order[seen] if seen < len(order) else ""
+        if occ.stage.startswith("aot_"):
+            aot_order.setdefault(occ.compile_id or "", []).append(part or "")
+        if occ.stage == "post_grad":
+            post_grad_seen[occ.compile_id or ""] += 1
+        parts.append(part or "")
+    return parts
+
+
+def _labelled(items: Iterable[tuple[str, Any]]) -> list[tuple[str, Any]]:
+    """Make labels unique: a repeated label gets #2, #3, ... in order."""
+    seen: Counter[str] = Counter()
+    result = []
+    for label, item in items:
+        seen[label] += 1
+        result.append((label if seen[label] == 1 else f"{label} #{seen[label]}", item))
+    return result
+
+
+def _stage_index(stage: str) -> int:
+    return STAGES.index(stage) if stage in STAGES else len(STAGES)
+
+
+def _config_label(config: dict[str, Any]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in config.items()) or "default"
+
+
+class _Paths:
+    """Makes paths and texts comparable across machines: paths relative to the
+    directory the target was given from, memory addresses blanked."""
+
+    _ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
+
+    def __init__(self, root: str | None) -> None:
+        self.root = root
+
+    @classmethod
+    def of(cls, report: Report) -> _Paths:
+        target = report.meta.target.rsplit(":", 1)[0]
+        files = [k.file for k in report.kernels] + [b.file for b in report.graph_breaks]
+        suffix = "/" + target.lstrip("./")
+        for file in files:
+            if file and file.endswith(suffix) and not target.startswith("/"):
+                return cls(file[: -len(suffix)])
+        return cls(str(Path(target).parent) if target.startswith("/") else None)
+
+    def rel(self, path: str | None) -> str | None:
+        if path and self.root and path.startswith(self.root + "/"):
+            return path[len(self.root) + 1 :]
+        return path
+
+    def frame(self, frame: str) -> str:
+        location, sep, func = frame.rpartition(" in ")
+        file, colon, line = location.rpartition(":")
+        return f"{self.rel(file)}{colon}{line}{sep}{func}" if sep and colon else frame
+
+    def text(self, text: str) -> str:
+        text = self._ADDRESS.sub("0x…", text)
+        return text.replace(self.root + "/", "") if self.root else text
+
+
+# --- comparing ---------------------------------------------------------------------
+
+
+def compare(a: Report, b: Report, known: Sequence[KnownDifference] = KNOWN_DIFFERENCES) -> Comparison:
+    """Compare the device-independent facts of two reports of the same model.
+
+    Resources are compared only where both reports have them for the same
+    target. Each difference a `known` entry explains (by the two reports'
+    torch or Triton versions) carries its reason.
+    """
+    fa, fb = device_independent(a), device_independent(b)
+    _drop_unpaired_resources(fa, fb)
+    notes = _drop_later_stages(a, b, fa, fb)
+    paths = sorted(set(fa) | set(fb))
+    differences = []
+    for path in paths:
+        va, vb = fa.get(path, MISSING), fb.get(path, MISSING)
+        if va != vb:
+            differences.append(Difference(path, va, vb, _explain(path, a, b, known)))
+    return Comparison(len(paths), tuple(differences), notes)
+
+
+def _drop_later_stages(a: Report, b: Report, fa: dict[str, Any], fb: dict[str, Any]) -> tuple[str, ...]:
+    notes = []
+    for stage in LATER_STAGES:
+        has = ({g.stage for g in a.graphs} >= {stage}, {g.stage for g in b.graphs} >= {stage})
+        if has[0] == has[1]:
+            continue
+        for facts in (fa, fb):
+            for path in [p for p in facts if f" {stage} " in p or f" {stage}]" in p]:
+                del facts[path]
+        notes.append(f"stage {stage} only in the {'first' if has[0] else 'second'} report "
+                     "(the other was written before tritoninspect recorded it): not compared")
+    return tuple(notes)
+
+
+def _drop_unpaired_resources(fa: dict[str, Any], fb: dict[str, Any]) -> None:
+    """Resources are opt-in (--resources): compare them only for a kernel and target both have."""
+    def owners(facts: dict[str, Any]) -> set[str]:
+        return {p.split("].resources[", 1)[0] + "|" + p.split("].resources[", 1)[1].split(" ", 1)[0]
+                for p in facts if "].resources[" in p}
+
+    shared = owners(fa) & owners(fb)
+    for facts in (fa, fb):
+        for path in [p for p in facts if "].resources[" in p]:
+            head, tail = path.split("].resources[", 1)
+            if f"{head}|{tail.split(' ', 1)[0]}" not in shared:
+                del facts[path]
+
+
+def _explain(path: str, a: Report, b: Report, known: Sequence[KnownDifference]) -> str | None:
+    for entry in known:
+        va, vb = getattr(a.meta, entry.package, ""), getattr(b.meta, entry.package, "")
+        if va.split("+")[0] != vb.split("+")[0] and entry.applies(path, va, vb):
+            return entry.reason
+    return None
+
+
+def _first_line(text: str) -> str:
+    stripped = text.strip()
+    return stripped.splitlines()[0] if stripped else ""
+
+
+def _short(value: Any, width: int = 120) -> str:
+    text = repr(value)
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+# --- the command line: python -m tritoninspect.agreement A B ------------------------
+
+
+def load_report(path: Path) -> Report:
+    try:
+        return Report.from_json(path.read_text())
+    except OSError as exc:
+        raise ReportError(f"cannot read report {path}: {exc.strerror}") from exc
+    except ReportError as exc:
+        raise ReportError(f"{path}: {exc.message}") from exc
+
+
+def pair_reports(a: Path, b: Path) -> list[tuple[str, Path | None, Path | None]]:
+    """(name, report in a, report in b) for two files, or for the *.json of two folders."""
+    if a.is_file() and b.is_file():
+        return [(a.stem, a, b)]
+    if not (a.is_dir() and b.is_dir()):
+        raise UsageError(f"give two report files or two folders of reports: {a}, {b}")
+    in_a = {p.stem: p for p in a.glob("*.json")}
+    in_b = {p.stem: p for p in b.glob("*.json")}
+    if not in_a and not in_b:
+        raise UsageError(f"no *.json reports in {a} or {b}")
+    return [(name, in_a.get(name), in_b.get(name)) for name in sorted(set(in_a) | set(in_b))]
+
+
+def compare_paths(a: Path, b: Path) -> list[tuple[str, Comparison | str]]:
+    """Compare every pair; where there is nothing to compare, say why instead
+    (a report on one side only, or one that cannot be read: a failed run)."""
+    results: list[tuple[str, Comparison | str]] = []
+    for name, pa, pb in pair_reports(a, b):
+        if pa is None or pb is None:
+            results.append((name, f"only in {a if pb is None else b}"))
+            continue
+        try:
+            results.append((name, compare(load_report(pa), load_report(pb))))
+        except ReportError as exc:
+            results.append((name, exc.message))
+    return results
+
+
+def format_results(results: list[tuple[str, Comparison | str]]) -> str:
+    """One line per pair (and one per difference), then the totals."""
+    lines = []
+    compared = differ = known = 0
+    for name, result in results:
+        if isinstance(result, str):
+            lines.append(f"{name}: not compared: {result}")
+            continue
+        compared += result.compared
+        differ += len(result.differences)
+        known += len(result.differences) - len(result.unexplained)
+        lines.append(f"{name}: {result.summary()}")
+        lines.extend(f"  note: {note}" for note in result.notes)
+        lines.extend(f"  {d.describe()}" for d in result.differences)
+    tail = f" ({known} known version differences)" if known else ""
+    skipped = sum(isinstance(r, str) for _, r in results)
+    lines.append(f"{compared} fields compared, {differ} differ{tail}" + (f"; {skipped} not compared" if skipped else ""))
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Exit 0 when every pair agrees (or differs only as known); 1 when a pair
+    differs or could not be compared; 2 for paths that are not reports."""
+    parser = argparse.ArgumentParser(
+        prog="python -m tritoninspect.agreement",
+        description="Compare the device-independent parts of reports: GPU run vs compile-only mode.",
+    )
+    parser.add_argument("a", type=Path, help="a report, or a folder of <sample>.json (e.g. the GPU reports)")
+    parser.add_argument("b", type=Path, help="the same for the other mode (e.g. compile-only reports)")
+    args = parser.parse_args(argv)
+    try:
+        results = compare_paths(args.a, args.b)
+    except TritonInspectError as exc:
+        print(f"error: {exc.message}", file=sys.stderr)
+        return int(exc.exit_code)
+    print(format_results(results))
+    bad = any(isinstance(r, str) or r.unexplained for _, r in results)
+    return int(ExitCode.FINDINGS if bad else ExitCode.OK)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

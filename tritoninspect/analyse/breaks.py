@@ -1,0 +1,404 @@
+"""Graph breaks and recompiles around Triton kernels, from records only.
+
+For each graph break: the kernel it concerns (matched against eager launch
+sites and the launches in the source around the break), the kernels that ran
+eagerly because of it, and a hint for the known Triton causes (`KNOWN_CAUSES`).
+For each recompile: the failed guard, and the kernel arguments (grid,
+constexprs, scalars) that changed from the previous compile of the frame.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from tritoninspect.analyse.graphs import analyse_breaks
+from tritoninspect.capture.records import BreakRecord, Capture, NodeRecord, RecompileRecord
+from tritoninspect.report import STAGES, ArgChange, DecompiledFrame, GraphBreak, Recompile
+
+
+@dataclass(frozen=True)
+class KnownCause:
+    """A Triton-related graph-break cause: how to spot it, what to do, and where that comes from."""
+
+    #: Searched in the break's headline and reason.
+    pattern: re.Pattern[str]
+    hint: str
+    #: The torch graph-break id and/or issue (and source file) the entry is based on.
+    source: str
+
+
+def _cause(pattern: str, hint: str, source: str) -> KnownCause:
+    return KnownCause(re.compile(pattern), hint, source)
+
+
+#: Known causes, most specific first; the first match gives a break its hint.
+KNOWN_CAUSES: tuple[KnownCause, ...] = (
+    _cause(
+        r"@triton\.heuristics must return constant values",
+        "Under dynamic shapes a @triton.heuristics value computed from a size is symbolic, and Dynamo can only "
+        "fold constant heuristic values into the autotune configs, so the launch is not traced and the kernel "
+        "runs eagerly. Keep that size static (torch._dynamo.mark_static, or compile without dynamic=True), or "
+        "drop the heuristic (e.g. always mask) so no constexpr depends on a dynamic size.",
+        "GB0361 (torch/_dynamo/variables/functions.py, maybe_unpack_heuristic_result)",
+    ),
+    _cause(
+        r"pre_hook and post_hook are not supported",
+        "Dynamo cannot run a Config(pre_hook=...) or an autotuner pre_hook/post_hook at run time, so the launch "
+        "is not traced. To zero or restore outputs between autotune trials use "
+        "@triton.autotune(reset_to_zero=[...]) or restore_value=[...], which Dynamo supports; or do the work "
+        "(e.g. out.zero_()) before the launch.",
+        "GB0361, pytorch/pytorch#139059 (torch/_higher_order_ops/triton_kernel_wrap.py)",
+    ),
+    _cause(
+        r"Only configs, keys, restore_value, and reset_to_zero are supported",
+        "Remove warmup=, rep= or use_cuda_graph= from @triton.autotune, or set "
+        "torch._inductor.config.unsafe_ignore_unsupported_triton_autotune_args = True (they are then ignored).",
+        "GB0361 (torch/_higher_order_ops/triton_kernel_wrap.py)",
+    ),
+    _cause(
+        r"Passing num_ctas directly to the Triton kernel is not supported",
+        "Move num_ctas from the call site into a triton.Config of @triton.autotune, e.g. "
+        "configs=[triton.Config({...}, num_ctas=2)].",
+        "GB0361 (torch/_higher_order_ops/triton_kernel_wrap.py, call_triton_kernel)",
+    ),
+    _cause(
+        r"multiple @triton\.autotune decorators",
+        "Keep a single @triton.autotune on the kernel (merge the configs).",
+        "GB0361 (torch/_higher_order_ops/triton_kernel_wrap.py, call_triton_kernel)",
+    ),
+    _cause(
+        r"called with a grid|single grid|Only tuple grids|Grid can have at most rank 3",
+        "Launch the kernel as kernel[grid](...) with a tuple (or a function returning a tuple) of at most 3 dims.",
+        "GB0361 (torch/_higher_order_ops/triton_kernel_wrap.py)",
+    ),
+    _cause(
+        r"Tensor\.item\(\)",
+        "A value read with .item() ends the graph; when it drives a kernel's grid or arguments, the code after "
+        "the break is specialised to each value (a recompile per value). Set "
+        "torch._dynamo.config.capture_scalar_outputs = True to keep it symbolic in one graph (an unbacked "
+        "size in the grid), or derive the grid from tensor sizes.",
+        "GB0124 (torch/_dynamo/variables/tensor.py); torch-internals notes §7 pitfall 3",
+    ),
+    _cause(
+        r"torch\.compiler\.disable",
+        "Everything the disabled function launches runs eagerly, outside the graph: Inductor cannot see, fuse "
+        "or reorder those kernels. If it only dispatches to Triton kernels, drop the torch.compiler.disable "
+        "(Dynamo traces kernel[grid](...) launches) or register the launcher as a torch.library.triton_op "
+        "calling wrap_triton(kernel).",
+        "GB0098 (torch/_dynamo/variables/functions.py, SkipFunctionVariable)",
+    ),
+    _cause(
+        r"sourceless variable TritonKernelVariable",
+        "A follow-on of the break before it at the same kernel launch: Dynamo cannot resume in the middle of "
+        "kernel[grid](...), so it compiles up to the previous resumable point and runs the rest of the frame "
+        "eagerly, or skips the frame. Fix the first break.",
+        "GB0092 (torch/_dynamo/codegen.py, reconstruction failure)",
+    ),
+    _cause(
+        r"create_tma_descriptor",
+        "Create the TMA descriptor right after .data_ptr() with no graph break in between, or use host-side "
+        "triton.tools.tensor_descriptor.TensorDescriptor.from_tensor, which Dynamo traces when torch sees TMA "
+        "support.",
+        "torch/_dynamo/variables/functions.py (invalid ptr argument for create_tma_descriptor)",
+    ),
+)
+
+
+def known_cause(text: str) -> KnownCause | None:
+    """The first known cause whose pattern occurs in `text`."""
+    return next((c for c in KNOWN_CAUSES if c.pattern.search(text)), None)
+
+
+# --- graph breaks ----------------------------------------------------------------
+
+
+def analyse_graph_breaks(capture: Capture) -> dict[str, tuple]:
+    """Graph breaks (each once), each with its kernel, eager kernels and hint."""
+    base = analyse_breaks(capture)["graph_breaks"]
+    records = {_key(b): b for b in capture.breaks}
+    launches = _eager_launches(capture)
+    names = _kernel_names(capture)
+    return {"graph_breaks": tuple(_detailed(b, records.get(_key(b)), launches, names) for b in base)}
+
+
+def _key(b: BreakRecord | GraphBreak) -> tuple:
+    return (b.compile_id, b.reason, b.file, b.line)
+
+
+@dataclass(frozen=True)
+class _Frame:
+    file: str
+    line: int
+    func: str
+
+
+@dataclass(frozen=True)
+class _Launch:
+    kernel: str
+    site: tuple[_Frame, ...]
+
+
+def _parse_frame(text: str) -> _Frame | None:
+    loc, _, func = text.rpartition(" in ")
+    file, _, line = loc.rpartition(":")
+    if not file or not line.isdigit():
+        return None
+    return _Frame(file, int(line), _original_function(func))
+
+
+_RESUME_RE = re.compile(r"^torch_dynamo_resume_in_(?P<fn>.+?)_at_\d+$")
+
+
+def _original_function(name: str) -> str:
+    """`forward` for Dynamo's resume function `torch_dynamo_resume_in_forward_at_55`."""
+    m = _RESUME_RE.match(name)
+    return m["fn"] if m else name
+
+
+def _eager_launches(capture: Capture) -> list[_Launch]:
+    launches = []
+    for la in capture.launches:
+        record = capture.kernels.get(la.kernel_id or "")
+        if la.in_graph or record is None:
+            continue
+        frames = tuple(f for f in (_parse_frame(s) for s in la.site) if f is not None)
+        launches.append(_Launch(record.name, frames))
+    return launches
+
+
+def _kernel_names(capture: Capture) -> list[str]:
+    # Longest first, so a name that contains another one is tried first.
+    return sorted({k.name for k in capture.kernels.values()}, key=lambda n: (-len(n), n))
+
+
+def _detailed(b: GraphBreak, record: BreakRecord | None, launches: list[_Launch], names: list[str]) -> GraphBreak:
+    if record is None:
+        return b
+    frame = _break_frame(b)
+    eager = _eager_kernels(b, record, frame, launches)
+    kernel, relation = _break_kernel(b, record, frame, launches, eager, names)
+    cause = known_cause(f"{record.headline}\n{b.reason}")
+    return dataclasses.replace(
+        b,
+        headline=record.headline, gb_id=record.gb_id, doc_url=record.doc_url, skipped_rest=record.skipped_rest,
+        library_frame=record.library_frame, context=record.context, context_start=record.context_start,
+        kernel=kernel, kernel_relation=relation, eager_kernels=tuple(eager),
+        hint=cause.hint if cause else None, hint_source=cause.source if cause else None,
+    )
+
+
+def _break_frame(b: GraphBreak) -> _Frame | None:
+    """The user frame the break is reported at, with its function."""
+    if b.file is None or b.line is None:
+        return None
+    for text in reversed(b.user_stack):
+        frame = _parse_frame(text)
+        if frame is not None and (frame.file, frame.line) == (b.file, b.line):
+            return frame
+    return _Frame(b.file, b.line, "")
+
+
+def _eager_kernels(b: GraphBreak, record: BreakRecord, frame: _Frame | None, launches: list[_Launch]) -> list[str]:
+    """Kernels launched eagerly because of the break: from the break's own line
+    (e.g. a disabled function's call), or, when Dynamo gave up on the rest of
+    the frame or on all of it, from that frame's code."""
+    if frame is None:
+        return []
+    found = []
+    for la in launches:
+        if any(_made_eager(f, frame, b.frame_skipped, record.skipped_rest) for f in la.site) and la.kernel not in found:
+            found.append(la.kernel)
+    return found
+
+
+def _made_eager(f: _Frame, at: _Frame, frame_skipped: bool, skipped_rest: bool) -> bool:
+    if f.file != at.file:
+        return False
+    if f.line == at.line:
+        return True
+    same_function = bool(at.func) and f.func == at.func
+    return same_function and (frame_skipped or (skipped_rest and f.line > at.line))
+
+
+def _break_kernel(
+    b: GraphBreak, record: BreakRecord, frame: _Frame | None, launches: list[_Launch], eager: list[str],
+    names: list[str],
+) -> tuple[str | None, str | None]:
+    """The kernel the break concerns, most direct evidence first."""
+    if frame is not None:
+        for la in launches:
+            if any((f.file, f.line) == (frame.file, frame.line) for f in la.site):
+                return la.kernel, "launched eagerly from this line"
+    for number, text in _source_lines(record.context, record.context_start, record.line):
+        kernel = launched_in(text, names)
+        if kernel is not None:
+            if number == b.line:
+                return kernel, "launched on this line"
+            return kernel, f"launched at line {number}, next to the break"
+    library_line = _frame_line(record.library_frame)
+    for number, text in _source_lines(record.library_context, record.library_context_start, library_line):
+        kernel = launched_in(text, names)
+        if kernel is not None:
+            return kernel, f"launched in the library at line {number}, next to the break there"
+    if eager:
+        return eager[0], "ran eagerly after the break"
+    return None, None
+
+
+def _source_lines(context: tuple[str, ...], start: int | None, line: int | None) -> list[tuple[int, str]]:
+    """Numbered context lines, `line` itself first, then the nearest ones."""
+    if start is None or line is None:
+        return []
+    numbered = [(start + i, text) for i, text in enumerate(context)]
+    return sorted(numbered, key=lambda item: (abs(item[0] - line), item[0]))
+
+
+def _frame_line(frame: str | None) -> int | None:
+    """The line of a "file:line[ in func]" frame."""
+    line = (frame or "").rsplit(" in ", 1)[0].rpartition(":")[2]
+    return int(line) if line.isdigit() else None
+
+
+def launched_in(text: str, names: Iterable[str]) -> str | None:
+    """The kernel a source line launches: `k[grid](`, `k.run(`, `wrap_triton(k)`."""
+    code = text.split("#", 1)[0]
+    for name in names:
+        n = re.escape(name)
+        if re.search(rf"(?<![\w.]){n}\s*\[|(?<![\w.]){n}\.run\(|(?:wrap|capture)_triton\(\s*{n}\s*\)", code):
+            return name
+    return None
+
+
+# --- recompiles --------------------------------------------------------------------
+
+_PREFIX_RE = re.compile(r"^(?P<cid>\d+/\d+): ")
+_SIZE_RE = re.compile(r"expected (?P<old>-?\d+), actual (?P<new>-?\d+)")
+_COMPARE_RE = re.compile(r"(?P<op>==|!=|<=|>=|<|>)\s*(?P<value>-?\d+)\s*$")
+#: Symbols torch prints for sizes: s77 (backed), u0 (unbacked), ps0.
+_SYMBOL_RE = re.compile(r"\b(?:s|u|ps)\d+\b")
+_SIZE_EXPR_RE = re.compile(r"\b\w+\.size\(\)\[\d+\]")
+#: Guard expressions longer than this are shortened for the one-line form.
+GUARD_WIDTH = 80
+
+
+def analyse_recompile_details(capture: Capture) -> dict[str, tuple]:
+    """Each recompile with its failed guard and the kernel arguments that changed."""
+    return {"recompiles": tuple(_recompile(capture, r) for r in capture.recompiles)}
+
+
+def _recompile(capture: Capture, r: RecompileRecord) -> Recompile:
+    first = next((ln for ln in r.reason.splitlines() if ln.strip()), "")
+    prefix = _PREFIX_RE.match(first)
+    previous = prefix["cid"] if prefix else _previous_id(r.compile_id)
+    raw_guard = first[prefix.end():] if prefix else first
+    old = _guarded_value(raw_guard)
+    changes = tuple(
+        dataclasses.replace(c, guarded=old is not None and c.before == old)
+        for c in _changes(capture, previous, r.compile_id)
+    )
+    return Recompile(r.compile_id, r.reason, short_guard(raw_guard), previous, changes, _recompile_hint(changes))
+
+
+def _previous_id(compile_id: str) -> str | None:
+    frame, _, attempt = compile_id.partition("/")
+    return f"{frame}/{int(attempt) - 1}" if attempt.isdigit() and int(attempt) > 0 else None
+
+
+def short_guard(guard: str) -> str:
+    """A guard on one readable line: a long expression becomes `<expression over
+    x.size()[0]> == 128`, and the source comment torch appends is kept."""
+    expr, sep, comment = guard.partition("  # ")
+    expr = expr.strip()
+    if len(expr) > GUARD_WIDTH:
+        compare = _COMPARE_RE.search(expr)
+        over = ", ".join(dict.fromkeys(_SIZE_EXPR_RE.findall(expr))) or "sizes"
+        tail = f" {compare['op']} {compare['value']}" if compare else ""
+        expr = f"<expression over {over}>{tail}"
+    comment = comment.split("  # ", 1)[0].strip()
+    return f"{expr}  # {comment}" if sep and comment else expr
+
+
+def _guarded_value(guard: str) -> str | None:
+    """The value the failed guard held for the old compile, as text."""
+    size = _SIZE_RE.search(guard)
+    if size:
+        return size["old"]
+    compare = _COMPARE_RE.search(guard.partition("  # ")[0].strip())
+    return compare["value"] if compare and compare["op"] == "==" else None
+
+
+def _changes(capture: Capture, previous: str | None, current: str) -> list[ArgChange]:
+    if previous is None:
+        return []
+    changes = []
+    for kid, record in capture.kernels.items():
+        before, after = _launch_node(capture, kid, previous), _launch_node(capture, kid, current)
+        if before is None or after is None:
+            continue
+        changes.extend(_diff(record.name, before, after))
+    return changes
+
+
+def _launch_node(capture: Capture, kernel_id: str, compile_id: str) -> NodeRecord | None:
+    """The kernel's first launch node in the earliest stage of `compile_id` that has its grid."""
+    nodes = [n for n in capture.nodes if n.kernel_id == kernel_id and n.compile_id == compile_id and n.grid]
+    nodes.sort(key=lambda n: STAGES.index(n.stage) if n.stage in STAGES else len(STAGES))
+    return nodes[0] if nodes else None
+
+
+def _diff(kernel: str, before: NodeRecord, after: NodeRecord) -> list[ArgChange]:
+    changes = []
+    if _grid_text(before.grid) != _grid_text(after.grid):
+        changes.append(ArgChange(kernel, "grid", "grid", _grid_text(before.grid), _grid_text(after.grid)))
+    pairs = (("constexpr", before.constexprs, after.constexprs), ("scalar", before.scalars, after.scalars))
+    for kind, old, new in pairs:
+        old, new = old or {}, new or {}
+        for name in [*old, *(k for k in new if k not in old)]:
+            if str(old.get(name)) != str(new.get(name)):
+                changes.append(ArgChange(kernel, kind, name, str(old.get(name)), str(new.get(name))))
+    return changes
+
+
+def _grid_text(grid: tuple[tuple[object, ...], ...] | None) -> str:
+    if not grid:
+        return "-"
+    return ", ".join(dict.fromkeys("(" + ", ".join(str(v) for v in g) + ")" for g in grid))
+
+
+def _recompile_hint(changes: tuple[ArgChange, ...]) -> str | None:
+    constexpr = next((c for c in changes if c.kind == "constexpr" and c.guarded), None)
+    if constexpr is None:
+        constexpr = next((c for c in changes if c.kind == "constexpr"), None)
+    if constexpr is not None:
+        return (
+            f"constexpr {constexpr.name} of {constexpr.kernel} takes a size-dependent value ({constexpr.before} -> "
+            f"{constexpr.after}): a tl.constexpr is specialised, so torch guards on its value and compiles again "
+            "for each new one. Pass it as a plain argument, or round it to a few values."
+        )
+    symbolic = next((c for c in changes if _is_symbolic(c.after) and not _is_symbolic(c.before)), None)
+    if symbolic is not None:
+        what = "grid" if symbolic.kind == "grid" else f"{symbolic.name}"
+        return (
+            f"{symbolic.kernel}'s {what} became symbolic ({symbolic.before} -> {symbolic.after}): Dynamo compiled "
+            "again for a dynamic size, and later sizes reuse this compile. Compile with dynamic=True (--dynamic) "
+            "or torch._dynamo.mark_dynamic to start dynamic."
+        )
+    if any(c.kind == "grid" for c in changes):
+        return "the grid depends on a specialised size: every new size compiles again; mark the size dynamic."
+    return None
+
+
+def _is_symbolic(text: str) -> bool:
+    return bool(_SYMBOL_RE.search(text))
+
+
+# --- decompiled frames -------------------------------------------------------------
+
+
+def analyse_decompiled(capture: Capture) -> dict[str, tuple]:
+    """--decompile: each compiled frame's transformed code, in compile order."""
+    frames = tuple(DecompiledFrame(d.compile_id, d.function, d.file, d.line, d.source) for d in capture.decompiled)
+    return {"decompiled": frames}

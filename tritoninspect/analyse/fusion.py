@@ -1,0 +1,434 @@
+"""Clones, copies and the fusion neighbourhood of each kernel, from records only.
+
+An enricher: it runs after the analyses that build `graphs` and `kernels` and
+adds to them what Inductor did around each kernel: `Occurrence.clones` (what
+is cloned for the kernel, why, what re-inplacing left, what it costs),
+`Occurrence.neighbourhood` (the launches around it in the output code and the
+buffers they share), `Kernel.dropped_nodes` and the output-code totals on
+`Graph`. Buffer flow is followed through the output code's `call()` in order:
+each write makes a new value of a tensor, and a launch that reads a value is
+that value's writer's consumer.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from tritoninspect.capture.records import ArgRecord, CallRecord, Capture, NodeRecord, OutputCodeRecord
+from tritoninspect.report import (
+    STAGES,
+    ClonedArg,
+    Clones,
+    CodeCall,
+    DroppedNode,
+    Entry,
+    Graph,
+    Kernel,
+    Neighbour,
+    Neighbourhood,
+    Occurrence,
+    SharedBuffer,
+)
+
+_AOT_STAGES = ("aot_forward", "aot_backward", "aot_inference")
+#: Ops whose kernel or call only copies memory.
+_COPY_OPS = ("clone", "copy", "copy_")
+_GRAPH_OP_RE = re.compile(r"\btorch\.ops\.(\w+)\.(\w+)\.\w+\(")
+
+#: A value of a tensor: ("w", writer call index, tensor) or ("init", tensor) before any write.
+Version = tuple[Any, ...]
+
+
+@dataclass(frozen=True)
+class _Access:
+    arg: ArgRecord
+    read: Version | None
+    writes: bool
+
+
+@dataclass(frozen=True)
+class _Code:
+    """One output module, its calls with what each read and wrote."""
+
+    record: OutputCodeRecord
+    calls: tuple[CallRecord, ...]
+    accesses: tuple[tuple[_Access, ...], ...]
+    report_calls: tuple[CodeCall, ...]
+
+
+def enrich_fusion(capture: Capture, fields: dict[str, Any]) -> dict[str, Any]:
+    """`graphs` with output-code launches and totals, `kernels` with clones,
+    neighbourhoods and dropped nodes."""
+    codes = {(c.compile_id, c.part): _code(capture, c) for c in capture.output_code}
+    graphs = tuple(_graph(g, codes) for g in fields.get("graphs", ()))
+    kernels = tuple(_kernel(capture, k, codes) for k in fields.get("kernels", ()))
+    return {"graphs": graphs, "kernels": kernels}
+
+
+# --- one output module -------------------------------------------------------
+
+
+def _code(capture: Capture, record: OutputCodeRecord) -> _Code:
+    writes = _user_writes(capture, record)
+    accesses = _simulate(record.calls, writes)
+    externs = {_extern_op(c.name) for c in record.calls if c.kind == "extern"}
+    known = _graph_ops(capture, record.compile_id, record.part)
+    feeders = _clone_feeders(capture, record, accesses)
+    report_calls = tuple(
+        _code_call(c, a, known, externs, i in feeders) for i, (c, a) in enumerate(zip(record.calls, accesses))
+    )
+    return _Code(record, record.calls, accesses, report_calls)
+
+
+def _clone_feeders(capture: Capture, record: OutputCodeRecord, accesses: tuple[tuple[_Access, ...], ...]) -> set[int]:
+    """Calls that write a clone Inductor made for a user kernel: whatever their
+    name says (on CPU the clone of a slice is `cpp_fused_slice_0`), they copy."""
+    feeders = set()
+    for i, node in _launch_nodes(capture, record).items():
+        for a in accesses[i]:
+            if a.arg.param in (node.inductor_clones or {}) and a.read is not None and a.read[0] == "w":
+                feeders.add(a.read[1])
+    return feeders
+
+
+def _launch_nodes(capture: Capture, record: OutputCodeRecord) -> dict[int, NodeRecord]:
+    """User-kernel launch index -> its node in the final post-grad graph: the
+    n-th launch of a kernel is its n-th node there (Inductor keeps their order)."""
+    found: dict[int, NodeRecord] = {}
+    for kid in capture.kernels:
+        names = {k.inductor_name for k in record.user_kernels if _kernel_id(capture, k.name, k.file, k.line) == kid}
+        launches = [i for i, c in enumerate(record.calls) if c.kind == "user" and c.name in names]
+        finals = [n for n in _aot_nodes(capture, kid, record.compile_id, record.part, "post_grad_final") if n.form == "mutation"]
+        found.update(zip(launches, finals))
+    return found
+
+
+def _user_writes(capture: Capture, record: OutputCodeRecord) -> dict[str, set[str] | None]:
+    """Inductor name -> the parameters the user kernel writes (mutation
+    analysis: the AOT functional HOP's tensors_to_clone); None when unknown."""
+    writes: dict[str, set[str] | None] = {}
+    for kernel in record.user_kernels:
+        kid = _kernel_id(capture, kernel.name, kernel.file, kernel.line)
+        nodes = [n for n in _aot_nodes(capture, kid, record.compile_id, record.part) if n.tensors_to_clone is not None]
+        writes[kernel.inductor_name] = set(nodes[0].tensors_to_clone or ()) if nodes else None
+    return writes
+
+
+def _simulate(calls: tuple[CallRecord, ...], user_writes: dict[str, set[str] | None]) -> tuple[tuple[_Access, ...], ...]:
+    """Follow every tensor's values through the calls, in order."""
+    writer: dict[str, int] = {}
+    result = []
+    for i, call in enumerate(calls):
+        accesses = tuple(_access(call, arg, writer, user_writes) for arg in call.args)
+        for a in accesses:
+            if a.writes:
+                writer[a.arg.storage] = i
+        result.append(accesses)
+    return tuple(result)
+
+
+def _access(call: CallRecord, arg: ArgRecord, writer: dict[str, int], user_writes: dict[str, Any]) -> _Access:
+    mode = arg.access
+    if call.kind == "user":
+        written = user_writes.get(call.name)
+        if written is None:
+            mode = "rw"
+        elif arg.param in written:
+            # An output into fresh or reused memory is not read; an existing value is updated in place.
+            mode = "w" if (arg.reuses or arg.allocated) and arg.storage not in writer else "rw"
+        else:
+            mode = "r"
+    elif not mode:
+        mode = "r"
+    read = _version(arg, writer, follow_reuse=mode == "rw") if "r" in mode else None
+    return _Access(arg, read, "w" in mode)
+
+
+def _version(arg: ArgRecord, writer: dict[str, int], *, follow_reuse: bool) -> Version:
+    tensor = arg.storage
+    if tensor not in writer and follow_reuse and arg.reuses:
+        # `buf3 = buf1  # reuse` then an in-place kernel on buf3: it reads buf1's values.
+        tensor = arg.reuses
+    return ("w", writer[tensor], tensor) if tensor in writer else ("init", tensor)
+
+
+def _code_call(
+    call: CallRecord, accesses: tuple[_Access, ...], known: dict[str, set[str]], externs: set[str], feeds_clone: bool
+) -> CodeCall:
+    ops = _fused_ops(call.ops, known, externs)
+    return CodeCall(
+        kind=call.kind, name=call.name, ops=ops,
+        reads=tuple(dict.fromkeys(a.arg.buffer for a in accesses if a.read is not None)),
+        writes=tuple(dict.fromkeys(a.arg.buffer for a in accesses if a.writes)),
+        copy=feeds_clone or _is_copy(call, ops), line=call.line,
+    )
+
+
+def _fused_ops(ops: tuple[str, ...], known: dict[str, set[str]], externs: set[str]) -> tuple[str, ...]:
+    """Ops as the graph names them, without the opaque ops called as extern
+    kernels: Inductor names a kernel after the ops whose inputs it computes,
+    so `cpp_fused_add_sin_0` before a `custom::add` call did not fuse `add`."""
+    result = []
+    for op in ops:
+        spaces = known.get(op, set())
+        qualified = op if "." in op or not spaces or "aten" in spaces or "prims" in spaces else f"{sorted(spaces)[0]}.{op}"
+        if qualified not in externs:
+            result.append(qualified)
+    return tuple(result)
+
+
+def _graph_ops(capture: Capture, cid: str, part: str) -> dict[str, set[str]]:
+    """op name -> namespaces, from the graph Inductor lowered for (cid, part)."""
+    for stage in ("post_grad_final", "post_grad", *_AOT_STAGES):
+        graphs = [g for g in capture.graphs if (g.compile_id, g.part, g.stage) == (cid, part, stage)]
+        if graphs:
+            found: dict[str, set[str]] = {}
+            for m in _GRAPH_OP_RE.finditer(graphs[-1].code):
+                found.setdefault(m.group(2), set()).add(m.group(1))
+            return found
+    return {}
+
+
+def _extern_op(name: str) -> str:
+    """torch.ops.ns.op.default -> ns.op; extern_kernels.mm -> mm."""
+    parts = name.split(".")
+    if name.startswith("torch.ops.") and len(parts) >= 4:
+        return f"{parts[2]}.{parts[3]}"
+    return parts[-1]
+
+
+def _is_copy(call: CallRecord, ops: tuple[str, ...]) -> bool:
+    if call.kind == "inductor":
+        return any(op in _COPY_OPS for op in ops)
+    if call.kind == "extern":
+        return _extern_op(call.name).split(".")[-1] in _COPY_OPS or call.name == "copy_"
+    return False
+
+
+# --- graphs --------------------------------------------------------------------
+
+
+def _graph(graph: Graph, codes: dict[tuple[str, str], _Code]) -> Graph:
+    code = codes.get((graph.compile_id, graph.part))
+    if graph.stage != "output_code" or code is None or code.record.code != graph.code:
+        return graph
+    calls = code.report_calls
+    return dataclasses.replace(
+        graph,
+        code_calls=calls,
+        inductor_kernels=sum(c.kind == "inductor" for c in calls),
+        extern_calls=sum(c.kind == "extern" for c in calls),
+        user_kernels=sum(c.kind == "user" for c in calls),
+        copies=sum(c.copy for c in calls),
+    )
+
+
+# --- kernels ---------------------------------------------------------------------
+
+
+def _kernel(capture: Capture, kernel: Kernel, codes: dict[tuple[str, str], _Code]) -> Kernel:
+    occurrences = tuple(_occurrence(capture, kernel, o, codes) for o in kernel.occurrences)
+    dropped = dropped_nodes(capture, kernel)
+    missing = tuple(dict.fromkeys([*kernel.missing_from_output_code, *(d.compile_id for d in dropped)]))
+    return dataclasses.replace(kernel, occurrences=occurrences, dropped_nodes=dropped, missing_from_output_code=missing)
+
+
+def _occurrence(capture: Capture, kernel: Kernel, o: Occurrence, codes: dict[tuple[str, str], _Code]) -> Occurrence:
+    if o.stage in _AOT_STAGES:
+        node = _node_of(capture, kernel, o)
+        if node is not None and node.form == "functional":
+            return dataclasses.replace(o, clones=clones(capture, kernel, node, codes))
+    if o.stage == "output_code" and o.inductor_name and o.compile_id is not None:
+        code = codes.get((o.compile_id, o.part or ""))
+        found = _user_launches(code, o.inductor_name) if code else []
+        return dataclasses.replace(o, neighbourhood=tuple(neighbourhood(code, i) for i in found) if code else ())
+    if o.stage == "runtime" and o.entry == Entry.CUSTOM_OP.value and o.custom_op and o.compile_id is not None:
+        places = [(c, i) for c in _codes_of(codes, o.compile_id) for i in _extern_calls(c, o.custom_op)]
+        return dataclasses.replace(o, neighbourhood=tuple(neighbourhood(c, i) for c, i in places))
+    return o
+
+
+def _node_of(capture: Capture, kernel: Kernel, o: Occurrence) -> NodeRecord | None:
+    for n in capture.nodes:
+        if (n.kernel_id, n.compile_id, n.stage, n.part, n.node) == (kernel.id, o.compile_id, o.stage, o.part, o.node):
+            if (n.subgraph or "") == (o.subgraph or ""):
+                return n
+    return None
+
+
+def _codes_of(codes: dict[tuple[str, str], _Code], cid: str) -> list[_Code]:
+    return [c for (code_cid, _), c in codes.items() if code_cid == cid]
+
+
+def _user_launches(code: _Code, inductor_name: str) -> list[int]:
+    return [i for i, c in enumerate(code.calls) if c.kind == "user" and c.name == inductor_name]
+
+
+def _extern_calls(code: _Code, op: str) -> list[int]:
+    """Calls of custom op "ns::name" (torch.ops.ns.name.<overload>)."""
+    target = op.replace("::", ".")
+    return [i for i, c in enumerate(code.calls) if c.kind == "extern" and _extern_op(c.name) == target]
+
+
+# --- clones ------------------------------------------------------------------------
+
+
+def clones(capture: Capture, kernel: Kernel, node: NodeRecord, codes: dict[tuple[str, str], _Code]) -> Clones:
+    """What is cloned for one AOT functional node of `kernel`, and why."""
+    before = tuple(node.tensors_to_clone or ())
+    final = _final_node(capture, kernel, node)
+    after = tuple(a for a in before if a in (final.inductor_clones or {})) if final is not None else None
+    fallback = next((f for f in capture.fallbacks if (f.kernel_id, f.compile_id) == (kernel.id, node.compile_id)), None)
+    reason = "assumed" if fallback is not None else "written"
+    arguments = tuple(_cloned_arg(a, reason, node, final, after) for a in before)
+    code = codes.get((node.compile_id, node.part))
+    return Clones(
+        before_reinplace=before, after_reinplace=after, arguments=arguments,
+        bytes=_total(a.bytes for a in arguments if a.cloned) if after is not None else None,
+        copies=_copies(capture, code, final) if code is not None else None,
+        fallback=fallback.cause if fallback else None,
+        fallback_file=fallback.file if fallback else None,
+        fallback_line=fallback.line if fallback else None,
+    )
+
+
+def _cloned_arg(arg: str, reason: str, node: NodeRecord, final: NodeRecord | None, after: tuple[str, ...] | None) -> ClonedArg:
+    cloned = None if after is None else arg in after
+    size = (final.inductor_clones or {}).get(arg) if cloned and final else (node.tensor_bytes or {}).get(arg)
+    return ClonedArg(arg, reason, (node.tensor_types or {}).get(arg), cloned, size)
+
+
+def _total(sizes: Iterable[int | None]) -> int | None:
+    total = 0
+    for size in sizes:
+        if size is None:
+            return None
+        total += size
+    return total
+
+
+def _aot_nodes(capture: Capture, kid: str | None, cid: str, part: str, stage: str | None = None) -> list[NodeRecord]:
+    stages = (stage,) if stage else _AOT_STAGES
+    return [n for n in capture.nodes if n.kernel_id == kid and (n.compile_id, n.part) == (cid, part) and n.stage in stages]
+
+
+def _final_node(capture: Capture, kernel: Kernel, node: NodeRecord) -> NodeRecord | None:
+    """The node's counterpart in the final post-grad graph: the same kernel's
+    n-th HOP node there (Inductor keeps their order)."""
+    mine = [n for n in _aot_nodes(capture, kernel.id, node.compile_id, node.part, node.stage) if n.form == "functional"]
+    finals = [n for n in _aot_nodes(capture, kernel.id, node.compile_id, node.part, "post_grad_final") if n.form == "mutation"]
+    if node not in mine:
+        return None
+    k = mine.index(node)
+    if k < len(finals):
+        return finals[k]
+    return None
+
+
+def _copies(capture: Capture, code: _Code, final: NodeRecord | None) -> tuple[str, ...]:
+    """The copies made for this node's launch: the calls that fill its clones,
+    and copy calls that read back what it wrote into them."""
+    launch = next((i for i, n in _launch_nodes(capture, code.record).items() if n is final), None)
+    if launch is None:
+        return ()
+    cloned = final.inductor_clones or {} if final is not None else {}
+    found: list[str] = []
+    for a in code.accesses[launch]:
+        if a.arg.param not in cloned:
+            continue
+        if a.read is not None and a.read[0] == "w":
+            found.append(code.calls[a.read[1]].name)
+        for j, accesses in enumerate(code.accesses):
+            if code.report_calls[j].copy and any(b.read == ("w", launch, a.arg.storage) for b in accesses):
+                found.append(code.calls[j].name)
+    return tuple(dict.fromkeys(found))
+
+
+# --- neighbourhood ---------------------------------------------------------------
+
+
+def neighbourhood(code: _Code, index: int) -> Neighbourhood:
+    """The launches around call `index` of `code` and the buffers it shares with them."""
+    record = code.record
+    call = code.calls[index]
+    inductor = [j for j, c in enumerate(code.calls) if c.kind == "inductor"]
+    before = max((j for j in inductor if j < index), default=None)
+    after = min((j for j in inductor if j > index), default=None)
+    related = tuple(_neighbour(code, index, j) for j in range(len(code.calls)) if j != index and _shared(code, index, j))
+    return Neighbourhood(
+        compile_id=record.compile_id, part=record.part, index=index, call=call.name,
+        before=_neighbour(code, index, before) if before is not None else None,
+        after=_neighbour(code, index, after) if after is not None else None,
+        related=related,
+        epilogue_fusion=_epilogue(record, call) if call.kind == "user" else None,
+    )
+
+
+def _neighbour(code: _Code, index: int, j: int) -> Neighbour:
+    call = code.report_calls[j]
+    return Neighbour(call.name, call.kind, j, call.ops, _shared(code, index, j))
+
+
+def _shared(code: _Code, i: int, j: int) -> tuple[SharedBuffer, ...]:
+    """Buffers through which call j feeds call i, reads from it, or reads the same value."""
+    mine, theirs = code.accesses[i], code.accesses[j]
+    their_reads = {a.read for a in theirs if a.read is not None}
+    shared = []
+    for a in mine:
+        if a.read is not None and a.read[0] == "w" and a.read[1] == j:
+            shared.append(SharedBuffer(a.arg.buffer, a.arg.param, "producer"))
+        elif a.writes and any(v[0] == "w" and v[1] == i and v[2] == a.arg.storage for v in their_reads):
+            shared.append(SharedBuffer(a.arg.buffer, a.arg.param, "consumer"))
+        elif a.read is not None and a.read in their_reads and (a.read[0] == "init" or a.read[1] not in (i, j)):
+            shared.append(SharedBuffer(a.arg.buffer, a.arg.param, "reads_same"))
+    return tuple(dict.fromkeys(shared))
+
+
+def _epilogue(record: OutputCodeRecord, call: CallRecord) -> str | None:
+    if call.name in record.rewritten_kernels:
+        return "fused"
+    if record.epilogue_fusion is None:
+        return None
+    return "on" if record.epilogue_fusion else "off"
+
+
+# --- kernels that vanished ---------------------------------------------------------
+
+
+def dropped_nodes(capture: Capture, kernel: Kernel) -> tuple[DroppedNode, ...]:
+    """Graph nodes of `kernel` whose compile's output code exists but never launches it."""
+    dropped = []
+    for cid in dict.fromkeys(c.compile_id for c in capture.output_code):
+        nodes = [n for n in capture.nodes if n.kernel_id == kernel.id and n.compile_id == cid]
+        later = [n for n in nodes if n.stage != "dynamo"]
+        for part in dict.fromkeys(n.part for n in later):
+            if not _launched(capture, kernel, cid, part) and _has_code(capture, cid, part):
+                last = max((n for n in later if n.part == part), key=lambda n: STAGES.index(n.stage))
+                dropped.append(DroppedNode(cid, part, last.node, last.stage))
+        if nodes and not later and not _launched(capture, kernel, cid, None):
+            dropped.append(DroppedNode(cid, "", nodes[-1].node, "dynamo"))
+    return tuple(dropped)
+
+
+def _has_code(capture: Capture, cid: str, part: str) -> bool:
+    return any((c.compile_id, c.part) == (cid, part) for c in capture.output_code)
+
+
+def _launched(capture: Capture, kernel: Kernel, cid: str, part: str | None) -> bool:
+    for code in capture.output_code:
+        if code.compile_id != cid or (part is not None and code.part != part):
+            continue
+        if any((k.name, k.file, k.line) == (kernel.name, kernel.file, kernel.line) and k.launched for k in code.user_kernels):
+            return True
+    return False
+
+
+def _kernel_id(capture: Capture, name: str, file: str | None, line: int | None) -> str | None:
+    for kid, record in capture.kernels.items():
+        if (record.name, record.file, record.line) == (name, file, line):
+            return kid
+    return None

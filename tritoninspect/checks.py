@@ -1,0 +1,145 @@
+"""Conditions a report must meet, for CI (`tritoninspect check`) and for tests.
+
+`check_report` is pure: it reads a `Report` and returns one message per failed
+condition (an empty list when all hold). It imports nothing heavy, so a test
+or a CI step can check a saved report without torch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+from tritoninspect.report import Entry, GraphBreak, Kernel, Occurrence, Report
+
+#: Entry kinds `--entry` accepts: how the kernel must enter torch.compile.
+ENTRY_KINDS = (Entry.HOP.value, Entry.TRITON_OP.value, Entry.CUSTOM_OP.value)
+#: Breaks listed in a failure message; the rest are counted.
+SHOWN = 3
+
+
+def check_report(
+    report: Report,
+    *,
+    no_breaks: bool = False,
+    max_graphs: int | None = None,
+    entries: Mapping[str, str] | None = None,
+    no_clones: Iterable[str] = (),
+    no_fallback: bool = False,
+) -> list[str]:
+    """One line per failed condition; `[]` when every condition holds.
+
+    - `no_breaks`: no graph break (a frame skipped by Dynamo counts);
+    - `max_graphs`: at most this many Dynamo graphs;
+    - `entries`: kernel name (or id) -> "hop" | "triton_op" | "custom_op": the
+      only way that kernel entered torch.compile;
+    - `no_clones`: kernels whose AOT occurrences clone no tensor
+      (`tensors_to_clone` empty);
+    - `no_fallback`: mutation analysis never fell back to "every input mutated".
+
+    Raises ValueError for an unknown entry kind. Conditions that need a stage
+    the report does not have (clones and fallbacks need AOT) fail, saying so.
+    """
+    failures = []
+    if no_breaks:
+        failures += _no_breaks(report)
+    if max_graphs is not None:
+        failures += _max_graphs(report, max_graphs)
+    for kernel, kind in (entries or {}).items():
+        failures += _entry(report, kernel, kind)
+    for kernel in no_clones:
+        failures += _no_clones(report, kernel)
+    if no_fallback:
+        failures += _no_fallback(report)
+    return failures
+
+
+def parse_entry(text: str) -> tuple[str, str]:
+    """`KERNEL=KIND` -> (kernel, kind); ValueError when malformed."""
+    kernel, sep, kind = text.partition("=")
+    if not sep or not kernel.strip() or kind.strip() not in ENTRY_KINDS:
+        raise ValueError(f"--entry {text!r}: expected KERNEL=KIND with KIND one of {', '.join(ENTRY_KINDS)}")
+    return kernel.strip(), kind.strip()
+
+
+def dynamo_graph_ids(report: Report) -> list[str]:
+    """Distinct compile ids of the report's Dynamo graphs, in order."""
+    return list(dict.fromkeys(g.compile_id for g in report.graphs if g.stage == "dynamo"))
+
+
+def _no_breaks(report: Report) -> list[str]:
+    breaks = report.graph_breaks
+    if not breaks:
+        return []
+    shown = "; ".join(_break_text(b) for b in breaks[:SHOWN])
+    more = f"; and {len(breaks) - SHOWN} more" if len(breaks) > SHOWN else ""
+    return [f"--no-breaks: {len(breaks)} graph break(s): {shown}{more}"]
+
+
+def _break_text(b: GraphBreak) -> str:
+    where = f"{b.file}:{b.line}" if b.file else "unknown location"
+    headline = b.headline or next((ln.strip() for ln in b.reason.splitlines() if ln.strip()), "")
+    skipped = " (frame skipped)" if b.frame_skipped else ""
+    return f"[{b.compile_id}] {where}{skipped} {headline}".strip()
+
+
+def _max_graphs(report: Report, limit: int) -> list[str]:
+    ids = dynamo_graph_ids(report)
+    if len(ids) <= limit:
+        return []
+    return [f"--max-graphs {limit}: {len(ids)} Dynamo graphs ({', '.join(ids)})"]
+
+
+def _entry(report: Report, name: str, kind: str) -> list[str]:
+    if kind not in ENTRY_KINDS:
+        raise ValueError(f"unknown entry kind {kind!r}; choose one of {', '.join(ENTRY_KINDS)}")
+    label = f"--entry {name}={kind}"
+    kernel = report.kernel(name)
+    if kernel is None:
+        return [_not_seen(report, label, name)]
+    if tuple(kernel.entries) == (kind,):
+        return []
+    return [f"{label}: {kernel.name} entered as {', '.join(kernel.entries) or 'nothing'}"]
+
+
+def _not_seen(report: Report, label: str, name: str) -> str:
+    seen = ", ".join(k.name for k in report.kernels) or "none"
+    return f"{label}: no kernel {name} in the report (kernels: {seen})"
+
+
+def _after_aot(kernel: Kernel) -> list[Occurrence]:
+    return [o for o in kernel.occurrences if o.stage.startswith(("aot_", "post_grad"))]
+
+
+def _no_clones(report: Report, name: str) -> list[str]:
+    label = f"--no-clones {name}"
+    kernel = report.kernel(name)
+    if kernel is None:
+        return [_not_seen(report, label, name)]
+    after = _after_aot(kernel)
+    if not after:
+        return [f"{label}: no AOT occurrence of {kernel.name} to check ({_stage_note(report)})"]
+    cloning = [o for o in after if o.tensors_to_clone]
+    if not cloning:
+        return []
+    cloned = ", ".join(dict.fromkeys(name for o in cloning for name in o.tensors_to_clone or ()))
+    ids = ", ".join(dict.fromkeys(str(o.compile_id) for o in cloning))
+    return [f"{label}: {kernel.name} clones {cloned} (compile {ids})"]
+
+
+def _no_fallback(report: Report) -> list[str]:
+    if report.meta.stage == "dynamo":
+        return [f"--no-fallback: mutation analysis runs after Dynamo ({_stage_note(report)})"]
+    failures = []
+    for kernel in report.kernels:
+        ids = list(dict.fromkeys(str(o.compile_id) for o in kernel.occurrences if o.mutation_analysis_fallback))
+        if ids:
+            cause = next(o.mutation_analysis_fallback for o in kernel.occurrences if o.mutation_analysis_fallback)
+            where = f"{kernel.name} in {', '.join(ids)}"
+            failures.append(f"--no-fallback: mutation analysis fell back for {where}: {cause}")
+    for f in report.mutation_fallbacks_unattributed:
+        failures.append(f"--no-fallback: mutation analysis fell back in {f.compile_id} (kernel unknown): {f.cause}")
+    return failures
+
+
+def _stage_note(report: Report) -> str:
+    return f"the report stops at stage {report.meta.stage!r}; capture with --stage aot or inductor"

@@ -1,0 +1,227 @@
+"""The diff report: two captures side by side, frozen and versioned like the report.
+
+`tritoninspect diff A B --json` writes `DiffReport.to_json()`. Like the report
+(`report.py`), it is a public interface: change it only by bumping
+`DIFF_SCHEMA_VERSION` and noting why below. It is versioned apart from the
+report so each can change on its own.
+
+Schema changelog:
+  1  first version: sides a and b, rows, graph_diffs, bench, notes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from tritoninspect import __version__
+from tritoninspect.errors import ReportError
+
+DIFF_SCHEMA_VERSION = 1
+
+#: Sections of `DiffReport.rows`, in the order they are built and rendered.
+SECTIONS = (
+    "graphs",
+    "kernels",
+    "ops per stage",
+    "clones and copies",
+    "inductor kernels",
+    "neighbourhood",
+    "graph totals",
+    "compile time",
+)
+
+
+@dataclass(frozen=True)
+class Side:
+    """Where one side came from and how it was captured (its report's meta)."""
+
+    #: "A" or "B".
+    label: str
+    #: As given on the command line: a target spec or a saved report's path.
+    source: str
+    #: True when read from a saved report (nothing was compiled for it).
+    saved: bool
+    target: str
+    mode: str
+    device: str
+    torch: str
+    triton: str
+    stage: str
+    dynamic: bool | None
+    backward: bool
+    inputs: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Row:
+    """One compared fact: its value in A and in B (None where a side lacks it)."""
+
+    section: str
+    name: str
+    a: Any
+    b: Any
+    #: The values differ. Never set for measurements (`unit` "s"): they are compared as a ratio.
+    changed: bool
+    #: "" for counts and names; "s" for seconds.
+    unit: str = ""
+
+
+@dataclass(frozen=True)
+class GraphDiff:
+    """A unified diff of one stage's graph in A and in B, after name normalisation."""
+
+    stage: str
+    #: forward / backward / inference; "" for Dynamo graphs.
+    part: str
+    #: The compile ids paired (graphs are paired in compile-id order); None where a side has no such graph.
+    compile_id_a: str | None
+    compile_id_b: str | None
+    #: Unified diff lines (`---`, `+++`, `@@`, then ` `/`-`/`+` lines); empty when the graphs match.
+    lines: tuple[str, ...] = ()
+    changed: bool = False
+
+
+@dataclass(frozen=True)
+class Timing:
+    """Run time of one callable on the GPU, in milliseconds (CUDA events)."""
+
+    #: Per call, the GPU idle before each call, so host overhead counts.
+    median_ms: float
+    p20_ms: float
+    p80_ms: float
+    min_ms: float
+    reps: int
+    #: Mean per call when calls are issued back to back (throughput: host work may overlap).
+    pipelined_ms: float | None = None
+
+
+@dataclass(frozen=True)
+class SideBench:
+    """What `--bench` measured for one side."""
+
+    #: The model as written (None in compile-only mode).
+    eager: Timing | None = None
+    #: The model under a fresh `torch.compile` (default Inductor backend; None in compile-only mode).
+    compiled: Timing | None = None
+    #: Backend compile seconds from the capture (sum over compile ids of `Graph.compile_time_s` of Dynamo graphs).
+    compile_s: float | None = None
+    #: Seconds of the first call of a fresh `torch.compile` with caches off: Dynamo, AOT, Inductor, Triton, one run.
+    first_call_s: float | None = None
+
+
+@dataclass(frozen=True)
+class Bench:
+    """`--bench` for both sides, with B/A ratios."""
+
+    mode: str
+    device: str
+    #: How run times were measured (warm-up, repetitions, synchronisation).
+    method: str
+    a: SideBench
+    b: SideBench
+    #: B/A per measure: "eager", "compiled", "pipelined", "compile_s", "first_call_s" (None where a side lacks it).
+    ratios: dict[str, float | None] = field(default_factory=dict)
+    #: Why run times are missing (compile-only mode), else None.
+    note: str | None = None
+
+
+@dataclass(frozen=True)
+class DiffReport:
+    a: Side
+    b: Side
+    rows: tuple[Row, ...] = ()
+    graph_diffs: tuple[GraphDiff, ...] = ()
+    bench: Bench | None = None
+    #: Caveats about the comparison itself (different modes, stages, versions, inputs).
+    notes: tuple[str, ...] = ()
+    tool: str = "tritoninspect"
+    tool_version: str = __version__
+    schema_version: int = DIFF_SCHEMA_VERSION
+
+    @property
+    def changed_rows(self) -> tuple[Row, ...]:
+        return tuple(r for r in self.rows if r.changed)
+
+    @property
+    def changed_graphs(self) -> tuple[GraphDiff, ...]:
+        return tuple(g for g in self.graph_diffs if g.changed)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON-able form; `schema_version` comes first."""
+        body = dataclasses.asdict(self)
+        return {"schema_version": body.pop("schema_version"), **body}
+
+    def to_json(self, indent: int | None = 2) -> str:
+        return json.dumps(self.to_dict(), indent=indent, default=str)
+
+    @classmethod
+    def from_json(cls, text: str) -> DiffReport:
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ReportError(f"not a JSON diff report: {exc}") from exc
+        if not isinstance(data, dict) or data.get("schema_version") != DIFF_SCHEMA_VERSION:
+            version = data.get("schema_version") if isinstance(data, dict) else None
+            raise ReportError(f"diff report has schema_version {version!r}; this tritoninspect reads "
+                              f"version {DIFF_SCHEMA_VERSION}")
+        try:
+            return _build(cls, data)
+        except (TypeError, ValueError, KeyError) as exc:
+            raise ReportError(f"diff report does not match schema {DIFF_SCHEMA_VERSION}: {exc}") from exc
+
+
+def side_bench_from_dict(data: dict[str, Any]) -> SideBench:
+    """A `SideBench` from its `dataclasses.asdict` form (as a capture child sends it)."""
+    return _build(SideBench, data)
+
+
+#: (owner, field) -> record class, for the nested records `_build` rebuilds.
+_NESTED: dict[tuple[type, str], type] = {
+    (DiffReport, "a"): Side,
+    (DiffReport, "b"): Side,
+    (DiffReport, "rows"): Row,
+    (DiffReport, "graph_diffs"): GraphDiff,
+    (DiffReport, "bench"): Bench,
+    (Bench, "a"): SideBench,
+    (Bench, "b"): SideBench,
+    (SideBench, "eager"): Timing,
+    (SideBench, "compiled"): Timing,
+}
+
+
+def _build(cls: type, data: dict[str, Any]) -> Any:
+    if not isinstance(data, dict):
+        raise ValueError(f"{cls.__name__} must be an object")
+    names = {f.name for f in dataclasses.fields(cls)}
+    unknown = set(data) - names
+    if unknown:
+        raise ValueError(f"unknown field(s) {sorted(unknown)} in {cls.__name__}")
+    return cls(**{name: _value(cls, name, value) for name, value in data.items()})
+
+
+def _value(owner: type, name: str, value: Any) -> Any:
+    nested = _NESTED.get((owner, name))
+    if nested is not None and value is not None:
+        if isinstance(value, list):
+            return tuple(_build(nested, item) for item in value)
+        return _build(nested, value)
+    if isinstance(value, list):  # Row values are scalars, so every list is a tuple field
+        return tuple(value)
+    return value
+
+
+__all__ = [
+    "DIFF_SCHEMA_VERSION",
+    "SECTIONS",
+    "Bench",
+    "DiffReport",
+    "GraphDiff",
+    "Row",
+    "Side",
+    "SideBench",
+    "Timing",
+    "side_bench_from_dict",
+]

@@ -1,0 +1,287 @@
+"""The terminal renderer of `tritoninspect diff`: two columns, changes marked, then graph diffs.
+
+Nothing here imports torch: a saved diff renders anywhere.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.console import Console, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from tritoninspect.diff_report import SECTIONS, Bench, DiffReport, GraphDiff, Row, Side, SideBench, Timing
+from tritoninspect.render._console import console_text, make_console
+from tritoninspect.render._widgets import heading, table
+
+#: Marker for a row whose values differ (also readable without colour).
+CHANGED = "≠"
+#: Column widths: name, A, B, change; 100 columns with padding.
+WIDTHS = (35, 28, 28, 6)
+_CHANGED_STYLE = "bold yellow"
+_SECTION_TITLES = {
+    "graphs": "Graphs",
+    "kernels": "Kernels (matched by id, then name)",
+    "ops per stage": "Ops per stage (Graph.op_count; output code: calls)",
+    "clones and copies": "Clones and copies (still cloned: after Inductor's re-inplacing)",
+    "inductor kernels": "Inductor kernels in the output code",
+    "neighbourhood": "Fusion neighbourhood",
+    "graph totals": "Graph totals",
+    "compile time": "Compile time (wall, per stage)",
+}
+
+
+class DiffRenderer:
+    """Renders a DiffReport for a human."""
+
+    def __init__(self, width: int | None = None, color: bool | None = None) -> None:
+        self.width = width
+        self.color = color
+
+    def render(self, diff: DiffReport) -> str:
+        console = make_console(width=self.width, color=self.color)
+        self.print_to(console, diff)
+        return console_text(console)
+
+    def print_to(self, console: Console, diff: DiffReport) -> None:
+        blocks = [_header(diff), _bench(diff.bench, diff), *(_section(diff, s) for s in SECTIONS), _graph_diffs(diff)]
+        first = True
+        for block in blocks:
+            if not block:
+                continue
+            if not first:
+                console.print()
+            first = False
+            for renderable in block:
+                if isinstance(renderable, Text) and renderable.no_wrap:
+                    # Diff lines print whole, so they can be copied back out.
+                    console.print(renderable, no_wrap=True, overflow="ignore", crop=False)
+                else:
+                    console.print(renderable)
+
+
+# --- header ----------------------------------------------------------------------------------
+
+
+def _header(diff: DiffReport) -> list[RenderableType]:
+    a, b = diff.a, diff.b
+    lines: list[RenderableType] = [
+        Text.assemble((f"{diff.tool} {diff.tool_version}", "bold"), "  diff"),
+        _side_line(a),
+        _side_line(b),
+    ]
+    lines += [_mode_line(s, both=a.mode == b.mode) for s in ((a,) if a.mode == b.mode else (a, b))]
+    for describe in (_versions, _options):
+        same = describe(a) == describe(b)
+        lines.append(Text(describe(a) if same else f"A: {describe(a)}\nB: {describe(b)}", style="dim"))
+    lines += [Text(f"note: {note}", style="yellow") for note in diff.notes]
+    lines.append(_summary(diff))
+    return lines
+
+
+def _side_line(side: Side) -> Text:
+    how = "saved report, not recompiled" if side.saved else "captured in a fresh process"
+    shown = side.source if side.saved else side.target
+    return Text.assemble((f"{side.label}  ", "bold"), (shown, "bold"), (f"  ({how})", "dim"))
+
+
+def _mode_line(side: Side, *, both: bool) -> Text:
+    prefix = "" if both else f"{side.label} "
+    if side.mode == "compile-only":
+        detail = "CPU; kernels ran in Triton's interpreter; no GPU timings"
+        return Text(f"{prefix}mode: compile-only ({detail})", style="bold black on yellow")
+    return Text(f"{prefix}mode: {side.mode} ({side.device})", style="bold green" if side.mode == "gpu" else "bold")
+
+
+def _versions(side: Side) -> str:
+    return f"torch {side.torch} · triton {side.triton}"
+
+
+def _options(side: Side) -> str:
+    dynamic = "auto" if side.dynamic is None else ("yes" if side.dynamic else "no")
+    parts = [f"stage: {side.stage}", f"dynamic: {dynamic}", f"backward: {'yes' if side.backward else 'no'}",
+             f"inputs: {', '.join(side.inputs) or '-'}"]
+    return " · ".join(parts)
+
+
+def _summary(diff: DiffReport) -> Text:
+    rows = [r for r in diff.rows if r.unit != "s"]
+    facts = f"{len(diff.changed_rows)} of {len(rows)} facts differ"
+    graphs = f"{len(diff.changed_graphs)} of {len(diff.graph_diffs)} graphs differ after normalisation"
+    style = _CHANGED_STYLE if diff.changed_rows or diff.changed_graphs else "green"
+    return Text(f"{facts} · {graphs}", style=style)
+
+
+# --- fact tables --------------------------------------------------------------------------------
+
+
+def _section(diff: DiffReport, section: str) -> list[RenderableType]:
+    rows = [r for r in diff.rows if r.section == section]
+    if not rows:
+        return []
+    t = _two_columns(diff, last="B/A" if section == "compile time" else "")
+    for row in rows:
+        _add_fact(t, row)
+    return [heading(_SECTION_TITLES.get(section, section)), t]
+
+
+def _two_columns(diff: DiffReport, *, last: str = "") -> Table:
+    name_a, name_b = _column_names(diff)
+    t = table("", f"A {name_a}", f"B {name_b}", last)
+    for column, width in zip(t.columns, WIDTHS):
+        column.width = width
+    return t
+
+
+def _column_names(diff: DiffReport) -> tuple[str, str]:
+    """The shortest names that tell the sides apart: RawNet, add_raw.py:Net, or the whole target."""
+    a, b = (s.target or s.source for s in (diff.a, diff.b))
+    for shorten in (_attr, _file_and_attr):
+        if shorten(a) != shorten(b):
+            return shorten(a), shorten(b)
+    return a, b
+
+
+def _attr(target: str) -> str:
+    return target.rsplit(":", 1)[-1]
+
+
+def _file_and_attr(target: str) -> str:
+    return target.replace("\\", "/").rsplit("/", 1)[-1]
+
+
+def _add_fact(t: Table, row: Row) -> None:
+    if row.unit == "s":
+        t.add_row(Text(row.name), Text(_value(row.a, "s")), Text(_value(row.b, "s")), Text(_ratio(row.a, row.b)))
+        return
+    style = _CHANGED_STYLE if row.changed else ""
+    t.add_row(Text(row.name, style="bold" if row.changed else ""), Text(_value(row.a), style=style),
+              Text(_value(row.b), style=style), Text(CHANGED if row.changed else "", style=_CHANGED_STYLE))
+
+
+def _value(value: object, unit: str = "") -> str:
+    if value is None:
+        return "-"
+    if unit == "s" and isinstance(value, (int, float)):
+        return f"{value:.2f} s"
+    return str(value)
+
+
+def _ratio(a: object, b: object) -> str:
+    if not isinstance(a, (int, float)) or not isinstance(b, (int, float)) or a == 0:
+        return ""
+    return f"×{b / a:.2f}"
+
+
+# --- bench ----------------------------------------------------------------------------------------
+
+
+def _bench(bench: Bench | None, diff: DiffReport) -> list[RenderableType]:
+    if bench is None:
+        return []
+    title = heading("Run and compile time (--bench)")
+    where = Text(f"{bench.mode}: {bench.device}", style="dim")
+    t = _two_columns(diff, last="B/A")
+    rows = _bench_rows(bench)
+    for name, a, b, ratio in rows:
+        t.add_row(Text(name), Text(a), Text(b), Text(ratio, style="bold" if ratio else ""))
+    parts: list[RenderableType] = [title, where]
+    if bench.note:
+        parts.append(Text(bench.note, style="yellow"))
+    else:
+        parts.append(Text(bench.method, style="dim"))
+    return [*parts, t]
+
+
+def _bench_rows(bench: Bench) -> list[tuple[str, str, str, str]]:
+    rows = []
+    if bench.note is None:
+        rows += [
+            ("eager", _timing(bench.a.eager), _timing(bench.b.eager), _times(bench.ratios.get("eager"))),
+            ("compiled", _timing(bench.a.compiled), _timing(bench.b.compiled), _times(bench.ratios.get("compiled"))),
+            ("compiled, back to back", _pipelined(bench.a.compiled), _pipelined(bench.b.compiled),
+             _times(bench.ratios.get("pipelined"))),
+            ("speed-up eager/compiled", _speedup(bench.a), _speedup(bench.b), ""),
+        ]
+    rows.append(("compile (backend, capture)", _value(bench.a.compile_s, "s"), _value(bench.b.compile_s, "s"),
+                 _times(bench.ratios.get("compile_s"))))
+    if bench.note is None:
+        rows.append(("first compiled call, cold", _value(bench.a.first_call_s, "s"),
+                     _value(bench.b.first_call_s, "s"), _times(bench.ratios.get("first_call_s"))))
+    return rows
+
+
+def _timing(timing: Timing | None) -> str:
+    if timing is None:
+        return "-"
+    return f"{_ms(timing.median_ms)} [{_ms(timing.p20_ms, unit=False)}–{_ms(timing.p80_ms, unit=False)}]"
+
+
+def _pipelined(timing: Timing | None) -> str:
+    return "-" if timing is None or timing.pipelined_ms is None else _ms(timing.pipelined_ms)
+
+
+def _ms(value: float, *, unit: bool = True) -> str:
+    text = f"{value:.4f}" if value < 1 else f"{value:.3f}" if value < 100 else f"{value:.1f}"
+    return f"{text} ms" if unit else text
+
+
+def _speedup(side: SideBench) -> str:
+    if side.eager is None or side.compiled is None or side.compiled.median_ms == 0:
+        return "-"
+    return f"×{side.eager.median_ms / side.compiled.median_ms:.2f}"
+
+
+def _times(ratio: float | None) -> str:
+    return "" if ratio is None else f"×{ratio:.2f}"
+
+
+# --- graph diffs ------------------------------------------------------------------------------------
+
+
+def _graph_diffs(diff: DiffReport) -> list[RenderableType]:
+    if not diff.graph_diffs:
+        return []
+    note = Text("names normalised (buffers, args, node and kernel suffixes, side-table indices, source comments); "
+                "output code: kernel definitions and call() only", style="dim")
+    parts: list[RenderableType] = [heading("Graph diffs", len(diff.changed_graphs)), note,
+                                   _graph_list(diff.graph_diffs)]
+    for graph in diff.changed_graphs:
+        parts.append(Text())
+        parts.append(_diff_text(graph.lines))
+    return parts
+
+
+def _graph_list(graphs: Sequence[GraphDiff]) -> Text:
+    text = Text()
+    for i, g in enumerate(graphs):
+        if i:
+            text.append("\n")
+        same = g.compile_id_a == g.compile_id_b
+        ids = g.compile_id_a if same else f"{g.compile_id_a or 'none'} vs {g.compile_id_b or 'none'}"
+        name = g.stage if not g.part or g.stage.endswith(g.part) else f"{g.stage} {g.part}"
+        text.append(f"{name} [{ids}]: ")
+        text.append("differs" if g.changed else "same", style=_CHANGED_STYLE if g.changed else "green")
+    return text
+
+
+def _diff_text(lines: Sequence[str]) -> Text:
+    text = Text(no_wrap=True, overflow="ignore")
+    for i, line in enumerate(lines):
+        if i:
+            text.append("\n")
+        text.append(line, style=_line_style(line))
+    return text
+
+
+def _line_style(line: str) -> str:
+    if line.startswith(("---", "+++")):
+        return "bold"
+    if line.startswith("@@"):
+        return "cyan"
+    if line.startswith("-"):
+        return "red"
+    if line.startswith("+"):
+        return "green"
+    return ""
