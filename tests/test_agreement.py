@@ -124,7 +124,8 @@ def test_an_extra_graph_break_differs() -> None:
 def test_a_mutation_fallback_differs() -> None:
     changed = replace_occurrences(
         compile_only("add_raw"), "add_kernel",
-        lambda o: dataclasses.replace(o, mutation_analysis_fallback="CompilationError: x") if o.stage == "dynamo" else o,
+        lambda o: dataclasses.replace(o, mutation_analysis_fallback="CompilationError: x")
+        if o.stage == "dynamo" else o,
     )
     (diff,) = compare(gpu("add_raw"), changed).differences
     assert diff.path.endswith(".mutation_analysis_fallback") and (diff.a, diff.b) == (False, True)
@@ -285,3 +286,18 @@ def test_a_stage_one_report_predates_is_left_out_and_said() -> None:
     changed = dataclasses.replace(b, graphs=(*a.graphs, dataclasses.replace(final, op_count=99)))
     (diff,) = compare(b, changed).differences
     assert diff.path.endswith("post_grad_final inference].op_count")
+
+
+@pytest.mark.parametrize("sample", ["break_pre_hook", "inplace"])
+def test_compile_only_limitations_explain_every_difference(sample: str) -> None:
+    """The two samples that differ on the GPU machine differ only where a documented limitation says."""
+    folder = Path(__file__).parent / "fixtures" / "limitations"
+    gpu = load_report(folder / f"{sample}.gpu.json")
+    compile_only = load_report(folder / f"{sample}.compile-only.json")
+    result = compare(gpu, compile_only)
+    assert result.differences, "the pair is expected to differ"
+    unexplained = [d.path for d in result.differences if d.explained is None]
+    assert unexplained == []
+    # A limitation applies to its own target only.
+    renamed = dataclasses.replace(gpu, meta=dataclasses.replace(gpu.meta, target="samples/other.py:Net"))
+    assert any(d.explained is None for d in compare(renamed, compile_only).differences)

@@ -102,7 +102,8 @@ def test_the_terminal_shows_a_row_per_config() -> None:
     lines = [line.split() for line in console_text(console).splitlines() if line.strip()]
     assert lines[0] == ["resources", "gpu", "(sm_90)"]
     assert lines[1] == ["config", "registers", "shared", "spills", "warps", "stages"]
-    assert lines[-2:] == [["BLOCK=16", "30", "1024", "B", "0", "2", "3"], ["BLOCK=32", "40", "2048", "B", "6", "4", "3"]]
+    assert lines[-2:] == [["BLOCK=16", "30", "1024", "B", "0", "2", "3"],
+                          ["BLOCK=32", "40", "2048", "B", "6", "4", "3"]]
 
 
 # --- end to end (CLI, compile-only, --stage dynamo) ------------------------------------------------

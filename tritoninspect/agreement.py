@@ -75,6 +75,45 @@ KNOWN_DIFFERENCES: tuple[KnownDifference, ...] = ()
 
 
 @dataclass(frozen=True)
+class Limitation:
+    """A difference compile-only mode is known to make for one target, with its cause.
+
+    `path` is a field-path pattern where `*` stands for any text.
+    """
+
+    target: str  # the end of meta.target, e.g. "inplace.py:Net"
+    path: str
+    reason: str
+
+    def applies(self, path: str, target: str) -> bool:
+        pattern = re.escape(self.path).replace(r"\*", ".*")
+        return target.endswith(self.target) and re.fullmatch(pattern, path) is not None
+
+
+_PRE_HOOK = (
+    "Dynamo cannot turn a launch of an Autotuner with Config(pre_hook=...) into a HOP and traces the call. "
+    "On a GPU that trace fails inside triton and torch skips the whole frame; in compile-only mode "
+    "Autotuner.run is tritoninspect's torch.compiler.disable'd interpreter launcher, so the same launch "
+    "is a plain graph break and the frame's later code still compiles (one frame-skip break less, "
+    "different compile ids after it). The kernel's entry (eager) is the same in both modes."
+)
+_ALIGNMENT = (
+    "Inductor defines one kernel per distinct triton_meta, which holds tt.divisibility hints taken from "
+    "the real arguments' pointer alignment. CUDA allocations are all 16-byte aligned, so on the GPU both "
+    "launches share add_inplace_kernel_0; the CPU tensors of compile-only mode give the two launches "
+    "different hints ({(2,)} vs {(0,), (2,)}), hence add_inplace_kernel_0 and _1. Same kernel, same two launches."
+)
+
+#: Known, explained compile-only differences (seen on the GPU machine, same torch).
+COMPILE_ONLY_LIMITATIONS: tuple[Limitation, ...] = (
+    Limitation("break_pre_hook.py:Net", "graph_breaks[*", _PRE_HOOK),
+    Limitation("break_pre_hook.py:Net", "graphs[*", _PRE_HOOK),
+    Limitation("inplace.py:Net", "kernels[add_inplace_kernel].occurrences[0/0 output_code*", _ALIGNMENT),
+    Limitation("inplace.py:Net", "kernels[add_inplace_kernel].occurrences[0/0 runtime*", _ALIGNMENT),
+)
+
+
+@dataclass(frozen=True)
 class Difference:
     """One field on which two reports disagree."""
 
@@ -113,7 +152,7 @@ class Comparison:
 
     def summary(self) -> str:
         known = len(self.differences) - len(self.unexplained)
-        tail = f" ({known} known version differences)" if known else ""
+        tail = f" ({known} explained: version differences or documented compile-only limitations)" if known else ""
         return f"{self.compared} fields compared, {len(self.differences)} differ{tail}"
 
 
@@ -199,7 +238,7 @@ def _kernel(kernel: Kernel, paths: _Paths) -> dict[str, Any]:
     for label, occ in _labelled(_occurrences(kernel)):
         for name, value in _occurrence_facts(occ).items():
             facts[f"{where}.occurrences[{label}].{name}"] = value
-    for res in getattr(kernel, "resources", ()):
+    for res in kernel.resources:
         label = f"{res.target} {_config_label(res.config)}"
         for name in ("registers", "shared", "spills", "num_warps", "num_stages"):
             facts[f"{where}.resources[{label}].{name}"] = getattr(res, name)
@@ -221,7 +260,7 @@ def _occurrences(kernel: Kernel) -> list[tuple[str, Occurrence]]:
 def _occurrence_facts(occ: Occurrence) -> dict[str, Any]:
     """The occurrence's facts that apply to its stage (None ones left out, so
     the count of compared fields counts findings, not blanks)."""
-    args = {**(occ.constexprs or {}), **(getattr(occ, "scalars", None) or {})}
+    args = {**(occ.constexprs or {}), **(occ.scalars or {})}
     facts = {
         "entry": occ.entry,
         "custom_op": occ.custom_op,
@@ -250,7 +289,7 @@ def _parts(occurrences: Sequence[Occurrence]) -> list[str]:
     aot_order: dict[str, list[str]] = {}
     post_grad_seen: Counter[str] = Counter()
     for occ in occurrences:
-        part = getattr(occ, "part", None)
+        part = occ.part
         if not part and occ.stage == "output_code":
             part = occ.subgraph
         elif not part and occ.stage.startswith("aot_"):
@@ -370,6 +409,9 @@ def _drop_unpaired_resources(fa: dict[str, Any], fb: dict[str, Any]) -> None:
 
 
 def _explain(path: str, a: Report, b: Report, known: Sequence[KnownDifference]) -> str | None:
+    for limitation in COMPILE_ONLY_LIMITATIONS:
+        if limitation.applies(path, a.meta.target) and a.meta.mode != b.meta.mode:
+            return limitation.reason
     for entry in known:
         va, vb = getattr(a.meta, entry.package, ""), getattr(b.meta, entry.package, "")
         if va.split("+")[0] != vb.split("+")[0] and entry.applies(path, va, vb):
@@ -441,9 +483,10 @@ def format_results(results: list[tuple[str, Comparison | str]]) -> str:
         lines.append(f"{name}: {result.summary()}")
         lines.extend(f"  note: {note}" for note in result.notes)
         lines.extend(f"  {d.describe()}" for d in result.differences)
-    tail = f" ({known} known version differences)" if known else ""
+    tail = f" ({known} explained: version differences or documented compile-only limitations)" if known else ""
     skipped = sum(isinstance(r, str) for _, r in results)
-    lines.append(f"{compared} fields compared, {differ} differ{tail}" + (f"; {skipped} not compared" if skipped else ""))
+    not_compared = f"; {skipped} not compared" if skipped else ""
+    lines.append(f"{compared} fields compared, {differ} differ{tail}{not_compared}")
     return "\n".join(lines)
 
 

@@ -71,7 +71,9 @@ def _plain_arg(value: Any) -> bool:
     return value is None or isinstance(value, (bool, int, float, str, torch.dtype)) or hasattr(value, "value")
 
 
-def measure(templates: Mapping[str, LaunchTemplate], *, gpu: bool) -> tuple[list[ResourceRecord], list[tuple[str, str]]]:
+def measure(
+    templates: Mapping[str, LaunchTemplate], *, gpu: bool
+) -> tuple[list[ResourceRecord], list[tuple[str, str]]]:
     """Compile every kernel once per config; (records, problems). A config that
     fails to compile becomes a problem, and the others go on."""
     records: list[ResourceRecord] = []
