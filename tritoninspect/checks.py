@@ -118,12 +118,19 @@ def _no_clones(report: Report, name: str) -> list[str]:
     after = _after_aot(kernel)
     if not after:
         return [f"{label}: no AOT occurrence of {kernel.name} to check ({_stage_note(report)})"]
-    cloning = [o for o in after if o.tensors_to_clone]
+    final = [o for o in after if o.clones is not None and o.clones.after_reinplace is not None]
+    if final:
+        # What Inductor still clones after re-inplacing is what costs copies at run time.
+        cloning = [(o.compile_id, o.clones.after_reinplace) for o in final if o.clones.after_reinplace]
+        when = "after Inductor's re-inplacing"
+    else:
+        cloning = [(o.compile_id, o.tensors_to_clone) for o in after if o.tensors_to_clone]
+        when = "in the AOT graph, before Inductor's re-inplacing (use --stage inductor for what remains)"
     if not cloning:
         return []
-    cloned = ", ".join(dict.fromkeys(name for o in cloning for name in o.tensors_to_clone or ()))
-    ids = ", ".join(dict.fromkeys(str(o.compile_id) for o in cloning))
-    return [f"{label}: {kernel.name} clones {cloned} (compile {ids})"]
+    cloned = ", ".join(dict.fromkeys(name for _, names in cloning for name in names or ()))
+    ids = ", ".join(dict.fromkeys(str(cid) for cid, _ in cloning))
+    return [f"{label}: {kernel.name} clones {cloned} {when} (compile {ids})"]
 
 
 def _no_fallback(report: Report) -> list[str]:

@@ -84,7 +84,7 @@ def check(
     ] = None,
     no_clones: Annotated[
         Optional[list[str]],
-        typer.Option("--no-clones", help="Fail when KERNEL's AOT graphs clone a tensor (repeatable)."),
+        typer.Option("--no-clones", help="Fail when Inductor still clones an argument of KERNEL after re-inplacing (repeatable)."),
     ] = None,
     no_fallback: Annotated[bool, typer.Option("--no-fallback", help="Fail on a mutation-analysis fallback.")] = False,
     inputs: InputsOpt = None,
@@ -92,7 +92,7 @@ def check(
     dynamic: DynamicOpt = False,
     backward: BackwardOpt = None,
     stage: Annotated[
-        Optional[Stage], typer.Option(help="Default: dynamo, or aot when --no-clones / --no-fallback need it.")
+        Optional[Stage], typer.Option(help="Default: dynamo; aot for --no-fallback; inductor for --no-clones.")
     ] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print the result as JSON on stdout.")] = False,
     debug: DebugOpt = False,
@@ -102,7 +102,8 @@ def check(
     try:
         conditions = _conditions(no_breaks, max_graphs, entry or [], no_clones or [], no_fallback)
         # The earliest stage that shows what the conditions need: clones and fallbacks appear in AOT.
-        needed = "aot" if no_clones or no_fallback else "dynamo"
+        # --no-clones asks about the compiled program: what re-inplacing leaves needs Inductor.
+        needed = "inductor" if no_clones else "aot" if no_fallback else "dynamo"
         options = dict(inputs=inputs, device=device.value, dynamic=dynamic, backward=backward,
                        stage=stage.value if stage else None)
         report, _ = _breaks_report(target, options, default_stage=needed, decompile=False, dump=None, err=err)
@@ -161,23 +162,32 @@ def _check_dump(dump: Path) -> None:
 
 def _emit_breaks(report: Any, *, json_out: bool, output: Path | None, dump: Path | None, extra: dict[str, str],
                  err: Console) -> None:
-    from tritoninspect import render
-    from tritoninspect.render.breaks import render_breaks
-
+    # The renderers are imported only when text or files are asked for: `--json` alone needs none.
     try:
         if dump is not None:
-            written = render.dump_artifacts(report, dump, extra)
+            from tritoninspect.render import dump_artifacts
+
+            written = dump_artifacts(report, dump, extra)
             err.print(f"wrote {len(written)} files to {dump}")
         if output is not None:
-            json_file = render.guess_format_from_path(output) == "json"
-            output.write_text((report.to_json() if json_file else render_breaks(report, color=False)) + "\n")
+            _write_output(report, output)
             err.print(f"wrote {output}")
     except (ValueError, OSError) as exc:
         raise UsageError(str(exc)) from exc
     if json_out:
         sys.stdout.write(report.to_json() + "\n")
     elif output is None:
+        from tritoninspect.render.breaks import render_breaks
+
         sys.stdout.write(render_breaks(report) + "\n")
+
+
+def _write_output(report: Any, output: Path) -> None:
+    from tritoninspect.render import guess_format_from_path
+    from tritoninspect.render.breaks import render_breaks
+
+    json_file = guess_format_from_path(output) == "json"
+    output.write_text((report.to_json() if json_file else render_breaks(report, color=False)) + "\n")
 
 
 def _conditions(no_breaks: bool, max_graphs: int | None, entries: list[str], no_clones: list[str],
