@@ -301,3 +301,19 @@ def test_compile_only_limitations_explain_every_difference(sample: str) -> None:
     # A limitation applies to its own target only.
     renamed = dataclasses.replace(gpu, meta=dataclasses.replace(gpu.meta, target="samples/other.py:Net"))
     assert any(d.explained is None for d in compare(renamed, compile_only).differences)
+
+
+def test_graph_code_drops_installed_packages_inside_the_checkout() -> None:
+    """A venv inside the repo (as the README makes) is still library code, not the user's."""
+    from tritoninspect.agreement import _Paths, graph_code
+
+    code = (
+        "    # File: /repo/samples/m.py:20 in forward, code: y = f(x)\n"
+        "    # File: /repo/.venv/lib/python3.11/site-packages/triton/__init__.py:69 in cdiv, code: ...\n"
+        "    add: \"Sym(s77 + 32)\" = s77 + 32\n"
+    )
+    kept = graph_code(code, _Paths("/repo"))
+    assert kept.splitlines() == [
+        "    # File: samples/m.py:20 in forward, code: y = f(x)",
+        "    add: \"Sym(s77 + 32)\" = s77 + 32",
+    ]

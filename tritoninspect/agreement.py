@@ -190,6 +190,7 @@ def _graphs(report: Report, paths: _Paths) -> dict[str, Any]:
 
 
 _DEVICE = re.compile(r"device\(type='(?:cuda|cpu)'(?:, index=\d+)?\)")
+_INSTALLED = re.compile(r"(^|/)(site|dist)-packages/")
 _SOURCE_COMMENT = re.compile(r"^(?P<indent>\s*)# File: (?P<file>.+?):(?P<line>\d+) in (?P<rest>.*)$", re.M)
 
 
@@ -201,7 +202,9 @@ def graph_code(code: str, paths: _Paths) -> str:
 
     def source(match: re.Match[str]) -> str:
         rel = paths.rel(match["file"])
-        if rel == match["file"]:  # not under the checkout: torch, triton, ...
+        # Not under the checkout (torch, triton, ...), or an installed package inside it
+        # (a `.venv/` in the repo, as the README's commands make).
+        if rel == match["file"] or _INSTALLED.search(match["file"]):
             return "\x00"
         return f"{match['indent']}# File: {rel}:{match['line']} in {match['rest']}"
 
