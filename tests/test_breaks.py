@@ -59,7 +59,12 @@ def in_repo(monkeypatch: pytest.MonkeyPatch) -> Path:
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_sample_breaks(name: str, in_repo: Path) -> None:
     report = report_of(name)
-    assert report.diagnostics == ()
+    assert [d for d in report.diagnostics if d.severity != "note"] == []
+    # Compile-only mode says what it cannot show: Triton's autotuner frames behind an eager launch.
+    notes = [d.message for d in report.diagnostics if d.severity == "note"]
+    eager_autotuned = sorted(k.name for k in report.kernels if k.autotune_configs and "eager" in k.entries)
+    assert len(notes) == (1 if eager_autotuned else 0)
+    assert all(f"({', '.join(eager_autotuned)})" in n for n in notes)
     check_breaks(name, as_data(report))
 
 
@@ -526,3 +531,26 @@ def test_decompile_without_depyf_is_an_environment_error(tmp_path: Path) -> None
     assert errors == ["error: --decompile needs depyf, which is not importable here (No module named depyf "
                       "(test stand-in))"]
     assert "Traceback" not in proc.stderr and proc.stdout == ""
+
+
+def test_every_break_the_gpu_logged_for_heuristics_under_dynamic_has_a_cause() -> None:
+    """torch 2.11 on the H200 logs 17 breaks for break_heuristics_dynamic (compile-only: 3): the
+    GB0361 ones, and follow-ons in the frames of Triton's runtime the eager launch went through
+    (tests/fixtures/gpu-breaks/, see the README there)."""
+    from tritoninspect.analyse.breaks import RUNTIME_FOLLOW_ON, cause_of
+
+    folder = Path(__file__).parent / "fixtures" / "gpu-breaks"
+    gpu = json.loads((folder / "break_heuristics_dynamic.json").read_text())
+    compile_only = json.loads((folder / "break_heuristics_dynamic.compile-only.json").read_text())
+    assert gpu["meta"]["mode"] == "gpu" and compile_only["meta"]["mode"] == "compile-only"
+    assert len(gpu["graph_breaks"]) > len(compile_only["graph_breaks"])
+    causes = [cause_of(b["headline"], b["reason"], b["library_frame"], b["kernel"]) for b in gpu["graph_breaks"]]
+    assert all(causes), [b["headline"] for b, c in zip(gpu["graph_breaks"], causes) if c is None]
+    follow_ons = [b for b, c in zip(gpu["graph_breaks"], causes) if c is RUNTIME_FOLLOW_ON]
+    # The follow-ons are exactly the breaks compile-only mode does not log.
+    assert len(follow_ons) == len(gpu["graph_breaks"]) - len(compile_only["graph_breaks"])
+    assert all("triton/" in b["library_frame"] or "polyfills" in b["library_frame"] for b in follow_ons)
+    # Not a catch-all: the same break outside Triton's runtime, or with no kernel, has no cause.
+    b = follow_ons[0]
+    assert cause_of(b["headline"], b["reason"], "/home/me/model.py:3 in f", b["kernel"]) is None
+    assert cause_of(b["headline"], b["reason"], b["library_frame"], None) is None

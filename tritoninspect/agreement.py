@@ -165,7 +165,7 @@ def device_independent(report: Report) -> dict[str, Any]:
     facts: dict[str, Any] = {}
     facts.update(_graphs(report, paths))
     facts.update(_breaks(report, paths))
-    facts.update({f"recompiles[{r.compile_id}].reason": r.reason for r in report.recompiles})
+    facts.update({f"recompiles[{r.compile_id}].reason": guard_text(r.reason, paths) for r in report.recompiles})
     for kernel in report.kernels:
         facts.update(_kernel(kernel, paths))
     for op in report.opaque_ops:
@@ -187,6 +187,22 @@ def _graphs(report: Report, paths: _Paths) -> dict[str, Any]:
         if graph.subgraphs:
             facts[f"graphs[{label}].subgraphs"] = list(graph.subgraphs)
     return facts
+
+
+# A failed guard's source comment: `# <statement>  # <file>:<line> in <function>`, the file
+# cut at the front to fit a column whose width differs between torch versions.
+_GUARD_LOCATION = re.compile(r"#\s*\S*?([\w.-]+\.py):(\d+) in ")
+# Where in torch a symbolic guard came from, e.g. `(_dynamo/variables/tensor.py:1951 in
+# evaluate_expr)`: a fact about torch's source, not the model, and its line moves every release.
+_TORCH_LOCATION = re.compile(r" \((?:_\w+|torch)/[\w/]+\.py:\d+ in \w+\)")
+
+
+def guard_text(reason: str, paths: _Paths) -> str:
+    """A recompile reason without what names the machine or torch's own source lines:
+    the guard's location keeps the file name, line and function; padding collapses."""
+    text = _TORCH_LOCATION.sub("", paths.text(reason))
+    text = _GUARD_LOCATION.sub(lambda m: f"# {m[1]}:{m[2]} in ", text)
+    return re.sub(r" {2,}", "  ", text)
 
 
 _DEVICE = re.compile(r"device\(type='(?:cuda|cpu)'(?:, index=\d+)?\)")

@@ -88,7 +88,7 @@ def graph(
     json_out: Annotated[bool, typer.Option("--json", help="Print the report as JSON on stdout (nothing else).")] = False,
     output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write the report to a file (.json or text).")] = None,
     dump: Annotated[Optional[Path], typer.Option("--dump", help="Write every artifact to DIR, named by compile id and stage.")] = None,
-    strict: Annotated[bool, typer.Option("--strict", help="Exit 1 when the report has diagnostics.")] = False,
+    strict: Annotated[bool, typer.Option("--strict", help="Exit 1 when the report has warnings or errors (notes do not count).")] = False,
     resources: Annotated[
         bool, typer.Option("--resources", help="Compile each kernel per autotune config: registers, shared memory, spills.")
     ] = False,
@@ -109,8 +109,9 @@ def graph(
         _fail(exc, err, json_out=json_out, debug=debug)
     except Exception as exc:  # noqa: BLE001 - a bug of ours: one line, exit 6, traceback with --debug
         _fail(_internal(exc), err, json_out=json_out, debug=debug)
-    if strict and report.diagnostics:
-        err.print(f"[yellow]--strict: {len(report.diagnostics)} diagnostic(s)[/]")
+    problems = [d for d in report.diagnostics if d.severity != "note"]
+    if strict and problems:
+        err.print(f"[yellow]--strict: {len(problems)} diagnostic(s)[/]")
         raise typer.Exit(ExitCode.FINDINGS)
 
 

@@ -393,9 +393,10 @@ class OpaqueOp:
 
 @dataclass(frozen=True)
 class Diagnostic:
-    """Something tritoninspect could not do or check; the run went on."""
+    """Something tritoninspect could not do or check (the run went on), or a note on
+    what the mode cannot show."""
 
-    severity: str  # "warning" | "error"
+    severity: str  # "error" | "warning" | "note" (notes do not count for --strict)
     source: str
     message: str
 

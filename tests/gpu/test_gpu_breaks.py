@@ -42,25 +42,7 @@ def runs() -> Any:
     cli.close()
 
 
-def _torch_before(version: tuple[int, int]) -> bool:
-    import torch
-
-    return tuple(int(p) for p in torch.__version__.split("+")[0].split(".")[:2]) < version
-
-
-# Seen on the H200 (torch 2.11.0+cu130, 2026-11-30): the break is found at the right user line
-# with the right kernel, but torch 2.11 words it "Unsupported hasattr call" where 2.13 says
-# "@triton.heuristics must return constant values", and the hint table has no entry for the
-# 2.11 wording yet (the full 2.11 reason was not brought back to write one with evidence).
-_HINT_GAP = pytest.mark.xfail(
-    condition=_torch_before((2, 13)), strict=True,
-    reason="torch < 2.13 words the heuristics-under-dynamic-shapes break differently; no hint entry for it yet",
-)
-
-
-@pytest.mark.parametrize(
-    "name", [pytest.param(n, marks=_HINT_GAP) if n == "break_heuristics_dynamic" else n for n in sorted(EXPECTED)]
-)
+@pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_sample_breaks_on_gpu(runs: CliRuns, name: str) -> None:
     report = json_report(runs.get(name))
     assert report["meta"]["mode"] == "gpu" and report["meta"]["stage"] == "dynamo"

@@ -9,7 +9,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from tritoninspect.analyse.breaks import analyse_decompiled, analyse_graph_breaks, analyse_recompile_details
+from tritoninspect.analyse.breaks import (
+    analyse_decompiled,
+    analyse_graph_breaks,
+    analyse_recompile_details,
+    compile_only_notes,
+)
 from tritoninspect.analyse.fusion import enrich_fusion
 from tritoninspect.analyse.graphs import analyse_graphs
 from tritoninspect.analyse.kernels import analyse_kernels, analyse_opaque_ops, analyse_unattributed_fallbacks
@@ -55,6 +60,7 @@ def build_report(capture: Capture, analyses: list[tuple[str, Analysis]] | None =
             fields.update(enrich(capture, dict(fields)))
         except Exception as exc:  # noqa: BLE001 - as for analyses
             diagnostics.append(Diagnostic("error", name, f"analysis failed: {type(exc).__name__}: {exc}"))
+    diagnostics.extend(compile_only_notes(capture, fields.get("graph_breaks", ())))
     return Report(meta=_meta(capture.meta), diagnostics=tuple(diagnostics), **fields)
 
 

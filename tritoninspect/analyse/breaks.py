@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from tritoninspect.analyse.graphs import analyse_breaks
 from tritoninspect.capture.records import BreakRecord, Capture, NodeRecord, RecompileRecord
-from tritoninspect.report import STAGES, ArgChange, DecompiledFrame, GraphBreak, Recompile
+from tritoninspect.report import STAGES, ArgChange, DecompiledFrame, Diagnostic, GraphBreak, Recompile
 
 
 @dataclass(frozen=True)
@@ -112,6 +112,48 @@ def known_cause(text: str) -> KnownCause | None:
     return next((c for c in KNOWN_CAUSES if c.pattern.search(text)), None)
 
 
+#: Given by where a break is, not by its text: Dynamo broke while compiling a frame of
+#: Triton's own runtime that ran eagerly because of an earlier break at the same launch.
+RUNTIME_FOLLOW_ON = KnownCause(
+    # Not jit.py: its frames are the `kernel[grid](...)` launch itself, where the text's cause holds.
+    re.compile(r"(^|/)(triton/runtime/(?!jit\.py)|triton/knobs\.py|triton/testing\.py|torch/_dynamo/polyfills/)"),
+    "A follow-on of the first break at this launch: the launch ran eagerly, and Dynamo then compiled the "
+    "frames of Triton's own runtime it went through (Autotuner.run, benchmark, _bench, knobs) and "
+    "broke there, since Triton's runtime is not traceable. These cost compile time only; fix "
+    "the first break and they go away. Compile-only mode does not show them: it launches autotuned "
+    "kernels through tritoninspect's interpreter launcher, which Dynamo does not compile.",
+    "torch/_dynamo/trace_rules.py: SKIP_DIRS skips triton/backends only, so triton/runtime frames are "
+    "compiled (seen on torch 2.11 + triton 3.6, H200: breaks GB0150, GB0156, GB0059, GB0175, GB0007, GB0364 "
+    "inside autotuner.py)",
+)
+
+
+def cause_of(headline: str, reason: str, library_frame: str | None, kernel: str | None) -> KnownCause | None:
+    """The known cause of a break. A break inside Triton's runtime (autotuner, knobs) at a
+    kernel launch is a follow-on of the first break there, whatever its text (e.g. the
+    autotuner's own num_ctas argument); otherwise the text decides."""
+    if kernel is not None and library_frame and RUNTIME_FOLLOW_ON.pattern.search(library_frame):
+        return RUNTIME_FOLLOW_ON
+    return known_cause(f"{headline}\n{reason}")
+
+
+def compile_only_notes(capture: Capture, graph_breaks: Iterable[GraphBreak]) -> list[Diagnostic]:
+    """What compile-only mode cannot show about these breaks, said where it matters:
+    an autotuned kernel that ran eagerly (see RUNTIME_FOLLOW_ON)."""
+    if capture.meta.get("mode") != "compile-only":
+        return []
+    autotuned = {k.name for k in capture.kernels.values() if k.autotune_configs}
+    eager = sorted({name for b in graph_breaks for name in b.eager_kernels if name in autotuned})
+    if not eager:
+        return []
+    return [Diagnostic(
+        "note", "compile-only",
+        f"autotuned kernels ran eagerly ({', '.join(eager)}): compile-only mode launches them through its "
+        "interpreter launcher, which Dynamo does not compile; on a GPU, Dynamo also compiles the frames of "
+        "Triton's autotuner they run through and logs more graph breaks there, follow-ons of these ones.",
+    )]
+
+
 # --- graph breaks ----------------------------------------------------------------
 
 
@@ -180,7 +222,7 @@ def _detailed(b: GraphBreak, record: BreakRecord | None, launches: list[_Launch]
     frame = _break_frame(b)
     eager = _eager_kernels(b, record, frame, launches)
     kernel, relation = _break_kernel(b, record, frame, launches, eager, names)
-    cause = known_cause(f"{record.headline}\n{b.reason}")
+    cause = cause_of(record.headline, b.reason, record.library_frame, kernel)
     return dataclasses.replace(
         b,
         headline=record.headline, gb_id=record.gb_id, doc_url=record.doc_url, skipped_rest=record.skipped_rest,

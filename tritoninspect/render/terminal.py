@@ -149,12 +149,15 @@ def _unattributed_fallbacks(report: Report, cwd: Path) -> list[RenderableType]:
     return [heading("Mutation fallbacks, kernel not identified", len(fallbacks)), *lines]
 
 
+SEVERITY_STYLE = {"error": ALERT, "warning": "yellow", "note": "dim"}
+
+
 def _diagnostics(report: Report, cwd: Path) -> list[RenderableType]:
     if not report.diagnostics:
         return []
     lines = [
         Text.assemble(
-            (d.severity, ALERT if d.severity == "error" else "yellow"), f" {d.source}: ", fmt.first_line(d.message)
+            (d.severity, SEVERITY_STYLE.get(d.severity, "")), f" {d.source}: ", fmt.first_line(d.message)
         )
         for d in report.diagnostics
     ]
