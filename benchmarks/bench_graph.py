@@ -107,12 +107,21 @@ def time_fresh(cmd: list[str]) -> float:
 
 
 def report_ratio(label: str, measured: list[float], baseline: list[float], target: float) -> bool:
-    """Print one ratio of medians against its target; True when it is over."""
+    """Print one ratio of medians against its target; True when it is over.
+
+    The ratio of the fastest runs is printed beside it: noise on a shared machine only
+    adds time, so the best of N estimates each side's own cost; the target is judged on
+    the medians all the same (what a user typically waits for)."""
     ratio = statistics.median(measured) / statistics.median(baseline)
+    best = min(measured) / min(baseline)
     over = ratio > target
-    shown = f"{ratio:.2f}" if round(ratio, 2) != target else f"{ratio:.3f}"  # never "0.10 ... OVER"
-    print(f"{label}: {shown} (target <= {target:.2f}) {'OVER' if over else 'OK'}")
+    print(f"{label}: {_shown(ratio, target)} (target <= {target:.2f}) {'OVER' if over else 'OK'}; "
+          f"best of {len(measured)}: {_shown(best, target)}")
     return over
+
+
+def _shown(ratio: float, target: float) -> str:
+    return f"{ratio:.2f}" if round(ratio, 2) != target else f"{ratio:.3f}"  # never "1.05 ... OVER"
 
 
 def cuda_available() -> bool:

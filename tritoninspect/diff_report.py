@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tritoninspect import __version__
+from tritoninspect._json import Schema
 from tritoninspect.errors import ReportError
 
 DIFF_SCHEMA_VERSION = 1
@@ -168,49 +169,31 @@ class DiffReport:
             raise ReportError(f"diff report has schema_version {version!r}; this tritoninspect reads "
                               f"version {DIFF_SCHEMA_VERSION}")
         try:
-            return _build(cls, data)
+            return _SCHEMA.build(cls, data)
         except (TypeError, ValueError, KeyError) as exc:
             raise ReportError(f"diff report does not match schema {DIFF_SCHEMA_VERSION}: {exc}") from exc
 
 
 def side_bench_from_dict(data: dict[str, Any]) -> SideBench:
     """A `SideBench` from its `dataclasses.asdict` form (as a capture child sends it)."""
-    return _build(SideBench, data)
+    return _SCHEMA.build(SideBench, data)
 
 
-#: (owner, field) -> record class, for the nested records `_build` rebuilds.
-_NESTED: dict[tuple[type, str], type] = {
-    (DiffReport, "a"): Side,
-    (DiffReport, "b"): Side,
-    (DiffReport, "rows"): Row,
-    (DiffReport, "graph_diffs"): GraphDiff,
-    (DiffReport, "bench"): Bench,
-    (Bench, "a"): SideBench,
-    (Bench, "b"): SideBench,
-    (SideBench, "eager"): Timing,
-    (SideBench, "compiled"): Timing,
-}
-
-
-def _build(cls: type, data: dict[str, Any]) -> Any:
-    if not isinstance(data, dict):
-        raise ValueError(f"{cls.__name__} must be an object")
-    names = {f.name for f in dataclasses.fields(cls)}
-    unknown = set(data) - names
-    if unknown:
-        raise ValueError(f"unknown field(s) {sorted(unknown)} in {cls.__name__}")
-    return cls(**{name: _value(cls, name, value) for name, value in data.items()})
-
-
-def _value(owner: type, name: str, value: Any) -> Any:
-    nested = _NESTED.get((owner, name))
-    if nested is not None and value is not None:
-        if isinstance(value, list):
-            return tuple(_build(nested, item) for item in value)
-        return _build(nested, value)
-    if isinstance(value, list):  # Row values are scalars, so every list is a tuple field
-        return tuple(value)
-    return value
+#: How JSON maps back onto the records (see tritoninspect._json).
+_SCHEMA = Schema(
+    nested={
+        (DiffReport, "a"): (Side, False),
+        (DiffReport, "b"): (Side, False),
+        (DiffReport, "rows"): (Row, True),
+        (DiffReport, "graph_diffs"): (GraphDiff, True),
+        (DiffReport, "bench"): (Bench, False),
+        (Bench, "a"): (SideBench, False),
+        (Bench, "b"): (SideBench, False),
+        (SideBench, "eager"): (Timing, False),
+        (SideBench, "compiled"): (Timing, False),
+    },
+    nullable=frozenset({(DiffReport, "bench"), (SideBench, "eager"), (SideBench, "compiled")}),
+)
 
 
 __all__ = [

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
+from tritoninspect._json import Schema
 from tritoninspect.errors import ReportError
 
 SCHEMA_VERSION = 1
@@ -431,7 +432,7 @@ class Report:
                 f"report has schema_version {version!r}; this tritoninspect reads version {SCHEMA_VERSION}"
             )
         try:
-            return _build(cls, data)
+            return _SCHEMA.build(cls, data)
         except (TypeError, KeyError, ValueError) as exc:
             raise ReportError(f"report does not match schema {SCHEMA_VERSION}: {exc}") from exc
 
@@ -450,62 +451,37 @@ class Report:
         return next((k for k in self.kernels if name in (k.name, k.id)), None)
 
 
-#: (owner, field) -> (record class, is a list). Keyed by owner because the
-#: same name can mean different things (OpaqueOp.kernels holds names).
-_NESTED: dict[tuple[type, str], tuple[type, bool]] = {
-    (Report, "meta"): (Meta, False),
-    (Report, "graphs"): (Graph, True),
-    (Report, "graph_breaks"): (GraphBreak, True),
-    (Report, "recompiles"): (Recompile, True),
-    (Report, "kernels"): (Kernel, True),
-    (Kernel, "occurrences"): (Occurrence, True),
-    (Report, "opaque_ops"): (OpaqueOp, True),
-    (Report, "mutation_fallbacks_unattributed"): (MutationFallback, True),
-    (Report, "diagnostics"): (Diagnostic, True),
-    (Graph, "code_calls"): (CodeCall, True),
-    (Occurrence, "clones"): (Clones, False),
-    (Clones, "arguments"): (ClonedArg, True),
-    (Occurrence, "neighbourhood"): (Neighbourhood, True),
-    (Neighbourhood, "before"): (Neighbour, False),
-    (Neighbourhood, "after"): (Neighbour, False),
-    (Neighbourhood, "related"): (Neighbour, True),
-    (Neighbour, "shared"): (SharedBuffer, True),
-    (Kernel, "dropped_nodes"): (DroppedNode, True),
-    (Kernel, "resources"): (Resources, True),
-    (Recompile, "changes"): (ArgChange, True),
-    (Report, "decompiled"): (DecompiledFrame, True),
-}
-
-#: Nested records that may be null (a field defaulting to None).
-_NULLABLE = {(Occurrence, "clones"), (Occurrence, "neighbourhood"), (Neighbourhood, "before"), (Neighbourhood, "after")}
-
-
-def _build(cls: type, data: dict[str, Any]) -> Any:
-    """Rebuild a dataclass tree from `to_dict` output (lists become tuples)."""
-    names = {f.name for f in dataclasses.fields(cls)}
-    unknown = set(data) - names
-    if unknown:
-        raise ValueError(f"unknown field(s) {sorted(unknown)} in {cls.__name__}")
-    kwargs = {name: _value(cls, name, value) for name, value in data.items()}
-    return cls(**kwargs)
-
-
-def _value(owner: type, name: str, value: Any) -> Any:
-    nested = _NESTED.get((owner, name))
-    if nested is not None and value is None and (owner, name) in _NULLABLE:
-        return None
-    if nested is not None:
-        record, many = nested
-        if many and isinstance(value, list) and all(isinstance(v, dict) for v in value):
-            return tuple(_build(record, item) for item in value)
-        if not many and isinstance(value, dict):
-            return _build(record, value)
-        raise ValueError(f"{owner.__name__}.{name} must be {'a list of objects' if many else 'an object'}")
-    if name == "grid" and value is not None:
-        return tuple(tuple(g) for g in value)
-    if isinstance(value, list):
-        return tuple(value)
-    return value
+#: How JSON maps back onto the records: nested records keyed by (owner, field), because
+#: the same name can mean different things (OpaqueOp.kernels holds names).
+_SCHEMA = Schema(
+    nested={
+        (Report, "meta"): (Meta, False),
+        (Report, "graphs"): (Graph, True),
+        (Report, "graph_breaks"): (GraphBreak, True),
+        (Report, "recompiles"): (Recompile, True),
+        (Report, "kernels"): (Kernel, True),
+        (Kernel, "occurrences"): (Occurrence, True),
+        (Report, "opaque_ops"): (OpaqueOp, True),
+        (Report, "mutation_fallbacks_unattributed"): (MutationFallback, True),
+        (Report, "diagnostics"): (Diagnostic, True),
+        (Graph, "code_calls"): (CodeCall, True),
+        (Occurrence, "clones"): (Clones, False),
+        (Clones, "arguments"): (ClonedArg, True),
+        (Occurrence, "neighbourhood"): (Neighbourhood, True),
+        (Neighbourhood, "before"): (Neighbour, False),
+        (Neighbourhood, "after"): (Neighbour, False),
+        (Neighbourhood, "related"): (Neighbour, True),
+        (Neighbour, "shared"): (SharedBuffer, True),
+        (Kernel, "dropped_nodes"): (DroppedNode, True),
+        (Kernel, "resources"): (Resources, True),
+        (Recompile, "changes"): (ArgChange, True),
+        (Report, "decompiled"): (DecompiledFrame, True),
+    },
+    nullable=frozenset(
+        {(Occurrence, "clones"), (Occurrence, "neighbourhood"), (Neighbourhood, "before"), (Neighbourhood, "after")}
+    ),
+    convert={"grid": lambda grid: tuple(tuple(g) for g in grid)},
+)
 
 
 def with_meta(report: Report, **changes: Any) -> Report:

@@ -154,6 +154,9 @@ def capture_run(
         with recorder.installed(), warnings.catch_warnings(), contextlib.ExitStack() as stack:
             # Our force_disable_caches switches off Dynamo PGO; torch warns about it.
             warnings.filterwarnings("ignore", message="dynamo_pgo force disabled")
+            # Dynamo also warns for each untraceable builtin it breaks on (time.time inside Triton's
+            # autotuner, ...): every one is a graph break in the report, with the same text.
+            warnings.filterwarnings("ignore", message="Dynamo does not know how to trace", category=UserWarning)
             for extra in extras:
                 stack.enter_context(extra(recorder.capture))
             compiled = torch.compile(module, backend=recorder.backend, dynamic=dynamic)
