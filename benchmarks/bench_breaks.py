@@ -8,9 +8,8 @@ against a baseline process that runs `torch._dynamo.explain(model)(*inputs)` on 
 same model and inputs. Target: <= 1.05 (breaks is Dynamo-only by default, like explain).
 
 Why it is measured this way:
-  * Fresh processes, interleaved: a first compile is what a user waits for, and a slow
-    spell of the machine hits both sides.
-  * Fresh caches: each process gets its own empty TORCHINDUCTOR_CACHE_DIR / TRITON_CACHE_DIR.
+  * Fresh processes: a first compile is what a user waits for. Empty compile caches,
+    compiled Python (a warm-up run per side), interleaved runs: see benchmarks/_common.py.
   * Same mode: without CUDA the baseline enters
     `tritoninspect.capture.session.compile_only()` before importing the sample (Triton
     kernels cannot be traced on a CPU otherwise, and explain runs the graphs), as the
@@ -18,8 +17,6 @@ Why it is measured this way:
   * Same work: inputs come from the sample's `example_inputs()`; a list of tuples is one
     call per tuple, and the baseline runs explain once per tuple. The default sample
     makes one call.
-  * Same start: tritoninspect is byte-compiled first (`compileall`), as an installed
-    package is, so neither side compiles Python source while timed.
   * CPU time too: the children's user+sys time (getrusage) is printed beside wall time;
     on a busy machine it varies less. --check uses the wall-time ratio.
 
@@ -30,19 +27,12 @@ Exit status: 0, or with --check 1 when the ratio is over its target.
 from __future__ import annotations
 
 import argparse
-import compileall
-import os
-import resource
-import shutil
 import statistics
-import subprocess
 import sys
-import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_graph import REPO, _input_sets, _to, cuda_available, report_ratio  # noqa: E402
+from _common import REPO, FreshRuns, cuda_available, input_sets, report_ratio, to_device  # noqa: E402
 
 BREAKS_TARGET = 1.05
 
@@ -67,48 +57,20 @@ def main() -> int:
         print("no CUDA: both sides run in compile-only mode; the explain baseline enters")
         print("tritoninspect.capture.session.compile_only() before importing the sample.")
 
-    compileall.compile_dir(str(REPO / "tritoninspect"), quiet=1)
     py, rel = sys.executable, f"samples/{args.sample}.py"
-    commands = {
-        "tritoninspect breaks": [py, "-m", "tritoninspect", "breaks", f"{rel}:Net", "--device", device, "--json"],
-        "torch._dynamo.explain": [py, __file__, "--baseline-child", rel, device],
-    }
-    wall: dict[str, list[float]] = {name: [] for name in commands}
-    cpu: dict[str, list[float]] = {name: [] for name in commands}
-    for _ in range(args.repeat):  # interleaved, so a slow spell of the machine hits both sides
-        for name, cmd in commands.items():
-            elapsed, used = time_fresh(cmd)
-            wall[name].append(elapsed)
-            cpu[name].append(used)
-
-    print()
-    print(f"{'command':<24} {'median s':>9} {'cpu s':>7}   wall runs")
-    for name in commands:
-        runs = " ".join(f"{t:.2f}" for t in wall[name])
-        print(f"{name:<24} {statistics.median(wall[name]):9.2f} {statistics.median(cpu[name]):7.2f}   {runs}")
-    print()
     tool, base = "tritoninspect breaks", "torch._dynamo.explain"
-    over = report_ratio("breaks / explain (wall)", wall[tool], wall[base], BREAKS_TARGET)
-    print(f"breaks / explain (cpu): {statistics.median(cpu[tool]) / statistics.median(cpu[base]):.2f}")
+    commands = {
+        tool: [py, "-m", "tritoninspect", "breaks", f"{rel}:Net", "--device", device, "--json"],
+        base: [py, __file__, "--baseline-child", rel, device],
+    }
+    runs = FreshRuns(commands)
+    runs.run(args.repeat)
+    print()
+    runs.print_table()
+    print()
+    over = report_ratio("breaks / explain (wall)", runs.wall[tool], runs.wall[base], BREAKS_TARGET)
+    print(f"breaks / explain (cpu): {statistics.median(runs.cpu[tool]) / statistics.median(runs.cpu[base]):.2f}")
     return 1 if args.check and over else 0
-
-
-def time_fresh(cmd: list[str]) -> tuple[float, float]:
-    """(wall seconds, CPU seconds) of one fresh run of `cmd` from the repo root, with empty caches."""
-    cache = tempfile.mkdtemp(prefix="bench-breaks-cache-")
-    env = {**os.environ, "TORCHINDUCTOR_CACHE_DIR": cache, "TRITON_CACHE_DIR": os.path.join(cache, "triton")}
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    try:
-        start = time.perf_counter()
-        proc = subprocess.run(cmd, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        elapsed = time.perf_counter() - start
-    finally:
-        shutil.rmtree(cache, ignore_errors=True)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if proc.returncode != 0:  # a failed run is no measurement
-        sys.exit(f"failed (exit {proc.returncode}): {' '.join(cmd)}\n{proc.stderr[-3000:]}")
-    used = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return elapsed, used
 
 
 def run_explain(sample_path: str, device: str) -> int:
@@ -130,9 +92,9 @@ def run_explain(sample_path: str, device: str) -> int:
         sys.modules[name] = module
         spec.loader.exec_module(module)  # type: ignore[union-attr]
         model = module.Net().to(device)
-        for call in _input_sets(module.example_inputs()):
+        for call in input_sets(module.example_inputs()):
             with torch.no_grad():
-                torch._dynamo.explain(model)(*(_to(v, device) for v in call))
+                torch._dynamo.explain(model)(*(to_device(v, device) for v in call))
         if device == "cuda":
             torch.cuda.synchronize()
     return 0

@@ -11,9 +11,8 @@ Two ratios, both measured in this run, each the median over --repeat fresh proce
 
 Why it is measured this way:
   * Fresh processes: a first compile is what a user waits for; an in-process loop
-    would time warm Dynamo/Inductor state instead.
-  * Fresh caches: every process gets its own empty TORCHINDUCTOR_CACHE_DIR (and
-    TRITON_CACHE_DIR), so neither side reuses compiled artifacts of an earlier run.
+    would time warm Dynamo/Inductor state instead. Empty compile caches, compiled
+    Python, interleaved runs: see benchmarks/_common.py.
   * Same mode: the tool is run with an explicit --device; without CUDA the baseline
     enters `tritoninspect.capture.session.compile_only()` before importing the
     sample (Triton kernels cannot compile on a CPU otherwise) and, as the tool
@@ -32,15 +31,12 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
-import statistics
-import subprocess
 import sys
-import tempfile
-import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import REPO, FreshRuns, cuda_available, input_sets, report_ratio, to_device  # noqa: E402
+
 GRAPH_TARGET = 1.10
 HELP_TARGET = 0.10
 
@@ -74,60 +70,17 @@ def main() -> int:
         "tritoninspect --help": [py, "-m", "tritoninspect", "--help"],
         "import torch": [py, "-c", "import torch"],
     }
-    times: dict[str, list[float]] = {name: [] for name in commands}
-    for _ in range(args.repeat):  # interleaved, so a slow spell of the machine hits both sides
-        for name, cmd in commands.items():
-            times[name].append(time_fresh(cmd))
-
+    runs = FreshRuns(commands)
+    runs.run(args.repeat)
     print()
-    print(f"{'command':<22} {'median s':>9}   runs")
-    for name, runs in times.items():
-        print(f"{name:<22} {statistics.median(runs):9.2f}   {' '.join(f'{t:.2f}' for t in runs)}")
+    runs.print_table()
     print()
+    times = runs.wall
     over = [
         report_ratio("graph / torch.compile", times["tritoninspect graph"], times["torch.compile"], GRAPH_TARGET),
         report_ratio("--help / import torch", times["tritoninspect --help"], times["import torch"], HELP_TARGET),
     ]
     return 1 if args.check and any(over) else 0
-
-
-def time_fresh(cmd: list[str]) -> float:
-    """Wall time of one fresh run of `cmd` from the repo root, with empty compile caches."""
-    cache = tempfile.mkdtemp(prefix="bench-graph-cache-")
-    env = {**os.environ, "TORCHINDUCTOR_CACHE_DIR": cache, "TRITON_CACHE_DIR": os.path.join(cache, "triton")}
-    try:
-        start = time.perf_counter()
-        proc = subprocess.run(cmd, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        elapsed = time.perf_counter() - start
-    finally:
-        shutil.rmtree(cache, ignore_errors=True)
-    if proc.returncode != 0:  # a failed run is no measurement
-        sys.exit(f"failed (exit {proc.returncode}): {' '.join(cmd)}\n{proc.stderr[-3000:]}")
-    return elapsed
-
-
-def report_ratio(label: str, measured: list[float], baseline: list[float], target: float) -> bool:
-    """Print one ratio of medians against its target; True when it is over.
-
-    The ratio of the fastest runs is printed beside it: noise on a shared machine only
-    adds time, so the best of N estimates each side's own cost; the target is judged on
-    the medians all the same (what a user typically waits for)."""
-    ratio = statistics.median(measured) / statistics.median(baseline)
-    best = min(measured) / min(baseline)
-    over = ratio > target
-    print(f"{label}: {_shown(ratio, target)} (target <= {target:.2f}) {'OVER' if over else 'OK'}; "
-          f"best of {len(measured)}: {_shown(best, target)}")
-    return over
-
-
-def _shown(ratio: float, target: float) -> str:
-    return f"{ratio:.2f}" if round(ratio, 2) != target else f"{ratio:.3f}"  # never "1.05 ... OVER"
-
-
-def cuda_available() -> bool:
-    import torch
-
-    return torch.cuda.is_available()
 
 
 # --- the baseline process ------------------------------------------------------------------------
@@ -155,12 +108,12 @@ def run_baseline(sample_path: str, device: str) -> int:
         sys.modules[name] = module
         spec.loader.exec_module(module)
         model = module.Net().to(device)
-        input_sets = [tuple(_to(v, device) for v in call) for call in _input_sets(module.example_inputs())]
+        calls = [tuple(to_device(v, device) for v in call) for call in input_sets(module.example_inputs())]
         grad = any(p.requires_grad for p in model.parameters()) or any(
-            getattr(v, "requires_grad", False) for call in input_sets for v in call
+            getattr(v, "requires_grad", False) for call in calls for v in call
         )
         compiled = torch.compile(model) if device == "cuda" else torch.compile(model, backend=_interpreting_inductor)
-        for call in input_sets:
+        for call in calls:
             with contextlib.nullcontext() if grad else torch.no_grad():
                 out = compiled(*call)
             if grad:
@@ -190,21 +143,6 @@ def _interpreting_inductor(gm: object, example_inputs: object) -> object:
             del os.environ["TRITON_INTERPRET"]
         else:
             os.environ["TRITON_INTERPRET"] = previous
-
-
-def _input_sets(value: object) -> list[tuple]:
-    """As the tool reads example_inputs(): a list of tuples is one call per tuple."""
-    if isinstance(value, list) and value and all(isinstance(v, (tuple, list)) for v in value):
-        return [tuple(v) for v in value]
-    return [tuple(value) if isinstance(value, (tuple, list)) else (value,)]
-
-
-def _to(value: object, device: str) -> object:
-    import torch
-
-    if isinstance(value, torch.Tensor):
-        return value.detach().to(device).requires_grad_(value.requires_grad)
-    return value
 
 
 if __name__ == "__main__":

@@ -212,6 +212,27 @@ def test_help_and_saved_reports_do_not_import_torch() -> None:
     assert "graph" in proc.stdout and "--inputs" in proc.stdout
 
 
+BAD_TARGET_SCRIPT = """
+import sys
+from tritoninspect.cli import app
+codes = []
+for argv in (["graph", "nope.py:Net"], ["breaks", "samples/add_raw.py:Net:x"], ["check", "samples/add_raw.py:1Net", "--no-breaks"]):
+    try:
+        app(argv, prog_name="tritoninspect")
+    except SystemExit as exc:
+        codes.append(exc.code)
+print(codes, sorted(m for m in sys.modules if m.split(".")[0] in ("torch", "triton")), file=sys.stderr)
+"""
+
+
+def test_a_bad_target_fails_before_torch_is_imported() -> None:
+    """A typo costs a fraction of a second, not the seconds of importing torch."""
+    proc = subprocess.run([sys.executable, "-c", BAD_TARGET_SCRIPT], cwd=REPO, env=cli_env(), capture_output=True,
+                          text=True, timeout=60)
+    assert proc.stderr.strip().splitlines()[-1] == f"[{ExitCode.TARGET.value}, {ExitCode.TARGET.value}, " \
+        f"{ExitCode.TARGET.value}] []", proc.stderr
+
+
 def test_graph_help_lists_the_options() -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "tritoninspect", "graph", "--help"], cwd=REPO, env=cli_env(COLUMNS="200"),

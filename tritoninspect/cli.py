@@ -124,7 +124,7 @@ def _load_or_capture(
                                   backward=backward is not None, stage=stage != "inductor",
                                   resources=resources, target=target_arch is not None)
         return _load_report(Path(target))
-    from tritoninspect.target import parse_spec
+    from tritoninspect.spec import parse_spec
 
     spec = parse_spec(target)
     _check_dependencies()

@@ -238,7 +238,7 @@ def run_child(args: argparse.Namespace) -> dict[str, Any]:
     from tritoninspect.analyse.diff import backend_seconds
     from tritoninspect.bench import METHOD, bench_target
     from tritoninspect.run import capture_target
-    from tritoninspect.target import parse_spec
+    from tritoninspect.spec import parse_spec
 
     spec = parse_spec(args.target)
     report = capture_target(spec, inputs=args.inputs, device=args.device, dynamic=args.dynamic,

@@ -132,7 +132,7 @@ def _breaks_report(target: str, options: dict[str, Any], *, default_stage: str, 
         )
         return _load_report(Path(target)), {}
     options = {**options, "stage": options["stage"] or default_stage}
-    from tritoninspect.target import parse_spec
+    from tritoninspect.spec import parse_spec
 
     spec = parse_spec(target)
     _check_dependencies()

@@ -1,0 +1,111 @@
+"""What both benchmarks share: fresh timed processes, the ratio lines, the sample's inputs.
+
+How a process is timed (`FreshRuns`):
+  * Fresh compile caches: each timed run gets its own empty TORCHINDUCTOR_CACHE_DIR and
+    TRITON_CACHE_DIR, so no side reuses compiled kernels or graphs of an earlier run.
+  * Compiled Python, as installed: all runs share one PYTHONPYCACHEPREFIX, and each command
+    runs once untimed first. An install has its .pyc files; a machine whose site-packages
+    has none (or is read-only) would otherwise recompile torch's ~2,000 modules from source
+    in every process (seen on the GPU machine: 9 of 15 s), drowning the difference measured.
+  * Interleaved: run i of every command before run i+1 of any, so a slow spell of a shared
+    machine hits all sides.
+  * Wall time, and the children's CPU time (getrusage) beside it.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+class FreshRuns:
+    """Times commands in fresh processes from the repo root (see the module docstring)."""
+
+    def __init__(self, commands: dict[str, list[str]]) -> None:
+        self.commands = commands
+        self.wall: dict[str, list[float]] = {name: [] for name in commands}
+        self.cpu: dict[str, list[float]] = {name: [] for name in commands}
+        self._pycache = tempfile.mkdtemp(prefix="bench-pycache-")
+
+    def run(self, repeat: int) -> None:
+        try:
+            for cmd in self.commands.values():
+                self._once(cmd)  # untimed: fills the shared .pyc cache
+            for _ in range(repeat):
+                for name, cmd in self.commands.items():
+                    elapsed, used = self._once(cmd)
+                    self.wall[name].append(elapsed)
+                    self.cpu[name].append(used)
+        finally:
+            shutil.rmtree(self._pycache, ignore_errors=True)
+
+    def print_table(self) -> None:
+        print(f"{'command':<24} {'median s':>9} {'cpu s':>7}   wall runs")
+        for name in self.commands:
+            runs = " ".join(f"{t:.2f}" for t in self.wall[name])
+            print(f"{name:<24} {statistics.median(self.wall[name]):9.2f} {statistics.median(self.cpu[name]):7.2f}   {runs}")
+
+    def _once(self, cmd: list[str]) -> tuple[float, float]:
+        cache = tempfile.mkdtemp(prefix="bench-cache-")
+        env = {**os.environ, "TORCHINDUCTOR_CACHE_DIR": cache, "TRITON_CACHE_DIR": os.path.join(cache, "triton"),
+               "PYTHONPYCACHEPREFIX": self._pycache}
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        try:
+            start = time.perf_counter()
+            proc = subprocess.run(cmd, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            elapsed = time.perf_counter() - start
+        finally:
+            shutil.rmtree(cache, ignore_errors=True)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        if proc.returncode != 0:  # a failed run is no measurement
+            sys.exit(f"failed (exit {proc.returncode}): {' '.join(cmd)}\n{proc.stderr[-3000:]}")
+        return elapsed, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def report_ratio(label: str, measured: list[float], baseline: list[float], target: float) -> bool:
+    """Print one ratio of medians against its target; True when it is over.
+
+    The ratio of the fastest runs is printed beside it: noise on a shared machine only
+    adds time, so the best of N estimates each side's own cost; the target is judged on
+    the medians all the same (what a user typically waits for)."""
+    ratio = statistics.median(measured) / statistics.median(baseline)
+    best = min(measured) / min(baseline)
+    over = ratio > target
+    print(f"{label}: {_shown(ratio, target)} (target <= {target:.2f}) {'OVER' if over else 'OK'}; "
+          f"best of {len(measured)}: {_shown(best, target)}")
+    return over
+
+
+def _shown(ratio: float, target: float) -> str:
+    return f"{ratio:.2f}" if round(ratio, 2) != target else f"{ratio:.3f}"  # never "1.05 ... OVER"
+
+
+def cuda_available() -> bool:
+    import torch
+
+    return torch.cuda.is_available()
+
+
+def input_sets(value: object) -> list[tuple]:
+    """As the tool reads example_inputs(): a list of tuples is one call per tuple."""
+    if isinstance(value, list) and value and all(isinstance(v, (tuple, list)) for v in value):
+        return [tuple(v) for v in value]
+    return [tuple(value) if isinstance(value, (tuple, list)) else (value,)]
+
+
+def to_device(value: object, device: str) -> object:
+    import torch
+
+    if isinstance(value, torch.Tensor):
+        return value.detach().to(device).requires_grad_(value.requires_grad)
+    return value

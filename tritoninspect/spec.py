@@ -1,0 +1,111 @@
+"""Parse a target spec such as ``model.py:Net`` into a `TargetSpec`, without importing
+torch: a mistyped target fails in a fraction of a second, before the heavy imports.
+
+(`tritoninspect.target` imports the module and builds the inputs.)
+"""
+
+from __future__ import annotations
+
+import keyword
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from tritoninspect.errors import TargetError
+
+SPEC_FORMS = 'expected "path/to/model.py:Net" or "package.module:Net"'
+_WINDOWS_DRIVE = re.compile(r"^[A-Za-z]:[\\/]")
+
+
+@dataclass(frozen=True)
+class TargetSpec:
+    """A parsed target spec: where the module is and which attribute to use."""
+
+    raw: str
+    path: Path | None
+    module: str
+    attr: str
+    sys_path_entry: Path | None
+
+    @property
+    def display_name(self) -> str:
+        """The file as typed (``model.py``), or the dotted module name."""
+        if self.path is None:
+            return self.module
+        return self.raw.rpartition(":")[0]
+
+
+def parse_spec(text: str) -> TargetSpec:
+    """Parse ``path/to/model.py:Net`` or ``package.module:Net`` into a `TargetSpec`.
+
+    A file inside packages (directories with ``__init__.py``) is imported by
+    its dotted name from the outermost package, so its relative imports work.
+    """
+    target, attr = _split_spec(text)
+    if _looks_like_path(target):
+        return _spec_from_path(text, target, attr)
+    return _spec_from_dotted(text, target, attr)
+
+
+def _split_spec(text: str) -> tuple[str, str]:
+    target, colon, attr = text.strip().rpartition(":")
+    if not colon:
+        raise _bad_spec(text, "no ':' between module and attribute")
+    if ":" in target and not _WINDOWS_DRIVE.match(target):
+        raise _bad_spec(text, "more than one ':'")
+    if not target or not attr:
+        raise _bad_spec(text, "empty module or attribute")
+    if not is_identifier(attr):
+        raise _bad_spec(text, f"{attr!r} is not a Python identifier")
+    return target, attr
+
+
+def _looks_like_path(target: str) -> bool:
+    return target.endswith(".py") or "/" in target or "\\" in target
+
+
+def _spec_from_path(raw: str, target: str, attr: str) -> TargetSpec:
+    path = Path(target).expanduser().resolve()
+    if not path.exists():
+        raise TargetError(f"No such file: {target}")
+    if path.is_dir() and not (path / "__init__.py").is_file():
+        raise TargetError(f"Not a Python file or package: {target}", hint=SPEC_FORMS)
+    if path.is_file() and path.suffix != ".py":
+        raise TargetError(f"Not a Python file: {target}", hint=SPEC_FORMS)
+    module, entry = _module_name_for(path)
+    for part in module.split("."):
+        if not is_identifier(part):
+            raise TargetError(
+                f"Cannot import {target}: {part!r} is not a valid module name",
+                hint="rename it to a Python identifier (letters, digits, underscores)",
+            )
+    return TargetSpec(raw=raw, path=path, module=module, attr=attr, sys_path_entry=entry)
+
+
+def _module_name_for(path: Path) -> tuple[str, Path]:
+    """Dotted name and sys.path entry for a file, walking up through packages."""
+    module_path = path.parent if path.name == "__init__.py" else path
+    parts = [module_path.stem if module_path.is_file() else module_path.name]
+    root = module_path.parent
+    # As fastapi-cli does: every enclosing directory with an __init__.py is a
+    # package, so the import name starts at the outermost one.
+    while (root / "__init__.py").is_file() and root != root.parent:
+        parts.insert(0, root.name)
+        root = root.parent
+    return ".".join(parts), root
+
+
+def _spec_from_dotted(raw: str, target: str, attr: str) -> TargetSpec:
+    if not all(is_identifier(part) for part in target.split(".")):
+        raise _bad_spec(raw, f"{target!r} is not a dotted module name")
+    # Like `python -m` and uvicorn, look in the current directory first: the
+    # console script's own sys.path[0] is its bin directory, not the project.
+    return TargetSpec(raw=raw, path=None, module=target, attr=attr, sys_path_entry=Path.cwd())
+
+
+def is_identifier(name: str) -> bool:
+    return name.isidentifier() and not keyword.iskeyword(name)
+
+
+def _bad_spec(text: str, reason: str) -> TargetError:
+    return TargetError(f"Bad target {text!r} ({reason}): {SPEC_FORMS}")
