@@ -3,7 +3,7 @@ saved captures of the break samples, `check_report`, the renderer (gold files) a
 on saved reports (no compiling).
 
 Fixtures: tests/fixtures/capture_break_*.json and capture_recompile_constexpr.json, made by
-tests/fixtures/make_break_captures.py (torch 2.13 compile-only, Dynamo stage).
+tests/fixtures/make_captures.py --breaks (torch 2.13 compile-only, Dynamo stage).
 """
 
 from __future__ import annotations
