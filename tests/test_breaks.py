@@ -391,7 +391,7 @@ def _scrubbed(report: Report) -> Report:
     return dataclasses.replace(report, meta=meta)
 
 
-@pytest.mark.parametrize("name", ["break_pre_hook", "break_item_grid"])
+@pytest.mark.parametrize("name", ["break_pre_hook", "break_item_grid", "break_heuristics_dynamic"])
 def test_breaks_gold(name: str, in_repo: Path) -> None:
     compare_gold(f"breaks_{name}.txt", render_breaks(_scrubbed(report_of(name)), color=False) + "\n")
 

@@ -114,11 +114,20 @@ def break_block(number: int, group: list[GraphBreak], cwd: Path) -> list[Rendera
     return lines
 
 
+def _hint_numbers(group: list[GraphBreak]) -> dict[tuple[str, str | None], int]:
+    """Each distinct (hint, source) of a place, numbered from 1 in the order Dynamo logged them."""
+    distinct = dict.fromkeys((x.hint, x.hint_source) for x in group if x.hint)
+    return {key: n for n, key in enumerate(distinct, 1)}  # type: ignore[misc]
+
+
 def _hints(group: list[GraphBreak]) -> list[RenderableType]:
-    """Each distinct hint once, with where it comes from."""
+    """Each distinct hint once, with where it comes from; numbered when there are several,
+    and the records above say which applies to each."""
+    numbers = _hint_numbers(group)
     lines: list[RenderableType] = []
-    for hint, source in dict.fromkeys((x.hint, x.hint_source) for x in group if x.hint):
-        lines.append(_paragraph(Text.assemble(("hint: ", "bold cyan"), hint)))
+    for (hint, source), n in numbers.items():
+        label = f"hint {n}: " if len(numbers) > 1 else "hint: "
+        lines.append(_paragraph(Text.assemble((label, "bold cyan"), hint)))
         if source:
             lines.append(_paragraph(Text(f"from {source}", style="dim")))
     return lines
@@ -141,6 +150,7 @@ def _records(group: list[GraphBreak]) -> list[RenderableType]:
     if len(group) == 1 and not (group[0].frame_skipped or group[0].skipped_rest or group[0].library_frame):
         return []
     lines: list[RenderableType] = [_indented(f"Dynamo logged it {fmt.plural(len(group), 'time')}:")]
+    numbers = _hint_numbers(group)
     for b in group:
         text = Text(f"[{b.compile_id}]")
         if _headline(b) != _headline(group[0]):
@@ -151,6 +161,9 @@ def _records(group: list[GraphBreak]) -> list[RenderableType]:
             text.append(" · frame skipped: this whole frame ran eagerly, no graph", style=ALERT)
         elif b.skipped_rest:
             text.append(" · could not resume: compiled up to here, the rest of the frame ran eagerly", style=ALERT)
+        if len(numbers) > 1 and b.hint:
+            separator = " · " if text.plain != f"[{b.compile_id}]" else " "
+            text.append(f"{separator}hint {numbers[(b.hint, b.hint_source)]}", style="cyan")
         lines.append(_paragraph(text, len(INDENT) + 2))
     return lines
 
