@@ -127,7 +127,7 @@ def _load_or_capture(
     from tritoninspect.spec import parse_spec
 
     spec = parse_spec(target)
-    _check_dependencies()
+    _ready_to_capture()
     from tritoninspect.run import capture_target
 
     with _spinner(err, f"Compiling {spec.display_name}:{spec.attr}"):
@@ -174,6 +174,24 @@ def _load_report(path: Path) -> Any:
     except UnicodeDecodeError as exc:
         raise ReportError(f"cannot read report {path}: not UTF-8 text ({exc.reason})") from exc
     return Report.from_json(text)
+
+
+def _ready_to_capture() -> None:
+    """Import what a capture needs (torch, triton, the capture layer), then take it out of
+    the garbage collector's sight.
+
+    The CLI captures once and exits, so everything alive now (torch, triton, typer: about
+    300,000 objects) lives until then. `gc.freeze()` keeps each full collection during the
+    compile from scanning all of it again: about 0.1 s of a 3-4 s `breaks` run on a CPU
+    (benchmarks/bench_breaks.py). Not done by the Python API, whose caller's process goes on.
+    """
+    import gc
+
+    _check_dependencies()
+    import tritoninspect.analyse  # noqa: F401
+    import tritoninspect.capture.session  # noqa: F401
+
+    gc.freeze()
 
 
 def _check_dependencies() -> None:

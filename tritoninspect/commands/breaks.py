@@ -16,7 +16,7 @@ from typing import Annotated, Any, Optional
 import typer
 from rich.console import Console
 
-from tritoninspect.cli import Device, Stage, _check_dependencies, _check_no_capture_options, _fail, _internal
+from tritoninspect.cli import Device, Stage, _check_no_capture_options, _fail, _internal, _ready_to_capture
 from tritoninspect.cli import _load_report, _spinner, app
 from tritoninspect.errors import ExitCode, TritonInspectError, UsageError
 
@@ -135,7 +135,7 @@ def _breaks_report(target: str, options: dict[str, Any], *, default_stage: str, 
     from tritoninspect.spec import parse_spec
 
     spec = parse_spec(target)
-    _check_dependencies()
+    _ready_to_capture()
     from tritoninspect.run import capture_target
 
     with tempfile.TemporaryDirectory(prefix="tritoninspect-depyf-") as depyf_dir:
