@@ -14,6 +14,8 @@ How a process is timed (`FreshRuns`):
 
 from __future__ import annotations
 
+import argparse
+import importlib.util
 import os
 import resource
 import shutil
@@ -23,8 +25,41 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from types import ModuleType
 
 REPO = Path(__file__).resolve().parent.parent
+
+
+def bench_arguments(doc: str, *, sample: str, repeat: int) -> argparse.Namespace:
+    """The options both benchmarks take. Unless this is a baseline child, the sample must
+    exist, `device` is resolved from auto, `path` is the sample's repo-relative file, and
+    the header line has been printed."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("--sample", default=sample, help="a file in samples/, without .py")
+    parser.add_argument("--repeat", type=int, default=repeat, help="timed fresh processes per command")
+    parser.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto")
+    parser.add_argument("--check", action="store_true", help="exit 1 when a ratio is over its target")
+    parser.add_argument("--baseline-child", nargs=2, metavar=("SAMPLE_PATH", "DEVICE"), help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.baseline_child:
+        return args
+    args.path = f"samples/{args.sample}.py"
+    if not (REPO / args.path).is_file():
+        parser.error(f"no sample {REPO / args.path}")
+    if args.device == "auto":
+        args.device = "cuda" if cuda_available() else "cpu"
+    print(f"sample {args.path} · device {args.device} · median of {args.repeat} fresh processes")
+    return args
+
+
+def import_sample(path: str) -> ModuleType:
+    """A sample file imported as a module of its own name (in a baseline child)."""
+    name = Path(path).stem
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    sys.modules[name] = module
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    return module
 
 
 class FreshRuns:

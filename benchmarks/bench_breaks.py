@@ -26,38 +26,26 @@ Exit status: 0, or with --check 1 when the ratio is over its target.
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import REPO, FreshRuns, cuda_available, input_sets, report_ratio, to_device  # noqa: E402
+from _common import FreshRuns, bench_arguments, import_sample, input_sets, report_ratio, to_device  # noqa: E402
 
 BREAKS_TARGET = 1.05
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sample", default="break_pre_hook", help="a file in samples/, without .py")
-    parser.add_argument("--repeat", type=int, default=5, help="fresh processes per side")
-    parser.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto")
-    parser.add_argument("--check", action="store_true", help="exit 1 when the ratio is over its target")
-    parser.add_argument("--baseline-child", nargs=2, metavar=("SAMPLE_PATH", "DEVICE"), help=argparse.SUPPRESS)
-    args = parser.parse_args()
+    args = bench_arguments(__doc__, sample="break_pre_hook", repeat=5)
     if args.baseline_child:
         return run_explain(*args.baseline_child)
-
-    sample = REPO / "samples" / f"{args.sample}.py"
-    if not sample.is_file():
-        parser.error(f"no sample {sample}")
-    device = args.device if args.device != "auto" else ("cuda" if cuda_available() else "cpu")
-    print(f"sample {sample.relative_to(REPO)} · device {device} · median of {args.repeat} fresh processes")
+    device, rel = args.device, args.path
     if device == "cpu":
         print("no CUDA: both sides run in compile-only mode; the explain baseline enters")
         print("tritoninspect.capture.session.compile_only() before importing the sample.")
 
-    py, rel = sys.executable, f"samples/{args.sample}.py"
+    py = sys.executable
     tool, base = "tritoninspect breaks", "torch._dynamo.explain"
     commands = {
         tool: [py, "-m", "tritoninspect", "breaks", f"{rel}:Net", "--device", device, "--json"],
@@ -76,7 +64,6 @@ def main() -> int:
 def run_explain(sample_path: str, device: str) -> int:
     """`torch._dynamo.explain` on the sample's Net, once per input set (a child process)."""
     import contextlib
-    import importlib.util
 
     mode: contextlib.AbstractContextManager = contextlib.nullcontext()
     if device == "cpu":
@@ -86,11 +73,7 @@ def run_explain(sample_path: str, device: str) -> int:
     with mode:
         import torch
 
-        name = Path(sample_path).stem
-        spec = importlib.util.spec_from_file_location(name, sample_path)
-        module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
-        sys.modules[name] = module
-        spec.loader.exec_module(module)  # type: ignore[union-attr]
+        module = import_sample(sample_path)
         model = module.Net().to(device)
         for call in input_sets(module.example_inputs()):
             with torch.no_grad():

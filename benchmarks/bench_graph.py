@@ -29,41 +29,29 @@ Exit status: 0, or with --check 1 when a ratio is over its target.
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import REPO, FreshRuns, cuda_available, input_sets, report_ratio, to_device  # noqa: E402
+from _common import FreshRuns, bench_arguments, import_sample, input_sets, report_ratio, to_device  # noqa: E402
 
 GRAPH_TARGET = 1.10
 HELP_TARGET = 0.10
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sample", default="add_raw", help="a file in samples/, without .py")
-    parser.add_argument("--repeat", type=int, default=3, help="fresh processes per measurement")
-    parser.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto")
-    parser.add_argument("--check", action="store_true", help="exit 1 when a ratio is over its target")
-    parser.add_argument("--baseline-child", nargs=2, metavar=("SAMPLE_PATH", "DEVICE"), help=argparse.SUPPRESS)
-    args = parser.parse_args()
+    args = bench_arguments(__doc__, sample="add_raw", repeat=3)
     if args.baseline_child:
         return run_baseline(*args.baseline_child)
-
-    sample = REPO / "samples" / f"{args.sample}.py"
-    if not sample.is_file():
-        parser.error(f"no sample {sample}")
-    device = args.device if args.device != "auto" else ("cuda" if cuda_available() else "cpu")
-    print(f"sample {sample.relative_to(REPO)} · device {device} · median of {args.repeat} fresh processes")
+    device, rel = args.device, args.path
     if device == "cpu":
         print("no CUDA: both sides run in compile-only mode (stub sm_90 Triton target, kernels interpreted).")
         print("The baseline enters tritoninspect.capture.session.compile_only() before importing the sample")
         print("and, as the tool does, sets TRITON_INTERPRET=1 around Inductor's compile_fx and compiles any")
         print("backward together with its forward.")
 
-    py, rel = sys.executable, f"samples/{args.sample}.py"
+    py = sys.executable
     commands = {
         "tritoninspect graph": [py, "-m", "tritoninspect", "graph", f"{rel}:Net", "--device", device, "--json"],
         "torch.compile": [py, __file__, "--baseline-child", rel, device],
@@ -89,7 +77,6 @@ def main() -> int:
 def run_baseline(sample_path: str, device: str) -> int:
     """Plain torch.compile of the sample's Net, called on each of its input sets (a child process)."""
     import contextlib
-    import importlib.util
 
     import torch
 
@@ -102,11 +89,7 @@ def run_baseline(sample_path: str, device: str) -> int:
         # A lazy backward would compile at .backward(), outside the TRITON_INTERPRET window.
         torch._functorch.config.force_non_lazy_backward_lowering = True
     with mode:
-        name = Path(sample_path).stem
-        spec = importlib.util.spec_from_file_location(name, sample_path)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
+        module = import_sample(sample_path)
         model = module.Net().to(device)
         calls = [tuple(to_device(v, device) for v in call) for call in input_sets(module.example_inputs())]
         grad = any(p.requires_grad for p in model.parameters()) or any(

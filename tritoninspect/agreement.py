@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from tritoninspect.errors import ExitCode, ReportError, TritonInspectError, UsageError
-from tritoninspect.report import STAGES, Kernel, Occurrence, Report
+from tritoninspect.report import STAGES, Kernel, Occurrence, Report, read_report
 
 #: Stands for a field one report has and the other lacks.
 MISSING = "<missing>"
@@ -452,12 +452,12 @@ def _short(value: Any, width: int = 120) -> str:
 
 
 def load_report(path: Path) -> Report:
+    """`read_report`, naming the file in every error (agreement reads many)."""
     try:
-        return Report.from_json(path.read_text())
-    except OSError as exc:
-        raise ReportError(f"cannot read report {path}: {exc.strerror}") from exc
+        return read_report(path)
     except ReportError as exc:
-        raise ReportError(f"{path}: {exc.message}") from exc
+        message = exc.message if str(path) in exc.message else f"{path}: {exc.message}"
+        raise ReportError(message) from exc
 
 
 def pair_reports(a: Path, b: Path) -> list[tuple[str, Path | None, Path | None]]:

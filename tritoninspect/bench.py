@@ -24,6 +24,7 @@ from typing import Any
 
 import torch
 
+from tritoninspect.capture.session import call_once
 from tritoninspect.diff_report import SideBench, Timing
 
 WARMUP = 25
@@ -56,32 +57,8 @@ def bench_target(
 
 
 def _step(fn: Callable[..., Any], args: tuple[Any, ...], backward: bool) -> Callable[[], Any]:
-    """One call as the capture makes it: forward under no_grad, or forward and backward."""
-    if not backward:
-        def forward() -> Any:
-            with torch.no_grad():
-                return fn(*args)
-
-        return forward
-
-    def forward_backward() -> Any:
-        out = fn(*args)
-        losses = [t.sum() for t in _tensors(out) if t.requires_grad]
-        if losses:
-            torch.stack(losses).sum().backward()
-        return out
-
-    return forward_backward
-
-
-def _tensors(value: Any) -> list[torch.Tensor]:
-    if isinstance(value, torch.Tensor):
-        return [value]
-    if isinstance(value, (list, tuple)):
-        return [t for v in value for t in _tensors(v)]
-    if isinstance(value, dict):
-        return [t for v in value.values() for t in _tensors(v)]
-    return []
+    """One call as the capture makes it (`call_once`), ready to time."""
+    return lambda: call_once(fn, args, backward)
 
 
 def fresh_compile(

@@ -164,16 +164,9 @@ def _check_no_capture_options(**given: Any) -> None:
 
 
 def _load_report(path: Path) -> Any:
-    from tritoninspect.errors import ReportError
-    from tritoninspect.report import Report
+    from tritoninspect.report import read_report
 
-    try:
-        text = path.read_text()
-    except OSError as exc:
-        raise ReportError(f"cannot read report {path}: {exc.strerror}") from exc
-    except UnicodeDecodeError as exc:
-        raise ReportError(f"cannot read report {path}: not UTF-8 text ({exc.reason})") from exc
-    return Report.from_json(text)
+    return read_report(path)
 
 
 def _ready_to_capture() -> None:

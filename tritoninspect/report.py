@@ -20,6 +20,7 @@ import dataclasses
 import json
 from dataclasses import dataclass
 from enum import Enum
+from pathlib import Path
 from typing import Any
 
 from tritoninspect._json import Schema
@@ -484,12 +485,24 @@ _SCHEMA = Schema(
 )
 
 
+def read_report(path: Path | str) -> Report:
+    """A report saved as JSON; a file that cannot be read or is not a report is a ReportError."""
+    try:
+        text = Path(path).read_text()
+    except OSError as exc:
+        raise ReportError(f"cannot read report {path}: {exc.strerror}") from exc
+    except UnicodeDecodeError as exc:
+        raise ReportError(f"cannot read report {path}: not UTF-8 text ({exc.reason})") from exc
+    return Report.from_json(text)
+
+
 def with_meta(report: Report, **changes: Any) -> Report:
     """A copy of `report` with some meta fields replaced."""
     return dataclasses.replace(report, meta=dataclasses.replace(report.meta, **changes))
 
 
 __all__ = [
+    "read_report",
     "SCHEMA_VERSION",
     "ArgChange",
     "DecompiledFrame",

@@ -27,7 +27,7 @@ from typing import Any
 from tritoninspect import errors
 from tritoninspect.diff_report import DiffReport, SideBench, side_bench_from_dict
 from tritoninspect.errors import CaptureError, ReportError, TritonInspectError, UserCodeError
-from tritoninspect.report import Report
+from tritoninspect.report import Report, read_report
 
 #: The directory holding the `tritoninspect` package, put on the child's PYTHONPATH
 #: so a checkout run without installing (PYTHONPATH=.) works in the child too.
@@ -119,15 +119,8 @@ def save_reports(directory: Path, a: SideResult, b: SideResult) -> list[Path]:
 
 def load_side(label: str, source: str) -> SideResult:
     """Read a saved report (no compile, no GPU)."""
-    path = Path(source)
     try:
-        text = path.read_text()
-    except OSError as exc:
-        raise ReportError(f"{label}: cannot read report {source}: {exc.strerror}") from exc
-    except UnicodeDecodeError as exc:
-        raise ReportError(f"{label}: cannot read report {source}: not UTF-8 text ({exc.reason})") from exc
-    try:
-        report = Report.from_json(text)
+        report = read_report(source)
     except ReportError as exc:
         raise ReportError(f"{label}: {exc.message}", hint=exc.hint) from exc
     return SideResult(report, None, source, saved=True)

@@ -161,7 +161,7 @@ def capture_run(
                 stack.enter_context(extra(recorder.capture))
             compiled = torch.compile(module, backend=recorder.backend, dynamic=dynamic)
             for args in input_sets:
-                _call(compiled, args, backward)
+                call_once(compiled, args, backward)
     finally:
         torch._dynamo.reset()
     recorder.capture.meta = {**_meta(info, stage, dynamic, backward, target, inputs), "calls": len(input_sets)}
@@ -175,15 +175,17 @@ def capture_run(
     return recorder.capture
 
 
-def _call(compiled: Any, args: tuple[Any, ...], backward: bool) -> None:
+def call_once(fn: Any, args: tuple[Any, ...], backward: bool) -> Any:
+    """One call as a capture makes it: forward under no_grad, or forward then backward
+    through the sum of every output that requires grad. Returns the output."""
     if not backward:
         with torch.no_grad():
-            compiled(*args)
-        return
-    out = compiled(*args)
+            return fn(*args)
+    out = fn(*args)
     losses = [t.sum() for t in _tensors(out) if t.requires_grad]
     if losses:
         torch.stack(losses).sum().backward()
+    return out
 
 
 def _tensors(value: Any) -> list[torch.Tensor]:
