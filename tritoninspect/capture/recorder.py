@@ -17,6 +17,7 @@ from typing import Any
 
 import torch
 
+from tritoninspect import textformats
 from tritoninspect.capture import compat
 from tritoninspect.capture.breaks import break_record, launch_site
 from tritoninspect.capture.patching import Patcher
@@ -167,7 +168,7 @@ class Recorder:
             self.capture.nodes.append(self._hop_record(node, form, cid, stage, part, subgraph))
             return
         op = compat.op_name(node.target) if node.op == "call_function" else None
-        if op is None or op.split("::")[0] in compat.TORCH_OP_NAMESPACES:
+        if op is None or op.split("::")[0] in textformats.output_code.TORCH_OP_NAMESPACES:
             return
         triton_op = compat.is_triton_op(op)
         kernels = [self.kernel(k) for k in compat.triton_op_kernels(op)] if triton_op else []
@@ -289,8 +290,8 @@ class Recorder:
     def _on_output_code(self, code: str) -> None:
         cid = compat.current_compile_id() or "?"
         part = compat.output_code_part()
-        kernels, externs = compat.parse_output_code(code)
-        calls = compat.parse_code_calls(code, compat.aten_op_names())
+        kernels, externs = textformats.output_code.parse_output_code(code)
+        calls = textformats.output_code.parse_code_calls(code, compat.aten_op_names())
         rewritten = tuple(k.inductor_name for k in kernels if self._rewritten(code, k))
         self.capture.output_code.append(
             OutputCodeRecord(cid, part, code, kernels, externs, calls, compat.epilogue_fusion_user_kernels(), rewritten)
@@ -300,7 +301,8 @@ class Recorder:
         """Did Inductor rewrite this user kernel's source (fuse an epilogue in)?"""
         for kid, record in self.capture.kernels.items():
             if (record.name, record.file, record.line) == (kernel.name, kernel.file, kernel.line):
-                return compat.user_kernel_rewritten(code, kernel.inductor_name, kernel.name, self._sources.get(kid, ""))
+                source = self._sources.get(kid, "")
+                return textformats.output_code.user_kernel_rewritten(code, kernel.inductor_name, kernel.name, source)
         return False
 
     def _on_trace(self, record: logging.LogRecord) -> None:
