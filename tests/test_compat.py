@@ -15,6 +15,7 @@ import triton.language as tl
 from tritoninspect.capture import compat
 from tritoninspect.capture.patching import Patcher
 from tritoninspect.capture.session import compile_only
+from tritoninspect.errors import CaptureError
 
 
 # --- Patcher -----------------------------------------------------------------------------------------
@@ -71,7 +72,7 @@ def _patched_objects() -> dict[str, object]:
     from triton.runtime.autotuner import Autotuner
     from triton.runtime.jit import JITFunction
 
-    caching = compat.caching_autotuner_class()
+    caching = compat.inductor.caching_autotuner_class()
     found = {
         "JITFunction.run": JITFunction.__dict__.get("run", _MISSING),
         "JITFunction.__call__": JITFunction.__dict__.get("__call__", _MISSING),
@@ -119,11 +120,11 @@ def test_compile_only_restores_after_an_error() -> None:
 
 def test_compile_only_restores_when_setup_fails(monkeypatch: pytest.MonkeyPatch) -> None:
     def refuse() -> None:
-        raise compat.CaptureError("no triton for you")
+        raise CaptureError("no triton for you")
 
-    monkeypatch.setattr(compat, "prime_has_triton", refuse)
+    monkeypatch.setattr(compat.compile_only, "prime_has_triton", refuse)
     before = _patched_objects()
-    with pytest.raises(compat.CaptureError):
+    with pytest.raises(CaptureError):
         with compile_only():
             pass
     _assert_same(before, _patched_objects())
@@ -163,34 +164,34 @@ def test_innermost_jit_walks_the_decorators() -> None:
     from triton.runtime.jit import JITFunction
 
     assert isinstance(stacked_kernel, Autotuner) and isinstance(stacked_kernel.fn, Heuristics)
-    inner = compat.innermost_jit(stacked_kernel)
+    inner = compat.kernels.innermost_jit(stacked_kernel)
     assert isinstance(inner, JITFunction) and inner.fn.__name__ == "stacked_kernel"
-    assert compat.innermost_jit(stacked_kernel.fn) is inner
-    assert compat.innermost_jit(plain_kernel) is plain_kernel
-    assert compat.innermost_jit(layered_autotune) is layered_jit
+    assert compat.kernels.innermost_jit(stacked_kernel.fn) is inner
+    assert compat.kernels.innermost_jit(plain_kernel) is plain_kernel
+    assert compat.kernels.innermost_jit(layered_autotune) is layered_jit
 
 
 def test_innermost_jit_of_something_else_is_none() -> None:
-    assert compat.innermost_jit(lambda: None) is None
+    assert compat.kernels.innermost_jit(lambda: None) is None
     loop = types.SimpleNamespace()
     loop.fn = loop  # a wrapper chain that never reaches a JITFunction
-    assert compat.innermost_jit(loop) is None
+    assert compat.kernels.innermost_jit(loop) is None
 
 
 def test_user_kernel_object_is_the_outermost_decorator() -> None:
-    assert compat.user_kernel_object(compat.innermost_jit(stacked_kernel)) is stacked_kernel
-    assert compat.user_kernel_object(layered_jit) is layered_autotune
-    assert compat.user_kernel_object(plain_kernel) is plain_kernel
-    layers = compat.decorator_stack(compat.user_kernel_object(layered_jit))
-    assert [compat.layer_name(layer) for layer in layers] == ["autotune", "heuristics", "jit"]
+    assert compat.kernels.user_kernel_object(compat.kernels.innermost_jit(stacked_kernel)) is stacked_kernel
+    assert compat.kernels.user_kernel_object(layered_jit) is layered_autotune
+    assert compat.kernels.user_kernel_object(plain_kernel) is plain_kernel
+    layers = compat.kernels.decorator_stack(compat.kernels.user_kernel_object(layered_jit))
+    assert [compat.kernels.layer_name(layer) for layer in layers] == ["autotune", "heuristics", "jit"]
 
 
 def test_kernel_id_and_source() -> None:
-    inner = compat.innermost_jit(stacked_kernel)
-    assert compat.kernel_id(plain_kernel) == f"{__name__}.plain_kernel"
-    assert compat.kernel_id(inner) == f"{__name__}.stacked_kernel"
-    assert compat.kernel_id(layered_jit) == f"{__name__}._layered"
+    inner = compat.kernels.innermost_jit(stacked_kernel)
+    assert compat.kernels.kernel_id(plain_kernel) == f"{__name__}.plain_kernel"
+    assert compat.kernels.kernel_id(inner) == f"{__name__}.stacked_kernel"
+    assert compat.kernels.kernel_id(layered_jit) == f"{__name__}._layered"
     # The first decorator's line: what Inductor prints after "# Original path:".
-    assert compat.kernel_source(plain_kernel) == (__file__, marker_line("# KERNEL-LINE plain_kernel"))
-    assert compat.kernel_source(inner) == (__file__, marker_line("# KERNEL-LINE stacked_kernel"))
-    assert compat.constexpr_params(inner) == ("BLOCK", "EVEN")
+    assert compat.kernels.kernel_source(plain_kernel) == (__file__, marker_line("# KERNEL-LINE plain_kernel"))
+    assert compat.kernels.kernel_source(inner) == (__file__, marker_line("# KERNEL-LINE stacked_kernel"))
+    assert compat.kernels.constexpr_params(inner) == ("BLOCK", "EVEN")

@@ -336,7 +336,7 @@ def aten_ops() -> frozenset[str]:
     """The op names Inductor joins into fused kernel names: derived from live torch, so passed in."""
     from tritoninspect.capture import compat
 
-    return compat.aten_op_names()
+    return compat.inductor.aten_op_names()
 
 
 def load(name: str) -> Capture:

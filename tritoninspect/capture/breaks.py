@@ -57,7 +57,7 @@ def launch_site() -> tuple[str, ...]:
     """The user's frames at this point of an eager launch, innermost last."""
     site = [
         f"{frame.f_code.co_filename}:{frame.f_lineno} in {frame.f_code.co_name}"
-        for frame in compat.frames()
+        for frame in compat.dynamo.frames()
         if textformats.paths.is_user_file(frame.f_code.co_filename)
     ]
     return tuple(reversed(site[:SITE_DEPTH]))
