@@ -8,8 +8,10 @@ from typing import Any
 from tritoninspect.textformats.paths import is_library_file, is_own_file, is_user_file
 
 # Graph-break reasons reach us as text. The layouts below are torch's
-# (symbolic_convert.py / convert_frame.py / exc.py, 2.11-2.14); an unknown
-# layout degrades to "reason = first line, no location", never to an exception.
+# (symbolic_convert.py / convert_frame.py / exc.py, 2.11-2.14, read in those
+# sources and in real artifacts; PRs for the individual layouts not found); an
+# unknown layout degrades to "reason = first line, no location", never to an
+# exception.
 
 _FRAME_RE = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<func>\S+)', re.M)
 _BREAK_AT_RE = re.compile(r"^Graph break in user code at (?P<file>.+):(?P<line>\d+)$", re.M)

@@ -8,8 +8,9 @@ from typing import Any
 
 from tritoninspect.capture.records import ArgRecord, CallRecord, OutputKernel
 
-# The layouts below are torch's (codegen/wrapper.py, 2.11-2.14); an unknown
-# layout degrades to fewer records, never to an exception.
+# The layouts below are torch's (codegen/wrapper.py, 2.11-2.14, read in those
+# sources and in real output code; PRs for the individual layouts not found);
+# an unknown layout degrades to fewer records, never to an exception.
 
 #: Op namespaces that belong to torch itself, never a user's custom op.
 TORCH_OP_NAMESPACES = frozenset(

@@ -15,7 +15,14 @@ from tritoninspect.errors import CaptureError
 
 
 def stub_driver(arch: int = 90, warp_size: int = 32) -> Any:
-    """A Triton driver that compiles for `cuda:sm_<arch>` and launches nothing."""
+    """A Triton driver that compiles for `cuda:sm_<arch>` and launches nothing.
+
+    Subclasses triton.backends.driver.DriverBase (its abstract methods as in
+    triton 3.6-3.8; `get_active_torch_device` is what torch's generate_ttir asks
+    for). Third-party active drivers since
+    https://github.com/triton-lang/triton/pull/2973; PR for the current
+    DriverBase methods not found.
+    """
     from triton.backends.compiler import GPUTarget
     from triton.backends.driver import DriverBase
 
@@ -52,7 +59,9 @@ def stub_driver(arch: int = 90, warp_size: int = 32) -> Any:
 
 
 def triton_driver_config() -> Any:
-    """triton.runtime.driver (a DriverConfig with a private `_active`, triton 3.2+)."""
+    """triton.runtime.driver (a DriverConfig with a private `_active`, triton 3.2+;
+    the set-able active driver came with https://github.com/triton-lang/triton/pull/2973,
+    PR for the `_active` slot not found)."""
     from triton.runtime import driver
 
     if not hasattr(driver, "_active"):
@@ -66,7 +75,9 @@ def prime_has_triton() -> None:
     `has_triton` is a functools.cache'd function imported by name in many
     modules, so replacing the attribute is not enough: clear the cache and
     refill it while the CPU device check passes ("cpu" in triton's backends).
-    `reset_has_triton` clears it again on exit.
+    `reset_has_triton` clears it again on exit. torch/utils/_triton.py
+    `has_triton` (functools.cache) and triton.backends.backends, torch 2.11-2.14 /
+    triton 3.6-3.8; PR not found.
     """
     import triton.backends
     from torch.utils import _triton
@@ -84,14 +95,17 @@ def prime_has_triton() -> None:
 
 
 def reset_has_triton() -> None:
+    # See prime_has_triton: has_triton.cache_clear(), torch 2.11-2.14.
     from torch.utils import _triton
 
     _triton.has_triton.cache_clear()
 
 
 def tma_patches() -> list[tuple[Any, str, Any]]:
-    """Let Dynamo accept host-side TensorDescriptors on CPU. torch 2.14 renamed
-    `_device_supports_tma` to `_device_supports_tensor_descriptor`."""
+    """Let Dynamo accept host-side TensorDescriptors on CPU. torch 2.11-2.13:
+    `_device_supports_tma` (torch/utils/_triton.py ~line 58 in 2.13); torch 2.14
+    renamed it `_device_supports_tensor_descriptor` (it also covers Triton's CPU
+    backend there, per intel/torch-xpu-ops#5030). PR for the rename not found."""
     from torch.utils import _triton
 
     patches = []
@@ -102,6 +116,9 @@ def tma_patches() -> list[tuple[Any, str, Any]]:
 
 
 def clear_tma_caches() -> None:
+    # has_triton_tensor_descriptor_host_tma (the stable TensorDescriptor API, user
+    # kernels since https://github.com/pytorch/pytorch/pull/155777) and
+    # has_triton_experimental_host_tma are functools.cache'd, torch 2.11-2.14.
     from torch.utils import _triton
 
     for name in ("has_triton_tensor_descriptor_host_tma", "has_triton_experimental_host_tma"):

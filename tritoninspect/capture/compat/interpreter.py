@@ -11,6 +11,8 @@ from tritoninspect.capture.compat import inductor
 
 
 def interpreted(fn: Any) -> Any:
+    # triton.runtime.interpreter.InterpretedFunction(fn)[grid](...), triton 3.6-3.8
+    # (works without TRITON_INTERPRET set); PR not found.
     from triton.runtime.interpreter import InterpretedFunction
 
     return InterpretedFunction(fn)
@@ -18,7 +20,8 @@ def interpreted(fn: Any) -> Any:
 
 def interpreter_limits() -> tuple[type[BaseException], ...]:
     """Errors that mean "the interpreter cannot run this", not "the kernel is wrong"
-    (e.g. tl.inline_asm_elementwise: NotImplementedError inside InterpreterError)."""
+    (e.g. tl.inline_asm_elementwise: NotImplementedError inside InterpreterError;
+    triton.runtime.errors.InterpreterError, triton 3.6-3.8; PR not found)."""
     from triton.runtime.errors import InterpreterError
 
     return (InterpreterError, NotImplementedError)
@@ -53,7 +56,8 @@ def make_jit_run(on_skip: Any, original: Any = None) -> Any:
     return run
 
 
-#: Launch options the interpreter has no use for.
+#: Launch options the interpreter has no use for (JITFunction.run keywords that
+#: are compile or launch options, triton 3.6-3.8; PR not found).
 _LAUNCH_ONLY_KWARGS = frozenset(
     {"num_warps", "num_stages", "num_ctas", "maxnreg", "enable_fp_fusion", "launch_cooperative_grid",
      "launch_pdl", "stream", "debug", "sanitize_overflow"}
@@ -61,12 +65,14 @@ _LAUNCH_ONLY_KWARGS = frozenset(
 
 
 def jit_call_interpreted(self: JITFunction, *args: Any, **kwargs: Any) -> Any:
-    """A nested @triton.jit function called from an interpreted kernel."""
+    """A nested @triton.jit function called from an interpreted kernel (the
+    interpreter refuses JITFunction.__call__ outside a kernel, triton 3.6-3.8)."""
     return interpreted(self.fn)(*args, **kwargs)
 
 
 def autotuner_run_first_config(self: Autotuner, *args: Any, **kwargs: Any) -> Any:
-    """Autotuner.run without benchmarking: the first config (after pruning)."""
+    """Autotuner.run without benchmarking: the first config (after pruning).
+    Autotuner.configs / best_config / fn.run, triton 3.6-3.8; PR not found."""
     config = self.configs[0]
     self.best_config = config
     return self.fn.run(*args, **kwargs, **config.all_kwargs())
@@ -78,6 +84,12 @@ def inductor_run_interpreted(original: Any, on_skip: Any) -> Any:
     Inductor's own interpret path misaligns args for kernels with constexprs
     (`_interpret_args_grid` -> NameError '_grid_2', torch 2.13), so map the
     launcher args by name from triton_meta / inductor_meta instead.
+    https://github.com/pytorch/pytorch/pull/161924 fixed this for compiled
+    kernels (constexprs from `get_constexprs`), but when `self.fn` is an
+    InterpretedFunction the signature is still filtered by the config's kwargs
+    only (triton_heuristics.py ~line 2317 in 2.13), so a constexpr not set by a
+    config stays in. `CachingAutotuner.triton_interpret` / `custom_kernel`:
+    torch 2.11-2.14.
     """
 
     def run(self: Any, *args: Any, stream: Any = None, benchmark_run: bool = False, **kwargs: Any) -> Any:
@@ -89,6 +101,10 @@ def inductor_run_interpreted(original: Any, on_skip: Any) -> Any:
 
 
 def _launch_user_kernel_interpreted(autotuner: Any, args: tuple[Any, ...], on_skip: Any) -> Any:
+    # triton_meta["signature"] / ["constants"], inductor_meta["extra_launcher_args"]
+    # and GridExpr.from_meta(...).eval_slow: the launcher grid of
+    # https://github.com/pytorch/pytorch/pull/148305 (reland of #147583, torch 2.7),
+    # unchanged to 2.14.
     from torch._inductor.runtime.triton_heuristics import GridExpr
 
     meta, imeta = autotuner.triton_meta, autotuner.inductor_meta

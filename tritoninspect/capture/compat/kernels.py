@@ -12,7 +12,10 @@ from triton.runtime.jit import JITFunction
 def innermost_jit(kernel: Any) -> JITFunction | None:
     """Walk Autotuner -> [Heuristics] -> JITFunction. The JITFunction is the
     stable identity of a user kernel: Dynamo may store a synthesised Autotuner
-    in the side table (triton_kernel_wrap.py, TritonHOPifier)."""
+    in the side table (triton_kernel_wrap.py, TritonHOPifier; torch 2.11-2.14).
+    Call-site launch options became a new Autotuner's Config in
+    https://github.com/pytorch/pytorch/pull/122280; the folding of @heuristics
+    into configs: PR not found. `.fn` chains: triton 3.6-3.8."""
     seen = 0
     while not isinstance(kernel, JITFunction):
         kernel = getattr(kernel, "fn", None)
@@ -38,6 +41,7 @@ def kernel_source(jf: JITFunction) -> tuple[str | None, int | None]:
 
 
 def constexpr_params(jf: JITFunction) -> tuple[str, ...]:
+    # JITFunction.params[i].is_constexpr (KernelParam), triton 3.6-3.8; PR not found.
     return tuple(p.name for p in jf.params if p.is_constexpr)
 
 
@@ -46,7 +50,7 @@ def user_kernel_object(jf: JITFunction) -> Any:
 
     The side table loses the user's decorator stack (Heuristics folded into
     configs), so look in the kernel module's globals for the Autotuner /
-    Heuristics that wraps this very JITFunction.
+    Heuristics that wraps this very JITFunction (`.fn` chains, triton 3.6-3.8).
     """
     candidates = [
         v
@@ -80,13 +84,16 @@ def layer_name(layer: Any) -> str:
 
 
 def autotune_configs(layer: Autotuner) -> list[dict[str, Any]]:
+    # Autotuner.configs / Config.all_kwargs(), triton 3.6-3.8; PR not found.
     return [dict(c.all_kwargs()) for c in layer.configs]
 
 
 def autotune_key(layer: Autotuner) -> list[str]:
-    # Autotuner.keys holds the `key=` argument names in triton 3.x.
+    # Autotuner.keys holds the `key=` argument names (triton/runtime/autotuner.py,
+    # triton 3.6-3.8; PR not found).
     return list(getattr(layer, "keys", []) or [])
 
 
 def heuristic_names(layer: Heuristics) -> list[str]:
+    # Heuristics.values (name -> function), triton 3.6-3.8; PR not found.
     return list(layer.values)

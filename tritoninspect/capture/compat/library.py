@@ -15,7 +15,9 @@ def op_name(target: Any) -> str | None:
 
 
 def _opdefs() -> Any:
-    # torch/_library/custom_ops.py: OPDEFS maps qualname -> CustomOpDef (2.4+).
+    # torch/_library/custom_ops.py: OPDEFS maps qualname -> CustomOpDef, since
+    # torch.library.custom_op (https://github.com/pytorch/pytorch/pull/122344,
+    # torch 2.4); unchanged to 2.14.
     from torch._library.custom_ops import OPDEFS
 
     return OPDEFS
@@ -27,7 +29,10 @@ def is_custom_op(name: str) -> bool:
 
 def triton_op_kernels(name: str) -> list[Any]:
     """The kernels a `triton_op` registered (best-effort AST scan in torch;
-    empty for a plain custom_op). torch/_library/triton.py."""
+    empty for a plain custom_op). torch/_library/triton.py, torch 2.11-2.14; PR
+    adding `get_triton_kernels_for_op` not found. The scan was rewritten by
+    https://github.com/pytorch/pytorch/pull/181126 (it also recognises the public
+    `torch.library.wrap_triton` spelling), so results may differ by version."""
     from torch._library.triton import get_triton_kernels_for_op
 
     return list(get_triton_kernels_for_op(name))
@@ -35,7 +40,12 @@ def triton_op_kernels(name: str) -> list[Any]:
 
 def is_triton_op(name: str) -> bool:
     """A triton_op has a FunctionalTensorMode dispatch rule (its decomposition
-    into the HOP) and registered kernels; a custom_op has neither."""
+    into the HOP) and registered kernels; a custom_op has neither.
+
+    The rule is registered by `triton_op` since it was added
+    (https://github.com/pytorch/pytorch/pull/130637); `CustomOpDef._torch_dispatch_fns`
+    is private, torch 2.11-2.14.
+    """
     if triton_op_kernels(name):
         return True
     opdef = _opdefs().get(name)
@@ -45,7 +55,8 @@ def is_triton_op(name: str) -> bool:
 
 def custom_op_codes() -> dict[CodeType, str]:
     """Code objects of every custom op's Python implementation -> op name, to
-    find launches made inside an opaque op by walking the stack."""
+    find launches made inside an opaque op by walking the stack.
+    `CustomOpDef._init_fn` is private, torch 2.11-2.14; PR not found."""
     codes = {}
     for name, opdef in list(_opdefs().items()):
         fn = getattr(opdef, "_init_fn", None)
@@ -56,7 +67,9 @@ def custom_op_codes() -> dict[CodeType, str]:
 
 
 def source_fn_op(node: torch.fx.Node) -> str | None:
-    """The op a post-AOT HOP node was decomposed from (a triton_op), if any."""
+    """The op a post-AOT HOP node was decomposed from (a triton_op), if any.
+    `node.meta["source_fn_stack"]` entries are (name, target), torch 2.11-2.14;
+    PR not found."""
     stack = node.meta.get("source_fn_stack") or []
     if not stack:
         return None

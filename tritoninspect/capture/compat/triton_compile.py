@@ -19,7 +19,9 @@ from tritoninspect.errors import CaptureError
 # active driver's target and launches nothing (triton/runtime/jit.py
 # `KernelInterface.warmup` / `JITFunction.run`, same in triton 3.6-3.8). A copy,
 # so its binder is made for the driver active now (the stub's `--target` in
-# compile-only mode) and the user's kernel cache is left alone.
+# compile-only mode) and the user's kernel cache is left alone. The private
+# pieces (`device_caches`, `create_binder`, `MockTensor.wrap_dtype`) are as in
+# triton 3.6-3.8; PR not found.
 
 
 def compile_kernel(jf: JITFunction, args: dict[str, Any], options: dict[str, Any]) -> Any:
@@ -37,13 +39,15 @@ def compile_kernel(jf: JITFunction, args: dict[str, Any], options: dict[str, Any
     compiled = fresh.warmup(grid=(1,), **named, **options)
     if compiled is None:
         raise CaptureError(f"Triton returned no compiled kernel for {jf.fn.__name__}")
-    # An async compile returns a future (triton knobs.compilation.async_compile).
+    # An async compile returns a future (triton knobs.compilation.async_compile,
+    # triton 3.6-3.8; PR not found).
     return compiled.result() if hasattr(compiled, "result") else compiled
 
 
 def compiled_metadata(compiled: Any) -> dict[str, Any]:
     """Shared memory (bytes), warps, stages and target of a CompiledKernel
-    (`CompiledKernel.metadata`, a namedtuple of the backend's options)."""
+    (`CompiledKernel.metadata`, a namedtuple of the backend's options; fields as
+    in triton 3.6-3.8, PR not found)."""
     meta = compiled.metadata
     target = meta.target
     arch = getattr(target, "arch", None)
@@ -58,7 +62,7 @@ def compiled_metadata(compiled: Any) -> dict[str, Any]:
 def loaded_kernel_usage(compiled: Any) -> tuple[int | None, int | None]:
     """(registers, spills) of a kernel loaded on the GPU: `_init_handles()` loads
     it and reads CU_FUNC_ATTRIBUTE_NUM_REGS and LOCAL_SIZE_BYTES / 4
-    (triton/backends/nvidia/driver.c `loadBinary`, triton 3.6-3.8)."""
+    (triton/backends/nvidia/driver.c `loadBinary`, triton 3.6-3.8; PR not found)."""
     compiled._init_handles()
     return getattr(compiled, "n_regs", None), getattr(compiled, "n_spills", None)
 
@@ -71,7 +75,8 @@ def cubin_usage(compiled: Any) -> tuple[int | None, int | None]:
     the cuobjdump bundled in the triton wheel (`knobs.nvidia.cuobjdump`,
     triton/backends/nvidia/bin): `cuobjdump -res-usage` prints
     `REG:30 STACK:0 SHARED:0 LOCAL:0 ...`. Spills as the driver counts them:
-    local memory bytes / 4."""
+    local memory bytes / 4. `knobs.nvidia.cuobjdump`: triton 3.6-3.8 (the knobs
+    module); PR not found."""
     import subprocess
     import tempfile
 
@@ -98,7 +103,8 @@ def launch_value(value: Any) -> Any:
     if isinstance(example, torch.Tensor):
         return example.dtype
     if isinstance(example, torch.SymInt):
-        # SymNode.has_hint() / .hint (torch/fx/experimental/sym_node.py, 2.11-2.14).
+        # SymNode.has_hint() / .hint (torch/fx/experimental/sym_node.py, 2.11-2.14;
+        # PR not found).
         node = example.node
         return int(node.hint) if node.has_hint() else 2
     return example
@@ -107,7 +113,8 @@ def launch_value(value: Any) -> Any:
 def config_dicts(kernel: Any) -> list[dict[str, Any]]:
     """Each autotune config of the kernel object a HOP launches (kwargs plus the
     launch options that are set), or one empty config for a plain JITFunction.
-    Dynamo's synthesised Autotuner already holds the heuristics' values (§1)."""
+    Dynamo's synthesised Autotuner already holds the heuristics' values (§1).
+    Config.all_kwargs(), triton 3.6-3.8."""
     if isinstance(kernel, Autotuner):
         return [{k: v for k, v in c.all_kwargs().items() if v is not None} for c in kernel.configs]
     return [{}]
