@@ -7,6 +7,9 @@ report so each can change on its own.
 
 Schema changelog:
   1  first version: sides a and b, rows, graph_diffs, bench, notes.
+
+Its JSON Schema, `tritoninspect/schemas/diff.schema.json`, is generated from the dataclasses
+below (`json_schema()`).
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from tritoninspect import __version__
+from tritoninspect import __version__, schema
 from tritoninspect._json import Schema
 from tritoninspect.errors import ReportError
 
@@ -174,6 +177,13 @@ class DiffReport:
             raise ReportError(f"diff report does not match schema {DIFF_SCHEMA_VERSION}: {exc}") from exc
 
 
+def json_schema() -> dict[str, Any]:
+    """The JSON Schema of `DiffReport.to_json()`, generated from the dataclasses (shipped as
+    `tritoninspect/schemas/diff.schema.json`)."""
+    return schema.generate(DiffReport, version=DIFF_SCHEMA_VERSION, title="tritoninspect diff report",
+                           schema_id="urn:tritoninspect:schema:diff")
+
+
 def side_bench_from_dict(data: dict[str, Any]) -> SideBench:
     """A `SideBench` from its `dataclasses.asdict` form (as a capture child sends it)."""
     return _SCHEMA.build(SideBench, data)
@@ -206,5 +216,6 @@ __all__ = [
     "Side",
     "SideBench",
     "Timing",
+    "json_schema",
     "side_bench_from_dict",
 ]
