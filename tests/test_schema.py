@@ -11,6 +11,8 @@ import dataclasses
 import enum
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any, Literal, Optional, get_args
 
@@ -18,6 +20,7 @@ import jsonschema
 import pytest
 
 from tritoninspect import diff_report, report, schema
+from tritoninspect.errors import ReportError
 from tritoninspect.report import ADDED_IN_VERSION_1, Entry, EntryKind, Mode, ModeName, Report, read_report
 
 TESTS = Path(__file__).parent
@@ -91,7 +94,8 @@ def test_stored_reports_were_found() -> None:
 @pytest.mark.parametrize("path", STORED, ids=lambda p: p.relative_to(TESTS).as_posix())
 def test_stored_report_is_valid(path: Path) -> None:
     data = json.loads(path.read_text(encoding="utf-8"))
-    jsonschema.validate(data, schema.load(schema.REPORT_SCHEMA), cls=jsonschema.Draft202012Validator)
+    schema.validate(data, schema.REPORT_SCHEMA, str(path))
+    read_report(path)
 
 
 def test_what_tritoninspect_writes_has_every_field() -> None:
@@ -109,7 +113,7 @@ def test_diff_report_round_trips_through_its_schema() -> None:
 
     gpu = TESTS / "fixtures" / "gpu"
     diff = diff_reports(read_report(gpu / "add_raw.json"), read_report(gpu / "custom_op.json"))
-    assert diff_report.DiffReport.from_json(diff.to_json()) == diff
+    assert diff_report.DiffReport.from_json(diff.to_json(), "d.json") == diff
 
 
 # --- the model's closed sets and later fields -------------------------------------------------------
@@ -136,6 +140,13 @@ def test_a_report_without_the_later_fields_reads_with_their_defaults() -> None:
     old = read_report(TESTS / "fixtures" / "gpu-old-layout" / "add_raw.json")
     assert old.decompiled == () and old.meta.calls == 1
     assert all(o.scalars is None and o.clones is None for k in old.kernels for o in k.occurrences)
+
+
+def test_an_original_field_with_a_default_is_still_required() -> None:
+    data = json.loads((TESTS / "gold" / "report.json").read_text(encoding="utf-8"))
+    del data["kernels"][0]["occurrences"][0]["grid"]  # has a default, but was always written
+    with pytest.raises(ReportError, match=r"^r\.json: kernels\[0\]\.occurrences\[0\]\.grid: missing$"):
+        Report.from_json(json.dumps(data), "r.json")
 
 
 # --- the generator ----------------------------------------------------------------------------------
@@ -228,3 +239,27 @@ def test_generator_refuses_what_json_cannot_hold() -> None:
         schema.generate(Leaf, version=1, title="t", schema_id="urn:t", optional=frozenset({"Leaf.name"}))
     with pytest.raises(TypeError, match=r"no record has: \['Leaf.colour'\]"):
         schema.generate(Leaf, version=1, title="t", schema_id="urn:t", optional=frozenset({"Leaf.colour"}))
+
+
+@pytest.mark.parametrize(("path", "text"), [
+    ((), ""), (("meta",), "meta"), (("kernels", 2, "occurrences", 0, "grid"), "kernels[2].occurrences[0].grid"),
+    (("grid", 0, 1), "grid[0][1]"),
+])
+def test_format_path(path: tuple[Any, ...], text: str) -> None:
+    assert schema.format_path(path) == text
+
+
+# --- start-up ---------------------------------------------------------------------------------------
+
+
+def test_jsonschema_is_imported_only_to_read_a_saved_report() -> None:
+    code = (
+        "import sys\n"
+        "import tritoninspect.cli, tritoninspect.report, tritoninspect.diff_report, tritoninspect.render\n"
+        "assert 'jsonschema' not in sys.modules, 'imported at start-up'\n"
+        "from tritoninspect.report import read_report\n"
+        f"read_report({str(TESTS / 'gold' / 'report.json')!r})\n"
+        "assert 'jsonschema' in sys.modules\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO)
+    assert proc.returncode == 0, proc.stderr

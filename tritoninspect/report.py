@@ -18,7 +18,7 @@ Schema changelog:
 
 The JSON Schema of this model, `tritoninspect/schemas/report.schema.json`, is generated
 from the dataclasses below (`json_schema()`; tests/test_schema.py keeps the file equal to
-it).
+it) and every saved report is validated against it when read (`read_report`).
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, Literal, get_args
 
 from tritoninspect import schema
-from tritoninspect._json import Schema
+from tritoninspect._json import Schema, parse_json, read_json
 from tritoninspect.errors import ReportError
 
 SCHEMA_VERSION = 1
@@ -459,13 +459,10 @@ class Report:
             raise ReportError(f"report does not match schema {SCHEMA_VERSION}: {exc}") from exc
 
     @classmethod
-    def from_json(cls, text: str) -> Report:
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise ReportError(f"not a JSON report: {exc}") from exc
-        if not isinstance(data, dict):
-            raise ReportError("not a JSON report: the top level is not an object")
+    def from_json(cls, text: str | bytes, source: str = "report") -> Report:
+        """A saved report's text, validated against the JSON Schema; `source` names it in errors."""
+        data = parse_json(text, source)
+        schema.validate(data, schema.REPORT_SCHEMA, source)
         return cls.from_dict(data)
 
     def kernel(self, name: str) -> Kernel | None:
@@ -527,14 +524,14 @@ def json_schema() -> dict[str, Any]:
 
 
 def read_report(path: Path | str) -> Report:
-    """A report saved as JSON; a file that cannot be read or is not a report is a ReportError."""
-    try:
-        text = Path(path).read_text()
-    except OSError as exc:
-        raise ReportError(f"cannot read report {path}: {exc.strerror}") from exc
-    except UnicodeDecodeError as exc:
-        raise ReportError(f"cannot read report {path}: not UTF-8 text ({exc.reason})") from exc
-    return Report.from_json(text)
+    """A report saved as JSON, validated against the JSON Schema before it is built.
+
+    A file that cannot be read, is not JSON, or does not match the schema is a one-line
+    ReportError naming the file and, for a mismatch, the field (`kernels[2].occurrences[0].grid`).
+    """
+    data = read_json(path)
+    schema.validate(data, schema.REPORT_SCHEMA, str(path))
+    return Report.from_dict(data)
 
 
 def with_meta(report: Report, **changes: Any) -> Report:

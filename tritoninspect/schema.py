@@ -1,9 +1,12 @@
-"""JSON Schemas of the saved reports: generated from the frozen dataclasses, shipped as package data.
+"""JSON Schemas of the saved reports: generated from the frozen dataclasses, shipped as package data,
+and used to validate a saved report before it is turned back into records.
 
 `generate(Report, ...)` walks the dataclasses' type hints (str, int, float, bool, None, Optional and
 other unions, tuple, list, dict, Enum, Literal, nested dataclasses) and the `#:` comments above each
 field; `tests/test_schema.py` checks that `tritoninspect/schemas/*.schema.json` equal what it generates
-(`TRITONINSPECT_UPDATE_GOLD=1` rewrites them).
+(`TRITONINSPECT_UPDATE_GOLD=1` rewrites them). `validate` checks a parsed report with the `jsonschema`
+library, imported only then, so `--help` and captures never pay for it; a report that does not match
+becomes one `ReportError` line naming the file and the field path.
 """
 
 from __future__ import annotations
@@ -14,9 +17,12 @@ import inspect
 import json
 import re
 import types
+from collections.abc import Iterable
 from functools import cache
 from importlib import resources
 from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
+
+from tritoninspect.errors import EnvironmentProblem, ReportError
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 #: The shipped schema files, in the package's `schemas/` folder.
@@ -161,10 +167,115 @@ def _field_notes(cls: type) -> dict[str, str]:
     return notes
 
 
+# --- validation ------------------------------------------------------------------------------------
+
+
 @cache
 def load(name: str) -> dict[str, Any]:
     """A shipped schema (`REPORT_SCHEMA` or `DIFF_SCHEMA`)."""
     return json.loads(resources.files("tritoninspect").joinpath("schemas", name).read_text(encoding="utf-8"))
 
 
-__all__ = ["DIFF_SCHEMA", "REPORT_SCHEMA", "generate", "load", "render"]
+@cache
+def _validator(name: str) -> Any:
+    try:
+        import jsonschema
+    except ImportError as exc:
+        raise EnvironmentProblem(
+            "reading a saved report needs the jsonschema package", hint="pip install 'jsonschema>=4.18'"
+        ) from exc
+    return jsonschema.Draft202012Validator(load(name))
+
+
+def validate(data: Any, name: str, source: str) -> None:
+    """Raise `ReportError` ("SOURCE: FIELD.PATH: PROBLEM") unless `data` matches the shipped schema `name`.
+
+    A missing `schema_version`, or another than the schema's, is said first and alone: the rest of
+    the file was written for something else. Of several problems, the first in the file is named,
+    with a count of the others.
+    """
+    version = load(name)["properties"]["schema_version"]["const"]
+    if isinstance(data, dict) and data.get("schema_version", version) != version:
+        raise ReportError(f"{source}: schema_version: this tritoninspect reads version {version}, "
+                          f"got {_shown(data['schema_version'])}")
+    if isinstance(data, dict) and "schema_version" not in data:
+        raise ReportError(f"{source}: schema_version: missing (not a saved tritoninspect {_KIND[name]}?)")
+    # A set: jsonschema reports a missing field once per field, each error naming them all.
+    problems = sorted(set(_problems(_validator(name).iter_errors(data))),
+                      key=lambda problem: (_order(data, problem[0]), problem[2], format_path(problem[0]), problem[1]))
+    if problems:
+        (path, message, _), more = problems[0], len(problems) - 1
+        where = format_path(path) or "top level"
+        raise ReportError(f"{source}: {where}: {message}" + (f" (and {more} more)" if more else ""))
+
+
+def _problems(errors: Iterable[Any]) -> Iterable[tuple[tuple[str | int, ...], str, int]]:
+    """(path, message, rank) per problem; a missing or unknown field is named in the path, and
+    missing fields rank in the schema's order."""
+    for error in errors:
+        path = tuple(error.absolute_path)
+        if error.validator == "required":
+            fields = list(error.schema.get("properties", {}))
+            for name in error.validator_value:
+                if isinstance(error.instance, dict) and name not in error.instance:
+                    yield (*path, name), "missing", fields.index(name) if name in fields else len(fields)
+        elif error.validator == "additionalProperties" and isinstance(error.instance, dict):
+            known = error.schema.get("properties", {})
+            for name in error.instance:
+                if name not in known:
+                    yield (*path, name), "unknown field", 0
+        else:
+            yield path, _message(error), 0
+
+
+def _message(error: Any) -> str:
+    got = _shown(error.instance)
+    if error.validator == "type":
+        expected = [error.validator_value] if isinstance(error.validator_value, str) else error.validator_value
+        return f"expected {' or '.join(_TYPE_NAMES.get(t, t) for t in expected)}, got {got}"
+    if error.validator == "enum":
+        return f"expected one of {', '.join(map(_shown, error.validator_value))}, got {got}"
+    if error.validator == "const":
+        return f"expected {_shown(error.validator_value)}, got {got}"
+    return error.message.splitlines()[0]
+
+
+_KIND = {REPORT_SCHEMA: "report", DIFF_SCHEMA: "diff report"}
+_TYPE_NAMES = {"string": "a string", "integer": "an integer", "number": "a number", "boolean": "true or false",
+               "null": "null", "array": "an array", "object": "an object"}
+
+
+def _shown(value: Any) -> str:
+    """A value as it appears in JSON, short: lists and objects by their type only."""
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, dict):
+        return "an object"
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 40 else text[:39] + "…"
+
+
+def format_path(path: Iterable[str | int]) -> str:
+    """`("kernels", 2, "grid")` as `kernels[2].grid`."""
+    text = ""
+    for part in path:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text
+
+
+def _order(data: Any, path: tuple[str | int, ...]) -> list[int]:
+    """Where `path` sits in the file: list indexes, and object keys by position (a missing key
+    after the present ones)."""
+    key, node = [], data
+    for part in path:
+        if isinstance(part, int):
+            key.append(part)
+            node = node[part] if isinstance(node, list) and part < len(node) else None
+        else:
+            names = list(node) if isinstance(node, dict) else []
+            key.append(names.index(part) if part in names else len(names))
+            node = node.get(part) if isinstance(node, dict) else None
+    return key
+
+
+__all__ = ["DIFF_SCHEMA", "REPORT_SCHEMA", "format_path", "generate", "load", "render", "validate"]
