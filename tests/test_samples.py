@@ -34,6 +34,7 @@ from _expect import (
     run_cli,
 )
 from _gpu_agreement import check_agrees_with_gpu_report, stored_gpu_report
+from tritoninspect import schema
 
 pytestmark = pytest.mark.slow
 
@@ -82,6 +83,12 @@ def test_sample_agrees_with_the_stored_gpu_report(runs: CliRuns, name: str) -> N
     """Compile-only mode here says what the GPU run said (tests/fixtures/gpu/), save known version differences."""
     stored = stored_gpu_report(name)  # before waiting for the run: skip at once when there is none
     check_agrees_with_gpu_report(stored, report(runs, name))
+
+
+@pytest.mark.parametrize("name", ["add_raw --stage dynamo", *SAMPLES, *BREAK_SAMPLES])
+def test_sample_report_is_valid_under_the_shipped_schema(runs: CliRuns, name: str) -> None:
+    """What a capture writes today reads back: every value within the schema's types and closed sets."""
+    schema.validate(report(runs, name), schema.REPORT_SCHEMA, name)
 
 
 def test_meta_describes_the_run(runs: CliRuns) -> None:
