@@ -12,6 +12,9 @@ Schema changelog:
      library_frame, context, context_start, kernel, kernel_relation,
      eager_kernels, hint, hint_source; Recompile.guard, previous, changes
      (ArgChange), hint; Report.decompiled (DecompiledFrame); Kernel.resources (Resources).
+  2  Report.failure (Failure): a compile or run that raised still gives a report,
+     holding everything captured before the failure. Version 1 reports still read
+     (they have no failure).
 """
 
 from __future__ import annotations
@@ -26,7 +29,9 @@ from typing import Any
 from tritoninspect._json import Schema
 from tritoninspect.errors import ReportError
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+#: Versions this tritoninspect reads: every change so far only added fields.
+READABLE_VERSIONS = (1, 2)
 
 
 class Entry(str, Enum):
@@ -404,8 +409,32 @@ class Diagnostic:
 
 
 @dataclass(frozen=True)
+class Failure:
+    """The compile or a run of the compiled module raised: the report holds what came before."""
+
+    #: "dynamo", "aot", "inductor", "kernel_compile", "run" (a forward call) or "backward".
+    stage: str
+    compile_id: str | None
+    #: forward / backward / inference for the AOT and Inductor stages, else "".
+    part: str
+    #: The innermost exception, without Dynamo's and Inductor's wrappers.
+    exc_type: str
+    message: str
+    #: The user's innermost frame, "file:line in function", when there is one.
+    user_frame: str | None = None
+    #: All of the user's own frames, outermost first (the innermost is `user_frame`).
+    user_stack: tuple[str, ...] = ()
+    #: The innermost torch or Triton frame, "file:line in function".
+    torch_frame: str | None = None
+    #: The kernel the failure is about, when one is known (e.g. it failed to compile).
+    kernel: str | None = None
+
+
+@dataclass(frozen=True)
 class Report:
     meta: Meta
+    #: Set when the compile or a run raised; None for a complete run.
+    failure: Failure | None = None
     graphs: tuple[Graph, ...] = ()
     graph_breaks: tuple[GraphBreak, ...] = ()
     recompiles: tuple[Recompile, ...] = ()
@@ -428,12 +457,13 @@ class Report:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Report:
         version = data.get("schema_version")
-        if version != SCHEMA_VERSION:
+        if version not in READABLE_VERSIONS:
             raise ReportError(
-                f"report has schema_version {version!r}; this tritoninspect reads version {SCHEMA_VERSION}"
+                f"report has schema_version {version!r}; this tritoninspect reads version "
+                f"{', '.join(map(str, READABLE_VERSIONS))}"
             )
         try:
-            return _SCHEMA.build(cls, data)
+            return _SCHEMA.build(cls, {**data, "schema_version": SCHEMA_VERSION})
         except (TypeError, KeyError, ValueError) as exc:
             raise ReportError(f"report does not match schema {SCHEMA_VERSION}: {exc}") from exc
 
@@ -457,6 +487,7 @@ class Report:
 _SCHEMA = Schema(
     nested={
         (Report, "meta"): (Meta, False),
+        (Report, "failure"): (Failure, False),
         (Report, "graphs"): (Graph, True),
         (Report, "graph_breaks"): (GraphBreak, True),
         (Report, "recompiles"): (Recompile, True),
@@ -479,7 +510,7 @@ _SCHEMA = Schema(
         (Report, "decompiled"): (DecompiledFrame, True),
     },
     nullable=frozenset(
-        {(Occurrence, "clones"), (Occurrence, "neighbourhood"), (Neighbourhood, "before"), (Neighbourhood, "after")}
+        {(Report, "failure"), (Occurrence, "clones"), (Occurrence, "neighbourhood"), (Neighbourhood, "before"), (Neighbourhood, "after")}
     ),
     convert={"grid": lambda grid: tuple(tuple(g) for g in grid)},
 )
@@ -504,6 +535,7 @@ def with_meta(report: Report, **changes: Any) -> Report:
 __all__ = [
     "read_report",
     "SCHEMA_VERSION",
+    "READABLE_VERSIONS",
     "ArgChange",
     "DecompiledFrame",
     "ClonedArg",
@@ -512,6 +544,7 @@ __all__ = [
     "Diagnostic",
     "DroppedNode",
     "Entry",
+    "Failure",
     "Graph",
     "GraphBreak",
     "Kernel",

@@ -1281,3 +1281,24 @@ def user_kernel_rewritten(code: str, inductor_name: str, name: str, source: str)
     block = re.split(r"\n(?=@|def )", body[start:])[0]
     original = {line.strip() for line in source.splitlines() if line.strip()}
     return any(line.strip() and line.strip() not in original for line in block.splitlines())
+
+
+# --- failures -----------------------------------------------------------------------
+
+
+def _package_roots() -> tuple[str, ...]:
+    return tuple(os.path.dirname(os.path.realpath(m.__file__)) + os.sep for m in (torch, triton) if m.__file__)
+
+
+def is_torch_or_triton_file(path: str) -> bool:
+    """A file inside torch's or Triton's installed package (by its real location)."""
+    real = os.path.realpath(path)
+    return real.startswith(_package_roots())
+
+
+def is_triton_compilation_error(exc: BaseException) -> bool:
+    """Triton could not compile a kernel: `triton.compiler.errors.CompilationError`
+    (and its subclasses), the same class in triton 3.6-3.8."""
+    from triton.compiler.errors import CompilationError
+
+    return isinstance(exc, CompilationError)

@@ -19,6 +19,7 @@ import torch
 
 from tritoninspect.capture import compat
 from tritoninspect.capture.breaks import break_record, launch_site
+from tritoninspect.capture.failure import Progress
 from tritoninspect.capture.patching import Patcher
 from tritoninspect.capture.records import (
     Capture,
@@ -46,6 +47,8 @@ class Recorder:
         #: it per config after the run (capture/resources.py); None when not asked for.
         self.launch_templates: dict[str, LaunchTemplate] | None = {} if resources else None
         self.capture = Capture()
+        #: Where the capture is: the stage an exception escaped from, the call being made.
+        self.progress = Progress()
         self._part = "forward"
         self._launches: Counter[LaunchRecord] = Counter()
         self._code_files: dict[str, str | None] = {}
@@ -61,7 +64,12 @@ class Recorder:
         self._record_graph(gm, cid, "dynamo", "")
         # Timed per compile id: what AOTAutograd and Inductor spent on this graph.
         with self._timed(len(self.capture.graphs) - 1):
-            return self._compile(gm, example_inputs, cid)
+            try:
+                return self._compile(gm, example_inputs, cid)
+            except Exception as exc:
+                # Innermost first: Inductor's own failure was noted by _inner_compile.
+                self.progress.backend_failed(exc, "aot", cid, "")
+                raise
 
     def _compile(self, gm: torch.fx.GraphModule, example_inputs: list[Any], cid: str) -> Any:
         if self.stage == "dynamo":
@@ -89,9 +97,13 @@ class Recorder:
         # GPU precompile of user kernels and loads them for the interpreter.
         # Set before user modules import, it would stop Dynamo seeing kernels.
         with _env("TRITON_INTERPRET", "1"):
+            emitted = len(self.capture.output_code)
             try:
                 return compat.compile_fx(gm, example_inputs, inner_compile=self._inner_compile)
             except Exception as exc:  # noqa: BLE001 - fall back, keep going, report it
+                if len(self.capture.output_code) == emitted:
+                    raise  # Inductor failed before writing code: a real failure, not the CPU load
+                self.progress.backend_error = None
                 self.capture.problems.append(
                     ("inductor", f"[{cid}] Inductor's module could not be loaded in compile-only mode "
                      f"({type(exc).__name__}: {_first_line(exc)}); the graph ran uncompiled")
@@ -107,6 +119,9 @@ class Recorder:
         try:
             with self._timed(index):
                 return compat.compile_fx_inner()(gm, example_inputs, **kwargs)
+        except Exception as exc:
+            self.progress.backend_failed(exc, "inductor", cid, part)
+            raise
         finally:
             self._part = previous
             self._record_final(gm, cid, part, index)
@@ -308,8 +323,11 @@ class Recorder:
         cid = compat.trace_compile_id(record) or "?"
         if artifact == "dynamo_graph_break_reason":
             self.capture.breaks.append(break_record(cid, str(getattr(record, "payload", "") or "")))
-        elif name == "compilation_metrics" and body.get("recompile_reason"):
-            self.capture.recompiles.append(RecompileRecord(cid, str(body["recompile_reason"])))
+        elif name == "compilation_metrics":
+            if body.get("recompile_reason"):
+                self.capture.recompiles.append(RecompileRecord(cid, str(body["recompile_reason"])))
+            if body.get("fail_type"):
+                self.progress.compile_failed(cid, str(body["fail_type"]), str(body.get("fail_reason") or ""))
         elif name == "inductor_output_code" and body.get("filename"):
             self._code_files[str(body["filename"])] = cid
 

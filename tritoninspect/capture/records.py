@@ -226,6 +226,31 @@ class ResourceRecord:
     num_stages: int | None = None
 
 
+@dataclass(frozen=True)
+class FailureRecord:
+    """Why the capture stopped early: the compile or the compiled module's run raised.
+
+    Everything recorded before it stays in the capture, so the report still shows it.
+    """
+
+    #: Where it failed: "dynamo", "aot", "inductor", "kernel_compile", "run" or "backward".
+    stage: str
+    compile_id: str | None
+    #: forward / backward / inference for the AOT and Inductor stages, else "".
+    part: str
+    #: The innermost exception (Dynamo's and Inductor's wrappers removed).
+    exc_type: str
+    message: str
+    #: The user's innermost frame, "file:line in function", when there is one.
+    user_frame: str | None = None
+    #: All of the user's own frames, outermost first (the innermost is `user_frame`).
+    user_stack: tuple[str, ...] = ()
+    #: The innermost torch or Triton frame, "file:line in function".
+    torch_frame: str | None = None
+    #: The failure is in tritoninspect's own code (a bug of ours), not in the user's or torch's.
+    in_tool: bool = False
+
+
 @dataclass
 class Capture:
     """Everything one `tritoninspect graph` run saw."""
@@ -245,10 +270,15 @@ class Capture:
     resources: list[ResourceRecord] = field(default_factory=list)
     #: (source, message) pairs for things capture could not do.
     problems: list[tuple[str, str]] = field(default_factory=list)
+    #: Set when the compile or a run raised: the capture holds what came before.
+    failure: FailureRecord | None = None
     format: int = CAPTURE_FORMAT
 
     def to_json(self) -> str:
-        return json.dumps(dataclasses.asdict(self), indent=1, default=repr)
+        data = dataclasses.asdict(self)
+        if data["failure"] is None:
+            del data["failure"]  # a complete capture reads as before failures were recorded
+        return json.dumps(data, indent=1, default=repr)
 
     @classmethod
     def from_json(cls, text: str) -> Capture:
@@ -266,6 +296,7 @@ class Capture:
             decompiled=[_rec(DecompiledRecord, v) for v in data.get("decompiled", [])],
             resources=[_resource(v) for v in data.get("resources", [])],
             problems=[tuple(p) for p in data["problems"]],
+            failure=_rec(FailureRecord, data["failure"]) if data.get("failure") else None,
             format=data["format"],
         )
 

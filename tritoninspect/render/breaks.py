@@ -17,6 +17,7 @@ from rich.text import Text
 
 from tritoninspect.render import _format as fmt
 from tritoninspect.render._console import console_text, make_console
+from tritoninspect.render._failure import failure_section
 from tritoninspect.render._widgets import ALERT, heading
 from tritoninspect.render.terminal import _header
 from tritoninspect.report import ArgChange, DecompiledFrame, GraphBreak, Recompile, Report
@@ -36,7 +37,7 @@ class BreaksRenderer:
     def render(self, report: Report) -> str:
         console = make_console(width=self.width, color=self.color)
         cwd = Path.cwd()
-        sections = [_header(report, cwd), _summary(report), _breaks(report, cwd), _eager(report),
+        sections = [_header(report, cwd), failure_section(report, cwd), _summary(report), _breaks(report, cwd), _eager(report),
                     _recompiles(report, cwd), _decompiled(report, cwd), _diagnostics(report)]
         for i, section in enumerate(s for s in sections if s):
             if i:

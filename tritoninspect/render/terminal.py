@@ -10,6 +10,7 @@ from rich.text import Text
 
 from tritoninspect.render import _format as fmt
 from tritoninspect.render._console import console_text, make_console
+from tritoninspect.render._failure import failure_section
 from tritoninspect.render._kernels import kernel_details, kernel_table, verdicts
 from tritoninspect.render._widgets import ALERT, add_row, heading, table
 from tritoninspect.report import Mode, Report
@@ -166,6 +167,7 @@ def _diagnostics(report: Report, cwd: Path) -> list[RenderableType]:
 
 SECTIONS: tuple[Section, ...] = (
     _header,
+    failure_section,
     _counts,
     kernel_table,
     kernel_details,
