@@ -186,3 +186,39 @@ def test_compiler_failure_names_the_stage_and_keeps_what_came_before(
     assert (report.failure.stage, report.failure.compile_id) == (stage, "0/0")
     assert report.failure.message == f"{patched} broke"
     assert [g.stage for g in report.graphs][:1] == ["dynamo"]
+
+
+# --- recompile limits --------------------------------------------------------------------------
+
+
+LIMIT_REASON = (
+    "Dynamo recompile limit exceeded\n  Explanation: Dynamo attempted to recompile the code object too many times, "
+    "exceeding the recompile_limit cache size limit (currently set to 8).\n\n  Developer debug context: Limit type: "
+    "recompile_limit\n"
+)
+
+
+def test_recompile_limit_text() -> None:
+    from tritoninspect.capture import compat
+
+    assert compat.recompile_limit(LIMIT_REASON) == ("recompile_limit", 8)
+    assert compat.recompile_limit("Dynamo recompile limit exceeded (no details)") == ("recompile_limit", None)
+    assert compat.recompile_limit("Unsupported: call_function foo") is None
+
+
+@pytest.mark.slow
+def test_a_hit_recompile_limit_is_a_finding_and_the_refused_compile_no_recompile() -> None:
+    asset = REPO / "tests" / "assets" / "recompile_storm.py"
+    proc = run_cli(["breaks", f"{asset.relative_to(REPO)}:Net", "--json"], timeout=300)
+    assert proc.returncode == 0, explain(proc)
+    report = json.loads(proc.stdout)
+    assert report["recompile_limits"] == [{
+        "compile_id": "0/8", "limit_type": "recompile_limit", "limit": 8, "function": "forward",
+        "file": str(asset), "line": _line(asset, "FORWARD-LINE"),
+    }]
+    graphs = {g["compile_id"] for g in report["graphs"] if g["stage"] == "dynamo"}
+    assert [r["compile_id"] for r in report["recompiles"]] == [f"0/{i}" for i in range(1, 8)]
+    assert {r["compile_id"] for r in report["recompiles"]} <= graphs
+    assert proc.stderr == ""
+    text = run_cli(["breaks", f"{asset.relative_to(REPO)}:Net"], timeout=300).stdout
+    assert "recompile limit hit [0/8]: forward (tests/assets/recompile_storm.py:" in text

@@ -14,7 +14,8 @@ Schema changelog:
      (ArgChange), hint; Report.decompiled (DecompiledFrame); Kernel.resources (Resources).
   2  Report.failure (Failure): a compile or run that raised still gives a report,
      holding everything captured before the failure. Version 1 reports still read
-     (they have no failure).
+     (they have no failure). Report.recompile_limits (RecompileLimit); a compile that
+     Dynamo refused at the limit is no longer listed as a recompile.
 """
 
 from __future__ import annotations
@@ -186,6 +187,20 @@ class Recompile:
     #: Kernel arguments that changed from `previous` to this compile.
     changes: tuple[ArgChange, ...] = ()
     hint: str | None = None
+
+
+@dataclass(frozen=True)
+class RecompileLimit:
+    """Dynamo hit a recompile limit: the frame's later calls ran eagerly, uncompiled."""
+
+    #: The compile Dynamo refused (it has no graph and is not listed as a recompile).
+    compile_id: str
+    #: torch._dynamo.config's name for it: "recompile_limit" or "accumulated_recompile_limit".
+    limit_type: str
+    limit: int | None
+    function: str | None = None
+    file: str | None = None
+    line: int | None = None
 
 
 @dataclass(frozen=True)
@@ -438,6 +453,8 @@ class Report:
     graphs: tuple[Graph, ...] = ()
     graph_breaks: tuple[GraphBreak, ...] = ()
     recompiles: tuple[Recompile, ...] = ()
+    #: Frames whose compiles stopped at a recompile limit.
+    recompile_limits: tuple[RecompileLimit, ...] = ()
     kernels: tuple[Kernel, ...] = ()
     opaque_ops: tuple[OpaqueOp, ...] = ()
     mutation_fallbacks_unattributed: tuple[MutationFallback, ...] = ()
@@ -491,6 +508,7 @@ _SCHEMA = Schema(
         (Report, "graphs"): (Graph, True),
         (Report, "graph_breaks"): (GraphBreak, True),
         (Report, "recompiles"): (Recompile, True),
+        (Report, "recompile_limits"): (RecompileLimit, True),
         (Report, "kernels"): (Kernel, True),
         (Kernel, "occurrences"): (Occurrence, True),
         (Report, "opaque_ops"): (OpaqueOp, True),
@@ -556,6 +574,7 @@ __all__ = [
     "Occurrence",
     "OpaqueOp",
     "Recompile",
+    "RecompileLimit",
     "Report",
     "Resources",
     "STAGES",

@@ -1302,3 +1302,18 @@ def is_triton_compilation_error(exc: BaseException) -> bool:
     from triton.compiler.errors import CompilationError
 
     return isinstance(exc, CompilationError)
+
+
+#: Dynamo refusing a compile over a limit (torch/_dynamo/convert_frame.py, gb0039 "Dynamo recompile
+#: limit exceeded ... (currently set to 8) ... Limit type: recompile_limit", torch 2.8-2.14).
+_LIMIT_RE = re.compile(r"recompile limit exceeded", re.IGNORECASE)
+
+
+def recompile_limit(fail_reason: str) -> tuple[str, int | None] | None:
+    """(limit type, limit) when a `compilation_metrics` failure says a recompile limit
+    was hit; None for any other failure."""
+    if not _LIMIT_RE.search(fail_reason) and "cache_size_limit" not in fail_reason:
+        return None
+    kind = re.search(r"Limit type: (\w+)", fail_reason)
+    value = re.search(r"currently set to (\d+)", fail_reason)
+    return (kind[1] if kind else "recompile_limit"), (int(value[1]) if value else None)

@@ -29,6 +29,7 @@ from tritoninspect.capture.records import (
     LaunchRecord,
     NodeRecord,
     OutputCodeRecord,
+    RecompileLimitRecord,
     RecompileRecord,
 )
 from tritoninspect.capture.resources import LaunchTemplate, hop_template, launch_template
@@ -53,6 +54,8 @@ class Recorder:
         self._launches: Counter[LaunchRecord] = Counter()
         self._code_files: dict[str, str | None] = {}
         self._op_codes: dict[Any, str] = {}
+        #: Dynamo frame id -> (function, file, first line), from its compile metrics.
+        self._frames: dict[str, tuple[str, Any, Any]] = {}
         #: Kernel id -> the kernel's source, to see whether Inductor rewrote it.
         self._sources: dict[str, str] = {}
 
@@ -324,12 +327,24 @@ class Recorder:
         if artifact == "dynamo_graph_break_reason":
             self.capture.breaks.append(break_record(cid, str(getattr(record, "payload", "") or "")))
         elif name == "compilation_metrics":
-            if body.get("recompile_reason"):
-                self.capture.recompiles.append(RecompileRecord(cid, str(body["recompile_reason"])))
-            if body.get("fail_type"):
-                self.progress.compile_failed(cid, str(body["fail_type"]), str(body.get("fail_reason") or ""))
+            self._on_compile_metrics(cid, body)
         elif name == "inductor_output_code" and body.get("filename"):
             self._code_files[str(body["filename"])] = cid
+
+    def _on_compile_metrics(self, cid: str, body: dict[str, Any]) -> None:
+        frame = cid.partition("/")[0]
+        if body.get("co_name"):
+            self._frames[frame] = (str(body["co_name"]), body.get("co_filename"), body.get("co_firstlineno"))
+        fail_type, fail_reason = body.get("fail_type"), str(body.get("fail_reason") or "")
+        limit = compat.recompile_limit(fail_reason) if fail_type else None
+        if limit is not None:
+            function, file, line = self._frames.get(frame, (None, None, None))
+            self.capture.recompile_limits.append(RecompileLimitRecord(cid, *limit, function, file, line))
+            return  # refused: no graph, so not a recompile
+        if body.get("recompile_reason") and not fail_type:
+            self.capture.recompiles.append(RecompileRecord(cid, str(body["recompile_reason"])))
+        if fail_type:
+            self.progress.compile_failed(cid, str(fail_type), fail_reason)
 
     def _on_fallback(self, record: logging.LogRecord) -> None:
         kernel = compat.kernel_under_mutation_analysis()

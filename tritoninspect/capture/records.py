@@ -166,6 +166,20 @@ class RecompileRecord:
 
 
 @dataclass(frozen=True)
+class RecompileLimitRecord:
+    """Dynamo hit a recompile limit for a frame and runs that frame eagerly from then on."""
+
+    #: The compile that was refused (it has no graph), e.g. "0/8".
+    compile_id: str
+    #: Which limit, as Dynamo names it: "recompile_limit" or "accumulated_recompile_limit".
+    limit_type: str
+    limit: int | None
+    function: str | None = None
+    file: str | None = None
+    line: int | None = None
+
+
+@dataclass(frozen=True)
 class FallbackRecord:
     """Mutation analysis fell back to "every input is mutated"."""
 
@@ -270,14 +284,18 @@ class Capture:
     resources: list[ResourceRecord] = field(default_factory=list)
     #: (source, message) pairs for things capture could not do.
     problems: list[tuple[str, str]] = field(default_factory=list)
+    #: Frames Dynamo stopped compiling because a recompile limit was hit.
+    recompile_limits: list[RecompileLimitRecord] = field(default_factory=list)
     #: Set when the compile or a run raised: the capture holds what came before.
     failure: FailureRecord | None = None
     format: int = CAPTURE_FORMAT
 
     def to_json(self) -> str:
         data = dataclasses.asdict(self)
-        if data["failure"] is None:
-            del data["failure"]  # a complete capture reads as before failures were recorded
+        # Absent when empty: a capture without them reads as before they were recorded.
+        for optional in ("failure", "recompile_limits"):
+            if not data[optional]:
+                del data[optional]
         return json.dumps(data, indent=1, default=repr)
 
     @classmethod
@@ -296,6 +314,7 @@ class Capture:
             decompiled=[_rec(DecompiledRecord, v) for v in data.get("decompiled", [])],
             resources=[_resource(v) for v in data.get("resources", [])],
             problems=[tuple(p) for p in data["problems"]],
+            recompile_limits=[_rec(RecompileLimitRecord, v) for v in data.get("recompile_limits", [])],
             failure=_rec(FailureRecord, data["failure"]) if data.get("failure") else None,
             format=data["format"],
         )

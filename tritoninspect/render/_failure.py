@@ -1,4 +1,4 @@
-"""The failure block every text view puts right under the header, when a compile or run raised."""
+"""Findings of a run that did not go as compiled: the failure block (under the header) and hit recompile limits."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from rich.text import Text
 
 from tritoninspect.render import _format as fmt
 from tritoninspect.render._widgets import ALERT
-from tritoninspect.report import Failure, Report
+from tritoninspect.report import Failure, RecompileLimit, Report
 
 #: Message lines shown under the headline (the JSON keeps up to 40).
 SHOWN_LINES = 12
@@ -71,3 +71,22 @@ def failure_line(failure: Failure) -> str:
     """One line for stderr: what failed, where, and the user's line."""
     at = f" at {failure.user_frame}" if failure.user_frame else ""
     return f"the model failed {_where(failure)}: {_headline(failure)}{at} (the report shows what was captured before)"
+
+
+def recompile_limit_section(report: Report, cwd: Path) -> list[RenderableType]:
+    """Each frame that hit a recompile limit: from then on its calls ran eagerly."""
+    return [line for limit in report.recompile_limits for line in _limit_lines(limit, cwd)]
+
+
+def _limit_lines(limit: RecompileLimit, cwd: Path) -> list[RenderableType]:
+    where = f" ({fmt.location(limit.file, limit.line, cwd=cwd)})" if limit.file else ""
+    value = f" = {limit.limit}" if limit.limit is not None else ""
+    head = Text.assemble(
+        ("recompile limit hit ", ALERT), f"[{limit.compile_id}]: ", (limit.function or "a frame", "bold"), where,
+        f" reached torch._dynamo.config.{limit.limit_type}{value}; Dynamo compiles it no more, "
+        "so its later calls ran eagerly (kernels launched there are eager launches)",
+    )
+    hint = Text("  hint: find what changes between the compiles in the recompiles above (often a size that a "
+                "constexpr or a Python int specialises on): mark it dynamic (torch._dynamo.mark_dynamic) or make "
+                f"it stop changing; raising {limit.limit_type} only postpones the eager fallback", style="dim")
+    return [head, hint]
