@@ -386,23 +386,27 @@ def test_strict_exits_1_on_diagnostics(cli: Cli) -> None:
     assert proc.stdout  # the report is still printed
 
 
-@pytest.mark.parametrize(("key", "message"), [
-    ("garbage report", "not a JSON report"),
-    ("garbage report --json", "not a JSON report"),
-    ("absent report", "cannot read report"),
-    ("schema 99", "report has schema_version 99; this tritoninspect reads version 1, 2"),
+@pytest.mark.parametrize(("key", "file", "message"), [
+    ("garbage report", "garbage.json", "not valid JSON: Expecting value: line 1 column 1 (char 0)"),
+    ("garbage report --json", "garbage.json", "not valid JSON: Expecting value: line 1 column 1 (char 0)"),
+    ("absent report", "absent.json", "cannot read: No such file or directory"),
+    ("schema 99", "v2.json", "schema_version: this tritoninspect reads version 2, got 99"),
 ])
-def test_unreadable_report(cli: Cli, key: str, message: str) -> None:
-    assert message in error_line(cli(key), ExitCode.REPORT, "ReportError")
+def test_unreadable_report(cli: Cli, key: str, file: str, message: str) -> None:
+    assert error_line(cli(key), ExitCode.REPORT, "ReportError") == f"{cli.setup.tmp / file}: {message}"
 
 
 def test_binary_report(cli: Cli) -> None:
-    error_line(cli("binary report"), ExitCode.REPORT)
+    line = error_line(cli("binary report"), ExitCode.REPORT)
+    assert line == f"{cli.setup.tmp / 'binary.json'}: not UTF-8 text (invalid start byte at byte 0)"
 
 
-@pytest.mark.parametrize("key", ["meta not an object", "kernels not objects"])
-def test_report_with_malformed_records(cli: Cli, key: str) -> None:
-    assert "does not match schema 2" in error_line(cli(key), ExitCode.REPORT)
+@pytest.mark.parametrize(("key", "message"), [
+    ("meta not an object", "meta_not_object.json: meta: expected an object, got 3"),
+    ("kernels not objects", "kernels_not_objects.json: kernels[0]: expected an object, got 1 (and 1 more)"),
+])
+def test_report_with_malformed_records(cli: Cli, key: str, message: str) -> None:
+    assert error_line(cli(key), ExitCode.REPORT) == f"{cli.setup.tmp}/{message}"
 
 
 def test_capture_options_with_a_saved_report(cli: Cli) -> None:

@@ -176,7 +176,7 @@ def test_compiler_failure_names_the_stage_and_keeps_what_came_before(
 
         return compiler
 
-    monkeypatch.setattr(compat, patched, broken)
+    monkeypatch.setattr(compat.inductor, patched, broken)
 
     def model(x: torch.Tensor) -> torch.Tensor:
         return torch.sin(x) * 2
@@ -199,11 +199,11 @@ LIMIT_REASON = (
 
 
 def test_recompile_limit_text() -> None:
-    from tritoninspect.capture import compat
+    from tritoninspect.textformats.breaks import recompile_limit
 
-    assert compat.recompile_limit(LIMIT_REASON) == ("recompile_limit", 8)
-    assert compat.recompile_limit("Dynamo recompile limit exceeded (no details)") == ("recompile_limit", None)
-    assert compat.recompile_limit("Unsupported: call_function foo") is None
+    assert recompile_limit(LIMIT_REASON) == ("recompile_limit", 8)
+    assert recompile_limit("Dynamo recompile limit exceeded (no details)") == ("recompile_limit", None)
+    assert recompile_limit("Unsupported: call_function foo") is None
 
 
 @pytest.mark.slow

@@ -1,8 +1,7 @@
-"""Clones, copies and fusion neighbourhood (tier a and b): analyses on saved captures, the
-output-code parser on stored CPU and GPU output, and golden files for `--show fusion`.
+"""Clones, copies and fusion neighbourhood (tier a and b): analyses on saved captures and golden
+files for `--show fusion` (the output-code parser itself: tests/test_textformats.py).
 
-Captures are real compile-only runs of the samples (tests/fixtures/README.md); the GPU output
-code comes from the gpu-mode reports in tests/fixtures/gpu/ (torch 2.11, H200). Expectations
+Captures are real compile-only runs of the samples (tests/fixtures/README.md). Expectations
 come from the samples' sources and docstrings (tests/_expect.py reads them), never from the
 fixtures themselves.
 """
@@ -10,7 +9,6 @@ fixtures themselves.
 from __future__ import annotations
 
 import dataclasses
-import json
 import re
 from pathlib import Path
 
@@ -19,7 +17,6 @@ import pytest
 from _expect import REPO, kernel_pointer_params, kernel_stored_params, line_of
 from test_render import compare_gold
 from tritoninspect.analyse import build_report
-from tritoninspect.capture import compat
 from tritoninspect.capture.records import Capture
 from tritoninspect.render import render
 from tritoninspect.render.fusion import render_fusion
@@ -54,12 +51,6 @@ def output_graph(report: Report) -> Graph:
 
 def stage(kernel: Kernel, name: str) -> list[Occurrence]:
     return [o for o in kernel.occurrences if o.stage == name]
-
-
-def gpu_code(name: str) -> str:
-    report = json.loads((FIXTURES / "gpu" / f"{name}.json").read_text(encoding="utf-8"))
-    (code,) = [g["code"] for g in report["graphs"] if g["stage"] == "output_code"]
-    return code
 
 
 # --- the fixtures carry what the analysis needs ---------------------------------------------------
@@ -222,72 +213,6 @@ def test_a_failing_fusion_analysis_is_a_diagnostic() -> None:
     report = build_report(broken)
     assert [d.source for d in report.diagnostics] == ["fusion"]
     assert only_kernel(report).occurrences  # the kernels analysis still stands
-
-
-# --- the output-code parser (compat) ------------------------------------------------------------------------
-
-
-def test_parse_cpu_output_code() -> None:
-    code = load("add_raw").output_code[0].code
-    calls = compat.parse_code_calls(code, compat.aten_op_names())
-    assert [(c.kind, c.ops) for c in calls] == [("inductor", ("sin",)), ("user", ()), ("inductor", ("cos", "mul"))]
-    sin, user, cos = calls
-    assert [(a.param, a.access) for a in sin.args] == [("in_ptr0", "r"), ("out_ptr0", "w")]
-    # A user kernel's parameters are its own names; whether it writes them is not in the text.
-    assert [(a.param, a.access) for a in user.args] == [("x_ptr", ""), ("y_ptr", ""), ("out_ptr", "")]
-    assert sin.args[1].buffer == user.args[0].buffer
-    assert all(code.splitlines()[c.line - 1].strip().startswith(c.name) for c in calls)
-
-
-def test_parse_gpu_output_code_with_comments() -> None:
-    calls = compat.parse_code_calls(gpu_code("add_raw"), compat.aten_op_names())
-    assert [c.kind for c in calls] == ["inductor", "user", "inductor"]
-    assert all(c.name.startswith("triton_") for c in calls if c.kind == "inductor")
-    assert calls[2].ops == ("cos", "mul") and calls[2].source_nodes == ("cos", "mul")
-    # The comment above a user kernel repeats its neighbour's: it is not the kernel's.
-    assert calls[1].ops == () and calls[1].source_nodes == ()
-
-
-def test_parse_gpu_extern_call_alias_and_inplace_reuse() -> None:
-    sin, op, cos = compat.parse_code_calls(gpu_code("custom_op"))
-    assert (op.kind, op.name) == ("extern", "torch.ops.tisample_custom_op.add.default")
-    out = next(a for a in op.args if a.param == "out")
-    (inout,) = cos.args
-    # buf1 = op(...); buf2 = buf1; buf3 = buf2  # reuse; cos_mul updates buf3 in place.
-    assert (inout.access, inout.reuses) == ("rw", out.storage)
-    assert sin.ops == ("sin", "tisample_custom_op.add")  # Inductor's comment, before the analysis filters it
-
-
-@pytest.mark.parametrize(
-    ("name", "ops"),
-    [
-        ("cpp_fused_cos_mul_1", ("cos", "mul")),
-        ("triton_poi_fused__to_copy_add_native_layer_norm_3", ("_to_copy", "add", "native_layer_norm")),
-        ("cpp_fused_copy__mul_1", ("copy_", "mul")),
-        ("add_kernel_0", ()),
-    ],
-)
-def test_fused_name_ops(name: str, ops: tuple[str, ...]) -> None:
-    assert compat.fused_name_ops(name, compat.aten_op_names()) == ops
-
-
-def test_ttir_op_location_follows_named_locations() -> None:
-    ttir = "\n".join([
-        '#loc = loc("/k.py":4:0)',
-        "module {",
-        '    %y = tt.elementwise_inline_asm "mov.b32 $0, $1;" {pure = false} %x : tensor<16xf32> loc(#loc22)',
-        "}",
-        '#loc8 = loc("/k.py":9:61)',
-        '#loc22 = loc("y"(#loc8))',
-    ])
-    assert compat.ttir_op_location(ttir, "tt.elementwise_inline_asm") == ("/k.py", 9)
-    assert compat.ttir_op_location(ttir, "tt.store") == (None, None)
-
-
-def test_split_call_args() -> None:
-    assert compat.split_call_args("buf0, reinterpret_tensor(buf1, (64, ), (1, ), 0), 64, stream=s0") == [
-        "buf0", "reinterpret_tensor(buf1, (64, ), (1, ), 0)", "64", "stream=s0",
-    ]
 
 
 # --- the fusion view (golden files) -----------------------------------------------------------------------------

@@ -1,7 +1,9 @@
-"""Frozen dataclass trees back from their `dataclasses.asdict` JSON form.
+"""Saved JSON files read, and frozen dataclass trees built back from their `dataclasses.asdict` form.
 
-One loader for both versioned models (`report.Report`, `diff_report.DiffReport`): each
-declares which fields hold nested records in a `Schema`; JSON lists become tuples, and a
+`read_json` / `parse_json` turn a file that cannot be read, is not UTF-8 or is not JSON into
+one `ReportError` line naming it. One loader builds both versioned models (`report.Report`,
+`diff_report.DiffReport`) once the JSON Schema has checked the data (`tritoninspect.schema`):
+each declares which fields hold nested records in a `Schema`; JSON lists become tuples, and a
 field named in `Schema.convert` gets its own conversion (e.g. a grid's inner tuples).
 Errors are `ValueError`s naming the class and field; the models turn them into
 `ReportError`s.
@@ -10,9 +12,35 @@ Errors are `ValueError`s naming the class and field; the models turn them into
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
+
+from tritoninspect.errors import ReportError
+
+
+def read_json(path: Path | str) -> Any:
+    """The parsed JSON of a saved file; errors start with the path."""
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as exc:
+        raise ReportError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    return parse_json(raw, str(path))
+
+
+def parse_json(raw: str | bytes, source: str) -> Any:
+    """`raw` (UTF-8 if bytes) as JSON; errors start with `source`."""
+    try:
+        text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
+        return json.loads(text)
+    except UnicodeDecodeError as exc:
+        raise ReportError(f"{source}: not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
+    except json.JSONDecodeError as exc:
+        raise ReportError(f"{source}: not valid JSON: {exc}") from exc
+    except RecursionError as exc:
+        raise ReportError(f"{source}: not a report: JSON nested too deeply") from exc
 
 
 @dataclass(frozen=True)

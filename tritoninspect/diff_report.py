@@ -7,6 +7,9 @@ report so each can change on its own.
 
 Schema changelog:
   1  first version: sides a and b, rows, graph_diffs, bench, notes.
+
+Its JSON Schema, `tritoninspect/schemas/diff.schema.json`, is generated from the dataclasses
+below (`json_schema()`), and `DiffReport.from_json` validates against it.
 """
 
 from __future__ import annotations
@@ -16,8 +19,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from tritoninspect import __version__
-from tritoninspect._json import Schema
+from tritoninspect import __version__, schema
+from tritoninspect._json import Schema, parse_json
 from tritoninspect.errors import ReportError
 
 DIFF_SCHEMA_VERSION = 1
@@ -159,19 +162,21 @@ class DiffReport:
         return json.dumps(self.to_dict(), indent=indent, default=str)
 
     @classmethod
-    def from_json(cls, text: str) -> DiffReport:
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise ReportError(f"not a JSON diff report: {exc}") from exc
-        if not isinstance(data, dict) or data.get("schema_version") != DIFF_SCHEMA_VERSION:
-            version = data.get("schema_version") if isinstance(data, dict) else None
-            raise ReportError(f"diff report has schema_version {version!r}; this tritoninspect reads "
-                              f"version {DIFF_SCHEMA_VERSION}")
+    def from_json(cls, text: str | bytes, source: str = "diff report") -> DiffReport:
+        """A saved diff report's text, validated against the JSON Schema; `source` names it in errors."""
+        data = parse_json(text, source)
+        schema.validate(data, schema.DIFF_SCHEMA, source)
         try:
             return _SCHEMA.build(cls, data)
         except (TypeError, ValueError, KeyError) as exc:
-            raise ReportError(f"diff report does not match schema {DIFF_SCHEMA_VERSION}: {exc}") from exc
+            raise ReportError(f"{source} does not match schema {DIFF_SCHEMA_VERSION}: {exc}") from exc
+
+
+def json_schema() -> dict[str, Any]:
+    """The JSON Schema of `DiffReport.to_json()`, generated from the dataclasses (shipped as
+    `tritoninspect/schemas/diff.schema.json`)."""
+    return schema.generate(DiffReport, version=DIFF_SCHEMA_VERSION, title="tritoninspect diff report",
+                           schema_id="urn:tritoninspect:schema:diff")
 
 
 def side_bench_from_dict(data: dict[str, Any]) -> SideBench:
@@ -206,5 +211,6 @@ __all__ = [
     "Side",
     "SideBench",
     "Timing",
+    "json_schema",
     "side_bench_from_dict",
 ]

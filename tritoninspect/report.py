@@ -12,10 +12,18 @@ Schema changelog:
      library_frame, context, context_start, kernel, kernel_relation,
      eager_kernels, hint, hint_source; Recompile.guard, previous, changes
      (ArgChange), hint; Report.decompiled (DecompiledFrame); Kernel.resources (Resources).
+     Reports written before those additions (and Meta.calls, Occurrence.scalars and
+     .part) still read: `ADDED_IN_VERSION_1` lists them. From now on, adding a field
+     bumps the version.
   2  Report.failure (Failure): a compile or run that raised still gives a report,
-     holding everything captured before the failure. Version 1 reports still read
-     (they have no failure). Report.recompile_limits (RecompileLimit); a compile that
-     Dynamo refused at the limit is no longer listed as a recompile.
+     holding everything captured before the failure. Report.recompile_limits
+     (RecompileLimit); a compile that Dynamo refused at the limit is no longer listed
+     as a recompile. Version 1 reports still read (`READABLE_VERSIONS`): they lack
+     exactly these two fields.
+
+The JSON Schema of this model, `tritoninspect/schemas/report.schema.json`, is generated
+from the dataclasses below (`json_schema()`; tests/test_schema.py keeps the file equal to
+it) and every saved report is validated against it when read (`read_report`).
 """
 
 from __future__ import annotations
@@ -25,9 +33,10 @@ import json
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, get_args
 
-from tritoninspect._json import Schema
+from tritoninspect import schema
+from tritoninspect._json import Schema, parse_json, read_json
 from tritoninspect.errors import ReportError
 
 SCHEMA_VERSION = 2
@@ -58,16 +67,25 @@ class Mode(str, Enum):
 #: Stages in pipeline order. `runtime` is a kernel launch seen while running.
 #: `post_grad` is the graph as post-grad passes begin; `post_grad_final` after
 #: all of them (re-inplacing, clones decomposed), the graph Inductor lowers.
-STAGES = (
+StageName = Literal[
     "dynamo", "aot_forward", "aot_backward", "aot_inference", "post_grad", "post_grad_final", "output_code", "runtime",
-)
+]
+STAGES: tuple[str, ...] = get_args(StageName)
+
+# The closed sets of values a field may hold (Literal, so the JSON Schema generated from these
+# hints lists them: tritoninspect/schema.py). `EntryKind` is `Entry`'s values, `ModeName` `Mode`'s.
+EntryKind = Literal["hop", "triton_op", "custom_op", "eager"]
+ModeName = Literal["gpu", "compile-only"]
+Severity = Literal["error", "warning", "note"]
+#: Who made a launch in an output module's `call()`.
+CallKind = Literal["inductor", "user", "extern"]
 
 
 @dataclass(frozen=True)
 class Meta:
     tool: str
     tool_version: str
-    mode: str
+    mode: ModeName
     device: str
     torch: str
     triton: str
@@ -87,7 +105,7 @@ class CodeCall:
     """A kernel launch or extern call in an output module's `call()`, in order."""
 
     #: "inductor" (a kernel Inductor generated), "user" (a user-defined Triton kernel) or "extern".
-    kind: str
+    kind: CallKind
     #: As called: cpp_fused_sin_0, add_kernel_0, extern_kernels.mm, torch.ops.ns.op.default.
     name: str
     #: ATen ops fused into an Inductor kernel (its `Original ATen` comment, else its name).
@@ -106,7 +124,7 @@ class Graph:
     """One captured graph or output-code module."""
 
     compile_id: str
-    stage: str
+    stage: StageName
     #: `forward`, `backward` or `inference` for AOT and Inductor stages; "" for Dynamo.
     part: str
     #: Readable text: FX code for graphs, Python source for output code.
@@ -167,7 +185,7 @@ class ArgChange:
 
     kernel: str
     #: "grid", "constexpr" or "scalar".
-    kind: str
+    kind: Literal["grid", "constexpr", "scalar"]
     #: The parameter name ("grid" for the grid).
     name: str
     before: str
@@ -231,7 +249,7 @@ class ClonedArg:
     arg: str
     #: "written": mutation analysis found a write to it; "assumed": the analysis
     #: failed and torch assumed every input is written.
-    reason: str
+    reason: Literal["written", "assumed"]
     #: Its dtype and shape for the example inputs, e.g. "float32[64]".
     tensor: str | None = None
     #: Still cloned after Inductor's re-inplacing? False: re-inplaced, no copy.
@@ -271,7 +289,7 @@ class SharedBuffer:
     arg: str
     #: "producer": the neighbour wrote what the kernel reads; "consumer": the
     #: neighbour reads what the kernel wrote; "reads_same": both read it.
-    flow: str
+    flow: Literal["producer", "consumer", "reads_same"]
 
 
 @dataclass(frozen=True)
@@ -280,7 +298,7 @@ class Neighbour:
 
     name: str
     #: "inductor", "user" or "extern" (as CodeCall.kind).
-    kind: str
+    kind: CallKind
     #: Its position in the graph's `code_calls`.
     index: int
     ops: tuple[str, ...] = ()
@@ -306,7 +324,7 @@ class Neighbourhood:
     #: User kernels: "off" (torch can fuse epilogues into user kernels, but the
     #: option is off), "on" (on, nothing fused here), "fused"; None where this
     #: torch cannot. Opaque ops: None.
-    epilogue_fusion: str | None = None
+    epilogue_fusion: Literal["off", "on", "fused"] | None = None
 
 
 @dataclass(frozen=True)
@@ -319,7 +337,7 @@ class DroppedNode:
     node: str
     #: The last stage whose graph still held it, e.g. "dynamo" when AOTAutograd
     #: dropped it (nothing used its outputs), "post_grad_final" when lowering did.
-    last_stage: str
+    last_stage: StageName
 
 
 @dataclass(frozen=True)
@@ -327,13 +345,13 @@ class Occurrence:
     """One place a kernel was seen: a graph node, an output-code launch or a run-time launch."""
 
     compile_id: str | None
-    stage: str
-    entry: str
+    stage: StageName
+    entry: EntryKind
     node: str | None = None
     #: The custom op or triton_op the kernel ran in, e.g. "mylib::myadd".
     custom_op: str | None = None
     #: One grid per autotune config; elements are ints or symbolic expressions.
-    grid: tuple[tuple[Any, ...], ...] | None = None
+    grid: tuple[tuple[int | str, ...], ...] | None = None
     #: Values of the kernel's `tl.constexpr` parameters at this launch.
     constexprs: dict[str, Any] | None = None
     #: Other non-tensor arguments (ints, floats; symbolic ones as expressions).
@@ -391,7 +409,7 @@ class Kernel:
     autotune_configs: tuple[dict[str, Any], ...] = ()
     autotune_key: tuple[str, ...] = ()
     heuristics: tuple[str, ...] = ()
-    entries: tuple[str, ...] = ()
+    entries: tuple[EntryKind, ...] = ()
     occurrences: tuple[Occurrence, ...] = ()
     #: Compile ids whose graphs hold the kernel but whose output code has no launch of it.
     missing_from_output_code: tuple[str, ...] = ()
@@ -406,7 +424,7 @@ class OpaqueOp:
     """A custom op that Inductor calls as a black box, per graph node."""
 
     compile_id: str
-    stage: str
+    stage: StageName
     op: str
     node: str
     #: Kernels seen launching inside it at run time.
@@ -418,7 +436,8 @@ class Diagnostic:
     """Something tritoninspect could not do or check (the run went on), or a note on
     what the mode cannot show."""
 
-    severity: str  # "error" | "warning" | "note" (notes do not count for --strict)
+    #: "note"s (what the mode cannot show) do not count for --strict.
+    severity: Severity
     source: str
     message: str
 
@@ -447,6 +466,9 @@ class Failure:
 
 @dataclass(frozen=True)
 class Report:
+    """What `tritoninspect graph --json` and `breaks --json` write: one target's graphs, graph breaks,
+    recompiles and user Triton kernels (the README's JSON contract)."""
+
     meta: Meta
     #: Set when the compile or a run raised; None for a complete run.
     failure: Failure | None = None
@@ -480,18 +502,15 @@ class Report:
                 f"{', '.join(map(str, READABLE_VERSIONS))}"
             )
         try:
-            return _SCHEMA.build(cls, {**data, "schema_version": SCHEMA_VERSION})
+            return _SCHEMA.build(cls, upgraded(data))
         except (TypeError, KeyError, ValueError) as exc:
             raise ReportError(f"report does not match schema {SCHEMA_VERSION}: {exc}") from exc
 
     @classmethod
-    def from_json(cls, text: str) -> Report:
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise ReportError(f"not a JSON report: {exc}") from exc
-        if not isinstance(data, dict):
-            raise ReportError("not a JSON report: the top level is not an object")
+    def from_json(cls, text: str | bytes, source: str = "report") -> Report:
+        """A saved report's text, validated against the JSON Schema; `source` names it in errors."""
+        data = parse_json(text, source)
+        schema.validate(upgraded(data), schema.REPORT_SCHEMA, source)
         return cls.from_dict(data)
 
     def kernel(self, name: str) -> Kernel | None:
@@ -534,15 +553,45 @@ _SCHEMA = Schema(
 )
 
 
+#: Fields added to schema 1 after its first release: a report written before them lacks them and
+#: reads with their defaults. Every other field must be present. Closed: a new field bumps the version.
+ADDED_IN_VERSION_1 = frozenset({
+    "Meta.calls", "Graph.compile_time_s", "Graph.code_calls", "Graph.inductor_kernels", "Graph.extern_calls",
+    "Graph.user_kernels", "Graph.copies", "Occurrence.scalars", "Occurrence.part", "Occurrence.clones",
+    "Occurrence.neighbourhood", "Kernel.dropped_nodes", "Kernel.resources", "GraphBreak.headline",
+    "GraphBreak.gb_id", "GraphBreak.doc_url", "GraphBreak.skipped_rest", "GraphBreak.library_frame",
+    "GraphBreak.context", "GraphBreak.context_start", "GraphBreak.kernel", "GraphBreak.kernel_relation",
+    "GraphBreak.eager_kernels", "GraphBreak.hint", "GraphBreak.hint_source", "Recompile.guard",
+    "Recompile.previous", "Recompile.changes", "Recompile.hint", "Report.decompiled",
+})
+#: Fields a readable report may lack: those added in version 1, and version 2's additions.
+MAY_BE_ABSENT = ADDED_IN_VERSION_1 | {"Report.failure", "Report.recompile_limits"}
+
+
+def json_schema() -> dict[str, Any]:
+    """The JSON Schema of `Report.to_json()`, generated from the dataclasses (shipped as
+    `tritoninspect/schemas/report.schema.json`)."""
+    return schema.generate(Report, version=SCHEMA_VERSION, title="tritoninspect report",
+                           schema_id="urn:tritoninspect:schema:report", optional=MAY_BE_ABSENT)
+
+
 def read_report(path: Path | str) -> Report:
-    """A report saved as JSON; a file that cannot be read or is not a report is a ReportError."""
-    try:
-        text = Path(path).read_text()
-    except OSError as exc:
-        raise ReportError(f"cannot read report {path}: {exc.strerror}") from exc
-    except UnicodeDecodeError as exc:
-        raise ReportError(f"cannot read report {path}: not UTF-8 text ({exc.reason})") from exc
-    return Report.from_json(text)
+    """A report saved as JSON, validated against the JSON Schema before it is built.
+
+    A file that cannot be read, is not JSON, or does not match the schema is a one-line
+    ReportError naming the file and, for a mismatch, the field (`kernels[2].occurrences[0].grid`).
+    """
+    data = read_json(path)
+    schema.validate(upgraded(data), schema.REPORT_SCHEMA, str(path))
+    return Report.from_dict(data)
+
+
+def upgraded(data: Any) -> Any:
+    """An older readable report as this version's: only fields were added since, and the
+    schema lets each added field be absent (`MAY_BE_ABSENT`)."""
+    if isinstance(data, dict) and data.get("schema_version") in READABLE_VERSIONS:
+        return {**data, "schema_version": SCHEMA_VERSION}
+    return data
 
 
 def with_meta(report: Report, **changes: Any) -> Report:
@@ -551,6 +600,10 @@ def with_meta(report: Report, **changes: Any) -> Report:
 
 
 __all__ = [
+    "ADDED_IN_VERSION_1",
+    "MAY_BE_ABSENT",
+    "upgraded",
+    "json_schema",
     "read_report",
     "SCHEMA_VERSION",
     "READABLE_VERSIONS",

@@ -145,7 +145,7 @@ def _innermost_frame(exc: BaseException) -> str | None:
 
 def _user_traceback(exc: BaseException) -> str:
     """Only the user's frames (not torch, triton or tritoninspect), then the error."""
-    from tritoninspect.capture.compat import is_user_file
+    from tritoninspect.textformats.paths import is_user_file
 
     frames = [f for f in traceback.extract_tb(exc.__traceback__) if is_user_file(f.filename)]
     lines = ["Traceback (most recent call last, your frames only):\n", *traceback.format_list(frames)]

@@ -117,7 +117,7 @@ def test_epilogue_fused_into_the_user_kernel_when_asked() -> None:
     from tritoninspect.capture import compat
     from tritoninspect.run import inspect_module
 
-    if compat.epilogue_fusion_user_kernels() is None:
+    if compat.inductor.epilogue_fusion_user_kernels() is None:
         pytest.skip(f"torch {torch.__version__} cannot fuse epilogues into user kernels")
     module = load_sample("add_raw")
     x, w = (t.cuda() for t in module.example_inputs())

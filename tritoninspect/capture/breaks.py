@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import linecache
 
+from tritoninspect import textformats
 from tritoninspect.capture import compat
 from tritoninspect.capture.records import BreakRecord
 
@@ -20,8 +21,8 @@ SITE_DEPTH = 8
 
 def break_record(compile_id: str, payload: str) -> BreakRecord:
     """A `BreakRecord` from a `dynamo_graph_break_reason` artifact."""
-    reason, file, line, stack, skipped = compat.parse_graph_break(payload)
-    details = compat.graph_break_details(payload)
+    reason, file, line, stack, skipped = textformats.breaks.parse_graph_break(payload)
+    details = textformats.breaks.graph_break_details(payload)
     context, start = context_lines(file, line)
     library_context, library_start = context_lines(*_location(details["library_frame"]))
     return BreakRecord(
@@ -56,7 +57,7 @@ def launch_site() -> tuple[str, ...]:
     """The user's frames at this point of an eager launch, innermost last."""
     site = [
         f"{frame.f_code.co_filename}:{frame.f_lineno} in {frame.f_code.co_name}"
-        for frame in compat.frames()
-        if compat.is_user_file(frame.f_code.co_filename)
+        for frame in compat.dynamo.frames()
+        if textformats.paths.is_user_file(frame.f_code.co_filename)
     ]
     return tuple(reversed(site[:SITE_DEPTH]))

@@ -46,7 +46,7 @@ class Decompiler:
     @contextlib.contextmanager
     def recording(self, capture: Capture) -> Iterator[None]:
         """Install the bytecode hooks (and depyf's dump) for the block; always remove them."""
-        first = compat.register_bytecode_hook(lambda code, new_code: self._on_bytecode(capture, code, new_code))
+        first = compat.dynamo.register_bytecode_hook(lambda code, new_code: self._on_bytecode(capture, code, new_code))
         try:
             with warnings.catch_warnings():
                 # prepare_debug warns that every branch should run; the report says what ran.
@@ -66,7 +66,7 @@ class Decompiler:
             # of each frame. Hooks run in order, so one registered after it puts
             # Dynamo's code back: the dump is written, and what runs (and the
             # frames eager launches are attributed by) stays Dynamo's.
-            last = compat.register_bytecode_hook(self._restore_dynamo_code)
+            last = compat.dynamo.register_bytecode_hook(self._restore_dynamo_code)
             try:
                 yield
             finally:
@@ -79,7 +79,7 @@ class Decompiler:
         except Exception as exc:  # noqa: BLE001 - one undecompilable frame must not stop the capture
             source = f"# depyf could not decompile this frame: {type(exc).__name__}: {exc}\n"
         capture.decompiled.append(
-            DecompiledRecord(compat.current_compile_id() or "?", code.co_name, code.co_filename,
+            DecompiledRecord(compat.dynamo.current_compile_id() or "?", code.co_name, code.co_filename,
                              code.co_firstlineno, source)
         )
         return None  # keep Dynamo's code

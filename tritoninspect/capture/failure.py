@@ -14,6 +14,7 @@ import traceback
 from dataclasses import dataclass
 from tritoninspect.capture import compat
 from tritoninspect.capture.records import FailureRecord
+from tritoninspect.textformats.paths import is_own_file
 
 #: Lines of the innermost exception's message kept in the record.
 MAX_MESSAGE_LINES = 40
@@ -90,7 +91,7 @@ def _stage(chain: list[BaseException], progress: Progress) -> tuple[str, str | N
     # Dynamo names the failing exception's class (convert_frame.py, `fail_type = type(e).__qualname__`):
     # a frame that failed earlier and was skipped is not this failure.
     cid = failed[0] if failed and any(type(e).__qualname__ == failed[1] for e in chain) else None
-    if any(compat.is_triton_compilation_error(e) for e in chain):
+    if any(compat.versions.is_triton_compilation_error(e) for e in chain):
         return "kernel_compile", cid, ""
     if cid is not None:
         return "dynamo", cid, ""
@@ -140,14 +141,14 @@ def _frames(chain: list[BaseException]) -> list[traceback.FrameSummary]:
 def _user_stack(chain: list[BaseException]) -> tuple[str, ...]:
     """The user's own frames, outermost first: from the tracebacks, else from Dynamo's
     "from user code:" section (a traced frame is not in the Python traceback)."""
-    own = [f for f in _frames(chain) if compat.is_own_file(f.filename)]
+    own = [f for f in _frames(chain) if is_own_file(f.filename)]
     if own:
         return tuple(_where(f.filename, f.lineno, f.name) for f in own)
     for exc in reversed(chain):
         text = str(exc)
         if "from user code:" in text:
             found = [m for m in _USER_CODE_RE.finditer(text.split("from user code:", 1)[1])
-                     if compat.is_own_file(m["file"])]
+                     if is_own_file(m["file"])]
             if found:
                 return tuple(_where(m["file"], int(m["line"]), m["func"]) for m in found)
     return ()
@@ -157,9 +158,9 @@ def _torch_frame(chain: list[BaseException]) -> str | None:
     """The innermost torch or Triton frame, when it is inside the user's innermost
     frame (torch raised); None when the user's own code raised."""
     frames = _frames(chain)
-    own = [i for i, f in enumerate(frames) if compat.is_own_file(f.filename)]
+    own = [i for i, f in enumerate(frames) if is_own_file(f.filename)]
     inner = frames[own[-1] + 1:] if own else frames
-    found = [f for f in inner if compat.is_torch_or_triton_file(f.filename)]
+    found = [f for f in inner if compat.versions.is_torch_or_triton_file(f.filename)]
     return _where(found[-1].filename, found[-1].lineno, found[-1].name) if found else None
 
 

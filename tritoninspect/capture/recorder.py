@@ -17,6 +17,7 @@ from typing import Any
 
 import torch
 
+from tritoninspect import textformats
 from tritoninspect.capture import compat
 from tritoninspect.capture.breaks import break_record, launch_site
 from tritoninspect.capture.failure import Progress
@@ -63,7 +64,7 @@ class Recorder:
 
     def backend(self, gm: torch.fx.GraphModule, example_inputs: list[Any]) -> Any:
         """The function given to `torch.compile(backend=...)`."""
-        cid = compat.current_compile_id() or "?"
+        cid = compat.dynamo.current_compile_id() or "?"
         self._record_graph(gm, cid, "dynamo", "")
         # Timed per compile id: what AOTAutograd and Inductor spent on this graph.
         with self._timed(len(self.capture.graphs) - 1):
@@ -78,7 +79,7 @@ class Recorder:
         if self.stage == "dynamo":
             return self._remember_code(gm, cid)
         if self.stage == "aot":
-            return compat.aot_autograd_backend(
+            return compat.inductor.aot_autograd_backend(
                 fw_compiler=self._aot_compiler("forward"),
                 bw_compiler=self._aot_compiler("backward"),
                 inference_compiler=self._aot_compiler("inference"),
@@ -87,7 +88,7 @@ class Recorder:
 
     def _aot_compiler(self, part: str) -> Any:
         def compiler(gm: torch.fx.GraphModule, example_inputs: list[Any]) -> Any:
-            cid = compat.current_compile_id() or "?"
+            cid = compat.dynamo.current_compile_id() or "?"
             self._record_graph(gm, cid, f"aot_{part}", part)
             return self._remember_code(gm, cid)
 
@@ -95,14 +96,14 @@ class Recorder:
 
     def _inductor(self, gm: torch.fx.GraphModule, example_inputs: list[Any], cid: str) -> Any:
         if not self.compile_only:
-            return compat.compile_fx(gm, example_inputs, inner_compile=self._inner_compile)
+            return compat.inductor.compile_fx(gm, example_inputs, inner_compile=self._inner_compile)
         # TRITON_INTERPRET only around compile_fx: Inductor then skips the
         # GPU precompile of user kernels and loads them for the interpreter.
         # Set before user modules import, it would stop Dynamo seeing kernels.
         with _env("TRITON_INTERPRET", "1"):
             emitted = len(self.capture.output_code)
             try:
-                return compat.compile_fx(gm, example_inputs, inner_compile=self._inner_compile)
+                return compat.inductor.compile_fx(gm, example_inputs, inner_compile=self._inner_compile)
             except Exception as exc:  # noqa: BLE001 - fall back, keep going, report it
                 if len(self.capture.output_code) == emitted:
                     raise  # Inductor failed before writing code: a real failure, not the CPU load
@@ -115,13 +116,13 @@ class Recorder:
 
     def _inner_compile(self, gm: torch.fx.GraphModule, example_inputs: Any, **kwargs: Any) -> Any:
         part = "backward" if kwargs.get("is_backward") else "inference" if kwargs.get("is_inference") else "forward"
-        cid = compat.current_compile_id() or "?"
+        cid = compat.dynamo.current_compile_id() or "?"
         self._record_graph(gm, cid, f"aot_{part}", part)
         index = len(self.capture.graphs) - 1
         previous, self._part = self._part, part
         try:
             with self._timed(index):
-                return compat.compile_fx_inner()(gm, example_inputs, **kwargs)
+                return compat.inductor.compile_fx_inner()(gm, example_inputs, **kwargs)
         except Exception as exc:
             self.progress.backend_failed(exc, "inductor", cid, part)
             raise
@@ -157,14 +158,14 @@ class Recorder:
             self.capture.graphs[index] = dataclasses.replace(graph, compile_time_s=time.perf_counter() - start)
 
     def _record_post_grad(self, graph: torch.fx.Graph) -> None:
-        cid = compat.current_compile_id() or "?"
+        cid = compat.dynamo.current_compile_id() or "?"
         gm = graph.owning_module
         if gm is not None:
             self._record_graph(gm, cid, "post_grad", self._part)
 
     def _remember_code(self, gm: torch.fx.GraphModule, cid: str) -> Any:
         """Run `gm` as is; note its code file to attribute launches to `cid`."""
-        self._code_files[compat.graph_module_code_file(gm)] = cid
+        self._code_files[compat.dynamo.graph_module_code_file(gm)] = cid
         return gm.forward
 
     # --- graphs -> records ---------------------------------------------------
@@ -180,48 +181,49 @@ class Recorder:
                     self._record_node(node, cid, stage, part, name)
 
     def _record_node(self, node: torch.fx.Node, cid: str, stage: str, part: str, subgraph: str) -> None:
-        form = compat.hop_form(node)
+        form = compat.hops.hop_form(node)
         if form is not None:
             self.capture.nodes.append(self._hop_record(node, form, cid, stage, part, subgraph))
             return
-        op = compat.op_name(node.target) if node.op == "call_function" else None
-        if op is None or op.split("::")[0] in compat.TORCH_OP_NAMESPACES:
+        op = compat.library.op_name(node.target) if node.op == "call_function" else None
+        if op is None or op.split("::")[0] in textformats.output_code.TORCH_OP_NAMESPACES:
             return
-        triton_op = compat.is_triton_op(op)
-        kernels = [self.kernel(k) for k in compat.triton_op_kernels(op)] if triton_op else []
+        triton_op = compat.library.is_triton_op(op)
+        kernels = [self.kernel(k) for k in compat.library.triton_op_kernels(op)] if triton_op else []
         for kid in kernels or [None]:
             self.capture.nodes.append(
                 NodeRecord(cid, stage, part, subgraph, node.name, "op", kid, op, triton_op)
             )
 
     def _hop_record(self, node: torch.fx.Node, form: str, cid: str, stage: str, part: str, sub: str) -> NodeRecord:
-        fields = compat.hop_fields(node)
-        kid = self.kernel(compat.side_table_kernel(fields["kernel_idx"]))
-        consts = compat.side_table_constants(fields["constant_args_idx"])
+        fields = compat.hops.hop_fields(node)
+        kid = self.kernel(compat.hops.side_table_kernel(fields["kernel_idx"]))
+        consts = compat.hops.side_table_constants(fields["constant_args_idx"])
         self._remember_hop_launch(kid, fields, consts)
         values = {k: _plain(v) for k, v in {**fields["kwargs"], **consts}.items() if not _is_tensor_node(v)}
         declared = set(self.capture.kernels[kid].constexpr_params) if kid else set()
         constexprs = {k: v for k, v in values.items() if k in declared}
         scalars = {k: v for k, v in values.items() if k not in declared}
-        op = compat.source_fn_op(node)
+        op = compat.library.source_fn_op(node)
         to_clone = fields["tensors_to_clone"]
-        tensors = {k: info for k, info in ((k, compat.tensor_info(v)) for k, v in fields["kwargs"].items()) if info}
+        infos = ((k, compat.hops.tensor_info(v)) for k, v in fields["kwargs"].items())
+        tensors = {k: info for k, info in infos if info}
         return NodeRecord(
-            cid, stage, part, sub, node.name, form, kid, op, bool(op and compat.is_triton_op(op)),
+            cid, stage, part, sub, node.name, form, kid, op, bool(op and compat.library.is_triton_op(op)),
             grid=tuple(tuple(_plain(g) for g in grid) for grid in fields["grid"]),
             constexprs=constexprs,
             scalars=scalars,
             tensors_to_clone=tuple(to_clone) if to_clone is not None else None,
             tensor_types={k: t for k, (t, _) in tensors.items()},
             tensor_bytes={k: b for k, (_, b) in tensors.items()},
-            inductor_clones=compat.inductor_cloned_args(node) if stage == "post_grad_final" else None,
+            inductor_clones=compat.inductor.cloned_args(node) if stage == "post_grad_final" else None,
         )
 
     def _remember_hop_launch(self, kid: str | None, fields: dict[str, Any], consts: dict[str, Any]) -> None:
         templates = self.launch_templates
         if templates is None or kid is None or not (kid not in templates or templates[kid].from_launch):
             return
-        kernel = compat.side_table_kernel(fields["kernel_idx"])
+        kernel = compat.hops.side_table_kernel(fields["kernel_idx"])
         template = hop_template(kernel, fields["kwargs"], consts, fields["tma"])
         if template is not None:
             templates[kid] = template
@@ -236,11 +238,11 @@ class Recorder:
 
     def kernel(self, obj: Any) -> str | None:
         """Register the user kernel behind `obj`; return its id."""
-        jf = compat.innermost_jit(obj)
+        jf = compat.kernels.innermost_jit(obj)
         if jf is None:
             self.capture.problems.append(("kernels", f"not a Triton kernel: {type(obj).__name__}"))
             return None
-        kid = compat.kernel_id(jf)
+        kid = compat.kernels.kernel_id(jf)
         if kid not in self.capture.kernels:
             self.capture.kernels[kid] = _kernel_record(jf, kid)
             self._sources[kid] = getattr(jf, "src", "")
@@ -253,17 +255,17 @@ class Recorder:
         """Install every hook for the duration of the block; always undo them."""
         patcher = Patcher()
         trace = _Handler(self._on_trace)
-        trace_logger = logging.getLogger(compat.TRACE_LOGGER)
-        mutation_logger = logging.getLogger(compat.MUTATION_LOGGER)
+        trace_logger = logging.getLogger(compat.dynamo.TRACE_LOGGER)
+        mutation_logger = logging.getLogger(compat.dynamo.MUTATION_LOGGER)
         fallback_filter = _FallbackFilter(self._on_fallback)
         try:
-            self._op_codes = compat.custom_op_codes()
-            for obj, name, value in compat.inductor_config_patches(self._record_post_grad):
+            self._op_codes = compat.library.custom_op_codes()
+            for obj, name, value in compat.inductor.config_patches(self._record_post_grad):
                 patcher.set(obj, name, value)
             # Inductor's hooks only when Inductor runs: importing its graph module
             # alone costs seconds, a lot for a `--stage dynamo` run.
             if self.stage == "inductor":
-                patcher.set(compat.graph_lowering_class(), "save_output_code", self._on_output_code)
+                patcher.set(compat.inductor.graph_lowering_class(), "save_output_code", self._on_output_code)
             self._install_launch_hooks(patcher)
             trace_logger.addHandler(trace)
             mutation_logger.addFilter(fallback_filter)
@@ -292,12 +294,12 @@ class Recorder:
         patcher.set(JITFunction, "run", torch.compiler.disable(run, recursive=True))
         if self.stage != "inductor":
             return
-        autotuner_cls = compat.caching_autotuner_class()
+        autotuner_cls = compat.inductor.caching_autotuner_class()
         inductor_run = autotuner_cls.run
 
         def inductor_launch(autotuner: Any, *args: Any, **kwargs: Any) -> Any:
-            if compat.is_user_kernel_launcher(autotuner):
-                recorder._on_launch("inductor", None, compat.inductor_kernel_name(autotuner))
+            if compat.inductor.is_user_kernel_launcher(autotuner):
+                recorder._on_launch("inductor", None, compat.inductor.kernel_name(autotuner))
             return inductor_run(autotuner, *args, **kwargs)
 
         patcher.set(autotuner_cls, "run", inductor_launch)
@@ -305,25 +307,27 @@ class Recorder:
     # --- hook callbacks ---------------------------------------------------------
 
     def _on_output_code(self, code: str) -> None:
-        cid = compat.current_compile_id() or "?"
-        part = compat.output_code_part()
-        kernels, externs = compat.parse_output_code(code)
-        calls = compat.parse_code_calls(code, compat.aten_op_names())
+        cid = compat.dynamo.current_compile_id() or "?"
+        part = compat.inductor.output_code_part()
+        kernels, externs = textformats.output_code.parse_output_code(code)
+        calls = textformats.output_code.parse_code_calls(code, compat.inductor.aten_op_names())
         rewritten = tuple(k.inductor_name for k in kernels if self._rewritten(code, k))
+        epilogue_fusion = compat.inductor.epilogue_fusion_user_kernels()
         self.capture.output_code.append(
-            OutputCodeRecord(cid, part, code, kernels, externs, calls, compat.epilogue_fusion_user_kernels(), rewritten)
+            OutputCodeRecord(cid, part, code, kernels, externs, calls, epilogue_fusion, rewritten)
         )
 
     def _rewritten(self, code: str, kernel: Any) -> bool:
         """Did Inductor rewrite this user kernel's source (fuse an epilogue in)?"""
         for kid, record in self.capture.kernels.items():
             if (record.name, record.file, record.line) == (kernel.name, kernel.file, kernel.line):
-                return compat.user_kernel_rewritten(code, kernel.inductor_name, kernel.name, self._sources.get(kid, ""))
+                source = self._sources.get(kid, "")
+                return textformats.output_code.user_kernel_rewritten(code, kernel.inductor_name, kernel.name, source)
         return False
 
     def _on_trace(self, record: logging.LogRecord) -> None:
-        name, artifact, body = compat.trace_event(record)
-        cid = compat.trace_compile_id(record) or "?"
+        name, artifact, body = compat.dynamo.trace_event(record)
+        cid = compat.dynamo.trace_compile_id(record) or "?"
         if artifact == "dynamo_graph_break_reason":
             self.capture.breaks.append(break_record(cid, str(getattr(record, "payload", "") or "")))
         elif name == "compilation_metrics":
@@ -336,7 +340,7 @@ class Recorder:
         if body.get("co_name"):
             self._frames[frame] = (str(body["co_name"]), body.get("co_filename"), body.get("co_firstlineno"))
         fail_type, fail_reason = body.get("fail_type"), str(body.get("fail_reason") or "")
-        limit = compat.recompile_limit(fail_reason) if fail_type else None
+        limit = textformats.breaks.recompile_limit(fail_reason) if fail_type else None
         if limit is not None:
             function, file, line = self._frames.get(frame, (None, None, None))
             self.capture.recompile_limits.append(RecompileLimitRecord(cid, *limit, function, file, line))
@@ -347,16 +351,16 @@ class Recorder:
             self.progress.compile_failed(cid, str(fail_type), fail_reason)
 
     def _on_fallback(self, record: logging.LogRecord) -> None:
-        kernel = compat.kernel_under_mutation_analysis()
+        kernel = compat.dynamo.kernel_under_mutation_analysis()
         kid = self.kernel(kernel) if kernel is not None else None
         exc = record.exc_info[1] if record.exc_info else None
         cause = f"{type(exc).__name__}: {_first_line(exc)}" if exc is not None else record.getMessage()
-        file, line = compat.mutation_fallback_location(exc)
-        self.capture.fallbacks.append(FallbackRecord(compat.current_compile_id() or "?", kid, cause, file, line))
+        file, line = compat.dynamo.mutation_fallback_location(exc)
+        self.capture.fallbacks.append(FallbackRecord(compat.dynamo.current_compile_id() or "?", kid, cause, file, line))
 
     def _on_launch(self, via: str, kernel_id: str | None, inductor_name: str | None) -> None:
         op, in_graph, cid = None, False, None
-        for frame in compat.frames():
+        for frame in compat.dynamo.frames():
             code = frame.f_code
             if op is None:
                 op = _op_of(self._op_codes, code)
@@ -401,27 +405,27 @@ class _FallbackFilter(logging.Filter):
         self.callback = callback
 
     def filter(self, record: logging.LogRecord) -> bool:
-        if compat.MUTATION_FALLBACK_TEXT in record.getMessage():
+        if compat.dynamo.MUTATION_FALLBACK_TEXT in record.getMessage():
             self.callback(record)
             return False
         return True
 
 
 def _kernel_record(jf: Any, kid: str) -> KernelRecord:
-    user_obj = compat.user_kernel_object(jf)
-    layers = compat.decorator_stack(user_obj)
+    user_obj = compat.kernels.user_kernel_object(jf)
+    layers = compat.kernels.decorator_stack(user_obj)
     configs, key, heuristics = (), (), ()
     for layer in layers:
-        name = compat.layer_name(layer)
+        name = compat.kernels.layer_name(layer)
         if name == "autotune":
-            configs = tuple(_plain_dict(c) for c in compat.autotune_configs(layer))
-            key = tuple(compat.autotune_key(layer))
+            configs = tuple(_plain_dict(c) for c in compat.kernels.autotune_configs(layer))
+            key = tuple(compat.kernels.autotune_key(layer))
         elif name == "heuristics":
-            heuristics = tuple(compat.heuristic_names(layer))
-    file, line = compat.kernel_source(jf)
+            heuristics = tuple(compat.kernels.heuristic_names(layer))
+    file, line = compat.kernels.kernel_source(jf)
     return KernelRecord(
-        kid, jf.fn.__name__, file, line, tuple(compat.layer_name(x) for x in layers),
-        compat.constexpr_params(jf), configs, key, heuristics,
+        kid, jf.fn.__name__, file, line, tuple(compat.kernels.layer_name(x) for x in layers),
+        compat.kernels.constexpr_params(jf), configs, key, heuristics,
     )
 
 

@@ -8,7 +8,7 @@ run-time launch (a kernel inside a custom op, or eager). After the run,
 GPU, for and loaded on that GPU; in compile-only mode, for the stub's target
 (`--target`, default sm_90) with Triton's own toolchain, registers read with
 the cuobjdump bundled in the triton wheel. All private Triton calls are in
-compat.py.
+compat/triton_compile.py.
 """
 
 from __future__ import annotations
@@ -45,11 +45,11 @@ def hop_template(kernel_obj: Any, kwargs: Mapping[str, Any], constants: Mapping[
     """From a HOP node: its kwargs and side-table constants; the configs of the
     kernel object Dynamo stored (heuristics already folded in). None for TMA
     descriptors, which a dtype cannot stand for."""
-    jf = compat.innermost_jit(kernel_obj)
+    jf = compat.kernels.innermost_jit(kernel_obj)
     if jf is None or tma:
         return None
-    args = {name: compat.launch_value(value) for name, value in {**kwargs, **constants}.items()}
-    return LaunchTemplate(jf, args, compat.config_dicts(kernel_obj))
+    args = {name: compat.triton_compile.launch_value(value) for name, value in {**kwargs, **constants}.items()}
+    return LaunchTemplate(jf, args, compat.triton_compile.config_dicts(kernel_obj))
 
 
 def launch_template(kernel: Any, args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> LaunchTemplate | None:
@@ -94,9 +94,10 @@ def _measure_one(kernel_id: str, template: LaunchTemplate, config: dict[str, Any
     names = set(template.kernel.arg_names)
     args = {**template.args, **{k: v for k, v in config.items() if k in names}}
     options = {k: v for k, v in config.items() if k not in names}
-    compiled = compat.compile_kernel(template.kernel, args, options)
-    meta = compat.compiled_metadata(compiled)
-    registers, spills = compat.loaded_kernel_usage(compiled) if gpu else compat.cubin_usage(compiled)
+    compiled = compat.triton_compile.compile_kernel(template.kernel, args, options)
+    meta = compat.triton_compile.compiled_metadata(compiled)
+    usage = compat.triton_compile.loaded_kernel_usage if gpu else compat.triton_compile.cubin_usage
+    registers, spills = usage(compiled)
     return ResourceRecord(
         kernel_id=kernel_id, config={k: _json(v) for k, v in config.items()}, target=meta["target"],
         source="gpu" if gpu else f"compiled for {meta['target']}",

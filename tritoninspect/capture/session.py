@@ -95,28 +95,29 @@ def compile_only(arch: int = DEFAULT_ARCH) -> Iterator[Environment]:
     from triton.runtime.autotuner import Autotuner
     from triton.runtime.jit import JITFunction
 
-    driver = compat.triton_driver_config()
+    driver = compat.compile_only.triton_driver_config()
     patcher = Patcher()
     env = Environment()
     try:
-        patcher.set(driver, "_active", compat.stub_driver(arch))
-        compat.prime_has_triton()
-        for obj, name, value in compat.tma_patches():
+        patcher.set(driver, "_active", compat.compile_only.stub_driver(arch))
+        compat.compile_only.prime_has_triton()
+        for obj, name, value in compat.compile_only.tma_patches():
             patcher.set(obj, name, value)
-        compat.clear_tma_caches()
+        compat.compile_only.clear_tma_caches()
         # Disabled for Dynamo so a break inside a launch never traces the interpreter.
         # Warmups still compile (for the stub's target): that is how --resources measures.
-        run = compat.make_jit_run(env.skipped_launch, original=JITFunction.run)
+        run = compat.interpreter.make_jit_run(env.skipped_launch, original=JITFunction.run)
         patcher.set(JITFunction, "run", torch.compiler.disable(run, recursive=True))
-        patcher.set(JITFunction, "__call__", compat.jit_call_interpreted)
-        patcher.set(Autotuner, "run", torch.compiler.disable(compat.autotuner_run_first_config, recursive=True))
-        autotuner = compat.caching_autotuner_class()
-        patcher.set(autotuner, "run", compat.inductor_run_interpreted(autotuner.run, env.skipped_launch))
+        patcher.set(JITFunction, "__call__", compat.interpreter.jit_call_interpreted)
+        first_config = compat.interpreter.autotuner_run_first_config
+        patcher.set(Autotuner, "run", torch.compiler.disable(first_config, recursive=True))
+        autotuner = compat.inductor.caching_autotuner_class()
+        patcher.set(autotuner, "run", compat.interpreter.inductor_run_interpreted(autotuner.run, env.skipped_launch))
         yield env
     finally:
         patcher.restore()
-        compat.reset_has_triton()
-        compat.clear_tma_caches()
+        compat.compile_only.reset_has_triton()
+        compat.compile_only.clear_tma_caches()
 
 
 @contextlib.contextmanager
@@ -208,7 +209,7 @@ class _DropAll(logging.Filter):
 
 def _torch_log_handlers() -> list[logging.Handler]:
     names = [n for n in logging.Logger.manager.loggerDict if n == "torch" or n.startswith("torch.")]
-    loggers = [logging.getLogger(n) for n in names if n != compat.TRACE_LOGGER]
+    loggers = [logging.getLogger(n) for n in names if n != compat.dynamo.TRACE_LOGGER]
     return [h for lg in loggers for h in lg.handlers]
 
 
@@ -262,8 +263,8 @@ def _meta(info: ModeInfo, stage: str, dynamic: bool | None, backward: bool, targ
         "tool_version": __version__,
         "mode": info.mode,
         "device": info.device,
-        "torch": compat.torch_version(),
-        "triton": compat.triton_version(),
+        "torch": compat.versions.torch_version(),
+        "triton": compat.versions.triton_version(),
         "target": target,
         "python": f"{platform.python_version()} ({sys.platform})",
         "stage": stage,

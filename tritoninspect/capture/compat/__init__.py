@@ -1,0 +1,41 @@
+"""Every private torch / Triton name tritoninspect relies on, one module per torch subsystem.
+
+Everything here tracks internals that move between releases. Rules:
+- detect features, not version strings;
+- each shim names the torch (or Triton) versions it applies to and the PR or
+  issue behind it, so it can be deleted when those versions are dropped;
+- an unknown layout raises `CaptureError` (or returns None where the caller
+  turns that into a diagnostic), never a silent guess.
+
+Supported: torch 2.11-2.14, triton 3.6-3.8 (see tests/test_compat.py). Callers
+write `compat.hops.side_table_kernel(...)`; the text torch emits is parsed
+torch-free in `tritoninspect.textformats`.
+
+- `versions`: torch and Triton versions.
+- `hops`: the triton_kernel_wrapper HOPs, their side table, argument tensors.
+- `kernels`: Triton kernel objects, from a side-table entry to the user's JITFunction and decorators.
+- `library`: custom_op / triton_op registrations.
+- `dynamo`: compile ids, frames, structured trace, mutation-analysis fallback, bytecode hooks.
+- `inductor`: Inductor and AOTAutograd: config patches, output-code hooks, launchers, cloned args, compile_fx.
+- `compile_only`: the stub Triton driver, has_triton and TMA checks on a CPU-only machine.
+- `interpreter`: launches through Triton's interpreter in compile-only mode.
+- `triton_compile`: `--resources`: compile per config, metadata, registers.
+"""
+
+from __future__ import annotations
+
+from tritoninspect.capture.compat import (
+    compile_only,
+    dynamo,
+    hops,
+    inductor,
+    interpreter,
+    kernels,
+    library,
+    triton_compile,
+    versions,
+)
+
+__all__ = [
+    "compile_only", "dynamo", "hops", "inductor", "interpreter", "kernels", "library", "triton_compile", "versions",
+]

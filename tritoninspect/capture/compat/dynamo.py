@@ -1,0 +1,126 @@
+"""Dynamo: compile ids, frames, the structured trace, the mutation-analysis fallback, bytecode hooks."""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Iterator
+from types import FrameType
+from typing import Any
+
+import torch
+
+from tritoninspect import textformats
+
+# --- compile ids, frames ------------------------------------------------------
+
+
+def current_compile_id() -> str | None:
+    """'0/0', '1/0', '0/1' as torch prints it (torch._guards.CompileId.__str__).
+    `CompileContext.current_compile_id()` is private, torch 2.11-2.14; PR not found."""
+    from torch._guards import CompileContext
+
+    cid = CompileContext.current_compile_id()
+    return str(cid) if cid is not None else None
+
+
+def frames(start: FrameType | None = None) -> Iterator[FrameType]:
+    frame = start or sys._getframe(1)
+    while frame is not None:
+        yield frame
+        frame = frame.f_back
+
+
+def graph_module_code_file(gm: torch.fx.GraphModule) -> str:
+    """The file name of `gm`'s generated forward (e.g. "<eval_with_key>.3").
+
+    Dynamo hands backends a _LazyGraphModule whose forward is a stub until
+    first called; generate the real code first so the name we remember is the
+    one launches will run under. `_LazyGraphModule.real_recompile` since
+    https://github.com/pytorch/pytorch/pull/117911 (torch 2.3), unchanged to 2.14.
+    """
+    real_recompile = getattr(gm, "real_recompile", None)
+    if callable(real_recompile):
+        real_recompile()
+    return gm.forward.__code__.co_filename
+
+
+# --- mutation analysis fallback ----------------------------------------------
+
+#: Logger and text of the fallback warning (triton_kernel_wrap.py, torch 2.11-2.14).
+#: 2.11 names the function identify_mutated_tensors, 2.13-2.14
+#: identify_accessed_tensors: the analysis of reads as well as writes
+#: (analyze_kernel_access) came with https://github.com/pytorch/pytorch/pull/173662
+#: ("User kernel unary epilogue fusion"), most likely the rename too (its diff
+#: was not checked). Both names are kept until 2.11 is dropped.
+MUTATION_LOGGER = "torch._dynamo"
+MUTATION_FALLBACK_TEXT = "assuming every input is mutated"
+_MUTATION_FUNCS = ("identify_accessed_tensors", "identify_mutated_tensors")
+
+
+def kernel_under_mutation_analysis() -> Any:
+    """The kernel object being analysed, read from the analysis frame (its
+    local `kernel`, torch 2.11-2.14); the warning itself names no kernel."""
+    for frame in frames():
+        if frame.f_code.co_name in _MUTATION_FUNCS:
+            return frame.f_locals.get("kernel")
+    return None
+
+
+def mutation_fallback_location(cause: BaseException | None) -> tuple[str | None, int | None]:
+    """(file, line) in the kernel of the op that made mutation analysis give up.
+
+    The exception names a TTIR op ("... do not know how to analyze:
+    tt.elementwise_inline_asm", triton_kernel_wrap.py analyze_kernel_access,
+    2.11-2.14); the analysis frame still holds the TTIR module (local
+    `ttir_module`, 2.13-2.14; `ttir_module` in 2.11's identify_mutated_tensors
+    too), whose `loc(...)` attributes lead back to the kernel source. Frame
+    locals are no API: PR not found.
+    """
+    op = re.search(r"\btt\.\w+", str(cause or ""))
+    if op is None:
+        return None, None
+    for frame in frames():
+        if frame.f_code.co_name in _MUTATION_FUNCS:
+            module = frame.f_locals.get("ttir_module")
+            return textformats.ttir.ttir_op_location(str(module), op.group(0)) if module is not None else (None, None)
+    return None, None
+
+
+# --- structured trace ---------------------------------------------------------
+
+#: torch/_logging/_internal.py: trace_structured emits here whenever the
+#: logger has a handler (TORCH_TRACE not needed). Added by
+#: https://github.com/pytorch/pytorch/pull/120289 (torch 2.3), same to 2.14.
+TRACE_LOGGER = "torch.__trace"
+
+
+def trace_compile_id(record: Any) -> str | None:
+    # `record.metadata` frame_id / frame_compile_id (pytorch/pytorch#120289), 2.11-2.14.
+    meta = getattr(record, "metadata", {})
+    if "frame_id" not in meta:
+        return None
+    return f"{meta['frame_id']}/{meta['frame_compile_id']}"
+
+
+def trace_event(record: Any) -> tuple[str, str | None, dict[str, Any]]:
+    """(event name, artifact name, event metadata) of a trace record: the
+    metadata's first key is the event (pytorch/pytorch#120289), torch 2.11-2.14."""
+    meta = getattr(record, "metadata", {})
+    name = next(iter(meta), "")
+    body = meta.get(name) if isinstance(meta.get(name), dict) else {}
+    sub = body.get("name") if name == "artifact" else None
+    return name, sub, body
+
+
+# --- Dynamo bytecode hooks (for --decompile) ----------------------------------------
+
+
+def register_bytecode_hook(hook: Any) -> Any:
+    """Call `hook(original_code, transformed_code)` for every frame Dynamo
+    converts; returns a handle with `.remove()`. torch/_dynamo/convert_frame.py
+    `register_bytecode_hook`, added for depyf by
+    https://github.com/pytorch/pytorch/pull/110714 (torch 2.2), unchanged to 2.14."""
+    from torch._dynamo.convert_frame import register_bytecode_hook as register
+
+    return register(hook)

@@ -1,0 +1,148 @@
+"""Inductor and AOTAutograd: config patches, output-code hooks, launchers, cloned arguments, compile_fx."""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import torch
+
+from tritoninspect.capture.compat import hops
+
+
+def output_code_part() -> str:
+    """forward / backward / inference for the graph Inductor is generating.
+    torch/_inductor/virtualized.py V.graph (GraphLowering.is_backward/is_inference),
+    private, torch 2.11-2.14; PR not found."""
+    from torch._inductor.virtualized import V
+
+    graph = V.graph
+    if getattr(graph, "is_backward", False):
+        return "backward"
+    if getattr(graph, "is_inference", False):
+        return "inference"
+    return "forward"
+
+
+def config_patches(record_post_grad: Any) -> list[tuple[Any, str, Any]]:
+    """(object, attribute, value) triples set for the duration of a capture."""
+    import torch._functorch.config as functorch_config
+    import torch._inductor.config as inductor_config
+
+    return [
+        # Fresh compiles only: a cache hit skips post-grad passes (codecache.py).
+        # torch 2.11-2.14; made to work by https://github.com/pytorch/pytorch/pull/129257,
+        # aliased as torch.compiler.config.force_disable_caches by
+        # https://github.com/pytorch/pytorch/pull/158072 (this name still works in 2.14).
+        (inductor_config, "force_disable_caches", True),
+        # A plain callable here bypasses the FX/AOT caches as well. Added by
+        # https://github.com/pytorch/pytorch/pull/108615 (torch 2.2), same to 2.14.
+        (inductor_config, "post_grad_custom_post_pass", record_post_grad),
+        # Compile the backward with the forward, not at the first .backward()
+        # (torch/_functorch/_aot_autograd/graph_compile.py; torch/_functorch/config.py
+        # ~line 378 in 2.13, present 2.11-2.14). PR not found.
+        (functorch_config, "force_non_lazy_backward_lowering", True),
+    ]
+
+
+def graph_lowering_class() -> Any:
+    """GraphLowering; its `save_output_code` hook (a no-op meant for tests) is
+    called with the wrapper source before the module is loaded (graph.py ~line
+    2720 in 2.13; a class attribute, None by default, torch 2.11-2.14). PR not found."""
+    from torch._inductor.graph import GraphLowering
+
+    return GraphLowering
+
+
+def caching_autotuner_class() -> Any:
+    # torch/_inductor/runtime/triton_heuristics.py CachingAutotuner, torch 2.11-2.14
+    # (`run(self, *args, stream, ...)`); PR not found.
+    from torch._inductor.runtime.triton_heuristics import CachingAutotuner
+
+    return CachingAutotuner
+
+
+def kernel_name(autotuner: Any) -> str | None:
+    # inductor_meta["kernel_name"] (e.g. add_kernel_0), torch 2.11-2.14; PR not found.
+    meta = getattr(autotuner, "inductor_meta", None) or {}
+    return meta.get("kernel_name")
+
+
+def is_user_kernel_launcher(autotuner: Any) -> bool:
+    """Inductor marks user-defined kernels with custom_kernel=True (user_autotune;
+    triton_heuristics.py ~line 438 in 2.13, torch 2.11-2.14). User kernels reached
+    Inductor in https://github.com/pytorch/pytorch/pull/111434; PR adding the flag not found."""
+    return bool(getattr(autotuner, "custom_kernel", False))
+
+
+def epilogue_fusion_user_kernels() -> bool | None:
+    """torch._inductor.config.epilogue_fusion_user_defined_triton_kernel: lets
+    Inductor fuse a pointwise epilogue into a user kernel (off by default;
+    ir.UserDefinedTritonKernel.can_fuse_epilogue). None where absent.
+
+    Present in 2.13 (config.py ~line 287). User-kernel epilogue fusion came with
+    https://github.com/pytorch/pytorch/pull/173662 (Jan 2026), most likely this
+    flag too (diff not checked); the first version that has it is not confirmed.
+    """
+    import torch._inductor.config as inductor_config
+
+    value = getattr(inductor_config, "epilogue_fusion_user_defined_triton_kernel", None)
+    return None if value is None else bool(value)
+
+
+def cloned_args(node: torch.fx.Node) -> dict[str, int | None]:
+    """Arguments of a final post-grad `triton_kernel_wrapper_mutation` node that
+    Inductor cloned for it -> bytes of the copy.
+
+    Post-grad `decompose_triton_kernel_wrapper_functional` (fx_passes/post_grad.py)
+    turns the functional HOP into `clone_preserve_strides` of each argument
+    re-inplacing left in `tensors_to_clone`, then the mutation HOP; that clone
+    is `as_strided(clone(as_strided(x)))` (torch/_inductor/utils.py, 2.11-2.14).
+    A clone the user wrote feeds the kernel directly, without the as_strided.
+    Re-inplacing refines `tensors_to_clone` since
+    https://github.com/pytorch/pytorch/pull/120829; PR for the decomposition not
+    found. https://github.com/pytorch/pytorch/pull/184050 (May 2026) changed this
+    clone and was reverted: if it relands, this pattern needs a second look.
+    """
+    cloned: dict[str, int | None] = {}
+    for name, value in dict(node.kwargs.get("kwargs", {})).items():
+        if not (isinstance(value, torch.fx.Node) and value.target is torch.ops.aten.as_strided.default):
+            continue
+        source = value.args[0]
+        if isinstance(source, torch.fx.Node) and source.target is torch.ops.aten.clone.default:
+            info = hops.tensor_info(source)
+            cloned[name] = info[1] if info else None
+    return cloned
+
+
+@functools.cache
+def aten_op_names() -> frozenset[str]:
+    """Names of every registered aten op ("sin", "native_layer_norm", "_to_copy"):
+    the words Inductor joins into fused kernel names (cpp_fused_cos_mul_1).
+    `torch._C._dispatch_get_all_op_names` is a private binding, torch 2.11-2.14;
+    PR not found."""
+    names = torch._C._dispatch_get_all_op_names()
+    return frozenset(n.split("::", 1)[1].split(".", 1)[0] for n in names if n.startswith(("aten::", "prims::")))
+
+
+def compile_fx(gm: torch.fx.GraphModule, example_inputs: Any, inner_compile: Any) -> Any:
+    # torch._inductor.compile_fx.compile_fx(..., inner_compile=), torch 2.11-2.14; PR not found.
+    from torch._inductor.compile_fx import compile_fx as _compile_fx
+
+    return _compile_fx(gm, example_inputs, inner_compile=inner_compile)
+
+
+def compile_fx_inner() -> Any:
+    # torch._inductor.compile_fx.compile_fx_inner, torch 2.11-2.14; PR not found.
+    from torch._inductor.compile_fx import compile_fx_inner as inner
+
+    return inner
+
+
+def aot_autograd_backend(**compilers: Any) -> Any:
+    """AOTAutograd with our fw/bw/inference compilers (torch._dynamo.backends.common
+    `aot_autograd(fw_compiler=, bw_compiler=, inference_compiler=)`, torch 2.11-2.14;
+    PR not found)."""
+    from torch._dynamo.backends.common import aot_autograd
+
+    return aot_autograd(**compilers)

@@ -1,0 +1,15 @@
+"""Torch-free parsers of the text torch and Triton emit; imports neither torch nor triton.
+
+- `paths`: whose file a frame is in (torch's, Triton's, this tool's, a library's, the user's own).
+- `breaks`: graph-break reasons (`dynamo_graph_break_reason` payloads).
+- `output_code`: Inductor's output code (user kernels, custom-op calls, what `call()` launches).
+- `ttir`: Triton IR text (from an op to its kernel source line).
+
+Anything derived from live torch (e.g. the aten op names) is passed in as an argument.
+"""
+
+from __future__ import annotations
+
+from tritoninspect.textformats import breaks, output_code, paths, ttir
+
+__all__ = ["breaks", "output_code", "paths", "ttir"]

@@ -1,0 +1,324 @@
+"""Inductor's output code: the user kernels it defines, the custom ops it calls, what `call()` launches."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from tritoninspect.capture.records import ArgRecord, CallRecord, OutputKernel
+
+# The layouts below are torch's (codegen/wrapper.py, 2.11-2.14, read in those
+# sources and in real output code; PRs for the individual layouts not found);
+# an unknown layout degrades to fewer records, never to an exception.
+
+#: Op namespaces that belong to torch itself, never a user's custom op.
+TORCH_OP_NAMESPACES = frozenset(
+    {"aten", "prims", "inductor", "higher_order", "_c10d_functional", "c10d_functional", "quantized",
+     "_quantized", "profiler", "debugprims", "rngprims", "_dynamo", "_operator"}
+)
+
+
+_USER_KERNEL_RE = re.compile(
+    r"^# Original path: (?P<file>.+):(?P<line>\d+)\n(?P<iname>\w+) = async_compile\.triton\('(?P<name>\w+)'",
+    re.M,
+)
+_EXTERN_OP_RE = re.compile(r"\btorch\.ops\.(?P<ns>\w+)\.(?P<op>\w+)\.\w+\(")
+
+
+def parse_output_code(code: str) -> tuple[tuple[Any, ...], tuple[str, ...]]:
+    """User kernels defined in an Inductor output module (with whether they are
+    launched) and the custom ops it calls as extern kernels."""
+    kernels = tuple(
+        OutputKernel(m["iname"], m["name"], m["file"], int(m["line"]), bool(re.search(rf"\b{m['iname']}\.run\(", code)))
+        for m in _USER_KERNEL_RE.finditer(code)
+    )
+    ops = []
+    for m in _EXTERN_OP_RE.finditer(code):
+        name = f"{m['ns']}::{m['op']}"
+        if m["ns"] not in TORCH_OP_NAMESPACES and name not in ops:
+            ops.append(name)
+    return kernels, tuple(ops)
+
+
+# --- Inductor output code: what `call()` launches, in order (pure text) -------
+#
+# Inductor's wrapper (codegen/wrapper.py, cpp.py) defines each kernel at module
+# level (`name = async_compile.triton('...', '''...''')` for Triton,
+# `name = async_compile.cpp_pybinding([...], r'''...''')` for C++; a user
+# kernel carries `# Original path:` above it) and launches them from `call()`:
+# `name.run(args, stream=...)` (Triton), `name(args)` (C++), plus extern calls
+# (`extern_kernels.mm(..., out=buf0)`, `buf1 = torch.ops.ns.op.default(...)`).
+# It writes `# Topologically Sorted Source Nodes: [...], Original ATen: [...]`
+# above GPU launches (torch 2.5+; `# Source Nodes:` before), not above C++ ones.
+# Layout read in torch 2.11, 2.13 and 2.14; unknown lines are skipped.
+
+_KERNEL_DEF_RE = re.compile(r"^(?P<name>\w+) = async_compile\.(?P<how>\w+)\(", re.M)
+_TRITON_PARAMS_RE = re.compile(r"^def \w+\((?P<params>[^)]*)\)", re.M)
+_CPP_PARAMS_RE = re.compile(r'extern "C"[^(]*?\bkernel\((?P<params>[^)]*)\)', re.S)
+_SIGNATURE_RE = re.compile(r"'signature': \{(?P<body>[^}]*)\}")
+_SOURCE_NODES_RE = re.compile(r"#\s*(?:Topologically Sorted )?Source Nodes: \[(?P<nodes>[^\]]*)\], Original ATen: \[(?P<ops>[^\]]*)\]")
+_FUSED_NAME_RE = re.compile(r"^(?:triton_[a-z]+_|cpp_)fused_(?P<ops>.+?)_\d+$")
+_RUN_RE = re.compile(r"^\s*(?P<name>\w+)\.run\((?P<args>.*)\)\s*$")
+_DIRECT_CALL_RE = re.compile(r"^\s*(?P<name>\w+)\((?P<args>.*)\)\s*$")
+_EXTERN_RE = re.compile(
+    r"^\s*(?:(?P<out>\w+) = )?(?P<name>extern_kernels\.\w+|torch\.ops\.\w+\.\w+\.\w+|aten\.\w+\.\w+)\((?P<args>.*)\)\s*$"
+)
+_COPY_METHOD_RE = re.compile(r"^\s*(?P<dst>\w+)\.copy_\((?P<args>.*)\)\s*$")
+_ALIAS_RE = re.compile(r"^\s*(?P<new>\w+) = (?:reinterpret_tensor\()?(?P<old>\w+)\b")
+_ARGS_UNPACK_RE = re.compile(r"^\s*(?P<names>[\w, ]+?),? = args\s*$")
+_BUFFER_NAME_RE = re.compile(r"^(?:buf\d+|arg\d+_\d+|primals_\d+|tangents_\d+)$")
+
+
+def parse_code_calls(code: str, op_names: frozenset[str] = frozenset()) -> tuple[Any, ...]:
+    """The launches and extern calls of an output module's `call()`, in order,
+    as `CallRecord`s. `op_names` (e.g. `aten_op_names()`) splits fused kernel
+    names into ops where no `Original ATen` comment says them."""
+    defs = _kernel_defs(code)
+    lines = code.splitlines()
+    storage: dict[str, str] = {}
+    calls, pending = [], None
+    for number, line in _call_body(lines):
+        comment = _SOURCE_NODES_RE.search(line)
+        if comment:
+            pending = comment
+            continue
+        if _track_buffers(line, storage):
+            continue
+        call = _launch(line, defs, storage)
+        if call is None:
+            continue
+        kind, name, args = call
+        ops, nodes = _launch_ops(kind, name, pending, op_names)
+        calls.append(CallRecord(kind, name, number, args, ops, nodes))
+        pending = None
+    return tuple(calls)
+
+
+def _kernel_defs(code: str) -> dict[str, tuple[str, tuple[tuple[str, bool], ...]]]:
+    """name -> (kind, launch parameters as (name, is_buffer)) for every kernel the module defines."""
+    defs = {}
+    matches = list(_KERNEL_DEF_RE.finditer(code))
+    for i, m in enumerate(matches):
+        end = matches[i + 1].start() if i + 1 < len(matches) else len(code)
+        body = code[m.start():end]
+        user = code[max(0, m.start() - 400):m.start()].rstrip().rsplit("\n", 1)[-1].startswith("# Original path:")
+        if user:
+            defs[m["name"]] = ("user", _signature_params(body))
+        elif m["how"] == "triton":
+            defs[m["name"]] = ("inductor", _python_params(body))
+        elif m["how"].startswith("cpp"):
+            defs[m["name"]] = ("inductor", _cpp_params(body))
+    return defs
+
+
+def _signature_params(body: str) -> tuple[tuple[str, bool], ...]:
+    """A user kernel's launch parameters from `triton_meta['signature']`:
+    constexprs are not passed at launch; pointers ('*fp32') are buffers."""
+    m = _SIGNATURE_RE.search(body)
+    if m is None:
+        return ()
+    pairs = re.findall(r"'(\w+)': '([^']*)'", m["body"])
+    return tuple((name, ty.startswith("*")) for name, ty in pairs if ty != "constexpr")
+
+
+def _python_params(body: str) -> tuple[tuple[str, bool], ...]:
+    m = _TRITON_PARAMS_RE.search(body)
+    if m is None:
+        return ()
+    params = [p.strip() for p in m["params"].split(",") if p.strip() and "constexpr" not in p]
+    return tuple((p, "ptr" in p) for p in params)
+
+
+def _cpp_params(body: str) -> tuple[tuple[str, bool], ...]:
+    m = _CPP_PARAMS_RE.search(body)
+    if m is None:
+        return ()
+    params = [p.strip().split()[-1].lstrip("*&") for p in m["params"].split(",") if p.strip()]
+    return tuple((p, "ptr" in p) for p in params)
+
+
+def _call_body(lines: list[str]) -> Iterator[tuple[int, str]]:
+    """(1-based number, line) of the body of `def call(...)` (module level or Runner.call)."""
+    start = next((i for i, line in enumerate(lines) if line.lstrip().startswith("def call(")), None)
+    if start is None:
+        return
+    indent = len(lines[start]) - len(lines[start].lstrip())
+    for i in range(start + 1, len(lines)):
+        line = lines[i]
+        if line.strip() and len(line) - len(line.lstrip()) <= indent:
+            return
+        yield i + 1, line
+
+
+def _track_buffers(line: str, storage: dict[str, str]) -> bool:
+    """Follow `a, b = args`, aliases `buf2 = buf1` and views
+    `buf2 = reinterpret_tensor(buf1, ...)` to the tensor a name stands for.
+    `buf3 = buf1; del buf1  # reuse` makes buf3 a new tensor in buf1's memory:
+    noted as `storage["buf3@reuses"] = buf1's root`."""
+    unpack = _ARGS_UNPACK_RE.match(line)
+    if unpack:
+        for name in filter(None, (n.strip() for n in unpack["names"].split(","))):
+            storage[name] = name
+        return True
+    alias = _ALIAS_RE.match(line)
+    if alias and alias["old"] in storage and not _EXTERN_RE.match(line):
+        if line.rstrip().endswith("# reuse"):
+            storage[alias["new"]] = alias["new"]
+            storage[alias["new"] + _REUSES] = storage[alias["old"]]
+        else:
+            storage[alias["new"]] = storage[alias["old"]]
+        return True
+    assigned = re.match(r"^\s*(?P<name>\w+) = (?:empty_strided\w*|torch\.empty\w*|alloc_from_pool)\(", line)
+    if assigned:
+        storage[assigned["name"]] = assigned["name"]
+        storage[assigned["name"] + _ALLOCATED] = "1"
+        return True
+    return False
+
+
+def _launch(line: str, defs: dict[str, Any], storage: dict[str, str]) -> tuple[str, str, tuple[Any, ...]] | None:
+    """(kind, name, args) when `line` launches a kernel or calls an extern kernel."""
+    run = _RUN_RE.match(line) or _DIRECT_CALL_RE.match(line)
+    if run and run["name"] in defs:
+        kind, params = defs[run["name"]]
+        return kind, run["name"], _kernel_args(run["args"], params, storage, named_access=kind == "inductor")
+    extern = _EXTERN_RE.match(line)
+    if extern:
+        if extern["out"]:
+            storage.setdefault(extern["out"], extern["out"])
+        return "extern", extern["name"], _extern_args(extern["args"], extern["out"], storage)
+    copy = _COPY_METHOD_RE.match(line)
+    if copy and copy["dst"] in storage:
+        args = _extern_args(copy["args"], None, storage)
+        return "extern", "copy_", (_arg("dst", copy["dst"], storage, "w"), *args)
+    return None
+
+
+def _kernel_args(
+    text: str, params: tuple[tuple[str, bool], ...], storage: dict[str, str], *, named_access: bool
+) -> tuple[Any, ...]:
+    """Buffer arguments by parameter; a user kernel's parameter names say nothing about access."""
+    positional = [a for a in split_call_args(text) if "=" not in a.split("(", 1)[0]]
+    args = []
+    for (param, is_buffer), value in zip(params, positional):
+        buffer = _buffer_name(value)
+        if is_buffer and buffer:
+            args.append(_arg(param, buffer, storage, _access(param) if named_access else ""))
+    return tuple(args)
+
+
+def _extern_args(text: str, out: str | None, storage: dict[str, str]) -> tuple[Any, ...]:
+    args = [_arg("out", out, storage, "w")] if out else []
+    for i, value in enumerate(split_call_args(text)):
+        key, eq, rest = value.partition("=")
+        param, value = (key.strip(), rest.strip()) if eq and re.fullmatch(r"\s*\w+\s*", key) else (str(i), value)
+        buffer = _buffer_name(value)
+        if buffer and (buffer in storage or _BUFFER_NAME_RE.match(buffer)):
+            args.append(_arg(param, buffer, storage, "w" if param == "out" else "r"))
+    return tuple(args)
+
+
+_REUSES, _ALLOCATED = "@reuses", "@allocated"
+
+
+def _arg(param: str, buffer: str, storage: dict[str, str], access: str) -> Any:
+    root = storage.get(buffer, buffer)
+    return ArgRecord(param, buffer, root, access, storage.get(buffer + _REUSES, ""), root + _ALLOCATED in storage)
+
+
+def _buffer_name(value: str) -> str | None:
+    """`buf0` -> buf0; `reinterpret_tensor(buf0, (64, ), (1, ), 0)` -> buf0; literals -> None."""
+    value = value.strip()
+    m = re.match(r"^reinterpret_tensor\((\w+)", value)
+    if m:
+        return m.group(1)
+    if re.fullmatch(r"[A-Za-z_]\w*", value) and value not in ("None", "True", "False"):
+        return value
+    return None
+
+
+def _access(param: str) -> str:
+    """Inductor names kernel parameters by what the kernel does with them."""
+    if param.startswith("in_out_ptr"):
+        return "rw"
+    if param.startswith("in_ptr"):
+        return "r"
+    if param.startswith("out_ptr"):
+        return "w"
+    return ""
+
+
+def split_call_args(text: str) -> list[str]:
+    """Split a call's argument text at top-level commas."""
+    parts, depth, current = [], 0, []
+    for ch in text:
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        if ch == "," and depth == 0:
+            parts.append("".join(current).strip())
+            current = []
+        else:
+            current.append(ch)
+    if "".join(current).strip():
+        parts.append("".join(current).strip())
+    return parts
+
+
+def _launch_ops(kind: str, name: str, comment: Any, op_names: frozenset[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(ATen ops, source nodes) of an Inductor kernel. The comment above a user
+    kernel or extern call repeats its neighbour's (seen on torch 2.11 and 2.13),
+    so only Inductor kernels take it."""
+    if kind != "inductor":
+        return (), ()
+    if comment is not None and comment["ops"].strip():
+        ops = tuple(o.strip().removeprefix("aten.") for o in comment["ops"].split(",") if o.strip())
+        nodes = tuple(n.strip() for n in comment["nodes"].split(",") if n.strip())
+        return ops, nodes
+    return fused_name_ops(name, op_names), ()
+
+
+def fused_name_ops(name: str, op_names: frozenset[str] = frozenset()) -> tuple[str, ...]:
+    """The ops in a fused kernel's name: cpp_fused_cos_mul_1 -> (cos, mul).
+
+    Inductor joins op names with "_" (codegen/common.py get_fused_kernel_name),
+    so "native_layer_norm" is one op only if `op_names` says so; without it,
+    every "_" splits.
+    """
+    m = _FUSED_NAME_RE.match(name)
+    if m is None:
+        return ()
+    text, ops, i = m["ops"], [], 0
+    while i < len(text):
+        end = _longest_op(text, i, op_names)
+        ops.append(text[i:end])
+        i = end + 1
+    return tuple(o for o in ops if o)
+
+
+def _longest_op(text: str, start: int, op_names: frozenset[str]) -> int:
+    ends = [j for j in range(len(text), start, -1) if (j == len(text) or text[j] == "_") and text[start:j] in op_names]
+    if ends:
+        return ends[0]
+    nxt = text.find("_", start + 1 if text[start] == "_" else start)
+    return len(text) if nxt == -1 else nxt
+
+
+def user_kernel_rewritten(code: str, inductor_name: str, name: str, source: str) -> bool:
+    """Does the output code define user kernel `inductor_name` with lines its
+    `source` (JITFunction.src) lacks? Inductor rewrites the `tl.store` of a
+    user kernel it fused an epilogue into (codegen/triton.py,
+    UserDefinedTritonKernel epilogue fusion); nested @jit functions it
+    appends are left out of the comparison."""
+    m = re.search(rf"^{re.escape(inductor_name)} = async_compile\.triton\('\w+', '''(?P<body>.*?)'''", code, re.M | re.S)
+    if m is None or not source:
+        return False
+    body = m["body"]
+    start = body.find(f"def {name}(")
+    if start < 0:
+        return False
+    block = re.split(r"\n(?=@|def )", body[start:])[0]
+    original = {line.strip() for line in source.splitlines() if line.strip()}
+    return any(line.strip() and line.strip() not in original for line in block.splitlines())
