@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tritoninspect.report import SCHEMA_VERSION
+
 REPO = Path(__file__).resolve().parents[1]
 SAMPLES_DIR = REPO / "samples"
 #: Samples with several models for `tritoninspect diff` (no `Net`): tested in tests/test_diff_cli.py.
@@ -267,7 +269,8 @@ def dynamo_compile_ids(report: dict[str, Any]) -> list[str]:
 def check_sample(name: str, report: dict[str, Any], *, mode: str) -> None:
     """Everything the sample's docstring promises, for a full (inductor-stage) run."""
     exp, src = EXPECTED[name], sample_path(name)
-    assert report["schema_version"] == 1
+    assert report["schema_version"] == SCHEMA_VERSION
+    assert report["failure"] is None, report["failure"]
     meta = report["meta"]
     assert (meta["mode"], meta["target"], meta["stage"]) == (mode, f"samples/{name}.py:Net", "inductor")
     assert meta["backward"] is exp.backward

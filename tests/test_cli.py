@@ -51,7 +51,7 @@ def make_files(tmp: Path) -> Setup:
     report = json.loads(FIXTURE.read_text())
     (tmp / "garbage.json").write_text("this is not JSON {\n")
     (tmp / "binary.json").write_bytes(b"\xff\xfe\x00\x81 not text")
-    (tmp / "v2.json").write_text(json.dumps({**report, "schema_version": 2}))
+    (tmp / "v2.json").write_text(json.dumps({**report, "schema_version": 99}))
     (tmp / "meta_not_object.json").write_text(json.dumps({**report, "meta": 3}))
     (tmp / "kernels_not_objects.json").write_text(json.dumps({**report, "kernels": [1, 2]}))
     dynamo_only = [g for g in report["graphs"] if g["stage"] == "dynamo"]
@@ -105,7 +105,7 @@ def cases(s: Setup) -> dict[str, tuple[list[str], dict[str, Any]]]:
         "binary report": (["graph", str(t / "binary.json")], {}),
         "meta not an object": (["graph", str(t / "meta_not_object.json")], {}),
         "kernels not objects": (["graph", str(t / "kernels_not_objects.json")], {}),
-        "schema 2": (["graph", str(t / "v2.json"), "--json"], {}),
+        "schema 99": (["graph", str(t / "v2.json"), "--json"], {}),
         "show missing stage": (["graph", str(t / "dynamo_only.json"), "--show", "code"], {}),
         "dump into foreign dir": (["graph", small, "--dump", str(s.foreign)], {}),
         "dump onto a file": (["graph", small, "--dump", str(t / "a_file")], {}),
@@ -299,13 +299,21 @@ def test_import_error_shows_the_users_traceback(cli: Cli) -> None:
     assert proc.stdout == ""
 
 
-def test_exception_in_forward_shows_the_users_traceback(cli: Cli) -> None:
+def test_exception_in_forward_gives_a_report_of_the_failure(cli: Cli) -> None:
+    """A forward that raises under torch.compile still gives a report: with --json, stdout
+    is the report (not the error envelope) holding the failure, and the exit code is 4."""
     proc = cli("raises in forward")
-    frames = user_traceback(proc, RAISES)
-    assert frames == [(str(RAISES), marker_line(RAISES, "CALL-LINE")), (str(RAISES), marker_line(RAISES, "RAISE-LINE"))]
-    error = json_error(proc)
-    assert (error["type"], error["exit_code"]) == ("UserCodeError", ExitCode.USER_CODE)
-    assert "ValueError: expected 3 rows, got 4" in error["message"]
+    assert proc.returncode == ExitCode.USER_CODE, explain(proc)
+    report = json.loads(proc.stdout)
+    failure = report["failure"]
+    assert (failure["stage"], failure["exc_type"], failure["message"]) == ("run", "ValueError", "expected 3 rows, got 4")
+    call, raise_ = marker_line(RAISES, "CALL-LINE"), marker_line(RAISES, "RAISE-LINE")
+    assert failure["user_stack"] == [f"{RAISES}:{call} in forward", f"{RAISES}:{raise_} in check_rows"]
+    assert failure["user_frame"] == f"{RAISES}:{raise_} in check_rows"
+    assert failure["torch_frame"] is None  # the user's code raised, not torch
+    errors = [line for line in proc.stderr.splitlines() if line.startswith("error: ")]
+    assert len(errors) == 1 and "ValueError: expected 3 rows, got 4" in errors[0], proc.stderr
+    assert "Traceback" not in proc.stderr
 
 
 # --- inputs -------------------------------------------------------------------------------------------
@@ -382,7 +390,7 @@ def test_strict_exits_1_on_diagnostics(cli: Cli) -> None:
     ("garbage report", "garbage.json", "not valid JSON: Expecting value: line 1 column 1 (char 0)"),
     ("garbage report --json", "garbage.json", "not valid JSON: Expecting value: line 1 column 1 (char 0)"),
     ("absent report", "absent.json", "cannot read: No such file or directory"),
-    ("schema 2", "v2.json", "schema_version: this tritoninspect reads version 1, got 2"),
+    ("schema 99", "v2.json", "schema_version: this tritoninspect reads version 2, got 99"),
 ])
 def test_unreadable_report(cli: Cli, key: str, file: str, message: str) -> None:
     assert error_line(cli(key), ExitCode.REPORT, "ReportError") == f"{cli.setup.tmp / file}: {message}"

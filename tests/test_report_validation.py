@@ -101,9 +101,9 @@ CASES: dict[str, Case] = {
         'graphs[0].stage: expected one of "dynamo", "aot_forward", "aot_backward", "aot_inference", "post_grad", '
         '"post_grad_final", "output_code", "runtime", got "nowhere" (and 1 more)',
     ),
-    "newer schema_version": Case(_set("schema_version", 2), "schema_version: this tritoninspect reads version 1, got 2"),
+    "newer schema_version": Case(_set("schema_version", 3), "schema_version: this tritoninspect reads version 2, got 3"),
     "schema_version as a string": Case(
-        _set("schema_version", "1"), 'schema_version: this tritoninspect reads version 1, got "1"', command="check"
+        _set("schema_version", "2"), 'schema_version: this tritoninspect reads version 2, got "2"', command="check"
     ),
     "no schema_version": Case(
         _delete("schema_version"), "schema_version: missing (not a saved tritoninspect report?)", command="breaks"

@@ -38,8 +38,9 @@ def check_report(
 
     Raises ValueError for an unknown entry kind. Conditions that need a stage
     the report does not have (clones and fallbacks need AOT) fail, saying so.
+    A report of a failed compile fails whatever the conditions, naming the failure.
     """
-    failures = []
+    failures = _failed(report)
     if no_breaks:
         failures += _no_breaks(report)
     if max_graphs is not None:
@@ -51,6 +52,15 @@ def check_report(
     if no_fallback:
         failures += _no_fallback(report)
     return failures
+
+
+def _failed(report: Report) -> list[str]:
+    failure = report.failure
+    if failure is None:
+        return []
+    head = next((line.strip() for line in failure.message.splitlines() if line.strip()), "")
+    cid = f" [{failure.compile_id}]" if failure.compile_id else ""
+    return [f"the compile failed at {failure.stage}{cid}: {failure.exc_type}: {head}"]
 
 
 def parse_entry(text: str) -> tuple[str, str]:

@@ -109,6 +109,7 @@ def graph(
         _fail(exc, err, json_out=json_out, debug=debug)
     except Exception as exc:  # noqa: BLE001 - a bug of ours: one line, exit 6, traceback with --debug
         _fail(_internal(exc), err, json_out=json_out, debug=debug)
+    _exit_if_failed(report, err)
     problems = [d for d in report.diagnostics if d.severity != "note"]
     if strict and problems:
         err.print(f"[yellow]--strict: {len(problems)} diagnostic(s)[/]")
@@ -225,6 +226,17 @@ def _write_outputs(report: Any, *, show: str | None, json_out: bool, output: Pat
         sys.stdout.write(render.render(report, "text", show=show) + "\n")
     elif output is None:
         sys.stdout.write(render.render(report, "text") + "\n")
+
+
+def _exit_if_failed(report: Any, err: Console) -> None:
+    """A report of a failed compile was printed: say so in one line and exit 4."""
+    failure = report.failure
+    if failure is None:
+        return
+    from tritoninspect.render._failure import failure_line
+
+    err.print(f"[bold red]error:[/] {escape(failure_line(failure))}", highlight=False, soft_wrap=True)
+    raise typer.Exit(int(ExitCode.USER_CODE))
 
 
 def _spinner(err: Console, message: str) -> Any:

@@ -15,6 +15,11 @@ Schema changelog:
      Reports written before those additions (and Meta.calls, Occurrence.scalars and
      .part) still read: `ADDED_IN_VERSION_1` lists them. From now on, adding a field
      bumps the version.
+  2  Report.failure (Failure): a compile or run that raised still gives a report,
+     holding everything captured before the failure. Report.recompile_limits
+     (RecompileLimit); a compile that Dynamo refused at the limit is no longer listed
+     as a recompile. Version 1 reports still read (`READABLE_VERSIONS`): they lack
+     exactly these two fields.
 
 The JSON Schema of this model, `tritoninspect/schemas/report.schema.json`, is generated
 from the dataclasses below (`json_schema()`; tests/test_schema.py keeps the file equal to
@@ -34,7 +39,9 @@ from tritoninspect import schema
 from tritoninspect._json import Schema, parse_json, read_json
 from tritoninspect.errors import ReportError
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+#: Versions this tritoninspect reads: every change so far only added fields.
+READABLE_VERSIONS = (1, 2)
 
 
 class Entry(str, Enum):
@@ -198,6 +205,20 @@ class Recompile:
     #: Kernel arguments that changed from `previous` to this compile.
     changes: tuple[ArgChange, ...] = ()
     hint: str | None = None
+
+
+@dataclass(frozen=True)
+class RecompileLimit:
+    """Dynamo hit a recompile limit: the frame's later calls ran eagerly, uncompiled."""
+
+    #: The compile Dynamo refused (it has no graph and is not listed as a recompile).
+    compile_id: str
+    #: torch._dynamo.config's name for it: "recompile_limit" or "accumulated_recompile_limit".
+    limit_type: str
+    limit: int | None
+    function: str | None = None
+    file: str | None = None
+    line: int | None = None
 
 
 @dataclass(frozen=True)
@@ -422,14 +443,40 @@ class Diagnostic:
 
 
 @dataclass(frozen=True)
+class Failure:
+    """The compile or a run of the compiled module raised: the report holds what came before."""
+
+    #: "dynamo", "aot", "inductor", "kernel_compile", "run" (a forward call) or "backward".
+    stage: str
+    compile_id: str | None
+    #: forward / backward / inference for the AOT and Inductor stages, else "".
+    part: str
+    #: The innermost exception, without Dynamo's and Inductor's wrappers.
+    exc_type: str
+    message: str
+    #: The user's innermost frame, "file:line in function", when there is one.
+    user_frame: str | None = None
+    #: All of the user's own frames, outermost first (the innermost is `user_frame`).
+    user_stack: tuple[str, ...] = ()
+    #: The innermost torch or Triton frame, "file:line in function".
+    torch_frame: str | None = None
+    #: The kernel the failure is about, when one is known (e.g. it failed to compile).
+    kernel: str | None = None
+
+
+@dataclass(frozen=True)
 class Report:
     """What `tritoninspect graph --json` and `breaks --json` write: one target's graphs, graph breaks,
     recompiles and user Triton kernels (the README's JSON contract)."""
 
     meta: Meta
+    #: Set when the compile or a run raised; None for a complete run.
+    failure: Failure | None = None
     graphs: tuple[Graph, ...] = ()
     graph_breaks: tuple[GraphBreak, ...] = ()
     recompiles: tuple[Recompile, ...] = ()
+    #: Frames whose compiles stopped at a recompile limit.
+    recompile_limits: tuple[RecompileLimit, ...] = ()
     kernels: tuple[Kernel, ...] = ()
     opaque_ops: tuple[OpaqueOp, ...] = ()
     mutation_fallbacks_unattributed: tuple[MutationFallback, ...] = ()
@@ -449,12 +496,13 @@ class Report:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Report:
         version = data.get("schema_version")
-        if version != SCHEMA_VERSION:
+        if version not in READABLE_VERSIONS:
             raise ReportError(
-                f"report has schema_version {version!r}; this tritoninspect reads version {SCHEMA_VERSION}"
+                f"report has schema_version {version!r}; this tritoninspect reads version "
+                f"{', '.join(map(str, READABLE_VERSIONS))}"
             )
         try:
-            return _SCHEMA.build(cls, data)
+            return _SCHEMA.build(cls, upgraded(data))
         except (TypeError, KeyError, ValueError) as exc:
             raise ReportError(f"report does not match schema {SCHEMA_VERSION}: {exc}") from exc
 
@@ -462,7 +510,7 @@ class Report:
     def from_json(cls, text: str | bytes, source: str = "report") -> Report:
         """A saved report's text, validated against the JSON Schema; `source` names it in errors."""
         data = parse_json(text, source)
-        schema.validate(data, schema.REPORT_SCHEMA, source)
+        schema.validate(upgraded(data), schema.REPORT_SCHEMA, source)
         return cls.from_dict(data)
 
     def kernel(self, name: str) -> Kernel | None:
@@ -475,9 +523,11 @@ class Report:
 _SCHEMA = Schema(
     nested={
         (Report, "meta"): (Meta, False),
+        (Report, "failure"): (Failure, False),
         (Report, "graphs"): (Graph, True),
         (Report, "graph_breaks"): (GraphBreak, True),
         (Report, "recompiles"): (Recompile, True),
+        (Report, "recompile_limits"): (RecompileLimit, True),
         (Report, "kernels"): (Kernel, True),
         (Kernel, "occurrences"): (Occurrence, True),
         (Report, "opaque_ops"): (OpaqueOp, True),
@@ -497,7 +547,7 @@ _SCHEMA = Schema(
         (Report, "decompiled"): (DecompiledFrame, True),
     },
     nullable=frozenset(
-        {(Occurrence, "clones"), (Occurrence, "neighbourhood"), (Neighbourhood, "before"), (Neighbourhood, "after")}
+        {(Report, "failure"), (Occurrence, "clones"), (Occurrence, "neighbourhood"), (Neighbourhood, "before"), (Neighbourhood, "after")}
     ),
     convert={"grid": lambda grid: tuple(tuple(g) for g in grid)},
 )
@@ -514,13 +564,15 @@ ADDED_IN_VERSION_1 = frozenset({
     "GraphBreak.eager_kernels", "GraphBreak.hint", "GraphBreak.hint_source", "Recompile.guard",
     "Recompile.previous", "Recompile.changes", "Recompile.hint", "Report.decompiled",
 })
+#: Fields a readable report may lack: those added in version 1, and version 2's additions.
+MAY_BE_ABSENT = ADDED_IN_VERSION_1 | {"Report.failure", "Report.recompile_limits"}
 
 
 def json_schema() -> dict[str, Any]:
     """The JSON Schema of `Report.to_json()`, generated from the dataclasses (shipped as
     `tritoninspect/schemas/report.schema.json`)."""
     return schema.generate(Report, version=SCHEMA_VERSION, title="tritoninspect report",
-                           schema_id="urn:tritoninspect:schema:report", optional=ADDED_IN_VERSION_1)
+                           schema_id="urn:tritoninspect:schema:report", optional=MAY_BE_ABSENT)
 
 
 def read_report(path: Path | str) -> Report:
@@ -530,8 +582,16 @@ def read_report(path: Path | str) -> Report:
     ReportError naming the file and, for a mismatch, the field (`kernels[2].occurrences[0].grid`).
     """
     data = read_json(path)
-    schema.validate(data, schema.REPORT_SCHEMA, str(path))
+    schema.validate(upgraded(data), schema.REPORT_SCHEMA, str(path))
     return Report.from_dict(data)
+
+
+def upgraded(data: Any) -> Any:
+    """An older readable report as this version's: only fields were added since, and the
+    schema lets each added field be absent (`MAY_BE_ABSENT`)."""
+    if isinstance(data, dict) and data.get("schema_version") in READABLE_VERSIONS:
+        return {**data, "schema_version": SCHEMA_VERSION}
+    return data
 
 
 def with_meta(report: Report, **changes: Any) -> Report:
@@ -541,9 +601,12 @@ def with_meta(report: Report, **changes: Any) -> Report:
 
 __all__ = [
     "ADDED_IN_VERSION_1",
+    "MAY_BE_ABSENT",
+    "upgraded",
     "json_schema",
     "read_report",
     "SCHEMA_VERSION",
+    "READABLE_VERSIONS",
     "ArgChange",
     "DecompiledFrame",
     "ClonedArg",
@@ -552,6 +615,7 @@ __all__ = [
     "Diagnostic",
     "DroppedNode",
     "Entry",
+    "Failure",
     "Graph",
     "GraphBreak",
     "Kernel",
@@ -563,6 +627,7 @@ __all__ = [
     "Occurrence",
     "OpaqueOp",
     "Recompile",
+    "RecompileLimit",
     "Report",
     "Resources",
     "STAGES",

@@ -19,8 +19,8 @@ from tritoninspect.analyse.fusion import enrich_fusion
 from tritoninspect.analyse.graphs import analyse_graphs
 from tritoninspect.analyse.kernels import analyse_kernels, analyse_opaque_ops, analyse_unattributed_fallbacks
 from tritoninspect.analyse.resources import enrich_resources
-from tritoninspect.capture.records import Capture
-from tritoninspect.report import Diagnostic, Meta, Report
+from tritoninspect.capture.records import Capture, FailureRecord
+from tritoninspect.report import Diagnostic, Failure, Meta, Report
 
 Analysis = Callable[[Capture], dict[str, Any]]
 
@@ -61,7 +61,17 @@ def build_report(capture: Capture, analyses: list[tuple[str, Analysis]] | None =
         except Exception as exc:  # noqa: BLE001 - as for analyses
             diagnostics.append(Diagnostic("error", name, f"analysis failed: {type(exc).__name__}: {exc}"))
     diagnostics.extend(compile_only_notes(capture, fields.get("graph_breaks", ())))
-    return Report(meta=_meta(capture.meta), diagnostics=tuple(diagnostics), **fields)
+    return Report(meta=_meta(capture.meta), failure=_failure(capture.failure), diagnostics=tuple(diagnostics),
+                  **fields)
+
+
+def _failure(record: FailureRecord | None) -> Failure | None:
+    if record is None:
+        return None
+    return Failure(
+        stage=record.stage, compile_id=record.compile_id, part=record.part, exc_type=record.exc_type,
+        message=record.message, user_frame=record.user_frame, user_stack=record.user_stack, torch_frame=record.torch_frame,
+    )
 
 
 def _meta(meta: dict[str, Any]) -> Meta:

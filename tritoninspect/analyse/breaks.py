@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from tritoninspect.analyse.graphs import analyse_breaks
 from tritoninspect.capture.records import BreakRecord, Capture, NodeRecord, RecompileRecord
-from tritoninspect.report import STAGES, ArgChange, DecompiledFrame, Diagnostic, GraphBreak, Recompile
+from tritoninspect.report import STAGES, ArgChange, DecompiledFrame, Diagnostic, GraphBreak, Recompile, RecompileLimit
 
 
 @dataclass(frozen=True)
@@ -328,7 +328,8 @@ GUARD_WIDTH = 80
 
 def analyse_recompile_details(capture: Capture) -> dict[str, tuple]:
     """Each recompile with its failed guard and the kernel arguments that changed."""
-    return {"recompiles": tuple(_recompile(capture, r) for r in capture.recompiles)}
+    limits = tuple(RecompileLimit(**dataclasses.asdict(r)) for r in capture.recompile_limits)
+    return {"recompiles": tuple(_recompile(capture, r) for r in capture.recompiles), "recompile_limits": limits}
 
 
 def _recompile(capture: Capture, r: RecompileRecord) -> Recompile:

@@ -20,6 +20,7 @@ import torch
 from tritoninspect import textformats
 from tritoninspect.capture import compat
 from tritoninspect.capture.breaks import break_record, launch_site
+from tritoninspect.capture.failure import Progress
 from tritoninspect.capture.patching import Patcher
 from tritoninspect.capture.records import (
     Capture,
@@ -29,6 +30,7 @@ from tritoninspect.capture.records import (
     LaunchRecord,
     NodeRecord,
     OutputCodeRecord,
+    RecompileLimitRecord,
     RecompileRecord,
 )
 from tritoninspect.capture.resources import LaunchTemplate, hop_template, launch_template
@@ -47,10 +49,14 @@ class Recorder:
         #: it per config after the run (capture/resources.py); None when not asked for.
         self.launch_templates: dict[str, LaunchTemplate] | None = {} if resources else None
         self.capture = Capture()
+        #: Where the capture is: the stage an exception escaped from, the call being made.
+        self.progress = Progress()
         self._part = "forward"
         self._launches: Counter[LaunchRecord] = Counter()
         self._code_files: dict[str, str | None] = {}
         self._op_codes: dict[Any, str] = {}
+        #: Dynamo frame id -> (function, file, first line), from its compile metrics.
+        self._frames: dict[str, tuple[str, Any, Any]] = {}
         #: Kernel id -> the kernel's source, to see whether Inductor rewrote it.
         self._sources: dict[str, str] = {}
 
@@ -62,7 +68,12 @@ class Recorder:
         self._record_graph(gm, cid, "dynamo", "")
         # Timed per compile id: what AOTAutograd and Inductor spent on this graph.
         with self._timed(len(self.capture.graphs) - 1):
-            return self._compile(gm, example_inputs, cid)
+            try:
+                return self._compile(gm, example_inputs, cid)
+            except Exception as exc:
+                # Innermost first: Inductor's own failure was noted by _inner_compile.
+                self.progress.backend_failed(exc, "aot", cid, "")
+                raise
 
     def _compile(self, gm: torch.fx.GraphModule, example_inputs: list[Any], cid: str) -> Any:
         if self.stage == "dynamo":
@@ -90,9 +101,13 @@ class Recorder:
         # GPU precompile of user kernels and loads them for the interpreter.
         # Set before user modules import, it would stop Dynamo seeing kernels.
         with _env("TRITON_INTERPRET", "1"):
+            emitted = len(self.capture.output_code)
             try:
                 return compat.inductor.compile_fx(gm, example_inputs, inner_compile=self._inner_compile)
             except Exception as exc:  # noqa: BLE001 - fall back, keep going, report it
+                if len(self.capture.output_code) == emitted:
+                    raise  # Inductor failed before writing code: a real failure, not the CPU load
+                self.progress.backend_error = None
                 self.capture.problems.append(
                     ("inductor", f"[{cid}] Inductor's module could not be loaded in compile-only mode "
                      f"({type(exc).__name__}: {_first_line(exc)}); the graph ran uncompiled")
@@ -108,6 +123,9 @@ class Recorder:
         try:
             with self._timed(index):
                 return compat.inductor.compile_fx_inner()(gm, example_inputs, **kwargs)
+        except Exception as exc:
+            self.progress.backend_failed(exc, "inductor", cid, part)
+            raise
         finally:
             self._part = previous
             self._record_final(gm, cid, part, index)
@@ -312,10 +330,25 @@ class Recorder:
         cid = compat.dynamo.trace_compile_id(record) or "?"
         if artifact == "dynamo_graph_break_reason":
             self.capture.breaks.append(break_record(cid, str(getattr(record, "payload", "") or "")))
-        elif name == "compilation_metrics" and body.get("recompile_reason"):
-            self.capture.recompiles.append(RecompileRecord(cid, str(body["recompile_reason"])))
+        elif name == "compilation_metrics":
+            self._on_compile_metrics(cid, body)
         elif name == "inductor_output_code" and body.get("filename"):
             self._code_files[str(body["filename"])] = cid
+
+    def _on_compile_metrics(self, cid: str, body: dict[str, Any]) -> None:
+        frame = cid.partition("/")[0]
+        if body.get("co_name"):
+            self._frames[frame] = (str(body["co_name"]), body.get("co_filename"), body.get("co_firstlineno"))
+        fail_type, fail_reason = body.get("fail_type"), str(body.get("fail_reason") or "")
+        limit = textformats.breaks.recompile_limit(fail_reason) if fail_type else None
+        if limit is not None:
+            function, file, line = self._frames.get(frame, (None, None, None))
+            self.capture.recompile_limits.append(RecompileLimitRecord(cid, *limit, function, file, line))
+            return  # refused: no graph, so not a recompile
+        if body.get("recompile_reason") and not fail_type:
+            self.capture.recompiles.append(RecompileRecord(cid, str(body["recompile_reason"])))
+        if fail_type:
+            self.progress.compile_failed(cid, str(fail_type), fail_reason)
 
     def _on_fallback(self, record: logging.LogRecord) -> None:
         kernel = compat.dynamo.kernel_under_mutation_analysis()

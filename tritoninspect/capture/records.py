@@ -166,6 +166,20 @@ class RecompileRecord:
 
 
 @dataclass(frozen=True)
+class RecompileLimitRecord:
+    """Dynamo hit a recompile limit for a frame and runs that frame eagerly from then on."""
+
+    #: The compile that was refused (it has no graph), e.g. "0/8".
+    compile_id: str
+    #: Which limit, as Dynamo names it: "recompile_limit" or "accumulated_recompile_limit".
+    limit_type: str
+    limit: int | None
+    function: str | None = None
+    file: str | None = None
+    line: int | None = None
+
+
+@dataclass(frozen=True)
 class FallbackRecord:
     """Mutation analysis fell back to "every input is mutated"."""
 
@@ -226,6 +240,31 @@ class ResourceRecord:
     num_stages: int | None = None
 
 
+@dataclass(frozen=True)
+class FailureRecord:
+    """Why the capture stopped early: the compile or the compiled module's run raised.
+
+    Everything recorded before it stays in the capture, so the report still shows it.
+    """
+
+    #: Where it failed: "dynamo", "aot", "inductor", "kernel_compile", "run" or "backward".
+    stage: str
+    compile_id: str | None
+    #: forward / backward / inference for the AOT and Inductor stages, else "".
+    part: str
+    #: The innermost exception (Dynamo's and Inductor's wrappers removed).
+    exc_type: str
+    message: str
+    #: The user's innermost frame, "file:line in function", when there is one.
+    user_frame: str | None = None
+    #: All of the user's own frames, outermost first (the innermost is `user_frame`).
+    user_stack: tuple[str, ...] = ()
+    #: The innermost torch or Triton frame, "file:line in function".
+    torch_frame: str | None = None
+    #: The failure is in tritoninspect's own code (a bug of ours), not in the user's or torch's.
+    in_tool: bool = False
+
+
 @dataclass
 class Capture:
     """Everything one `tritoninspect graph` run saw."""
@@ -245,10 +284,19 @@ class Capture:
     resources: list[ResourceRecord] = field(default_factory=list)
     #: (source, message) pairs for things capture could not do.
     problems: list[tuple[str, str]] = field(default_factory=list)
+    #: Frames Dynamo stopped compiling because a recompile limit was hit.
+    recompile_limits: list[RecompileLimitRecord] = field(default_factory=list)
+    #: Set when the compile or a run raised: the capture holds what came before.
+    failure: FailureRecord | None = None
     format: int = CAPTURE_FORMAT
 
     def to_json(self) -> str:
-        return json.dumps(dataclasses.asdict(self), indent=1, default=repr)
+        data = dataclasses.asdict(self)
+        # Absent when empty: a capture without them reads as before they were recorded.
+        for optional in ("failure", "recompile_limits"):
+            if not data[optional]:
+                del data[optional]
+        return json.dumps(data, indent=1, default=repr)
 
     @classmethod
     def from_json(cls, text: str) -> Capture:
@@ -266,6 +314,8 @@ class Capture:
             decompiled=[_rec(DecompiledRecord, v) for v in data.get("decompiled", [])],
             resources=[_resource(v) for v in data.get("resources", [])],
             problems=[tuple(p) for p in data["problems"]],
+            recompile_limits=[_rec(RecompileLimitRecord, v) for v in data.get("recompile_limits", [])],
+            failure=_rec(FailureRecord, data["failure"]) if data.get("failure") else None,
             format=data["format"],
         )
 

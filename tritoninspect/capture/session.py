@@ -7,6 +7,7 @@ libraries probe `has_triton()` or the driver at import time.
 from __future__ import annotations
 
 import contextlib
+import logging
 import platform
 import re
 import sys
@@ -20,11 +21,12 @@ import torch
 
 from tritoninspect import __version__
 from tritoninspect.capture import compat
+from tritoninspect.capture.failure import Progress, failure_record
 from tritoninspect.capture.patching import Patcher
 from tritoninspect.capture.recorder import Recorder
 from tritoninspect.capture.records import Capture
 from tritoninspect.capture.resources import measure
-from tritoninspect.errors import EnvironmentProblem, UsageError
+from tritoninspect.errors import EnvironmentProblem, TritonInspectError, UsageError
 
 #: The GPU architecture compile-only mode compiles for (sm_90: Hopper).
 DEFAULT_ARCH = 90
@@ -141,13 +143,18 @@ def capture_run(
     env: Environment | None = None,
     extras: Sequence[Callable[[Capture], ContextManager[Any]]] = (),
     resources: bool = False,
+    torch_logs: bool = False,
 ) -> Capture:
     """Compile `module` with the recording backend and run it on each input set.
 
+    torch's own log records (e.g. the fake-tensor error dump before a failed
+    trace) are kept off stderr unless `torch_logs`: the report says what failed.
+
     Each of `extras` is called with the capture and entered around the calls
     (inside the recorder's hooks, before Dynamo's caches are reset), e.g. to
-    record decompiled frames. Exceptions from the model or torch.compile
-    propagate to the caller.
+    record decompiled frames. An exception from the model or torch.compile
+    ends the run early and becomes `capture.failure`; the capture keeps
+    everything recorded before it.
     """
     recorder = Recorder(stage, compile_only=info.mode == "compile-only", resources=resources)
     torch._dynamo.reset()
@@ -160,15 +167,15 @@ def capture_run(
             warnings.filterwarnings("ignore", message="Dynamo does not know how to trace", category=UserWarning)
             for extra in extras:
                 stack.enter_context(extra(recorder.capture))
-            compiled = torch.compile(module, backend=recorder.backend, dynamic=dynamic)
-            for args in input_sets:
-                call_once(compiled, args, backward)
+            if not torch_logs:
+                stack.enter_context(quiet_torch_logs())
+            _compile_and_call(recorder, module, input_sets, dynamic=dynamic, backward=backward)
     finally:
         torch._dynamo.reset()
     recorder.capture.meta = {**_meta(info, stage, dynamic, backward, target, inputs), "calls": len(input_sets)}
     if env is not None:
         recorder.capture.problems.extend(env.problems)
-    if recorder.launch_templates is not None:
+    if recorder.launch_templates is not None and recorder.capture.failure is None:
         # After the run, hooks gone: each kernel compiles once per config for the mode's target.
         records, problems = measure(recorder.launch_templates, gpu=info.mode == "gpu")
         recorder.capture.resources.extend(records)
@@ -176,15 +183,66 @@ def capture_run(
     return recorder.capture
 
 
-def call_once(fn: Any, args: tuple[Any, ...], backward: bool) -> Any:
+@contextlib.contextmanager
+def quiet_torch_logs() -> Iterator[None]:
+    """Drop what torch's loggers would print (their handlers, installed by
+    torch._logging per registered log) for the duration of the block.
+
+    The structured trace (`torch.__trace`) is left alone: it writes only where
+    the user set TORCH_TRACE, and the recorder reads it through its own handler.
+    """
+    silence = _DropAll()
+    handlers = {h for h in _torch_log_handlers()}
+    for handler in handlers:
+        handler.addFilter(silence)
+    try:
+        yield
+    finally:
+        for handler in handlers:
+            handler.removeFilter(silence)
+
+
+class _DropAll(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        return False
+
+
+def _torch_log_handlers() -> list[logging.Handler]:
+    names = [n for n in logging.Logger.manager.loggerDict if n == "torch" or n.startswith("torch.")]
+    loggers = [logging.getLogger(n) for n in names if n != compat.dynamo.TRACE_LOGGER]
+    return [h for lg in loggers for h in lg.handlers]
+
+
+def _compile_and_call(recorder: Recorder, module: Any, input_sets: Sequence[tuple[Any, ...]], *,
+                      dynamic: bool | None, backward: bool) -> None:
+    """Compile and call; an exception from the model, torch.compile or the compiled
+    module becomes the capture's failure record, so what came before it is kept.
+    tritoninspect's own errors propagate."""
+    try:
+        compiled = torch.compile(module, backend=recorder.backend, dynamic=dynamic)
+        for args in input_sets:
+            call_once(compiled, args, backward, progress=recorder.progress)
+    except TritonInspectError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - recorded: the report shows it with the stages before it
+        recorder.capture.failure = failure_record(exc, recorder.progress)
+        if recorder.capture.failure.in_tool:
+            raise
+
+
+def call_once(fn: Any, args: tuple[Any, ...], backward: bool, progress: Progress | None = None) -> Any:
     """One call as a capture makes it: forward under no_grad, or forward then backward
-    through the sum of every output that requires grad. Returns the output."""
+    through the sum of every output that requires grad. Returns the output.
+    `progress` is told which of the two is running."""
+    progress = progress or Progress()
+    progress.call = "run"
     if not backward:
         with torch.no_grad():
             return fn(*args)
     out = fn(*args)
     losses = [t.sum() for t in _tensors(out) if t.requires_grad]
     if losses:
+        progress.call = "backward"
         torch.stack(losses).sum().backward()
     return out
 

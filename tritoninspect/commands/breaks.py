@@ -17,7 +17,7 @@ import typer
 from rich.console import Console
 
 from tritoninspect.cli import Device, Stage, _check_no_capture_options, _fail, _internal, _ready_to_capture
-from tritoninspect.cli import _load_report, _spinner, app
+from tritoninspect.cli import _exit_if_failed, _load_report, _spinner, app
 from tritoninspect.errors import ExitCode, TritonInspectError, UsageError
 
 #: Prefix of depyf's files in a `--dump` directory (the dump keeps bare names).
@@ -69,6 +69,7 @@ def breaks(
         _fail(exc, err, json_out=json_out, debug=debug)
     except Exception as exc:  # noqa: BLE001 - a bug of ours: one line, exit 6, traceback with --debug
         _fail(_internal(exc), err, json_out=json_out, debug=debug)
+    _exit_if_failed(report, err)
 
 
 @app.command()
@@ -222,4 +223,4 @@ def _run_checks(report: Any, conditions: dict[str, Any]) -> list[str]:
     failures: list[str] = []
     for keywords in conditions.values():
         failures += check_report(report, **keywords)
-    return failures
+    return list(dict.fromkeys(failures))  # a failed compile fails every condition: say it once

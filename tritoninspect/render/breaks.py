@@ -17,6 +17,7 @@ from rich.text import Text
 
 from tritoninspect.render import _format as fmt
 from tritoninspect.render._console import console_text, make_console
+from tritoninspect.render._failure import failure_section, recompile_limit_section
 from tritoninspect.render._widgets import ALERT, heading
 from tritoninspect.render.terminal import _header
 from tritoninspect.report import ArgChange, DecompiledFrame, GraphBreak, Recompile, Report
@@ -36,8 +37,8 @@ class BreaksRenderer:
     def render(self, report: Report) -> str:
         console = make_console(width=self.width, color=self.color)
         cwd = Path.cwd()
-        sections = [_header(report, cwd), _summary(report), _breaks(report, cwd), _eager(report),
-                    _recompiles(report, cwd), _decompiled(report, cwd), _diagnostics(report)]
+        sections = [_header(report, cwd), failure_section(report, cwd), _summary(report), _breaks(report, cwd), _eager(report),
+                    _recompiles(report, cwd), recompile_limit_section(report, cwd), _decompiled(report, cwd), _diagnostics(report)]
         for i, section in enumerate(s for s in sections if s):
             if i:
                 console.print()
@@ -58,7 +59,8 @@ def _summary(report: Report) -> list[RenderableType]:
               "could not resume": sum(b.skipped_rest for b in breaks)}
     notes = [f"{n} {what}" for what, n in counts.items() if n]
     count = f"graph breaks: {len(breaks)}" + (f" ({', '.join(notes)})" if notes else "")
-    return [Text(f"Dynamo graphs: {graphs} · {count} · recompiles: {len(report.recompiles)}")]
+    limits = f" · recompile limit hit: {len(report.recompile_limits)}" if report.recompile_limits else ""
+    return [Text(f"Dynamo graphs: {graphs} · {count} · recompiles: {len(report.recompiles)}{limits}")]
 
 
 # --- graph breaks -------------------------------------------------------------------

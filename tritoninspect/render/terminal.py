@@ -10,6 +10,7 @@ from rich.text import Text
 
 from tritoninspect.render import _format as fmt
 from tritoninspect.render._console import console_text, make_console
+from tritoninspect.render._failure import failure_section, recompile_limit_section
 from tritoninspect.render._kernels import kernel_details, kernel_table, verdicts
 from tritoninspect.render._widgets import ALERT, add_row, heading, table
 from tritoninspect.report import Mode, Report
@@ -95,7 +96,8 @@ def _counts(report: Report, cwd: Path) -> list[RenderableType]:
     graphs = [f"{label}: {counts[s]}" for s, label in STAGE_LABELS.items() if s == "dynamo" or counts[s]]
     skipped = sum(b.frame_skipped for b in report.graph_breaks)
     breaks = f"graph breaks: {len(report.graph_breaks)}" + (f" ({skipped} frame skipped)" if skipped else "")
-    return [Text(" · ".join(graphs)), Text(f"{breaks} · recompiles: {len(report.recompiles)}")]
+    limits = f" · recompile limit hit: {len(report.recompile_limits)}" if report.recompile_limits else ""
+    return [Text(" · ".join(graphs)), Text(f"{breaks} · recompiles: {len(report.recompiles)}{limits}")]
 
 
 def _graph_count(report: Report, stage: str) -> int:
@@ -166,12 +168,14 @@ def _diagnostics(report: Report, cwd: Path) -> list[RenderableType]:
 
 SECTIONS: tuple[Section, ...] = (
     _header,
+    failure_section,
     _counts,
     kernel_table,
     kernel_details,
     _opaque_ops,
     _graph_breaks,
     _recompiles,
+    recompile_limit_section,
     _unattributed_fallbacks,
     _diagnostics,
     verdicts,

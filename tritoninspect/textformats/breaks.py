@@ -144,3 +144,19 @@ def _library_frame(head: str) -> str | None:
         file, line, func = mine[-1]
         return f"{file}:{line} in {func}"
     return None
+
+
+#: Dynamo refusing a compile over a limit (torch/_dynamo/convert_frame.py, gb0039 "Dynamo recompile
+#: limit exceeded ... (currently set to 8) ... Limit type: recompile_limit", torch 2.8-2.14; older
+#: torch said "cache_size_limit"). PR not found.
+_LIMIT_RE = re.compile(r"recompile limit exceeded|cache_size_limit", re.IGNORECASE)
+
+
+def recompile_limit(fail_reason: str) -> tuple[str, int | None] | None:
+    """(limit type, limit) when a `compilation_metrics` failure says a recompile limit
+    was hit; None for any other failure."""
+    if not _LIMIT_RE.search(fail_reason):
+        return None
+    kind = re.search(r"Limit type: (\w+)", fail_reason)
+    value = re.search(r"currently set to (\d+)", fail_reason)
+    return (kind[1] if kind else "recompile_limit"), (int(value[1]) if value else None)

@@ -1,6 +1,8 @@
-"""The torch and Triton versions in use (the report's `meta` block)."""
+"""The torch and Triton versions in use (the report's `meta` block), and whose files are theirs."""
 
 from __future__ import annotations
+
+import os
 
 import torch
 import triton
@@ -12,3 +14,20 @@ def torch_version() -> str:
 
 def triton_version() -> str:
     return triton.__version__
+
+
+def _package_roots() -> tuple[str, ...]:
+    return tuple(os.path.dirname(os.path.realpath(m.__file__)) + os.sep for m in (torch, triton) if m.__file__)
+
+
+def is_torch_or_triton_file(path: str) -> bool:
+    """A file inside torch's or Triton's installed package (by its real location)."""
+    return os.path.realpath(path).startswith(_package_roots())
+
+
+def is_triton_compilation_error(exc: BaseException) -> bool:
+    """Triton could not compile a kernel: `triton.compiler.errors.CompilationError` and its
+    subclasses (the same class in triton 3.6-3.8)."""
+    from triton.compiler.errors import CompilationError
+
+    return isinstance(exc, CompilationError)

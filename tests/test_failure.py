@@ -1,0 +1,224 @@
+"""A compile or run that raises still gives a report (issue 11, item 1).
+
+Fast tests build failure records from hand-made exceptions and render reports that hold
+one; slow ones compile real models that fail in Dynamo, Inductor, AOTAutograd, the run and
+the backward, through the CLI and the Python API.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import pytest
+
+from _expect import REPO, explain, run_cli
+from tritoninspect.capture.failure import Progress, failure_record
+from tritoninspect.checks import check_report
+from tritoninspect.errors import ExitCode
+from tritoninspect.render.terminal import TerminalRenderer
+from tritoninspect.report import Failure, Report, read_report
+
+ASSETS = REPO / "tests" / "assets" / "failures"
+GOLD_REPORT = REPO / "tests" / "gold" / "report.json"
+USER_FILE = str(REPO / "tests" / "assets" / "failures" / "shape_mismatch.py")
+
+
+def _raise(exc: BaseException) -> BaseException:
+    """`exc` with a traceback, as a capture would catch it."""
+    try:
+        raise exc
+    except BaseException as caught:  # noqa: BLE001
+        return caught
+
+
+def _line(path: Path, marker: str) -> int:
+    return next(n for n, line in enumerate(path.read_text().splitlines(), 1) if marker in line)
+
+
+# --- records from exceptions (fast) ------------------------------------------------------------
+
+
+def test_the_innermost_exception_is_recorded_through_wrappers() -> None:
+    class BackendCompilerFailed(Exception):
+        def __init__(self, inner: BaseException) -> None:
+            super().__init__(f"backend failed: {inner}")
+            self.inner_exception = inner
+
+    inner = _raise(TypeError("launcher() missing 1 required positional argument: 'x'"))
+    record = failure_record(_raise(BackendCompilerFailed(inner)), Progress())
+    assert (record.exc_type, record.message) == ("TypeError", "launcher() missing 1 required positional argument: 'x'")
+
+
+def test_context_suppressed_by_from_none_is_still_the_cause() -> None:
+    """Dynamo raises TorchRuntimeError(...) from None over the real error."""
+    try:
+        try:
+            raise RuntimeError("a and b must have same reduction dim, but got [2, 4] X [5, 3].")
+        except RuntimeError:
+            raise ValueError(
+                "Dynamo failed to run FX node with fake tensors: call_function <built-in function matmul>(...)"
+            ) from None
+    except ValueError as exc:
+        record = failure_record(exc, Progress())
+    assert record.exc_type == "RuntimeError"
+    assert record.message == "matmul: a and b must have same reduction dim, but got [2, 4] X [5, 3]."
+
+
+def test_stage_is_the_backend_stage_the_exception_left() -> None:
+    progress = Progress()
+    exc = _raise(RuntimeError("lowering failed"))
+    progress.backend_failed(exc, "inductor", "0/0", "forward")
+    progress.backend_failed(exc, "aot", "0/0", "")  # the same exception leaving the outer stage
+    record = failure_record(exc, progress)
+    assert (record.stage, record.compile_id, record.part) == ("inductor", "0/0", "forward")
+
+
+def test_a_frame_dynamo_skipped_earlier_is_not_this_failure() -> None:
+    progress = Progress(call="backward")
+    progress.compile_failed("0/0", "Unsupported", "skipped")
+    record = failure_record(_raise(ValueError("later")), progress)
+    assert (record.stage, record.compile_id) == ("backward", None)
+    progress.compile_failed("1/0", "ValueError", "later")
+    assert failure_record(_raise(ValueError("later")), progress).stage == "dynamo"
+
+
+def test_dynamo_footer_is_dropped_and_long_messages_cut() -> None:
+    text = "\n".join(["headline", *[f"line {i}" for i in range(60)], "from user code:", '  File "x.py", line 1'])
+    record = failure_record(_raise(RuntimeError(text)), Progress())
+    lines = record.message.splitlines()
+    assert lines[0] == "headline" and "from user code:" not in record.message
+    assert len(lines) == 41 and lines[-1].startswith("... (")
+
+
+# --- rendering and checks (fast) ---------------------------------------------------------------
+
+
+FAILURE = Failure(
+    stage="inductor", compile_id="0/0", part="forward", exc_type="TypeError",
+    message="launcher() missing 1 required positional argument: 'x'\nsecond line",
+    user_frame=f"{USER_FILE}:14 in forward", user_stack=(f"{USER_FILE}:14 in forward",),
+    torch_frame="/site/torch/_inductor/runtime/triton_heuristics.py:120 in run",
+)
+
+
+def _failed_report() -> Report:
+    return dataclasses.replace(read_report(GOLD_REPORT), failure=FAILURE)
+
+
+def test_text_shows_the_failure_under_the_header() -> None:
+    text = TerminalRenderer(width=120, color=False).render(_failed_report())
+    lines = text.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("FAILED"))
+    assert lines[at] == ("FAILED in Inductor [0/0] (forward): TypeError: launcher() missing 1 required "
+                         "positional argument: 'x'")
+    assert at < next(i for i, line in enumerate(lines) if line.startswith("Dynamo graphs"))
+    assert "  your code: tests/assets/failures/shape_mismatch.py:14 in forward" in lines
+    assert "  │ second line" in lines
+
+
+def test_a_failed_report_round_trips_and_fails_every_check() -> None:
+    report = _failed_report()
+    assert Report.from_json(report.to_json()) == report
+    failures = check_report(report, max_graphs=100)
+    assert failures == ["the compile failed at inductor [0/0]: TypeError: launcher() missing 1 required positional "
+                        "argument: 'x'"]
+
+
+def test_a_version_1_report_still_reads() -> None:
+    data = json.loads(GOLD_REPORT.read_text())
+    del data["failure"]
+    report = Report.from_dict({**data, "schema_version": 1})
+    assert report.failure is None and report.kernels
+
+
+# --- real compiles (slow) ----------------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_dynamo_failure_names_the_op_and_both_shapes_and_keeps_torch_logs_quiet() -> None:
+    asset = ASSETS / "shape_mismatch.py"
+    proc = run_cli(["graph", f"{asset.relative_to(REPO)}:Net", "--json"], timeout=300)
+    assert proc.returncode == ExitCode.USER_CODE, explain(proc)
+    failure = json.loads(proc.stdout)["failure"]
+    assert (failure["stage"], failure["compile_id"], failure["exc_type"]) == ("dynamo", "0/0", "RuntimeError")
+    assert failure["message"].startswith("matmul: a and b must have same reduction dim, but got [2, 4] X [5, 3]")
+    assert failure["user_frame"] == f"{asset}:{_line(asset, 'MISMATCH-LINE')} in forward"
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error: the model failed while Dynamo traced"), proc.stderr
+    assert "[2, 4] X [5, 3]" in lines[0]
+
+
+@pytest.mark.slow
+def test_backward_failure_keeps_the_forward_graphs() -> None:
+    asset = ASSETS / "backward_raises.py"
+    proc = run_cli(["graph", f"{asset.relative_to(REPO)}:Net"], timeout=300)
+    assert proc.returncode == ExitCode.USER_CODE, explain(proc)
+    assert "FAILED while running backward: ValueError: no gradient for you" in proc.stdout
+    assert f"your code: tests/assets/failures/backward_raises.py:{_line(asset, 'RAISE-LINE')} in backward" in proc.stdout
+    assert "Dynamo graphs: 2" in proc.stdout and "AOT forward: 1" in proc.stdout
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("stage", "patched"), [("inductor", "compile_fx_inner"), ("aot", "aot_autograd_backend")])
+def test_compiler_failure_names_the_stage_and_keeps_what_came_before(
+    monkeypatch: pytest.MonkeyPatch, stage: str, patched: str
+) -> None:
+    import torch
+
+    from tritoninspect import inspect_module
+    from tritoninspect.capture import compat
+
+    def broken(*args: object, **kwargs: object) -> object:
+        def compiler(*a: object, **k: object) -> object:
+            raise RuntimeError(f"{patched} broke")
+
+        return compiler
+
+    monkeypatch.setattr(compat.inductor, patched, broken)
+
+    def model(x: torch.Tensor) -> torch.Tensor:
+        return torch.sin(x) * 2
+
+    report = inspect_module(model, (torch.ones(4),), stage=stage)
+    assert report.failure is not None
+    assert (report.failure.stage, report.failure.compile_id) == (stage, "0/0")
+    assert report.failure.message == f"{patched} broke"
+    assert [g.stage for g in report.graphs][:1] == ["dynamo"]
+
+
+# --- recompile limits --------------------------------------------------------------------------
+
+
+LIMIT_REASON = (
+    "Dynamo recompile limit exceeded\n  Explanation: Dynamo attempted to recompile the code object too many times, "
+    "exceeding the recompile_limit cache size limit (currently set to 8).\n\n  Developer debug context: Limit type: "
+    "recompile_limit\n"
+)
+
+
+def test_recompile_limit_text() -> None:
+    from tritoninspect.textformats.breaks import recompile_limit
+
+    assert recompile_limit(LIMIT_REASON) == ("recompile_limit", 8)
+    assert recompile_limit("Dynamo recompile limit exceeded (no details)") == ("recompile_limit", None)
+    assert recompile_limit("Unsupported: call_function foo") is None
+
+
+@pytest.mark.slow
+def test_a_hit_recompile_limit_is_a_finding_and_the_refused_compile_no_recompile() -> None:
+    asset = REPO / "tests" / "assets" / "recompile_storm.py"
+    proc = run_cli(["breaks", f"{asset.relative_to(REPO)}:Net", "--json"], timeout=300)
+    assert proc.returncode == 0, explain(proc)
+    report = json.loads(proc.stdout)
+    assert report["recompile_limits"] == [{
+        "compile_id": "0/8", "limit_type": "recompile_limit", "limit": 8, "function": "forward",
+        "file": str(asset), "line": _line(asset, "FORWARD-LINE"),
+    }]
+    graphs = {g["compile_id"] for g in report["graphs"] if g["stage"] == "dynamo"}
+    assert [r["compile_id"] for r in report["recompiles"]] == [f"0/{i}" for i in range(1, 8)]
+    assert {r["compile_id"] for r in report["recompiles"]} <= graphs
+    assert proc.stderr == ""
+    text = run_cli(["breaks", f"{asset.relative_to(REPO)}:Net"], timeout=300).stdout
+    assert "recompile limit hit [0/8]: forward (tests/assets/recompile_storm.py:" in text

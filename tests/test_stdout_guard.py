@@ -1,0 +1,54 @@
+"""The stdout guard: what the user's program writes to fd 1 goes to stderr, marked (fast)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+from _expect import REPO
+
+PROGRAM = textwrap.dedent(
+    """
+    import ctypes, os, subprocess, sys
+    from tritoninspect.stdout_guard import stdout_to_stderr
+    with stdout_to_stderr() as guard:
+        print("from print")
+        sys.stdout.write("no newline yet")
+        sys.stdout.flush()
+        os.write(1, b" then os.write\\n")
+        libc = ctypes.CDLL(None)
+        libc.printf(b"from printf\\n")
+        libc.fflush(None)
+        subprocess.run([sys.executable, "-c", "print('from a child process')"], check=True)
+    print('{"report": true}')
+    print(f"lines={guard.lines}", file=sys.stderr)
+    """
+)
+
+
+def test_everything_written_to_stdout_inside_moves_to_stderr_marked() -> None:
+    proc = subprocess.run([sys.executable, "-c", PROGRAM], cwd=REPO, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == '{"report": true}\n'
+    lines = proc.stderr.splitlines()
+    assert lines[0].startswith("your program's stdout")
+    assert lines[1:] == ["│ from print", "│ no newline yet then os.write", "│ from printf",
+                         "│ from a child process", "lines=4"]
+
+
+def test_a_child_that_outlives_the_block_does_not_hold_it_up() -> None:
+    program = textwrap.dedent(
+        """
+        import subprocess, sys, time
+        from tritoninspect.stdout_guard import stdout_to_stderr
+        start = time.monotonic()
+        with stdout_to_stderr():
+            child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(20)"])
+        print(f"{time.monotonic() - start:.1f}")
+        child.kill()
+        """
+    )
+    proc = subprocess.run([sys.executable, "-c", program], cwd=REPO, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert float(proc.stdout) < 3

@@ -1,0 +1,181 @@
+"""Turn the exception that stopped a capture into a plain `FailureRecord`.
+
+Dynamo and Inductor wrap what went wrong (`BackendCompilerFailed`,
+`InductorError`, `TorchRuntimeError`): the record names the innermost exception,
+the stage the recorder was in when it escaped, the user's innermost frame and
+the innermost torch or Triton frame, so a report can say where it failed.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import traceback
+from dataclasses import dataclass
+from tritoninspect.capture import compat
+from tritoninspect.capture.records import FailureRecord
+from tritoninspect.textformats.paths import is_own_file
+
+#: Lines of the innermost exception's message kept in the record.
+MAX_MESSAGE_LINES = 40
+
+#: Dynamo appends the traced user frames to its errors (torch/_dynamo/exc.py
+#: `format_error_msg_verbose` / `augment_exc_message`, 2.0-2.14): "from user code:" then
+#: `  File "path", line N, in fn` entries.
+_USER_CODE_RE = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<func>\S+)')
+
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+@dataclass
+class Progress:
+    """Where a capture is, as the recorder and the call loop see it."""
+
+    #: Outside the backend: "run" (forward call) or "backward".
+    call: str = "run"
+    #: The exception that escaped the recording backend, with its stage, compile id and part.
+    backend_error: BaseException | None = None
+    backend_stage: str = ""
+    backend_cid: str | None = None
+    backend_part: str = ""
+    #: The last frame compile Dynamo reported failed (`compilation_metrics` trace
+    #: event: compile id, exception class name, message).
+    failed_compile: tuple[str, str, str] | None = None
+
+    def compile_failed(self, cid: str, fail_type: str, fail_reason: str) -> None:
+        self.failed_compile = (cid, fail_type, fail_reason)
+
+    def backend_failed(self, exc: BaseException, stage: str, cid: str | None, part: str) -> None:
+        """Remember the first (innermost) exception that left a compiler stage."""
+        if self.backend_error is None:
+            self.backend_error = exc
+            self.backend_stage, self.backend_cid, self.backend_part = stage, cid, part
+
+
+def failure_record(exc: BaseException, progress: Progress) -> FailureRecord:
+    """The record of `exc`, which ended a capture in the state `progress` describes."""
+    chain = _chain(exc)
+    inner = chain[-1]
+    stage, cid, part = _stage(chain, progress)
+    stack = _user_stack(chain)
+    return FailureRecord(
+        stage=stage,
+        compile_id=cid,
+        part=part,
+        exc_type=type(inner).__name__,
+        message=_message(inner, _fake_tensor_op(chain)),
+        user_frame=stack[-1] if stack else None,
+        user_stack=stack,
+        torch_frame=_torch_frame(chain),
+        in_tool=_in_tool(inner),
+    )
+
+
+def _chain(exc: BaseException) -> list[BaseException]:
+    """`exc`, then each exception it wraps, outermost first: Dynamo's and Inductor's
+    `inner_exception`, else the cause, else the context (also when suppressed:
+    Dynamo raises `TorchRuntimeError(...) from None` over the real error)."""
+    chain = [exc]
+    while True:
+        last = chain[-1]
+        inner = getattr(last, "inner_exception", None) or last.__cause__ or last.__context__
+        if inner is None or inner in chain:
+            return chain
+        chain.append(inner)
+
+
+def _stage(chain: list[BaseException], progress: Progress) -> tuple[str, str | None, str]:
+    if progress.backend_error is not None and any(e is progress.backend_error for e in chain):
+        return progress.backend_stage, progress.backend_cid, progress.backend_part
+    failed = progress.failed_compile
+    # Dynamo names the failing exception's class (convert_frame.py, `fail_type = type(e).__qualname__`):
+    # a frame that failed earlier and was skipped is not this failure.
+    cid = failed[0] if failed and any(type(e).__qualname__ == failed[1] for e in chain) else None
+    if any(compat.versions.is_triton_compilation_error(e) for e in chain):
+        return "kernel_compile", cid, ""
+    if cid is not None:
+        return "dynamo", cid, ""
+    return progress.call, None, ""
+
+
+def _message(exc: BaseException, op: str | None = None) -> str:
+    """The exception's message, Dynamo's footer removed, prefixed with the op it came from."""
+    lines = str(exc).strip().splitlines() or [""]
+    # Dynamo's own footer adds nothing the record does not say in its fields.
+    for marker in ("from user code:", "Set TORCH_LOGS=", "You can suppress this exception", "Developer debug context:"):
+        lines = _until(lines, marker)
+    if op:
+        lines[0] = f"{op}: {lines[0]}"
+    kept = [line.rstrip() for line in lines[:MAX_MESSAGE_LINES]]
+    if len(lines) > MAX_MESSAGE_LINES:
+        kept.append(f"... ({len(lines) - MAX_MESSAGE_LINES} more lines)")
+    return "\n".join(kept).strip()
+
+
+#: Dynamo's text when an op fails on fake tensors (torch/_dynamo/utils.py `get_fake_value`,
+#: "Dynamo failed to run FX node with fake tensors: call_function <fn>(*(args), **{})", 2.6-2.14).
+_FAKE_OP_RE = re.compile(r"failed to run FX node with fake tensors: call_\w+ (?:<built-in function (\w+)>|<?([\w.]+))")
+
+
+def _fake_tensor_op(chain: list[BaseException]) -> str | None:
+    """The op whose shapes did not fit, when Dynamo says which (the innermost error does not)."""
+    for exc in chain:
+        match = _FAKE_OP_RE.search(str(exc))
+        if match:
+            return match[1] or match[2]
+    return None
+
+
+def _until(lines: list[str], marker: str) -> list[str]:
+    for i, line in enumerate(lines):
+        if line.strip().startswith(marker):
+            return lines[:i]
+    return lines
+
+
+def _frames(chain: list[BaseException]) -> list[traceback.FrameSummary]:
+    """Every frame of every exception in the chain, outermost exception first."""
+    return [f for e in chain for f in traceback.extract_tb(e.__traceback__)]
+
+
+def _user_stack(chain: list[BaseException]) -> tuple[str, ...]:
+    """The user's own frames, outermost first: from the tracebacks, else from Dynamo's
+    "from user code:" section (a traced frame is not in the Python traceback)."""
+    own = [f for f in _frames(chain) if is_own_file(f.filename)]
+    if own:
+        return tuple(_where(f.filename, f.lineno, f.name) for f in own)
+    for exc in reversed(chain):
+        text = str(exc)
+        if "from user code:" in text:
+            found = [m for m in _USER_CODE_RE.finditer(text.split("from user code:", 1)[1])
+                     if is_own_file(m["file"])]
+            if found:
+                return tuple(_where(m["file"], int(m["line"]), m["func"]) for m in found)
+    return ()
+
+
+def _torch_frame(chain: list[BaseException]) -> str | None:
+    """The innermost torch or Triton frame, when it is inside the user's innermost
+    frame (torch raised); None when the user's own code raised."""
+    frames = _frames(chain)
+    own = [i for i, f in enumerate(frames) if is_own_file(f.filename)]
+    inner = frames[own[-1] + 1:] if own else frames
+    found = [f for f in inner if compat.versions.is_torch_or_triton_file(f.filename)]
+    return _where(found[-1].filename, found[-1].lineno, found[-1].name) if found else None
+
+
+def _in_tool(exc: BaseException) -> bool:
+    frames = traceback.extract_tb(exc.__traceback__)
+    return bool(frames) and frames[-1].filename.startswith(_PACKAGE_DIR)
+
+
+def _where(file: str, line: int | None, func: str) -> str:
+    return f"{file}:{line} in {func}"
+
+
+def first_line(record: FailureRecord) -> str:
+    """`TypeError: launcher() missing ...`: the record's exception in one line."""
+    head = record.message.splitlines()[0] if record.message else ""
+    return f"{record.exc_type}: {head}" if head else record.exc_type
+
+

@@ -1,0 +1,92 @@
+"""Findings of a run that did not go as compiled: the failure block (under the header) and hit recompile limits."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.console import RenderableType
+from rich.text import Text
+
+from tritoninspect.render import _format as fmt
+from tritoninspect.render._widgets import ALERT
+from tritoninspect.report import Failure, RecompileLimit, Report
+
+#: Message lines shown under the headline (the JSON keeps up to 40).
+SHOWN_LINES = 12
+
+#: What each failure stage means, in words.
+STAGE_WORDS = {
+    "dynamo": "while Dynamo traced the model",
+    "aot": "in AOTAutograd",
+    "inductor": "in Inductor",
+    "kernel_compile": "while Triton compiled a kernel",
+    "run": "while running the compiled model",
+    "backward": "while running backward",
+}
+
+
+def failure_section(report: Report, cwd: Path) -> list[RenderableType]:
+    """The failure, where it happened, and that the rest of the report came before it."""
+    failure = report.failure
+    if failure is None:
+        return []
+    lines: list[RenderableType] = [Text.assemble(("FAILED ", ALERT), _where(failure), ": ", (_headline(failure), "bold"))]
+    for frame in failure.user_stack or ((failure.user_frame,) if failure.user_frame else ()):
+        lines.append(Text.assemble("  your code: ", _frame(frame, cwd)))
+    if failure.torch_frame:
+        lines.append(Text.assemble("  raised in: ", _frame(failure.torch_frame, cwd)))
+    if failure.kernel:
+        lines.append(Text(f"  kernel: {failure.kernel}"))
+    rest = failure.message.splitlines()[1:]
+    for line in rest[:SHOWN_LINES]:
+        lines.append(Text("  │ " + line, style="dim"))
+    if len(rest) > SHOWN_LINES:
+        lines.append(Text(f"  │ ... {len(rest) - SHOWN_LINES} more lines in --json", style="dim"))
+    lines.append(Text("  Everything below was captured before the failure.", style="dim"))
+    return lines
+
+
+def _where(failure: Failure) -> str:
+    words = STAGE_WORDS.get(failure.stage, f"in {failure.stage}")
+    cid = f" [{failure.compile_id}]" if failure.compile_id else ""
+    part = f" ({failure.part})" if failure.part else ""
+    return f"{words}{cid}{part}"
+
+
+def _headline(failure: Failure) -> str:
+    head = fmt.first_line(failure.message)
+    return f"{failure.exc_type}: {head}" if head else failure.exc_type
+
+
+def _frame(frame: str, cwd: Path) -> str:
+    """`file:line in fn` with the file shown as every location in the report is."""
+    where, _, func = frame.rpartition(" in ")
+    file, _, line = where.rpartition(":")
+    if not file or not line.isdigit():
+        return frame
+    return f"{fmt.location(file, int(line), cwd=cwd)} in {func}"
+
+
+def failure_line(failure: Failure) -> str:
+    """One line for stderr: what failed, where, and the user's line."""
+    at = f" at {failure.user_frame}" if failure.user_frame else ""
+    return f"the model failed {_where(failure)}: {_headline(failure)}{at} (the report shows what was captured before)"
+
+
+def recompile_limit_section(report: Report, cwd: Path) -> list[RenderableType]:
+    """Each frame that hit a recompile limit: from then on its calls ran eagerly."""
+    return [line for limit in report.recompile_limits for line in _limit_lines(limit, cwd)]
+
+
+def _limit_lines(limit: RecompileLimit, cwd: Path) -> list[RenderableType]:
+    where = f" ({fmt.location(limit.file, limit.line, cwd=cwd)})" if limit.file else ""
+    value = f" = {limit.limit}" if limit.limit is not None else ""
+    head = Text.assemble(
+        ("recompile limit hit ", ALERT), f"[{limit.compile_id}]: ", (limit.function or "a frame", "bold"), where,
+        f" reached torch._dynamo.config.{limit.limit_type}{value}; Dynamo compiles it no more, "
+        "so its later calls ran eagerly (kernels launched there are eager launches)",
+    )
+    hint = Text("  hint: find what changes between the compiles in the recompiles above (often a size that a "
+                "constexpr or a Python int specialises on): mark it dynamic (torch._dynamo.mark_dynamic) or make "
+                f"it stop changing; raising {limit.limit_type} only postpones the eager fallback", style="dim")
+    return [head, hint]

@@ -1,0 +1,101 @@
+"""Keep stdout for the report: what the user's program writes there goes to stderr, marked.
+
+A `print()` at import or in `forward` (a common debugging habit, and a classic
+graph-break cause) would otherwise land before the JSON of `--json`. Like pytest's
+`--capture=fd`, the guard works on file descriptor 1, so C-level writes (printf
+from an extension, Triton's interpreter) move too; unlike pytest it passes the
+output on as it comes, one marked line at a time, so a long or hanging run still
+shows its progress.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import select
+import sys
+import threading
+from collections.abc import Iterator
+from typing import BinaryIO
+
+#: Put before every line the program wrote to stdout.
+MARK = b"\xe2\x94\x82 "  # "│ "
+HEADER = b"your program's stdout (moved to stderr: stdout carries only the report):\n"
+
+
+class _Forwarder(threading.Thread):
+    """Copies lines from a pipe to stderr, each marked, the header before the first."""
+
+    def __init__(self, read_fd: int, err: BinaryIO) -> None:
+        super().__init__(name="tritoninspect-stdout", daemon=True)
+        self.read_fd = read_fd
+        self.err = err
+        self.lines = 0
+        self._at_line_start = True
+        self._done = threading.Event()
+
+    def run(self) -> None:
+        # Polled, not read to EOF: a child process started inside the block (Inductor's
+        # compile workers) keeps the pipe's write end open after the block ends.
+        while not self._done.is_set():
+            self._drain(timeout=0.05)
+        self._drain(timeout=0)
+        os.close(self.read_fd)
+        if not self._at_line_start:
+            self.err.write(b"\n")
+        self.err.flush()
+
+    def stop(self) -> None:
+        """Forward what is already in the pipe, then end."""
+        self._done.set()
+        self.join(timeout=5)
+
+    def _drain(self, timeout: float) -> None:
+        while select.select([self.read_fd], [], [], timeout)[0]:
+            chunk = os.read(self.read_fd, 65536)
+            if not chunk:
+                self._done.set()
+                return
+            self._write(chunk)
+            timeout = 0
+
+    def _write(self, chunk: bytes) -> None:
+        if self.lines == 0 and self._at_line_start:
+            self.err.write(HEADER)
+        out = bytearray()
+        for piece in chunk.splitlines(keepends=True):
+            if self._at_line_start:
+                out += MARK
+                self.lines += 1
+            out += piece
+            self._at_line_start = piece.endswith((b"\n", b"\r"))
+        self.err.write(bytes(out))
+        self.err.flush()
+
+
+@contextlib.contextmanager
+def stdout_to_stderr() -> Iterator[_Forwarder]:
+    """For the duration of the block, fd 1 (and `sys.stdout`) write to stderr, marked.
+
+    The report is written after the block, to the real stdout. Yields the
+    forwarder, whose `lines` counts what the program printed.
+    """
+    sys.stdout.flush()
+    saved = os.dup(1)
+    read_fd, write_fd = os.pipe()
+    forwarder = _Forwarder(read_fd, sys.stderr.buffer if hasattr(sys.stderr, "buffer") else _stderr_bytes())
+    forwarder.start()
+    os.dup2(write_fd, 1)
+    os.close(write_fd)
+    try:
+        yield forwarder
+    finally:
+        with contextlib.suppress(Exception):
+            sys.stdout.flush()
+        os.dup2(saved, 1)
+        os.close(saved)
+        forwarder.stop()
+
+
+def _stderr_bytes() -> BinaryIO:
+    return os.fdopen(os.dup(2), "wb", buffering=0)
