@@ -11,6 +11,7 @@ from __future__ import annotations
 import difflib
 import importlib
 import inspect
+import math
 import os
 import re
 import sys
@@ -117,9 +118,67 @@ def _can_generate(dtype: torch.dtype) -> bool:
 
 
 def make_inputs(specs: tuple[InputSpec, ...], *, seed: int = INPUTS_SEED) -> tuple[torch.Tensor, ...]:
-    """Random CPU tensors for the specs, reproducible and without touching the global RNG."""
+    """Random CPU tensors for the specs, reproducible and without touching the global RNG.
+
+    Inputs that cannot fit in memory are an InputsError naming the input and the bytes
+    asked, before anything is allocated (a too-large allocation can take the machine down).
+    """
+    _check_fits_in_memory(specs)
     generator = torch.Generator().manual_seed(seed)
-    return tuple(_random_tensor(spec, generator) for spec in specs)
+    tensors = []
+    for index, spec in enumerate(specs, 1):
+        try:
+            tensors.append(_random_tensor(spec, generator))
+        except (RuntimeError, MemoryError) as exc:
+            raise InputsError(f"--inputs entry {index} ({spec}): cannot allocate {_bytes_text(_bytes(spec))}: "
+                              f"{str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__}") from exc
+    return tuple(tensors)
+
+
+def _bytes(spec: InputSpec) -> int:
+    """What making the tensor takes at its peak: floats are drawn in float32, then cast."""
+    numel = math.prod(spec.shape)
+    dtype = getattr(torch, spec.dtype)
+    drawn = 4 if dtype.is_floating_point and dtype != torch.float32 else 0
+    return numel * (dtype.itemsize + drawn)
+
+
+def _check_fits_in_memory(specs: tuple[InputSpec, ...]) -> None:
+    available = _available_memory()
+    if available is None:
+        return
+    total = 0
+    for index, spec in enumerate(specs, 1):
+        total += _bytes(spec)
+        if total > available:
+            so_far = f" ({_bytes_text(total)} with the inputs before it)" if index > 1 else ""
+            raise InputsError(
+                f"--inputs entry {index} ({spec}) asks for {_bytes_text(_bytes(spec))}{so_far}; "
+                f"this machine has {_bytes_text(available)} available",
+                hint="use smaller shapes: small inputs show how the kernels enter the compiled graph as well",
+            )
+
+
+def _available_memory() -> int | None:
+    """Bytes of memory available now (Linux: MemAvailable; elsewhere the physical memory)."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def _bytes_text(count: int) -> str:
+    for unit, size in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if count >= size:
+            return f"{count / size:.1f} {unit}"
+    return f"{count} bytes"
 
 
 def _random_tensor(spec: InputSpec, generator: torch.Generator) -> torch.Tensor:
