@@ -128,11 +128,12 @@ def _load_or_capture(
 
     spec = parse_spec(target)
     _ready_to_capture()
-    from tritoninspect.run import capture_target
+    from tritoninspect import pipeline
 
+    options = pipeline.CaptureOptions(inputs=inputs, device=device, dynamic=dynamic, backward=backward, stage=stage,
+                                      resources=resources, arch=target_arch)
     with _spinner(err, f"Compiling {spec.display_name}:{spec.attr}"):
-        return capture_target(spec, inputs=inputs, device=device, dynamic=dynamic, backward=backward, stage=stage,
-                              resources=resources, target=target_arch)
+        return pipeline.run(spec, options)
 
 
 def _internal(exc: Exception) -> TritonInspectError:

@@ -230,12 +230,12 @@ def run_child(args: argparse.Namespace) -> dict[str, Any]:
     """Capture (and time) the target; the payload to write."""
     from tritoninspect.analyse.diff import backend_seconds
     from tritoninspect.bench import METHOD, bench_target
-    from tritoninspect.run import capture_target
+    from tritoninspect import pipeline
     from tritoninspect.spec import parse_spec
 
     spec = parse_spec(args.target)
-    report = capture_target(spec, inputs=args.inputs, device=args.device, dynamic=args.dynamic,
-                            backward=args.backward, stage=args.stage)
+    report = pipeline.run(spec, pipeline.CaptureOptions(inputs=args.inputs, device=args.device, dynamic=args.dynamic,
+                                                        backward=args.backward, stage=args.stage))
     bench = None
     if args.bench:
         bench = bench_target(spec, inputs=args.inputs, mode=report.meta.mode, dynamic=args.dynamic,

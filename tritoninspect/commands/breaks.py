@@ -136,12 +136,13 @@ def _breaks_report(target: str, options: dict[str, Any], *, default_stage: str, 
 
     spec = parse_spec(target)
     _ready_to_capture()
-    from tritoninspect.run import capture_target
+    from tritoninspect import pipeline
 
     with tempfile.TemporaryDirectory(prefix="tritoninspect-depyf-") as depyf_dir:
+        capture_options = pipeline.CaptureOptions(**options, decompile=decompile,
+                                                  depyf_dump=depyf_dir if decompile and dump is not None else None)
         with _spinner(err, f"Compiling {spec.display_name}:{spec.attr}"):
-            report = capture_target(spec, **options, decompile=decompile,
-                                    depyf_dump=depyf_dir if decompile and dump is not None else None)
+            report = pipeline.run(spec, capture_options)
         return report, _read_depyf_dump(Path(depyf_dir))
 
 
