@@ -21,7 +21,7 @@ __version__ = "0.1.0"
 _LAZY = {
     "inspect_module": "tritoninspect.pipeline",
     "inspect_target": "tritoninspect.pipeline",
-    "check_report": "tritoninspect.checks",
+    "check_report": "tritoninspect.analyse.checks",
     "Report": "tritoninspect.report",
 }
 

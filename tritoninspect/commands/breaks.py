@@ -107,15 +107,17 @@ def check(
         options = dict(inputs=inputs, device=device.value, dynamic=dynamic, backward=backward,
                        stage=stage.value if stage else None)
         report, _ = _breaks_report(target, options, default_stage=needed, decompile=False, dump=None, err=err)
-        failures = _run_checks(report, conditions)
+        from tritoninspect.analyse.checks import run_checks
+
+        result = run_checks(report, conditions, target=target)
     except TritonInspectError as exc:
         _fail(exc, err, json_out=json_out, debug=debug)
     except Exception as exc:  # noqa: BLE001 - a bug of ours: one line, exit 6, traceback with --debug
         _fail(_internal(exc), err, json_out=json_out, debug=debug)
-    from tritoninspect.render.breaks import render_check
+    from tritoninspect.render.check import render_check
 
-    sys.stdout.write(render_check(target, list(conditions), failures, fmt_json=json_out) + "\n")
-    if failures:
+    sys.stdout.write((result.to_json() if json_out else render_check(result)) + "\n")
+    if not result.ok:
         raise typer.Exit(ExitCode.FINDINGS)
 
 
@@ -194,7 +196,7 @@ def _write_output(report: Any, output: Path) -> None:
 def _conditions(no_breaks: bool, max_graphs: int | None, entries: list[str], no_clones: list[str],
                 no_fallback: bool) -> dict[str, Any]:
     """The conditions as `check_report` keywords, keyed for display; refuses none or bad ones."""
-    from tritoninspect.checks import parse_entry
+    from tritoninspect.analyse.checks import parse_entry
 
     try:
         parsed = dict(parse_entry(e) for e in entries)
@@ -215,12 +217,3 @@ def _conditions(no_breaks: bool, max_graphs: int | None, entries: list[str], no_
         raise UsageError("check: give at least one condition (--no-breaks, --max-graphs, --entry, --no-clones, "
                          "--no-fallback)")
     return conditions
-
-
-def _run_checks(report: Any, conditions: dict[str, Any]) -> list[str]:
-    from tritoninspect.checks import check_report
-
-    failures: list[str] = []
-    for keywords in conditions.values():
-        failures += check_report(report, **keywords)
-    return failures
