@@ -287,13 +287,13 @@ def diff(
 
     Each target is compiled in its own fresh process, so the two compiles share no state.
     """
-    from tritoninspect.side import CaptureOptions
+    from tritoninspect.pipeline import CaptureOptions
 
     err = Console(stderr=True, highlight=False)
-    options = CaptureOptions(device=device.value, dynamic=dynamic, backward=backward, stage=stage.value, bench=bench)
+    options = CaptureOptions(device=device.value, dynamic=dynamic, backward=backward, stage=stage.value)
     try:
-        result = _diff(a, b, inputs=inputs, inputs_b=inputs_b, options=options, save=save, context=context,
-                       debug=debug, err=err)
+        result = _diff(a, b, inputs=inputs, inputs_b=inputs_b, options=options, bench=bench, save=save,
+                       context=context, debug=debug, err=err)
         _emit_diff(result, json_out=json_out, output=output, err=err)
     except TritonInspectError as exc:
         _fail(exc, err, json_out=json_out, debug=debug)
@@ -301,19 +301,22 @@ def diff(
         _fail(_internal(exc), err, json_out=json_out, debug=debug)
 
 
-def _diff(a: str, b: str, *, inputs: str | None, inputs_b: str | None, options: Any, save: Path | None,
-          context: int, debug: bool, err: Console) -> Any:
-    from tritoninspect import side
-    from tritoninspect.errors import UsageError
+def _diff(a: str, b: str, *, inputs: str | None, inputs_b: str | None, options: Any, bench: bool,
+          save: Path | None, context: int, debug: bool, err: Console) -> Any:
+    import dataclasses
 
-    _check_diff_options(a, b, inputs=inputs, inputs_b=inputs_b, options=options)
+    from tritoninspect.errors import UsageError
+    from tritoninspect.sides import parent as side
+
+    _check_diff_options(a, b, inputs=inputs, inputs_b=inputs_b, options=options, bench=bench)
     try:
         if save is not None:
             side.check_save_dir(save)  # before two long compiles, not after them
         results = []
         for label, source, side_inputs in (("A", a, inputs), ("B", b, inputs if inputs_b is None else inputs_b)):
             with _spinner(err, f"{label}: compiling {source} in a fresh process"):
-                results.append(side.get_side(label, source, inputs=side_inputs, options=options, debug=debug))
+                side_options = dataclasses.replace(options, inputs=side_inputs)
+                results.append(side.get_side(label, source, options=side_options, bench=bench, debug=debug))
         if save is not None:
             side.save_reports(save, results[0], results[1])
             err.print(f"wrote {save / 'A.json'} and {save / 'B.json'}")
@@ -322,17 +325,18 @@ def _diff(a: str, b: str, *, inputs: str | None, inputs_b: str | None, options: 
     return side.build_diff(results[0], results[1], context=context)
 
 
-def _check_diff_options(a: str, b: str, *, inputs: str | None, inputs_b: str | None, options: Any) -> None:
+def _check_diff_options(a: str, b: str, *, inputs: str | None, inputs_b: str | None, options: Any,
+                        bench: bool) -> None:
     from tritoninspect.errors import UsageError
-    from tritoninspect.side import is_saved_report
+    from tritoninspect.spec import is_saved_report
 
     saved_a, saved_b = is_saved_report(a), is_saved_report(b)
     if saved_a and saved_b:
         _check_no_capture_options(
             inputs=inputs, inputs_b=inputs_b, device=options.device != "auto", dynamic=options.dynamic,
-            backward=options.backward is not None, stage=options.stage != "inductor", bench=options.bench,
+            backward=options.backward is not None, stage=options.stage != "inductor", bench=bench,
         )
-    if options.bench and (saved_a or saved_b):
+    if bench and (saved_a or saved_b):
         raise UsageError("--bench times targets in fresh processes: give two targets, not a saved report")
     if inputs_b is not None and saved_b:
         raise UsageError("--inputs-b: B is a saved report, nothing is compiled for it")

@@ -96,13 +96,6 @@ def analyse(capture: Capture) -> Report:
     return build_report(capture)
 
 
-def call_once(fn: Any, args: tuple[Any, ...], backward: bool) -> Any:
-    """One call as a capture makes it (forward, then backward when asked): for timing the same step."""
-    from tritoninspect.capture.session import call_once as session_call_once
-
-    return session_call_once(fn, args, backward)
-
-
 def _capture(
     module: Any, input_sets: list[tuple[Any, ...]], options: CaptureOptions, *, info: ModeInfo, env: Environment,
     extras: list[Any], name: str, requires_grad: bool,
@@ -190,6 +183,17 @@ def inspect_module(
 def _name_of(module: Any) -> str:
     """The class name of a module, the qualified name of a function."""
     return str(getattr(module, "__qualname__", None) or type(module).__name__)
+
+
+def __getattr__(name: str) -> Any:
+    """`call_once(fn, args, backward)`: one call as a capture makes it (forward under no_grad, or
+    forward then backward), for timing the same step (`sides/bench.py`). Resolved on first use,
+    so importing the pipeline stays free of torch, and returned as is, so timing pays no wrapper."""
+    if name == "call_once":
+        from tritoninspect.capture.session import call_once
+
+        return call_once
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 # --- whose failure: the user's or ours ------------------------------------------------------
