@@ -409,3 +409,17 @@ def test_diff_refusals_with_one_saved_side(captured: FakeCapture, tmp_path: Path
     message = error_of(run("diff", RAW, str(tmp_path / "b.json"), "--inputs-b", "4"), ExitCode.USAGE)
     assert message == "--inputs-b: B is a saved report, nothing is compiled for it"
     assert captured.calls == []
+
+
+# --- the renderer registry --------------------------------------------------------------------
+
+
+def test_a_new_format_is_one_registry_entry(captured: FakeCapture, monkeypatch: pytest.MonkeyPatch,
+                                            tmp_path: Path) -> None:
+    """What adding the HTML renderer takes: `-o x.html` works for every command writing a report."""
+    assert "not supported yet" in error_of(run("graph", RAW, "-o", str(tmp_path / "r.html")), ExitCode.USAGE)
+    monkeypatch.setitem(render.RENDERERS, "html", lambda document, **_: f"<pre>{document.meta.target}</pre>")
+    for name in ("graph", "breaks"):
+        out = tmp_path / f"{name}.html"
+        assert run(name, RAW, "-o", str(out)).exit_code == 0
+        assert out.read_text() == f"<pre>{report_of(RAW).meta.target}</pre>\n"

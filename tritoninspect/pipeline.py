@@ -57,29 +57,21 @@ def run(spec: TargetSpec, options: CaptureOptions = CaptureOptions()) -> Report:
 
 
 def capture_target(spec: TargetSpec, options: CaptureOptions = CaptureOptions()) -> Capture:
-    """Choose the mode, enter it, load `spec` in it and capture its calls."""
-    from tritoninspect.capture.session import choose_mode, mode_environment
-
-    info = choose_mode(options.device, options.arch)
-    extras = _extras(options)  # without depyf, fail before importing the user's code
+    """Enter the mode, load `spec` in it and capture its calls."""
     # Compile-only mode is entered before the user's module is imported:
     # kernel libraries probe has_triton() / the driver at import time.
-    with mode_environment(info) as env:
-        loaded = load(spec, options, device=info.torch_device)
-        return _capture(loaded.module, loaded.input_sets, options, info=info, env=env, extras=extras,
-                        name=f"{spec.display_name}:{spec.attr}", requires_grad=loaded.requires_grad)
+    with _mode(options) as mode:
+        loaded = load(spec, options, device=mode.info.torch_device)
+        return _capture(mode, loaded.module, loaded.input_sets, options, name=f"{spec.display_name}:{spec.attr}",
+                        requires_grad=loaded.requires_grad)
 
 
 def capture_module(module: Any, input_sets: Sequence[Sequence[Any]], options: CaptureOptions, *, name: str) -> Capture:
-    """Choose the mode, enter it and capture a live module's calls (one per input set)."""
-    from tritoninspect.capture.session import choose_mode, mode_environment
-
-    info = choose_mode(options.device, options.arch)
-    extras = _extras(options)
+    """Enter the mode and capture a live module's calls (one per input set)."""
     sets = [tuple(s) for s in input_sets]
-    with mode_environment(info) as env:
+    with _mode(options) as mode:
         wants_grad = any(getattr(t, "requires_grad", False) for s in sets for t in s)
-        return _capture(module, sets, options, info=info, env=env, extras=extras, name=name, requires_grad=wants_grad)
+        return _capture(mode, module, sets, options, name=name, requires_grad=wants_grad)
 
 
 def load(spec: TargetSpec, options: CaptureOptions, *, device: str) -> LoadedTarget:
@@ -96,23 +88,40 @@ def analyse(capture: Capture) -> Report:
     return build_report(capture)
 
 
-def _capture(
-    module: Any, input_sets: list[tuple[Any, ...]], options: CaptureOptions, *, info: ModeInfo, env: Environment,
-    extras: list[Any], name: str, requires_grad: bool,
-) -> Capture:
+@dataclass(frozen=True)
+class _Mode:
+    """The mode a capture runs in, while its environment is entered."""
+
+    info: ModeInfo
+    env: Environment
+    #: Context managers entered around the model calls (see capture_run).
+    extras: list[Any]
+
+
+@contextlib.contextmanager
+def _mode(options: CaptureOptions) -> Iterator[_Mode]:
+    from tritoninspect.capture.session import choose_mode, mode_environment
+
+    info = choose_mode(options.device, options.arch)
+    extras = _extras(options)  # without depyf, fail before importing the user's code
+    with mode_environment(info) as env:
+        yield _Mode(info, env, extras)
+
+
+def _capture(mode: _Mode, module: Any, input_sets: list[tuple[Any, ...]], options: CaptureOptions, *, name: str,
+             requires_grad: bool) -> Capture:
     from tritoninspect.capture.session import capture_run
     from tritoninspect.target import describe_inputs
 
     with _user_or_tool_errors():
         return capture_run(
-            module, input_sets, info=info, stage=options.stage, dynamic=True if options.dynamic else None,
+            module, input_sets, info=mode.info, stage=options.stage, dynamic=True if options.dynamic else None,
             backward=requires_grad if options.backward is None else options.backward, target=name,
-            inputs=describe_inputs(input_sets), env=env, extras=extras, resources=options.resources,
+            inputs=describe_inputs(input_sets), env=mode.env, extras=mode.extras, resources=options.resources,
         )
 
 
 def _extras(options: CaptureOptions) -> list[Any]:
-    """Context managers entered around the model calls (see capture_run)."""
     if not options.decompile:
         return []
     from tritoninspect.capture.decompile import Decompiler

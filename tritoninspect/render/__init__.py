@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import importlib
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, NoReturn, Protocol
 
 
 class Renderer(Protocol):
@@ -77,41 +77,40 @@ RENDERERS: dict[str, Renderer] = {
     **{f"show:{view}": _show(view) for view in SHOW_VIEWS},
 }
 
-#: Formats named but not written yet.
-RESERVED = ("html",)
+#: File suffixes that name a format; any other suffix gets the command's text. "html" has
+#: no renderer yet: asking for it is an error until `RENDERERS` has an "html" entry.
+SUFFIXES = {".json": "json", ".html": "html", ".htm": "html"}
 
 
 def render_as(document: Any, fmt: str, *, color: bool | None = None, width: int | None = None) -> str:
     """`document` in format `fmt` (a `RENDERERS` name), without a final newline.
 
-    Raises ValueError for a reserved or unknown format, and for a `--show` view
-    the report has no graphs for (the message lists the stages it has).
+    Raises ValueError for an unknown or not yet supported format, and for a
+    `--show` view the report has no graphs for (the message lists the stages it has).
     """
-    if fmt in RESERVED:
-        raise ValueError(f"{fmt} output is not supported yet")
     renderer = RENDERERS.get(fmt)
     if renderer is None:
-        raise ValueError(f"unknown output format {fmt!r}; choose one of: {', '.join(RENDERERS)}")
+        _unsupported(fmt)
     return renderer(document, color=color, width=width)
 
 
 def guess_format_from_path(path: str | Path | None, text: str = "text") -> str:
-    """The format an output file asks for: ".json" is JSON, anything else (or stdout) `text`.
+    """The format an output file asks for: its suffix's (`SUFFIXES`), else `text` (also for stdout).
 
-    Raises ValueError for ".html", which is reserved but not implemented yet.
+    Raises ValueError for a suffix whose format has no renderer yet (".html").
     """
     if path is None:
         return text
-    suffix = Path(path).suffix.lower()
-    if suffix == ".json":
-        return "json"
-    if suffix in (".html", ".htm"):
-        raise ValueError("html output is not supported yet")
-    return text
+    fmt = SUFFIXES.get(Path(path).suffix.lower(), text)
+    if fmt not in RENDERERS:
+        _unsupported(fmt)
+    return fmt
 
 
-#: Output formats of a report (`render`). "html" is reserved for a later renderer.
-FORMATS = ("text", "json")
+def _unsupported(fmt: str) -> NoReturn:
+    if fmt in SUFFIXES.values():
+        raise ValueError(f"{fmt} output is not supported yet")
+    raise ValueError(f"unknown output format {fmt!r}; choose one of: {', '.join(RENDERERS)}")
 
 
 def render(
@@ -122,19 +121,17 @@ def render(
     width: int | None = None,
     color: bool | None = None,
 ) -> str:
-    """Render a report as `fmt` ("text" or "json"); with `show`, that `--show` view instead.
+    """Render a report as `fmt` ("text", "json", ...); with `show`, that `--show` view instead of the text.
 
-    Raises ValueError for an unknown or unsupported format, `show` with JSON,
-    or a `show` stage the report has no graphs for (the message lists the
-    stages it has; print it to stderr).
+    Raises ValueError for an unknown or unsupported format, `show` with another
+    format than text, or a `show` stage the report has no graphs for (the
+    message lists the stages it has; print it to stderr).
     """
-    if fmt in RESERVED:
-        raise ValueError(f"{fmt} output is not supported yet")
-    if fmt not in FORMATS:
-        raise ValueError(f"unknown output format {fmt!r}; choose one of: {', '.join(FORMATS)}")
-    if fmt == "json" and show is not None:
-        raise ValueError("--show prints graphs as text; it cannot be combined with JSON output")
-    return render_as(report, f"show:{show}" if show else fmt, color=color, width=width)
+    if show is not None:
+        if fmt != "text":
+            raise ValueError(f"--show prints graphs as text; it cannot be combined with {fmt.upper()} output")
+        fmt = f"show:{show}"
+    return render_as(report, fmt, color=color, width=width)
 
 
 #: Renderer classes and helpers, imported from their modules on first use.
@@ -157,7 +154,6 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
-    "FORMATS",
     "JSONRenderer",
     "RENDERERS",
     "Renderer",
