@@ -540,6 +540,42 @@ def test_timing_summary_matches_numpy() -> None:
     assert (got.min_ms, got.reps, got.pipelined_ms) == (0.7, len(times), 0.5)
 
 
+def test_gpu_bench_loads_and_calls_the_model_through_the_pipeline(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The gpu-mode wiring of --bench, on the CPU: CUDA timing stubbed, each step called as a capture calls it."""
+    import torch
+
+    from tritoninspect.sides import bench
+
+    calls: list[tuple[str, Any]] = []
+    model = torch.nn.Linear(4, 4)
+    loaded = SimpleNamespace(module=model, input_sets=[(torch.ones(2, 4),)], requires_grad=True)
+
+    def fake_load(spec: Any, options: CaptureOptions, *, device: str) -> Any:
+        calls.append(("load", (options, device)))
+        return loaded
+
+    def fake_time(fn: Any) -> Timing:
+        fn()
+        return bench.summarise([1.0, 2.0], pipelined_ms=1.0)
+
+    def fake_compile(module: Any, args: Any, *, dynamic: bool, backward: bool) -> tuple[Any, float]:
+        calls.append(("compile", (dynamic, backward)))
+        return bench._step(module, args, backward), 0.5
+
+    real_call_once = bench.pipeline.call_once
+    monkeypatch.setattr("tritoninspect.pipeline.load", fake_load)
+    monkeypatch.setattr("tritoninspect.pipeline.call_once",
+                        lambda fn, args, backward: calls.append(("call", backward)) or real_call_once(fn, args, backward))
+    monkeypatch.setattr(bench, "time_calls", fake_time)
+    monkeypatch.setattr(bench, "fresh_compile", fake_compile)
+    options = CaptureOptions(inputs="2x4", dynamic=True)
+    side = bench.bench_target(SimpleNamespace(), options, mode="gpu", compile_s=3.0)
+    assert calls == [("load", (options, "cuda")), ("call", True), ("compile", (True, True)), ("call", True)]
+    assert side.compile_s == 3.0 and side.first_call_s == 0.5 and side.eager == side.compiled == fake_time(lambda: 0)
+    assert model.weight.grad is not None  # backward ran, as the capture's call_once does
+    assert bench.bench_target(SimpleNamespace(), options, mode="compile-only", compile_s=2.0) == SideBench(compile_s=2.0)
+
+
 # --- the CLI on saved reports (no compile) -------------------------------------------------------------------
 
 
