@@ -31,7 +31,6 @@ from tritoninspect.errors import (
     internal_error,
     usage_errors,
 )
-from tritoninspect.spec import is_saved_report, parse_spec
 
 if TYPE_CHECKING:
     from tritoninspect.pipeline import CaptureOptions
@@ -88,6 +87,8 @@ def report_for(target: str, options: CaptureOptions, *, given: Mapping[str, obje
     `given` names the capture options the user typed (see `given_options`): a saved
     report refuses them rather than silently ignoring them.
     """
+    from tritoninspect.spec import is_saved_report, parse_spec
+
     if is_saved_report(target):
         refuse_capture_options(given)
         from tritoninspect.report import read_report

@@ -27,7 +27,6 @@ from tritoninspect.commands._options import (
     Stage,
     TargetArg,
 )
-from tritoninspect.pipeline import CaptureOptions
 
 #: Prefix of depyf's files in a `--dump` directory (the dump keeps bare names).
 DEPYF_PREFIX = "depyf_"
@@ -53,6 +52,8 @@ def breaks(
     debug: DebugOpt = False,
 ) -> None:
     """Explain graph breaks and recompiles around Triton kernels: where, which kernel, why, what to do."""
+    from tritoninspect.pipeline import CaptureOptions
+
     with edge(json_out=json_out, debug=debug) as err:
         check_dump_dir(dump)
         with _depyf_dir(decompile and dump is not None) as depyf_dir:

@@ -19,7 +19,6 @@ from tritoninspect.commands._options import (
     TargetArg,
 )
 from tritoninspect.errors import ExitCode, UsageError, usage_errors
-from tritoninspect.pipeline import CaptureOptions
 
 
 def check(
@@ -48,6 +47,8 @@ def check(
     debug: DebugOpt = False,
 ) -> None:
     """Exit 1 when a condition fails (one line each), 0 when all hold: for CI."""
+    from tritoninspect.pipeline import CaptureOptions
+
     with edge(json_out=json_out, debug=debug) as err:
         conditions = _conditions(no_breaks, max_graphs, entry or [], no_clones or [], no_fallback)
         # The earliest stage that shows what the conditions need: clones and fallbacks appear in AOT.

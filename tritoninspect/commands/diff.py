@@ -25,10 +25,9 @@ from tritoninspect.commands._options import (
     StageOpt,
 )
 from tritoninspect.errors import UsageError, usage_errors
-from tritoninspect.pipeline import CaptureOptions
-from tritoninspect.spec import is_saved_report
 
 if TYPE_CHECKING:
+    from tritoninspect.pipeline import CaptureOptions
     from tritoninspect.sides.parent import SideResult
 
 
@@ -62,6 +61,8 @@ def diff(
 
     Each target is compiled in its own fresh process, so the two compiles share no state.
     """
+    from tritoninspect.pipeline import CaptureOptions
+
     with edge(json_out=json_out, debug=debug) as err:
         options = CaptureOptions(inputs=inputs, device=device.value, dynamic=dynamic, backward=backward,
                                  stage=stage.value)
@@ -77,6 +78,8 @@ def diff(
 
 def _check_options(a: str, b: str, options: CaptureOptions, *, inputs_b: str | None, bench: bool,
                    stage_given: bool) -> None:
+    from tritoninspect.spec import is_saved_report
+
     saved_a, saved_b = is_saved_report(a), is_saved_report(b)
     if saved_a and saved_b:
         given = given_options(options, stage=stage_given, bench=bench)

@@ -23,7 +23,6 @@ from tritoninspect.commands._options import (
     TargetArg,
 )
 from tritoninspect.errors import ExitCode
-from tritoninspect.pipeline import CaptureOptions
 
 
 def graph(
@@ -49,6 +48,8 @@ def graph(
     debug: DebugOpt = False,
 ) -> None:
     """Compile a model and report where each Triton kernel went."""
+    from tritoninspect.pipeline import CaptureOptions
+
     with edge(json_out=json_out, debug=debug) as err:
         check_dump_dir(dump)
         options = CaptureOptions(inputs=inputs, device=device.value, dynamic=dynamic, backward=backward,
