@@ -1,7 +1,7 @@
 """Compile-only reports made here against the reports stored from the GPU machine.
 
 tests/fixtures/gpu/<sample>.json are gpu-mode reports from the GPU machine (see
-tests/fixtures/README.md); tritoninspect.agreement compares their device-independent
+tests/fixtures/README.md); tools/agreement.py compares their device-independent
 parts. A difference fails the test unless `agreement.KNOWN_DIFFERENCES` explains it by
 the torch or Triton versions of the two reports (with its evidence).
 """
@@ -13,7 +13,8 @@ from typing import Any
 
 import pytest
 
-from tritoninspect.agreement import compare, load_report
+from tools.agree import load_report
+from tools.agreement import compare
 from tritoninspect.report import Report
 
 GPU_REPORTS = Path(__file__).resolve().parent / "fixtures" / "gpu"

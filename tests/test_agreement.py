@@ -1,4 +1,4 @@
-"""tritoninspect.agreement (tier a): the device-independent view of a report and the comparison of two.
+"""tools/agreement.py and tools/agree.py (tier a): the device-independent view of a report and the comparison of two.
 
 Runs on the stored reports of the GPU machine (tests/fixtures/gpu/: gpu mode;
 tests/fixtures/gpu-compile-only/: forced compile-only mode on the same machine;
@@ -15,15 +15,14 @@ from pathlib import Path
 
 import pytest
 
-from tritoninspect.agreement import (
+from tools.agree import load_report, main
+from tools.agreement import (
     COMPILE_ONLY_LIMITATIONS,
     KNOWN_DIFFERENCES,
     MISSING,
     KnownDifference,
     compare,
     device_independent,
-    load_report,
-    main,
 )
 from tritoninspect.report import Kernel, Occurrence, Report, Resources, with_meta
 
@@ -327,7 +326,7 @@ def test_a_limitation_applies_to_its_own_sample_only(sample: str) -> None:
 
 def test_graph_code_drops_installed_packages_inside_the_checkout() -> None:
     """A venv inside the repo (as the README makes) is still library code, not the user's."""
-    from tritoninspect.agreement import _Paths, graph_code
+    from tools.agreement import _Paths, graph_code
 
     code = (
         "    # File: /repo/samples/m.py:20 in forward, code: y = f(x)\n"
@@ -344,7 +343,7 @@ def test_graph_code_drops_installed_packages_inside_the_checkout() -> None:
 def test_recompile_reasons_compare_without_machine_paths_and_torch_lines() -> None:
     """The guard's source comment cuts the path to a column width that changed between
     torch versions; symbolic guards name the torch line they came from."""
-    from tritoninspect.agreement import _Paths, guard_text
+    from tools.agreement import _Paths, guard_text
 
     gpu_side = ("1/0: ___stack1 == 40                                          # n = int(count.item())  "
                 "# ork/main/samples/break_item_grid.py:34 in resume_at_34 (_dynamo/variables/tensor.py:1951 in "

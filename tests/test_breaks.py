@@ -23,10 +23,11 @@ from _breaks_expect import EXPECTED, check_breaks, check_constexpr_recompiles, c
 from _expect import REPO, cli_env
 from tritoninspect.analyse import build_report
 from tritoninspect.analyse.breaks import KNOWN_CAUSES, known_cause, launched_in, short_guard
+from tritoninspect.analyse.checks import CHECK_SCHEMA_VERSION, CheckResult, check_report, parse_entry, run_checks
 from tritoninspect.capture.records import Capture
-from tritoninspect.checks import check_report, parse_entry
 from tritoninspect.errors import ExitCode
-from tritoninspect.render.breaks import break_groups, render_breaks, render_check, shown_reason
+from tritoninspect.render.breaks import break_groups, render_breaks, shown_reason
+from tritoninspect.render.check import render_check
 from tritoninspect.report import DecompiledFrame, Report
 
 FIXTURES = REPO / "tests" / "fixtures"
@@ -299,12 +300,28 @@ def test_shown_reason_drops_the_attribution_and_the_link() -> None:
 
 
 def test_render_check() -> None:
-    assert render_check("m.py:Net", ["--no-breaks"], []) == "ok: 1 condition hold for m.py:Net (--no-breaks)"
-    assert render_check("m.py:Net", ["--no-breaks", "--max-graphs 1"], ["--no-breaks: 2", "--max-graphs 1: 3"]) == (
-        "FAIL --no-breaks: 2\nFAIL --max-graphs 1: 3"
+    assert render_check(CheckResult("m.py:Net", ("--no-breaks",), ())) == (
+        "ok: 1 condition hold for m.py:Net (--no-breaks)"
     )
-    data = json.loads(render_check("m.py:Net", ["--no-breaks"], ["--no-breaks: 2"], fmt_json=True))
-    assert data == {"target": "m.py:Net", "ok": False, "conditions": ["--no-breaks"], "failures": ["--no-breaks: 2"]}
+    failed = CheckResult("m.py:Net", ("--no-breaks", "--max-graphs 1"), ("--no-breaks: 2", "--max-graphs 1: 3"))
+    assert render_check(failed) == "FAIL --no-breaks: 2\nFAIL --max-graphs 1: 3"
+
+
+def test_check_result_json_is_versioned() -> None:
+    from tritoninspect import __version__
+
+    data = json.loads(CheckResult("m.py:Net", ("--no-breaks",), ("--no-breaks: 2",)).to_json())
+    assert data == {"schema_version": CHECK_SCHEMA_VERSION, "tool": "tritoninspect", "tool_version": __version__,
+                    "target": "m.py:Net", "ok": False, "conditions": ["--no-breaks"], "failures": ["--no-breaks: 2"]}
+
+
+def test_run_checks_keeps_the_order_of_conditions(in_repo: Path) -> None:
+    report = report_of("break_disabled_dispatch")
+    conditions = {"--max-graphs 9": {"max_graphs": 9}, "--no-breaks": {"no_breaks": True},
+                  "--entry gelu_kernel=hop": {"entries": {"gelu_kernel": "hop"}}}
+    result = run_checks(report, conditions, target="t.json")
+    assert result.conditions == tuple(conditions) and not result.ok
+    assert [line.split(":")[0] for line in result.failures] == ["--no-breaks", "--entry gelu_kernel=hop"]
 
 
 def test_report_round_trips_with_the_new_fields(in_repo: Path) -> None:
@@ -322,7 +339,7 @@ def test_package_exports_without_importing_torch() -> None:
             "assert callable(tritoninspect.inspect_module.__call__); print(f.__module__)")
     proc = subprocess.run([sys.executable, "-c", code], cwd=REPO, env=cli_env(), capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.strip() == "tritoninspect.checks"
+    assert proc.stdout.strip() == "tritoninspect.analyse.checks"
 
 
 # --- the CLI on saved reports (no compiling, no torch) --------------------------------------------
@@ -366,6 +383,7 @@ def test_check_cli_json(saved: dict[str, Path]) -> None:
     assert proc.returncode == ExitCode.FINDINGS
     data = json.loads(proc.stdout)
     assert data["ok"] is False and data["conditions"] == ["--no-breaks"] and len(data["failures"]) == 1
+    assert (data["schema_version"], data["tool"]) == (CHECK_SCHEMA_VERSION, "tritoninspect")
 
 
 @pytest.mark.parametrize(

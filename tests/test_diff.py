@@ -39,16 +39,18 @@ from tritoninspect.diff_report import DIFF_SCHEMA_VERSION, DiffReport, SideBench
 from tritoninspect.errors import CaptureError, ExitCode, InputsError, ReportError, UserCodeError
 from tritoninspect.render.diff import CHANGED, DiffRenderer
 from tritoninspect.report import Graph, Report
-from tritoninspect.side import (
-    CaptureOptions,
+from tritoninspect.pipeline import CaptureOptions
+from tritoninspect.sides import child
+from tritoninspect.sides.parent import (
     SideResult,
     build_diff,
+    capture_side,
     check_save_dir,
     child_command,
     error_from_payload,
-    is_saved_report,
     save_reports,
 )
+from tritoninspect.spec import is_saved_report
 
 FIXTURES = REPO / "tests" / "fixtures"
 
@@ -437,16 +439,53 @@ def test_colour_output_highlights(raw: Report, custom: Report) -> None:
 # --- sides: the child protocol, --save --------------------------------------------------------------------
 
 
-def test_child_command_passes_the_options_through(tmp_path: Path) -> None:
-    options = CaptureOptions(device="cuda", dynamic=True, backward=False, stage="dynamo", bench=True)
-    cmd = child_command("m.py:Net", tmp_path / "o.json", inputs="8x8", options=options, debug=True)
-    assert cmd[:4] == [sys.executable, "-m", "tritoninspect.side", "m.py:Net"]
-    for flag in (["--device", "cuda"], ["--stage", "dynamo"], ["--inputs", "8x8"]):
-        i = cmd.index(flag[0])
-        assert cmd[i:i + 2] == flag
-    assert {"--dynamic", "--no-backward", "--bench", "--debug"} <= set(cmd)
-    plain = child_command("m.py:Net", tmp_path / "o.json", inputs=None, options=CaptureOptions(), debug=False)
-    assert not {"--inputs", "--dynamic", "--backward", "--no-backward", "--bench", "--debug"} & set(plain)
+def test_child_command_names_the_request_and_the_answer(tmp_path: Path) -> None:
+    cmd = child_command(tmp_path / "request.json", tmp_path / "o.json")
+    assert cmd == [sys.executable, "-m", "tritoninspect.sides.child", str(tmp_path / "request.json"),
+                   str(tmp_path / "o.json")]
+
+
+def test_the_request_carries_every_capture_option(monkeypatch: pytest.MonkeyPatch, raw: Report) -> None:
+    """What the parent asks is what the child's pipeline gets: options, bench and debug, through JSON."""
+    options = CaptureOptions(inputs="8x8", device="cuda", dynamic=True, backward=False, stage="dynamo")
+    seen: list[tuple[Any, CaptureOptions]] = []
+
+    def fake_run(spec: Any, got: CaptureOptions) -> Report:
+        seen.append((spec, got))
+        return raw
+
+    def in_process(request: dict[str, Any], *, debug: bool = False) -> tuple[dict[str, Any], int, str]:
+        assert (request["bench"], request["debug"]) == (False, True) and debug
+        answer, code = child.respond(json.loads(json.dumps(request)))
+        return json.loads(json.dumps(answer)), code, ""
+
+    monkeypatch.setattr("tritoninspect.pipeline.run", fake_run)
+    monkeypatch.setattr("tritoninspect.sides.parent.run_child", in_process)
+    result = capture_side("A", "samples/add_raw.py:Net", options=options, debug=True)
+    assert seen[0][0].attr == "Net" and seen[0][1] == options
+    assert result.report == raw and not result.saved and result.bench is None
+
+
+def test_child_answers_every_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A typed error keeps its type and code; anything else is an internal error (exit 6)."""
+    request = {"target": "samples/add_raw.py:Net", "options": {}, "bench": False, "debug": False}
+    answer, code = child.respond({**request, "target": "no colon"})
+    assert code == ExitCode.TARGET and answer["error"]["type"] == "TargetError"
+
+    def boom(spec: Any, options: CaptureOptions) -> Report:
+        raise KeyError("oops")
+
+    monkeypatch.setattr("tritoninspect.pipeline.run", boom)
+    answer, code = child.respond(request)
+    assert code == ExitCode.INTERNAL and answer["error"]["message"] == "internal error: KeyError: 'oops'"
+
+
+def test_a_child_without_an_answer_is_a_capture_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("tritoninspect.sides.parent.run_child",
+                        lambda request, debug=False: (None, -9, "line 1\nKilled\n"))
+    with pytest.raises(CaptureError, match=r"B: the capture process for m.py:Net ended \(exit -9\) without a "
+                                           r"result: line 1 \| Killed"):
+        capture_side("B", "m.py:Net", options=CaptureOptions())
 
 
 def test_child_errors_come_back_typed() -> None:
@@ -493,7 +532,7 @@ def test_build_diff_pairs_benches_only_when_both_sides_have_one(raw: Report, cus
 
 def test_timing_summary_matches_numpy() -> None:
     np = pytest.importorskip("numpy")
-    from tritoninspect.bench import summarise
+    from tritoninspect.sides.bench import summarise
 
     times = [3.0, 1.0, 4.0, 1.5, 9.0, 2.6, 5.0, 3.5, 8.0, 7.9, 0.7]
     got = summarise(times, pipelined_ms=0.5)
@@ -501,6 +540,42 @@ def test_timing_summary_matches_numpy() -> None:
     assert got.p20_ms == pytest.approx(np.percentile(times, 20))
     assert got.p80_ms == pytest.approx(np.percentile(times, 80))
     assert (got.min_ms, got.reps, got.pipelined_ms) == (0.7, len(times), 0.5)
+
+
+def test_gpu_bench_loads_and_calls_the_model_through_the_pipeline(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The gpu-mode wiring of --bench, on the CPU: CUDA timing stubbed, each step called as a capture calls it."""
+    import torch
+
+    from tritoninspect.sides import bench
+
+    calls: list[tuple[str, Any]] = []
+    model = torch.nn.Linear(4, 4)
+    loaded = SimpleNamespace(module=model, input_sets=[(torch.ones(2, 4),)], requires_grad=True)
+
+    def fake_load(spec: Any, options: CaptureOptions, *, device: str) -> Any:
+        calls.append(("load", (options, device)))
+        return loaded
+
+    def fake_time(fn: Any) -> Timing:
+        fn()
+        return bench.summarise([1.0, 2.0], pipelined_ms=1.0)
+
+    def fake_compile(module: Any, args: Any, *, dynamic: bool, backward: bool) -> tuple[Any, float]:
+        calls.append(("compile", (dynamic, backward)))
+        return bench._step(module, args, backward), 0.5
+
+    real_call_once = bench.pipeline.call_once
+    monkeypatch.setattr("tritoninspect.pipeline.load", fake_load)
+    monkeypatch.setattr("tritoninspect.pipeline.call_once",
+                        lambda fn, args, backward: calls.append(("call", backward)) or real_call_once(fn, args, backward))
+    monkeypatch.setattr(bench, "time_calls", fake_time)
+    monkeypatch.setattr(bench, "fresh_compile", fake_compile)
+    options = CaptureOptions(inputs="2x4", dynamic=True)
+    side = bench.bench_target(SimpleNamespace(), options, mode="gpu", compile_s=3.0)
+    assert calls == [("load", (options, "cuda")), ("call", True), ("compile", (True, True)), ("call", True)]
+    assert side.compile_s == 3.0 and side.first_call_s == 0.5 and side.eager == side.compiled == fake_time(lambda: 0)
+    assert model.weight.grad is not None  # backward ran, as the capture's call_once does
+    assert bench.bench_target(SimpleNamespace(), options, mode="compile-only", compile_s=2.0) == SideBench(compile_s=2.0)
 
 
 # --- the CLI on saved reports (no compile) -------------------------------------------------------------------

@@ -19,12 +19,13 @@ __version__ = "0.1.0"
 
 #: Public name -> the module that defines it, imported on first access.
 _LAZY = {
-    "inspect_module": "tritoninspect.run",
-    "check_report": "tritoninspect.checks",
+    "inspect_module": "tritoninspect.pipeline",
+    "inspect_target": "tritoninspect.pipeline",
+    "check_report": "tritoninspect.analyse.checks",
     "Report": "tritoninspect.report",
 }
 
-__all__ = ["Report", "__version__", "check_report", "inspect_module"]
+__all__ = ["Report", "__version__", "check_report", "inspect_module", "inspect_target"]
 
 
 def __getattr__(name: str) -> Any:

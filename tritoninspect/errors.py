@@ -1,13 +1,16 @@
 """Exception hierarchy and the documented exit codes.
 
-Code below the CLI raises these; only `cli.py` turns them into one line on
-stderr and an exit code. Keep the numbers stable: they are documented in the
-README and scripts depend on them.
+Code below the CLI raises these; only the command edge (`commands/_edge.py`)
+turns them into one line on stderr and an exit code. Keep the numbers stable:
+they are documented in the README and scripts depend on them.
 """
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from enum import IntEnum
+from typing import Any
 
 
 class ExitCode(IntEnum):
@@ -88,3 +91,52 @@ class ReportError(TritonInspectError):
     """A saved report cannot be read (bad JSON or an unknown schema version)."""
 
     exit_code = ExitCode.REPORT
+
+
+def internal_error(exc: BaseException) -> TritonInspectError:
+    """An exception no code of ours expected, as a tool error: one line, exit 6."""
+    return CaptureError(
+        f"internal error: {type(exc).__name__}: {exc}", hint="rerun with --debug and report it with the traceback"
+    )
+
+
+@contextlib.contextmanager
+def usage_errors() -> Iterator[None]:
+    """Turn a ValueError or OSError raised inside into a UsageError (exit 2): for a
+    path or option the user gave that cannot be used (an output that cannot be written)."""
+    try:
+        yield
+    except ValueError as exc:
+        raise UsageError(str(exc)) from exc
+    except OSError as exc:
+        where = f"cannot write {exc.filename}: {exc.strerror}" if exc.filename and exc.strerror else str(exc)
+        raise UsageError(where) from exc
+
+
+def error_to_dict(exc: TritonInspectError) -> dict[str, Any]:
+    """Everything needed to rebuild `exc` in another process (see `error_from_dict`)."""
+    return {
+        "type": type(exc).__name__,
+        "message": exc.message,
+        "exit_code": int(exc.exit_code),
+        "hint": exc.hint,
+        "user_traceback": getattr(exc, "user_traceback", None),
+    }
+
+
+def error_from_dict(data: dict[str, Any], *, prefix: str = "") -> TritonInspectError:
+    """The typed error `error_to_dict` described, its message prefixed; an unknown type is internal."""
+    message = prefix + str(data.get("message", "capture failed"))
+    hint = data.get("hint")
+    cls = _ERRORS.get(str(data.get("type")), CaptureError)
+    if issubclass(cls, UserCodeError):
+        return UserCodeError(message, user_traceback=data.get("user_traceback") or "", hint=hint)
+    return cls(message, hint=hint)
+
+
+#: Error types by class name, for `error_from_dict`.
+_ERRORS: dict[str, type[TritonInspectError]] = {
+    cls.__name__: cls
+    for cls in (TritonInspectError, UsageError, TargetError, InputsError, UserCodeError, EnvironmentProblem,
+                CaptureError, ReportError)
+}

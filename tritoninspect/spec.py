@@ -35,6 +35,11 @@ class TargetSpec:
         return self.raw.rpartition(":")[0]
 
 
+def is_saved_report(text: str) -> bool:
+    """A target given as `*.json` is a saved report (re-rendered, not compiled)."""
+    return text.endswith(".json")
+
+
 def parse_spec(text: str) -> TargetSpec:
     """Parse ``path/to/model.py:Net`` or ``package.module:Net`` into a `TargetSpec`.
 

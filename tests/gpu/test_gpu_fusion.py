@@ -115,7 +115,7 @@ def test_epilogue_fused_into_the_user_kernel_when_asked() -> None:
 
     from _expect import load_sample
     from tritoninspect.capture import compat
-    from tritoninspect.run import inspect_module
+    from tritoninspect import inspect_module
 
     if compat.inductor.epilogue_fusion_user_kernels() is None:
         pytest.skip(f"torch {torch.__version__} cannot fuse epilogues into user kernels")

@@ -1,5 +1,6 @@
-"""Commands that register themselves on the shared Typer app (`tritoninspect.cli.app`).
+"""The commands, one module each (`graph`, `diff`, `breaks`, `check`), registered by `cli.py`.
 
-Each module is imported by cli.py for its side effect of adding commands;
-like cli.py, they import torch and the capture layer only inside commands.
+They share `_options.py` (option aliases and enums) and `_edge.py` (the one error path,
+the capture step, saved reports), and write through `render.emit.emit`. A command
+imports no other command; torch and the capture layer are imported inside commands only.
 """

@@ -1,82 +1,169 @@
-"""Renderers over a saved report: terminal text, JSON, `--show` stages and `--dump` files.
+"""Renderers over saved documents (reports, diffs, check results), chosen by name.
 
-Nothing here imports torch: reports are rendered offline, on any machine.
+`RENDERERS` is the one registry of output formats: each name maps to a function
+`(document, *, color, width) -> str`. Commands write through `render.emit.emit`,
+which looks formats up here; a new format (HTML) is one new entry. Each
+renderer's module is imported only when its format is used, so `--json` alone
+imports none of them. Nothing here imports torch: documents render offline.
 """
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
+from typing import Any, NoReturn, Protocol
 
-from tritoninspect.render.dump import dump_artifacts
-from tritoninspect.render.fusion import render_fusion
-from tritoninspect.render.json import JSONRenderer
-from tritoninspect.render.stage import SHOW_STAGES, available_stages, missing_stage_message, render_stage
-from tritoninspect.render.terminal import TerminalRenderer
-from tritoninspect.report import Report
 
-#: Output formats `render` accepts. "html" is reserved for a later renderer.
-FORMATS = ("text", "json")
+class Renderer(Protocol):
+    def __call__(self, document: Any, *, color: bool | None = None, width: int | None = None) -> str: ...
+
+
+def _report_text(report: Any, *, color: bool | None = None, width: int | None = None) -> str:
+    from tritoninspect.render.terminal import TerminalRenderer
+
+    return TerminalRenderer(width=width, color=color).render(report)
+
+
+def _json(document: Any, *, color: bool | None = None, width: int | None = None) -> str:
+    # Reports, diffs and check results each own their canonical, versioned JSON.
+    return document.to_json()
+
+
+def _breaks_text(report: Any, *, color: bool | None = None, width: int | None = None) -> str:
+    from tritoninspect.render.breaks import render_breaks
+
+    return render_breaks(report, color=color, width=width)
+
+
+def _diff_text(diff: Any, *, color: bool | None = None, width: int | None = None) -> str:
+    from tritoninspect.render.diff import DiffRenderer
+
+    return DiffRenderer(width=width, color=color).render(diff)
+
+
+def _check_text(result: Any, *, color: bool | None = None, width: int | None = None) -> str:
+    from tritoninspect.render.check import render_check
+
+    return render_check(result)
+
+
+#: `--show` views: a stage's graphs (or the output code), or what Inductor did around each kernel.
+SHOW_VIEWS = ("dynamo", "aot", "post-grad", "code", "fusion")
+
+
+def _show(view: str) -> Renderer:
+    def render_view(report: Any, *, color: bool | None = None, width: int | None = None) -> str:
+        if view == "fusion":
+            from tritoninspect.render.fusion import render_fusion
+
+            return render_fusion(report, color=color, width=width)
+        from tritoninspect.render.stage import available_stages, missing_stage_message, render_stage
+
+        if view not in available_stages(report):
+            raise ValueError(missing_stage_message(report, view))
+        return render_stage(report, view, color=color, width=width)
+
+    return render_view
+
+
+#: Output format -> renderer. "text" is the report as `graph` prints it; "breaks",
+#: "diff" and "check" are the other commands' text; "show:<view>" a `--show` view.
+RENDERERS: dict[str, Renderer] = {
+    "text": _report_text,
+    "json": _json,
+    "breaks": _breaks_text,
+    "diff": _diff_text,
+    "check": _check_text,
+    **{f"show:{view}": _show(view) for view in SHOW_VIEWS},
+}
+
+#: File suffixes that name a format; any other suffix gets the command's text. "html" has
+#: no renderer yet: asking for it is an error until `RENDERERS` has an "html" entry.
+SUFFIXES = {".json": "json", ".html": "html", ".htm": "html"}
+
+
+def render_as(document: Any, fmt: str, *, color: bool | None = None, width: int | None = None) -> str:
+    """`document` in format `fmt` (a `RENDERERS` name), without a final newline.
+
+    Raises ValueError for an unknown or not yet supported format, and for a
+    `--show` view the report has no graphs for (the message lists the stages it has).
+    """
+    renderer = RENDERERS.get(fmt)
+    if renderer is None:
+        _unsupported(fmt)
+    return renderer(document, color=color, width=width)
+
+
+def guess_format_from_path(path: str | Path | None, text: str = "text") -> str:
+    """The format an output file asks for: its suffix's (`SUFFIXES`), else `text` (also for stdout).
+
+    Raises ValueError for a suffix whose format has no renderer yet (".html").
+    """
+    if path is None:
+        return text
+    fmt = SUFFIXES.get(Path(path).suffix.lower(), text)
+    if fmt not in RENDERERS:
+        _unsupported(fmt)
+    return fmt
+
+
+def _unsupported(fmt: str) -> NoReturn:
+    if fmt in SUFFIXES.values():
+        raise ValueError(f"{fmt} output is not supported yet")
+    raise ValueError(f"unknown output format {fmt!r}; choose one of: {', '.join(RENDERERS)}")
 
 
 def render(
-    report: Report,
+    report: Any,
     fmt: str,
     *,
     show: str | None = None,
     width: int | None = None,
     color: bool | None = None,
 ) -> str:
-    """Render `report` as `fmt` ("text" or "json").
+    """Render a report as `fmt` ("text", "json", ...); with `show`, that `--show` view instead of the text.
 
-    With `show`, the text output is that stage's graphs instead of the report.
-    Raises ValueError for an unknown or unsupported format, `show` with JSON,
-    or a `show` stage the report has no graphs for (the message lists the
-    stages it has; print it to stderr).
+    Raises ValueError for an unknown or unsupported format, `show` with another
+    format than text, or a `show` stage the report has no graphs for (the
+    message lists the stages it has; print it to stderr).
     """
-    _check_format(fmt)
-    if fmt == "json":
-        if show is not None:
-            raise ValueError("--show prints graphs as text; it cannot be combined with JSON output")
-        return JSONRenderer().render(report)
-    if show == "fusion":
-        return render_fusion(report, color=color, width=width)
     if show is not None:
-        if show in SHOW_STAGES and show not in available_stages(report):
-            raise ValueError(missing_stage_message(report, show))
-        return render_stage(report, show, color=color, width=width)
-    return TerminalRenderer(width=width, color=color).render(report)
+        if fmt != "text":
+            raise ValueError(f"--show prints graphs as text; it cannot be combined with {fmt.upper()} output")
+        fmt = f"show:{show}"
+    return render_as(report, fmt, color=color, width=width)
 
 
-def _check_format(fmt: str) -> None:
-    if fmt == "html":
-        raise ValueError("html output is not supported yet")
-    if fmt not in FORMATS:
-        raise ValueError(f"unknown output format {fmt!r}; choose one of: {', '.join(FORMATS)}")
+#: Renderer classes and helpers, imported from their modules on first use.
+_LAZY = {
+    "JSONRenderer": "tritoninspect.render.json",
+    "TerminalRenderer": "tritoninspect.render.terminal",
+    "SHOW_STAGES": "tritoninspect.render.stage",
+    "available_stages": "tritoninspect.render.stage",
+    "render_stage": "tritoninspect.render.stage",
+    "render_fusion": "tritoninspect.render.fusion",
+    "dump_artifacts": "tritoninspect.render.dump",
+}
 
 
-def guess_format_from_path(path: str | Path | None) -> str:
-    """The format an output file asks for: ".json" is JSON, anything else (or stdout) text.
-
-    Raises ValueError for ".html", which is reserved but not implemented yet.
-    """
-    if path is None:
-        return "text"
-    suffix = Path(path).suffix.lower()
-    if suffix == ".json":
-        return "json"
-    if suffix in (".html", ".htm"):
-        raise ValueError("html output is not supported yet")
-    return "text"
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)
 
 
 __all__ = [
-    "FORMATS",
     "JSONRenderer",
+    "RENDERERS",
+    "Renderer",
     "SHOW_STAGES",
+    "SHOW_VIEWS",
     "TerminalRenderer",
     "available_stages",
     "dump_artifacts",
     "guess_format_from_path",
     "render",
+    "render_as",
     "render_stage",
 ]

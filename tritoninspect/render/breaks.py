@@ -1,13 +1,11 @@
-"""`tritoninspect breaks` and `check` as text: graph breaks, recompiles and decompiled frames.
+"""`tritoninspect breaks` as text: graph breaks, recompiles and decompiled frames.
 
 Reads only the report (no torch), so a saved report re-renders anywhere.
 """
 
 from __future__ import annotations
 
-import json
 import re
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -330,15 +328,3 @@ def _diagnostics(report: Report) -> list[RenderableType]:
     lines += [Text(f"{d.severity} {d.source}: {fmt.first_line(d.message)}") for d in report.diagnostics]
     return lines
 
-
-# --- check ---------------------------------------------------------------------------
-
-
-def render_check(target: str, conditions: Sequence[str], failures: Sequence[str], *, fmt_json: bool = False) -> str:
-    """`tritoninspect check` output: one line per failed condition, or one ok line."""
-    if fmt_json:
-        body = {"target": target, "ok": not failures, "conditions": list(conditions), "failures": list(failures)}
-        return json.dumps(body, indent=2)
-    if failures:
-        return "\n".join(f"FAIL {line}" for line in failures)
-    return f"ok: {fmt.plural(len(conditions), 'condition')} hold for {target} ({', '.join(conditions)})"

@@ -1,15 +1,26 @@
 """Conditions a report must meet, for CI (`tritoninspect check`) and for tests.
 
 `check_report` is pure: it reads a `Report` and returns one message per failed
-condition (an empty list when all hold). It imports nothing heavy, so a test
-or a CI step can check a saved report without torch.
+condition (an empty list when all hold). `run_checks` gathers several named
+conditions into a `CheckResult`, the versioned document `check --json` prints.
+Nothing here imports torch, so a test or a CI step can check a saved report
+without it.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
 
+from tritoninspect import __version__
 from tritoninspect.report import Entry, GraphBreak, Kernel, Occurrence, Report
+
+#: Version of the `check --json` document. Changelog:
+#: 1: schema_version, tool, tool_version, target, ok, conditions, failures (before it,
+#:    `check --json` printed target, ok, conditions and failures without a version).
+CHECK_SCHEMA_VERSION = 1
 
 #: Entry kinds `--entry` accepts: how the kernel must enter torch.compile.
 ENTRY_KINDS = (Entry.HOP.value, Entry.TRITON_OP.value, Entry.CUSTOM_OP.value)
@@ -61,6 +72,45 @@ def _failed(report: Report) -> list[str]:
     head = next((line.strip() for line in failure.message.splitlines() if line.strip()), "")
     cid = f" [{failure.compile_id}]" if failure.compile_id else ""
     return [f"the compile failed at {failure.stage}{cid}: {failure.exc_type}: {head}"]
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """What `tritoninspect check` found: the conditions asked, and one line per failure."""
+
+    #: The target or saved report as given on the command line.
+    target: str
+    #: Each condition as typed, e.g. `--entry add_kernel=hop`.
+    conditions: tuple[str, ...]
+    failures: tuple[str, ...]
+
+    @property
+    def ok(self) -> bool:
+        return not self.failures
+
+    def to_dict(self) -> dict[str, Any]:
+        """The documented JSON form (README, JSON contract: `check --json`)."""
+        return {
+            "schema_version": CHECK_SCHEMA_VERSION,
+            "tool": "tritoninspect",
+            "tool_version": __version__,
+            "target": self.target,
+            "ok": self.ok,
+            "conditions": list(self.conditions),
+            "failures": list(self.failures),
+        }
+
+    def to_json(self, indent: int | None = 2) -> str:
+        return json.dumps(self.to_dict(), indent=indent)
+
+
+def run_checks(report: Report, conditions: Mapping[str, Mapping[str, Any]], *, target: str) -> CheckResult:
+    """Check each condition (display text -> `check_report` keywords), in order."""
+    failures: list[str] = []
+    for keywords in conditions.values():
+        failures += check_report(report, **keywords)
+    # A failed compile fails every condition: say it once.
+    return CheckResult(target, tuple(conditions), tuple(dict.fromkeys(failures)))
 
 
 def parse_entry(text: str) -> tuple[str, str]:

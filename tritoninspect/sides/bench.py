@@ -1,7 +1,9 @@
 """`--bench`: run time of a target, eager and compiled, on the GPU; compile times everywhere.
 
-Runs inside the child process that captured the target (tritoninspect/side.py),
-so the model is already imported and nothing is shared with the other side.
+Runs inside the child process that captured the target (tritoninspect/sides/child.py),
+so the model is already imported and nothing is shared with the other side. It loads
+and calls the model through the pipeline's public steps (`load`, `call_once`), as the
+capture did.
 
 Run times are measured with CUDA events: `WARMUP` calls first, then `REPS`
 calls, each started on an idle GPU (`torch.cuda.synchronize()` before it) so
@@ -20,12 +22,15 @@ import statistics
 import time
 import warnings
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import torch
 
-from tritoninspect.capture.session import call_once
+from tritoninspect import pipeline
 from tritoninspect.diff_report import SideBench, Timing
+
+if TYPE_CHECKING:
+    from tritoninspect.spec import TargetSpec
 
 WARMUP = 25
 REPS = 200
@@ -38,26 +43,25 @@ METHOD = (
 
 
 def bench_target(
-    spec: Any, *, inputs: str | None, mode: str, dynamic: bool, backward: bool | None, compile_s: float | None
+    spec: TargetSpec, options: pipeline.CaptureOptions, *, mode: str, compile_s: float | None
 ) -> SideBench:
     """Time `spec` eagerly and under a fresh `torch.compile` (gpu mode), or report
     only `compile_s`, the capture's backend compile time (compile-only mode)."""
     if mode != "gpu":
         return SideBench(compile_s=compile_s)
-    from tritoninspect.target import load_target
-
-    loaded = load_target(spec, inputs=inputs, device="cuda")
+    loaded = pipeline.load(spec, options, device="cuda")
     args = loaded.input_sets[0]
-    run_backward = loaded.requires_grad if backward is None else backward
+    run_backward = loaded.requires_grad if options.backward is None else options.backward
     eager = time_calls(_step(loaded.module, args, run_backward))
-    compiled_fn, first_call_s = fresh_compile(loaded.module, args, dynamic=dynamic, backward=run_backward)
+    compiled_fn, first_call_s = fresh_compile(loaded.module, args, dynamic=options.dynamic, backward=run_backward)
     compiled = time_calls(compiled_fn)
     torch.compiler.reset()
     return SideBench(eager=eager, compiled=compiled, compile_s=compile_s, first_call_s=first_call_s)
 
 
 def _step(fn: Callable[..., Any], args: tuple[Any, ...], backward: bool) -> Callable[[], Any]:
-    """One call as the capture makes it (`call_once`), ready to time."""
+    """One call as the capture makes it (`pipeline.call_once`), ready to time."""
+    call_once = pipeline.call_once
     return lambda: call_once(fn, args, backward)
 
 

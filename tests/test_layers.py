@@ -1,0 +1,117 @@
+"""The shape of the package (tier a): no import cycles, and the command layer's boundaries.
+
+Imports are read from the source with ast (every `import`, at module level or inside a
+function), so nothing is imported to check them. `from a import b` counts as an import of
+module `a.b` when that is a module, else of `a`; a package's `__init__` is not implied.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "tritoninspect"
+
+
+def module_files() -> dict[str, Path]:
+    """Dotted module name -> file, for every module of the package."""
+    files = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        files[".".join(parts)] = path
+    return files
+
+
+MODULES = module_files()
+
+
+def imports_of(name: str) -> set[str]:
+    """The package's modules that `name` imports."""
+    path = MODULES[name]
+    package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names if alias.name in MODULES)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                base = ".".join(package[: len(package) - node.level + 1] + ([base] if base else []))
+            for alias in node.names:
+                target = f"{base}.{alias.name}"
+                found.add(target if target in MODULES else base)
+    return (found & set(MODULES)) - {name}
+
+
+GRAPH = {name: imports_of(name) for name in MODULES}
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components with more than one module (Tarjan), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for nxt in sorted(graph[node]):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_the_import_graph_is_read() -> None:
+    assert "tritoninspect.commands._edge" in GRAPH["tritoninspect.commands.graph"]
+    assert "tritoninspect.render._format" in GRAPH["tritoninspect.render.dump"]  # from ... import module
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def test_no_import_cycles() -> None:
+    assert cycles(GRAPH) == []
+
+
+COMMANDS = sorted(name for name in MODULES if name.startswith("tritoninspect.commands.") and
+                  not name.rpartition(".")[2].startswith("_"))
+
+
+def test_each_command_has_its_module() -> None:
+    assert [name.rpartition(".")[2] for name in COMMANDS] == ["breaks", "check", "diff", "graph"]
+
+
+@pytest.mark.parametrize("name", COMMANDS)
+def test_no_command_imports_another_or_the_app(name: str) -> None:
+    assert not GRAPH[name] & (set(COMMANDS) | {"tritoninspect.cli"})
+
+
+def test_only_the_cli_and_the_commands_use_the_edge() -> None:
+    users = {name for name, deps in GRAPH.items() if deps & {"tritoninspect.commands._edge", "tritoninspect.cli"}}
+    assert users <= {"tritoninspect.__main__", "tritoninspect.cli", *COMMANDS}
+
+
+def test_the_core_never_imports_the_command_layer() -> None:
+    """One-way layers: target, capture, analyse, render, pipeline and sides know nothing of the CLI."""
+    edge = {name for name in MODULES if name == "tritoninspect.cli" or name.startswith("tritoninspect.commands")}
+    core = set(MODULES) - edge - {"tritoninspect.__main__"}
+    assert {name: sorted(GRAPH[name] & edge) for name in core if GRAPH[name] & edge} == {}

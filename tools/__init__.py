@@ -1,0 +1,1 @@
+"""Maintainer tools run from the checkout (`python -m tools.<name>`): not installed with tritoninspect."""

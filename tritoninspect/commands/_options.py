@@ -1,0 +1,55 @@
+"""Options the commands share, as `Annotated` aliases, and their choices as enums.
+
+A command declares `device: DeviceOpt = Device.auto`: each flag's spelling and help
+live here once. Options only one command has stay in that command's module.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+
+class Device(str, Enum):
+    auto = "auto"
+    cpu = "cpu"
+    cuda = "cuda"
+
+
+class Stage(str, Enum):
+    dynamo = "dynamo"
+    aot = "aot"
+    inductor = "inductor"
+
+
+class Show(str, Enum):
+    dynamo = "dynamo"
+    aot = "aot"
+    post_grad = "post-grad"
+    code = "code"
+    fusion = "fusion"
+
+
+TargetArg = Annotated[str, typer.Argument(help="model.py:Net, package.module:Net, or a saved report.json.")]
+InputsOpt = Annotated[
+    Optional[str], typer.Option("--inputs", "-i", help='Example inputs, e.g. "4x128:float16,4x128".')
+]
+DeviceOpt = Annotated[Device, typer.Option(help="auto: CUDA when available, else compile-only CPU mode.")]
+DynamicOpt = Annotated[bool, typer.Option("--dynamic", help="Compile with dynamic shapes from the start.")]
+BackwardOpt = Annotated[
+    Optional[bool],
+    typer.Option(
+        "--backward/--no-backward",
+        help="Run backward so backward graphs compile (default: when inputs or parameters require grad).",
+    ),
+]
+StageOpt = Annotated[Stage, typer.Option(help="Stop after this stage (faster).")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON on stdout and nothing else (errors too).")]
+OutputOpt = Annotated[Optional[Path], typer.Option("--output", "-o", help="Write to a file (.json or text).")]
+DumpOpt = Annotated[
+    Optional[Path], typer.Option("--dump", help="Write every artifact to DIR, named by compile id and stage.")
+]
+DebugOpt = Annotated[bool, typer.Option("--debug", help="Show full tracebacks.")]

@@ -1,0 +1,90 @@
+"""`tritoninspect check`: conditions on a report (or a target's capture) as an exit code, for CI."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Optional
+
+import typer
+
+from tritoninspect.commands._edge import edge, given_options, report_for
+from tritoninspect.commands._options import (
+    BackwardOpt,
+    DebugOpt,
+    Device,
+    DeviceOpt,
+    DynamicOpt,
+    InputsOpt,
+    JsonOpt,
+    Stage,
+    TargetArg,
+)
+from tritoninspect.errors import ExitCode, UsageError, usage_errors
+
+
+def check(
+    target: TargetArg,
+    no_breaks: Annotated[bool, typer.Option("--no-breaks", help="Fail on any graph break.")] = False,
+    max_graphs: Annotated[
+        Optional[int], typer.Option("--max-graphs", min=0, help="Fail on more than N Dynamo graphs.")
+    ] = None,
+    entry: Annotated[
+        Optional[list[str]],
+        typer.Option("--entry", help="KERNEL=hop|triton_op|custom_op: the only way KERNEL may enter (repeatable)."),
+    ] = None,
+    no_clones: Annotated[
+        Optional[list[str]],
+        typer.Option("--no-clones", help="Fail when Inductor still clones an argument of KERNEL after re-inplacing (repeatable)."),
+    ] = None,
+    no_fallback: Annotated[bool, typer.Option("--no-fallback", help="Fail on a mutation-analysis fallback.")] = False,
+    inputs: InputsOpt = None,
+    device: DeviceOpt = Device.auto,
+    dynamic: DynamicOpt = False,
+    backward: BackwardOpt = None,
+    stage: Annotated[
+        Optional[Stage], typer.Option(help="Default: dynamo; aot for --no-fallback; inductor for --no-clones.")
+    ] = None,
+    json_out: JsonOpt = False,
+    debug: DebugOpt = False,
+) -> None:
+    """Exit 1 when a condition fails (one line each), 0 when all hold: for CI."""
+    from tritoninspect.pipeline import CaptureOptions
+
+    with edge(json_out=json_out, debug=debug) as err:
+        conditions = _conditions(no_breaks, max_graphs, entry or [], no_clones or [], no_fallback)
+        # The earliest stage that shows what the conditions need: clones and fallbacks appear in AOT.
+        # --no-clones asks about the compiled program: what re-inplacing leaves needs Inductor.
+        needed = "inductor" if no_clones else "aot" if no_fallback else "dynamo"
+        options = CaptureOptions(inputs=inputs, device=device.value, dynamic=dynamic, backward=backward,
+                                 stage=stage.value if stage else needed)
+        report = report_for(target, options, given=given_options(options, stage=stage is not None), err=err)
+        from tritoninspect.analyse.checks import run_checks
+        from tritoninspect.render.emit import emit
+
+        result = run_checks(report, conditions, target=target)
+        emit(result, "json" if json_out else "check")
+        if not result.ok:
+            raise typer.Exit(ExitCode.FINDINGS)
+
+
+def _conditions(no_breaks: bool, max_graphs: int | None, entries: list[str], no_clones: list[str],
+                no_fallback: bool) -> dict[str, Any]:
+    """The conditions as `check_report` keywords, keyed for display; refuses none or bad ones."""
+    from tritoninspect.analyse.checks import parse_entry
+
+    with usage_errors():
+        parsed = dict(parse_entry(e) for e in entries)
+    conditions: dict[str, Any] = {}
+    if no_breaks:
+        conditions["--no-breaks"] = {"no_breaks": True}
+    if max_graphs is not None:
+        conditions[f"--max-graphs {max_graphs}"] = {"max_graphs": max_graphs}
+    for kernel, kind in parsed.items():
+        conditions[f"--entry {kernel}={kind}"] = {"entries": {kernel: kind}}
+    for kernel in dict.fromkeys(no_clones):
+        conditions[f"--no-clones {kernel}"] = {"no_clones": [kernel]}
+    if no_fallback:
+        conditions["--no-fallback"] = {"no_fallback": True}
+    if not conditions:
+        raise UsageError("check: give at least one condition (--no-breaks, --max-graphs, --entry, --no-clones, "
+                         "--no-fallback)")
+    return conditions

@@ -1,0 +1,68 @@
+"""`tritoninspect graph`: compile a model and report where each Triton kernel went."""
+
+from __future__ import annotations
+
+from typing import Annotated, Optional
+
+import typer
+
+from tritoninspect.commands._edge import check_dump_dir, edge, exit_if_failed, given_options, report_for
+from tritoninspect.commands._options import (
+    BackwardOpt,
+    DebugOpt,
+    Device,
+    DeviceOpt,
+    DumpOpt,
+    DynamicOpt,
+    InputsOpt,
+    JsonOpt,
+    OutputOpt,
+    Show,
+    Stage,
+    StageOpt,
+    TargetArg,
+)
+from tritoninspect.errors import ExitCode
+
+
+def graph(
+    target: TargetArg,
+    inputs: InputsOpt = None,
+    device: DeviceOpt = Device.auto,
+    dynamic: DynamicOpt = False,
+    backward: BackwardOpt = None,
+    stage: StageOpt = Stage.inductor,
+    show: Annotated[Optional[Show], typer.Option(help="Print one stage's graphs or code, kernel lines marked.")] = None,
+    json_out: JsonOpt = False,
+    output: OutputOpt = None,
+    dump: DumpOpt = None,
+    strict: Annotated[
+        bool, typer.Option("--strict", help="Exit 1 when the report has warnings or errors (notes do not count).")
+    ] = False,
+    resources: Annotated[
+        bool, typer.Option("--resources", help="Compile each kernel per autotune config: registers, shared memory, spills.")
+    ] = False,
+    target_arch: Annotated[
+        Optional[str], typer.Option("--target", help="Compile-only mode's GPU architecture (default sm_90).")
+    ] = None,
+    debug: DebugOpt = False,
+) -> None:
+    """Compile a model and report where each Triton kernel went."""
+    from tritoninspect.pipeline import CaptureOptions
+
+    with edge(json_out=json_out, debug=debug) as err:
+        check_dump_dir(dump)
+        options = CaptureOptions(inputs=inputs, device=device.value, dynamic=dynamic, backward=backward,
+                                 stage=stage.value, resources=resources, arch=target_arch)
+        given = given_options(options, stage=stage is not Stage.inductor, resources=resources, target=target_arch)
+        report = report_for(target, options, given=given, err=err)
+        from tritoninspect.render.emit import emit
+
+        # With -o alone the report goes to the file only; --json and --show still print.
+        stdout = "json" if json_out else f"show:{show.value}" if show else None if output else "text"
+        emit(report, stdout, output, dump=dump)
+        exit_if_failed(report, err)
+        problems = [d for d in report.diagnostics if d.severity != "note"]
+        if strict and problems:
+            err.print(f"[yellow]--strict: {len(problems)} diagnostic(s)[/]")
+            raise typer.Exit(ExitCode.FINDINGS)

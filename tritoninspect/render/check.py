@@ -1,0 +1,14 @@
+"""The `tritoninspect check` text: one `FAIL` line per failed condition, or one ok line."""
+
+from __future__ import annotations
+
+from tritoninspect.analyse.checks import CheckResult
+from tritoninspect.render import _format as fmt
+
+
+def render_check(result: CheckResult) -> str:
+    """`FAIL <condition>: <why>` per failure; else `ok: N conditions hold for TARGET (...)`."""
+    if result.failures:
+        return "\n".join(f"FAIL {line}" for line in result.failures)
+    conditions = len(result.conditions)
+    return f"ok: {fmt.plural(conditions, 'condition')} hold for {result.target} ({', '.join(result.conditions)})"

@@ -1,0 +1,60 @@
+"""The child process of a diff side: `python -m tritoninspect.sides.child REQUEST OUT`.
+
+Reads the request the parent wrote (see the package docstring), captures the target
+through the pipeline (and times it for `--bench`), and always writes an answer to OUT:
+the report, or the typed error the parent rebuilds. Exits with that error's code.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import sys
+import traceback
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from tritoninspect.errors import TritonInspectError, error_to_dict, internal_error
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Answer the request in argv[0] into the file argv[1]; return the exit code."""
+    request_file, out = (sys.argv[1:] if argv is None else argv)[:2]
+    answer, code = respond(json.loads(Path(request_file).read_text()))
+    Path(out).write_text(json.dumps(answer, default=str))
+    return code
+
+
+def respond(request: dict[str, Any]) -> tuple[dict[str, Any], int]:
+    """The answer to one request, and the exit code: every error becomes an answer too."""
+    try:
+        return capture(request), 0
+    except TritonInspectError as exc:
+        error = exc
+    except Exception as exc:  # noqa: BLE001 - a bug of ours: reported, not a traceback in the void
+        if request.get("debug"):
+            traceback.print_exc()
+        error = internal_error(exc)
+    return {"error": error_to_dict(error)}, int(error.exit_code)
+
+
+def capture(request: dict[str, Any]) -> dict[str, Any]:
+    """Capture (and, with "bench", time) the requested target."""
+    from tritoninspect import pipeline
+    from tritoninspect.spec import parse_spec
+
+    spec = parse_spec(request["target"])
+    options = pipeline.CaptureOptions(**request["options"])
+    report = pipeline.run(spec, options)
+    if not request.get("bench"):
+        return {"report": report.to_dict(), "bench": None, "bench_method": None}
+    from tritoninspect.analyse.diff import backend_seconds
+    from tritoninspect.sides.bench import METHOD, bench_target
+
+    bench = bench_target(spec, options, mode=report.meta.mode, compile_s=backend_seconds(report))
+    return {"report": report.to_dict(), "bench": dataclasses.asdict(bench), "bench_method": METHOD}
+
+
+if __name__ == "__main__":
+    sys.exit(main())

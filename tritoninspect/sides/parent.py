@@ -1,0 +1,161 @@
+"""The parent half of a diff side: a saved report as it is, or a target captured in a fresh child.
+
+See the package docstring for the request and answer the child exchanges with us.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from tritoninspect.diff_report import DiffReport, SideBench, side_bench_from_dict
+from tritoninspect.errors import CaptureError, ReportError, TritonInspectError, error_from_dict
+from tritoninspect.report import Report, read_report
+from tritoninspect.spec import is_saved_report
+
+if TYPE_CHECKING:
+    from tritoninspect.pipeline import CaptureOptions
+
+#: The directory holding the `tritoninspect` package, put on the child's PYTHONPATH
+#: so a checkout run without installing (PYTHONPATH=.) works in the child too.
+_PACKAGE_PARENT = str(Path(__file__).resolve().parents[2])
+
+#: The files `--save DIR` writes.
+SAVED_NAMES = ("A.json", "B.json")
+
+
+@dataclass(frozen=True)
+class SideResult:
+    report: Report
+    bench: SideBench | None
+    #: As given: the target spec or the report path.
+    source: str
+    saved: bool
+    #: How the child measured run times (sides.bench.METHOD), with --bench.
+    bench_method: str = ""
+
+
+def get_side(label: str, source: str, *, options: CaptureOptions, bench: bool = False, debug: bool = False) -> SideResult:
+    """A saved report as it is, or a target captured in a fresh process."""
+    if is_saved_report(source):
+        return load_side(label, source)
+    return capture_side(label, source, options=options, bench=bench, debug=debug)
+
+
+def load_side(label: str, source: str) -> SideResult:
+    """Read a saved report (no compile, no GPU)."""
+    try:
+        report = read_report(source)
+    except ReportError as exc:
+        raise ReportError(f"{label}: {exc.message}", hint=exc.hint) from exc
+    return SideResult(report, None, source, saved=True)
+
+
+def capture_side(label: str, target: str, *, options: CaptureOptions, bench: bool = False,
+                 debug: bool = False) -> SideResult:
+    """Capture `target` in a fresh `python -m tritoninspect.sides.child` process."""
+    request = {"target": target, "options": dataclasses.asdict(options), "bench": bench, "debug": debug}
+    payload, returncode, stderr = run_child(request, debug=debug)
+    if payload is None or ("report" not in payload and "error" not in payload):
+        raise CaptureError(
+            f"{label}: the capture process for {target} ended (exit {returncode}) without a result" + _tail(stderr),
+            hint="rerun with --debug to see its output",
+        )
+    if "error" in payload:
+        raise error_from_payload(label, target, payload["error"])
+    side_bench = side_bench_from_dict(payload["bench"]) if payload.get("bench") else None
+    return SideResult(Report.from_dict(payload["report"]), side_bench, target, saved=False,
+                      bench_method=str(payload.get("bench_method") or ""))
+
+
+def run_child(request: dict[str, Any], *, debug: bool = False) -> tuple[dict[str, Any] | None, int, str]:
+    """Run one child on `request`: its answer (None if it wrote none), exit code and stderr."""
+    with tempfile.TemporaryDirectory(prefix="tritoninspect-side-") as tmp:
+        request_file, out = Path(tmp) / "request.json", Path(tmp) / "side.json"
+        request_file.write_text(json.dumps(request))
+        # With --debug the child's output goes to our stderr as it comes; stdout stays clean for --json.
+        proc = subprocess.run(
+            child_command(request_file, out), env=_child_env(),
+            stdout=sys.stderr.fileno() if debug else subprocess.PIPE,
+            stderr=None if debug else subprocess.PIPE, text=True,
+        )
+        return _read_payload(out), proc.returncode, proc.stderr or ""
+
+
+def child_command(request: Path, out: Path) -> list[str]:
+    """The argv of one capture child."""
+    return [sys.executable, "-m", "tritoninspect.sides.child", str(request), str(out)]
+
+
+def error_from_payload(label: str, target: str, data: dict[str, Any]) -> TritonInspectError:
+    """The child's typed error, rebuilt in the parent, its message naming the side."""
+    return error_from_dict(data, prefix=f"{label} ({target}): ")
+
+
+def build_diff(a: SideResult, b: SideResult, *, context: int = 3) -> DiffReport:
+    """The diff of two sides, with their timings when both were benchmarked."""
+    from tritoninspect.analyse.diff import bench_pair, diff_reports
+
+    bench = None
+    if a.bench is not None and b.bench is not None:
+        meta = a.report.meta
+        bench = bench_pair(meta.mode, meta.device, a.bench_method or b.bench_method, a.bench, b.bench)
+    return diff_reports(a.report, b.report, sources=(a.source, b.source), saved=(a.saved, b.saved),
+                        bench=bench, context=context)
+
+
+def check_save_dir(directory: Path) -> None:
+    """Raise ValueError if `save_reports` would have to overwrite something that is
+    not a tritoninspect report, or `directory` is not a directory."""
+    if directory.exists() and not directory.is_dir():
+        raise ValueError(f"--save: {directory} exists and is not a directory")
+    for name in SAVED_NAMES:
+        path = directory / name
+        if path.exists() and not _is_report_file(path):
+            raise ValueError(f"--save: {path} exists and is not a tritoninspect report; choose another directory")
+
+
+def save_reports(directory: Path, a: SideResult, b: SideResult) -> list[Path]:
+    """Write each side's report as DIR/A.json and DIR/B.json (the directory is made if needed)."""
+    check_save_dir(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, result in zip(SAVED_NAMES, (a, b)):
+        path = directory / name
+        path.write_text(result.report.to_json() + "\n")
+        written.append(path)
+    return written
+
+
+def _is_report_file(path: Path) -> bool:
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return False
+    return isinstance(data, dict) and isinstance(data.get("meta"), dict) and data["meta"].get("tool") == "tritoninspect"
+
+
+def _child_env() -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [_PACKAGE_PARENT, env.get("PYTHONPATH")]))
+    return env
+
+
+def _read_payload(path: Path) -> dict[str, Any] | None:
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _tail(stderr: str, lines: int = 8) -> str:
+    tail = [line for line in stderr.strip().splitlines() if line.strip()][-lines:]
+    return (": " + " | ".join(tail)) if tail else ""
