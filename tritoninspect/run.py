@@ -6,12 +6,14 @@ live module and inputs (for tests of a kernel library). Both return a Report.
 
 from __future__ import annotations
 
+import inspect
 import os
 import traceback
 from collections.abc import Sequence
 from typing import Any
 
 from tritoninspect.errors import CaptureError, TritonInspectError, UserCodeError
+from tritoninspect.origin import user_tree
 from tritoninspect.report import Report
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
@@ -45,7 +47,8 @@ def capture_target(
     extras = _extras(decompile, depyf_dump)
     # Compile-only mode is entered before the user's module is imported:
     # kernel libraries probe has_triton() / the driver at import time.
-    with mode_environment(info) as env:
+    # The directory the target is loaded from is the user's (tritoninspect/origin.py).
+    with mode_environment(info) as env, user_tree(spec.sys_path_entry):
         loaded = load_target(spec, inputs=inputs, device=info.torch_device)
         run_backward = loaded.requires_grad if backward is None else backward
         capture = _run_model(
@@ -89,7 +92,7 @@ def inspect_module(
 
     info = choose_mode(device, target)
     sets = [tuple(s) for s in input_sets]
-    with mode_environment(info) as env:
+    with mode_environment(info) as env, user_tree(_defining_dir(module)):
         wants_grad = any(getattr(t, "requires_grad", False) for s in sets for t in s)
         capture = _run_model(
             capture_run, module, sets, info=info, stage=stage, dynamic=True if dynamic else None,
@@ -103,6 +106,18 @@ def inspect_module(
 def _name_of(module: Any) -> str:
     """The class name of a module, the qualified name of a function."""
     return str(getattr(module, "__qualname__", None) or type(module).__name__)
+
+
+def _defining_dir(module: Any) -> str | None:
+    """The directory of the file that defines `module`'s forward (or the function
+    itself); None when that is torch's or another part of the machinery."""
+    from tritoninspect.origin import Origin, classify
+
+    function = module if inspect.isfunction(module) else getattr(type(module), "forward", None)
+    code = getattr(function, "__code__", None)
+    if code is None or classify(code.co_filename) is Origin.MACHINERY:
+        return None
+    return os.path.dirname(os.path.abspath(code.co_filename))
 
 
 def _extras(decompile: bool, depyf_dump: str | None) -> list[Any]:

@@ -16,7 +16,6 @@ import inspect
 import os
 import re
 import sys
-import sysconfig
 from collections.abc import Iterator
 from types import CodeType, FrameType
 from typing import Any
@@ -26,6 +25,7 @@ import triton
 from triton.runtime.autotuner import Autotuner, Heuristics
 from triton.runtime.jit import JITFunction
 
+from tritoninspect import origin
 from tritoninspect.errors import CaptureError
 
 # --- versions ---------------------------------------------------------------
@@ -777,18 +777,10 @@ _WONT_CONVERT_RE = re.compile(r"^WON'T CONVERT (?P<func>\S+) (?P<file>.+) line (
 #: breaks it cannot resume from, e.g. inside try/finally, torch 2.11-2.14).
 _SKIP_TEXTS = ("torch.compile will skip tracing the frame", "Skipping the function and falling back to eager")
 
-#: Frames that are never the user's: the tool itself and the libraries it drives.
-_NOT_USER = tuple(
-    os.sep + part + os.sep
-    for part in ("torch", "triton", "tritoninspect", "typer", "click", "importlib", "_pytest", "pluggy")
-)
-
-
 def is_user_file(path: str) -> bool:
-    """False for torch, triton, this tool, the CLI libraries and our console script."""
-    if path.startswith("<") or any(part in path for part in _NOT_USER):
-        return False
-    return os.path.basename(path) != "tritoninspect"
+    """False for torch, triton, this tool, the CLI libraries and our console script
+    (decided by where they are installed: tritoninspect/origin.py)."""
+    return origin.is_user_file(path)
 
 
 def parse_graph_break(payload: str) -> tuple[str, str | None, int | None, tuple[str, ...], bool]:
@@ -847,20 +839,14 @@ def _last_location(stack: tuple[str, ...]) -> tuple[str | None, int | None]:
     return file, int(line)
 
 
-#: The standard library's directory: its frames are library frames, not the user's.
-_STDLIB = sysconfig.get_paths().get("stdlib", "") + os.sep
-
-
 def is_library_file(path: str) -> bool:
-    """Installed third-party or standard-library code (site-packages, dist-packages, the stdlib)."""
-    if any(part in path for part in (f"{os.sep}site-packages{os.sep}", f"{os.sep}dist-packages{os.sep}")):
-        return True
-    return path.startswith(_STDLIB) if _STDLIB else False
+    """Installed third-party or standard-library code (site dirs, `pip install --target` dirs, the stdlib)."""
+    return origin.is_library_file(path)
 
 
 def is_own_file(path: str) -> bool:
     """The user's own code: neither torch/triton/this tool nor an installed library."""
-    return is_user_file(path) and not is_library_file(path)
+    return origin.is_own_file(path)
 
 
 def _own_location(stack: tuple[str, ...]) -> tuple[str | None, int | None]:
