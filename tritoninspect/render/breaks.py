@@ -17,6 +17,7 @@ from rich.text import Text
 
 from tritoninspect.render import _format as fmt
 from tritoninspect.render._console import console_text, make_console
+from tritoninspect.render._safe import safe_record, safe_text
 from tritoninspect.render._widgets import ALERT, heading
 from tritoninspect.render.terminal import _header
 from tritoninspect.report import ArgChange, DecompiledFrame, GraphBreak, Recompile, Report
@@ -34,6 +35,7 @@ class BreaksRenderer:
         self.color = color
 
     def render(self, report: Report) -> str:
+        report = safe_record(report)
         console = make_console(width=self.width, color=self.color)
         cwd = Path.cwd()
         sections = [_header(report, cwd), _summary(report), _breaks(report, cwd), _eager(report),
@@ -338,5 +340,5 @@ def render_check(target: str, conditions: Sequence[str], failures: Sequence[str]
         body = {"target": target, "ok": not failures, "conditions": list(conditions), "failures": list(failures)}
         return json.dumps(body, indent=2)
     if failures:
-        return "\n".join(f"FAIL {line}" for line in failures)
-    return f"ok: {fmt.plural(len(conditions), 'condition')} hold for {target} ({', '.join(conditions)})"
+        return safe_text("\n".join(f"FAIL {line}" for line in failures))
+    return safe_text(f"ok: {fmt.plural(len(conditions), 'condition')} hold for {target} ({', '.join(conditions)})")
