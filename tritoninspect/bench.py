@@ -24,6 +24,7 @@ from typing import Any
 
 import torch
 
+from tritoninspect.capture.scratch import scratch_inductor_cache
 from tritoninspect.capture.session import call_once
 from tritoninspect.diff_report import SideBench, Timing
 
@@ -86,7 +87,8 @@ def _caches_off() -> Iterator[None]:
     if config is None or not hasattr(config, "force_disable_caches"):
         yield
         return
-    with config.patch(force_disable_caches=True), warnings.catch_warnings():
+
+    with config.patch(force_disable_caches=True), scratch_inductor_cache(), warnings.catch_warnings():
         # Turning caches off also turns off Dynamo PGO, and torch warns about it.
         warnings.filterwarnings("ignore", message="dynamo_pgo force disabled")
         yield

@@ -356,7 +356,11 @@ def _emit_diff(result: Any, *, json_out: bool, output: Path | None, err: Console
 
 def main() -> None:
     """Console-script entry point."""
-    app()
+    from tritoninspect.capture.scratch import scratch_inductor_cache
+
+    # Before torch is imported: what Inductor writes goes to a directory removed at exit.
+    with scratch_inductor_cache():
+        app()
 
 
 # Commands defined in their own modules register on `app` when imported.

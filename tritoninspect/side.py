@@ -253,9 +253,13 @@ def _error_payload(exc: TritonInspectError) -> dict[str, Any]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the child: always writes a payload to --out, returns the exit code."""
+    from tritoninspect.capture.scratch import scratch_inductor_cache
+
     args = _parser().parse_args(argv)
     try:
-        payload = run_child(args)
+        # Before torch is imported: what Inductor writes goes to a directory removed after.
+        with scratch_inductor_cache():
+            payload = run_child(args)
         code = 0
     except TritonInspectError as exc:
         payload, code = _error_payload(exc), int(exc.exit_code)

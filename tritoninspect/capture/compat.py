@@ -347,7 +347,7 @@ def inductor_config_patches(record_post_grad: Any) -> list[tuple[Any, str, Any]]
     import torch._functorch.config as functorch_config
     import torch._inductor.config as inductor_config
 
-    return [
+    patches = [
         # Fresh compiles only: a cache hit skips post-grad passes (codecache.py).
         (inductor_config, "force_disable_caches", True),
         # A plain callable here bypasses the FX/AOT caches as well.
@@ -356,6 +356,12 @@ def inductor_config_patches(record_post_grad: Any) -> list[tuple[Any, str, Any]]
         # (torch/_functorch/_aot_autograd/graph_compile.py, 2.11+).
         (functorch_config, "force_non_lazy_backward_lowering", True),
     ]
+    # Precompiled C++ headers live in <tempdir>/torchinductor_$USER/precompiled_headers
+    # whatever the cache dir (codecache.py `_HEADER_DIR`, checked in torch 2.13) and outlive the
+    # run; without them a capture leaves nothing in the temp dir (see capture/scratch.py).
+    if hasattr(inductor_config, "cpp_cache_precompile_headers"):
+        patches.append((inductor_config, "cpp_cache_precompile_headers", False))
+    return patches
 
 
 def graph_lowering_class() -> Any:
