@@ -54,4 +54,8 @@ for _command in (graph.graph, diff.diff, breaks.breaks, check.check):
 
 def main() -> None:
     """Console-script entry point."""
-    app()
+    from tritoninspect.capture.scratch import scratch_inductor_cache
+
+    # Before torch is imported: what Inductor writes goes to a directory removed at exit.
+    with scratch_inductor_cache():
+        app()

@@ -9,6 +9,7 @@ needs when it runs, so a mistyped target fails before the heavy imports.
 from __future__ import annotations
 
 import contextlib
+import inspect
 import os
 import traceback
 from collections.abc import Iterator, Sequence
@@ -60,7 +61,8 @@ def capture_target(spec: TargetSpec, options: CaptureOptions = CaptureOptions())
     """Enter the mode, load `spec` in it and capture its calls."""
     # Compile-only mode is entered before the user's module is imported:
     # kernel libraries probe has_triton() / the driver at import time.
-    with _mode(options) as mode:
+    # The directory the target is loaded from is the user's (tritoninspect/origin.py).
+    with _mode(options, user_dir=spec.sys_path_entry) as mode:
         loaded = load(spec, options, device=mode.info.torch_device)
         return _capture(mode, loaded.module, loaded.input_sets, options, name=f"{spec.display_name}:{spec.attr}",
                         requires_grad=loaded.requires_grad)
@@ -69,7 +71,7 @@ def capture_target(spec: TargetSpec, options: CaptureOptions = CaptureOptions())
 def capture_module(module: Any, input_sets: Sequence[Sequence[Any]], options: CaptureOptions, *, name: str) -> Capture:
     """Enter the mode and capture a live module's calls (one per input set)."""
     sets = [tuple(s) for s in input_sets]
-    with _mode(options) as mode:
+    with _mode(options, user_dir=_defining_dir(module)) as mode:
         wants_grad = any(getattr(t, "requires_grad", False) for s in sets for t in s)
         return _capture(mode, module, sets, options, name=name, requires_grad=wants_grad)
 
@@ -99,13 +101,27 @@ class _Mode:
 
 
 @contextlib.contextmanager
-def _mode(options: CaptureOptions) -> Iterator[_Mode]:
+def _mode(options: CaptureOptions, *, user_dir: str | os.PathLike[str] | None) -> Iterator[_Mode]:
+    """The mode's environment, with `user_dir` taken as the user's own code."""
     from tritoninspect.capture.session import choose_mode, mode_environment
+    from tritoninspect.origin import user_tree
 
     info = choose_mode(options.device, options.arch)
     extras = _extras(options)  # without depyf, fail before importing the user's code
-    with mode_environment(info) as env:
+    with mode_environment(info) as env, user_tree(user_dir):
         yield _Mode(info, env, extras)
+
+
+def _defining_dir(module: Any) -> str | None:
+    """The directory of the file that defines `module`'s forward (or the function
+    itself); None when that is torch's or another part of the machinery."""
+    from tritoninspect.origin import Origin, classify
+
+    function = module if inspect.isfunction(module) else getattr(type(module), "forward", None)
+    code = getattr(function, "__code__", None)
+    if code is None or classify(code.co_filename) is Origin.MACHINERY:
+        return None
+    return os.path.dirname(os.path.abspath(code.co_filename))
 
 
 def _capture(mode: _Mode, module: Any, input_sets: list[tuple[Any, ...]], options: CaptureOptions, *, name: str,

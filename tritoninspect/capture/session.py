@@ -26,6 +26,7 @@ from tritoninspect.capture.patching import Patcher
 from tritoninspect.capture.recorder import Recorder
 from tritoninspect.capture.records import Capture
 from tritoninspect.capture.resources import measure
+from tritoninspect.capture.scratch import scratch_inductor_cache
 from tritoninspect.errors import EnvironmentProblem, TritonInspectError, UsageError
 
 #: The GPU architecture compile-only mode compiles for (sm_90: Hopper).
@@ -159,7 +160,9 @@ def capture_run(
     recorder = Recorder(stage, compile_only=info.mode == "compile-only", resources=resources)
     torch._dynamo.reset()
     try:
-        with recorder.installed(), warnings.catch_warnings(), contextlib.ExitStack() as stack:
+        # Inductor's files go to a directory of ours, removed after the run.
+        with scratch_inductor_cache(), recorder.installed(), warnings.catch_warnings(), \
+                contextlib.ExitStack() as stack:
             # Our force_disable_caches switches off Dynamo PGO; torch warns about it.
             warnings.filterwarnings("ignore", message="dynamo_pgo force disabled")
             # Dynamo also warns for each untraceable builtin it breaks on (time.time inside Triton's

@@ -62,7 +62,7 @@ def fail(exc: TritonInspectError, err: Console, *, json_out: bool, debug: bool) 
         err.print_exception(show_locals=False)
     if isinstance(exc, UserCodeError) and exc.user_traceback:
         err.rule("[bold]traceback from your code[/]", style="red")
-        err.print(exc.user_traceback.rstrip(), markup=False, highlight=False)
+        err.print(exc.user_traceback.rstrip(), markup=False, highlight=False, soft_wrap=True)
         err.rule(style="red")
     err.print(f"[bold red]error:[/] {escape(exc.message)}", highlight=False, soft_wrap=True)
     if exc.hint:

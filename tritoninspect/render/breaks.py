@@ -16,6 +16,7 @@ from rich.text import Text
 from tritoninspect.render import _format as fmt
 from tritoninspect.render._console import console_text, make_console
 from tritoninspect.render._failure import failure_section, recompile_limit_section
+from tritoninspect.render._safe import safe_record
 from tritoninspect.render._widgets import ALERT, heading
 from tritoninspect.render.terminal import _header
 from tritoninspect.report import ArgChange, DecompiledFrame, GraphBreak, Recompile, Report
@@ -33,6 +34,7 @@ class BreaksRenderer:
         self.color = color
 
     def render(self, report: Report) -> str:
+        report = safe_record(report)
         console = make_console(width=self.width, color=self.color)
         cwd = Path.cwd()
         sections = [_header(report, cwd), failure_section(report, cwd), _summary(report), _breaks(report, cwd), _eager(report),

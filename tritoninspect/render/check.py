@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from tritoninspect.analyse.checks import CheckResult
 from tritoninspect.render import _format as fmt
+from tritoninspect.render._safe import safe_text
 
 
 def render_check(result: CheckResult) -> str:
     """`FAIL <condition>: <why>` per failure; else `ok: N conditions hold for TARGET (...)`."""
     if result.failures:
-        return "\n".join(f"FAIL {line}" for line in result.failures)
+        return safe_text("\n".join(f"FAIL {line}" for line in result.failures))
     conditions = len(result.conditions)
-    return f"ok: {fmt.plural(conditions, 'condition')} hold for {result.target} ({', '.join(result.conditions)})"
+    return safe_text(f"ok: {fmt.plural(conditions, 'condition')} hold for {result.target} "
+                     f"({', '.join(result.conditions)})")

@@ -13,6 +13,7 @@ from rich.text import Text
 
 from tritoninspect.diff_report import SECTIONS, Bench, DiffReport, GraphDiff, Row, Side, SideBench, Timing
 from tritoninspect.render._console import console_text, make_console
+from tritoninspect.render._safe import safe_record
 from tritoninspect.render._widgets import heading, table
 
 #: Marker for a row whose values differ (also readable without colour).
@@ -45,6 +46,7 @@ class DiffRenderer:
         return console_text(console)
 
     def print_to(self, console: Console, diff: DiffReport) -> None:
+        diff = safe_record(diff)
         blocks = [_header(diff), _bench(diff.bench, diff), *(_section(diff, s) for s in SECTIONS), _graph_diffs(diff)]
         first = True
         for block in blocks:

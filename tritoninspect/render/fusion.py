@@ -11,6 +11,7 @@ from rich.text import Text
 
 from tritoninspect.render import _format as fmt
 from tritoninspect.render._console import console_text, make_console
+from tritoninspect.render._safe import safe_record
 from tritoninspect.render._widgets import ALERT, add_row, entries_text, table
 from tritoninspect.report import Clones, Graph, Kernel, Mode, Neighbour, Neighbourhood, Occurrence, Report
 
@@ -40,6 +41,7 @@ def kernels_description(report: Report) -> str:
 
 def render_fusion(report: Report, *, color: bool | None = None, width: int | None = None) -> str:
     """The fusion view: each compiled graph's launches, then each kernel's neighbourhood and clones."""
+    report = safe_record(report)
     console = make_console(width=width, color=color)
     cwd = Path.cwd()
     blocks = [_intro(report), *_graph_blocks(report), *(_kernel_block(report, k, cwd) for k in report.kernels)]

@@ -10,6 +10,7 @@ from rich.text import Text
 
 from tritoninspect.render import _format as fmt
 from tritoninspect.render._console import console_text, make_console, resolve_color
+from tritoninspect.render._safe import safe_record, safe_text
 from tritoninspect.report import STAGES, Graph, Report
 
 #: `--show` names and the report stages each one covers.
@@ -46,7 +47,7 @@ def missing_stage_message(report: Report, show: str) -> str:
     """What to tell the user when a report has no graph of the stage they asked for."""
     have = available_stages(report)
     listing = ", ".join(have) if have else "none (no graphs were captured)"
-    return f"this report has no {show} graphs; stages it has: {listing}"
+    return safe_text(f"this report has no {show} graphs; stages it has: {listing}")
 
 
 def render_stage(report: Report, stage: str, *, color: bool | None = None, width: int | None = None) -> str:
@@ -55,6 +56,7 @@ def render_stage(report: Report, stage: str, *, color: bool | None = None, width
     Returns `missing_stage_message` when the report has no such graph; callers
     that need to tell the two apart check `available_stages` first.
     """
+    report = safe_record(report)
     graphs = stage_graphs(report, stage)
     if not graphs:
         return missing_stage_message(report, stage)

@@ -11,6 +11,7 @@ from rich.text import Text
 from tritoninspect.render import _format as fmt
 from tritoninspect.render._console import console_text, make_console
 from tritoninspect.render._failure import failure_section, recompile_limit_section
+from tritoninspect.render._safe import safe_record
 from tritoninspect.render._kernels import kernel_details, kernel_table, verdicts
 from tritoninspect.render._widgets import ALERT, add_row, heading, table
 from tritoninspect.report import Mode, Report
@@ -44,6 +45,7 @@ class TerminalRenderer:
 
     def print_to(self, console: Console, report: Report) -> None:
         """Print every non-empty section to `console`, separated by blank lines."""
+        report = safe_record(report)
         # Resolved once so every location in one report is relative to the same place.
         cwd = Path.cwd()
         first = True

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 import torch
 
 from tritoninspect import pipeline
+from tritoninspect.capture.scratch import scratch_inductor_cache
 from tritoninspect.diff_report import SideBench, Timing
 
 if TYPE_CHECKING:
@@ -90,7 +91,8 @@ def _caches_off() -> Iterator[None]:
     if config is None or not hasattr(config, "force_disable_caches"):
         yield
         return
-    with config.patch(force_disable_caches=True), warnings.catch_warnings():
+
+    with config.patch(force_disable_caches=True), scratch_inductor_cache(), warnings.catch_warnings():
         # Turning caches off also turns off Dynamo PGO, and torch warns about it.
         warnings.filterwarnings("ignore", message="dynamo_pgo force disabled")
         yield

@@ -20,8 +20,12 @@ from tritoninspect.errors import TritonInspectError, error_to_dict, internal_err
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Answer the request in argv[0] into the file argv[1]; return the exit code."""
+    from tritoninspect.capture.scratch import scratch_inductor_cache
+
     request_file, out = (sys.argv[1:] if argv is None else argv)[:2]
-    answer, code = respond(json.loads(Path(request_file).read_text()))
+    # Before torch is imported: what Inductor writes goes to a directory removed after.
+    with scratch_inductor_cache():
+        answer, code = respond(json.loads(Path(request_file).read_text()))
     Path(out).write_text(json.dumps(answer, default=str))
     return code
 

@@ -1,0 +1,108 @@
+"""A run leaves nothing in the temp dir (tritoninspect/capture/scratch.py).
+
+Fast: the scratch directory's scope. Slow (compile-only, each process with a private
+TMPDIR): a CLI capture, a capture through the Python API after torch made its own cache
+dir, and a CLI capture interrupted (SIGINT) while Inductor compiles.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from _expect import REPO, cli_env, explain, run_cli
+from tritoninspect.capture.scratch import INDUCTOR_CACHE_ENV, scratch_inductor_cache
+
+TARGET = "samples/add_raw.py:Net"
+
+
+def test_scratch_dir_is_scoped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    monkeypatch.setattr("tempfile.tempdir", None)  # re-read TMPDIR
+    monkeypatch.delenv(INDUCTOR_CACHE_ENV, raising=False)
+    with scratch_inductor_cache() as outer:
+        assert outer is not None and os.environ[INDUCTOR_CACHE_ENV] == outer
+        assert Path(outer).parent == tmp_path
+        Path(outer, "tmpabc", "x.so").parent.mkdir(parents=True)
+        with pytest.raises(KeyboardInterrupt), scratch_inductor_cache() as inner:
+            assert os.environ[INDUCTOR_CACHE_ENV] == inner != outer
+            raise KeyboardInterrupt
+        assert os.environ[INDUCTOR_CACHE_ENV] == outer and not Path(inner).exists()  # type: ignore[arg-type]
+    assert INDUCTOR_CACHE_ENV not in os.environ and list(tmp_path.iterdir()) == []
+
+
+def test_a_users_cache_dir_comes_back(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(INDUCTOR_CACHE_ENV, "/somewhere/mine")
+    with scratch_inductor_cache() as scratch:
+        assert os.environ[INDUCTOR_CACHE_ENV] == scratch
+    assert os.environ[INDUCTOR_CACHE_ENV] == "/somewhere/mine"
+
+
+def _private_tmp(tmp_path: Path, name: str) -> tuple[Path, dict[str, str]]:
+    tmp = tmp_path / name
+    tmp.mkdir()
+    return tmp, cli_env(TMPDIR=str(tmp), **{INDUCTOR_CACHE_ENV: None})
+
+
+def _tree(directory: Path) -> list[str]:
+    return sorted(str(p.relative_to(directory)) for p in directory.rglob("*"))
+
+
+@pytest.mark.slow
+def test_a_cli_capture_leaves_nothing(tmp_path: Path) -> None:
+    tmp, env = _private_tmp(tmp_path, "tmp")
+    proc = run_cli(["graph", TARGET, "--device", "cpu", "--json"], env=env)
+    assert proc.returncode == 0, explain(proc)
+    assert _tree(tmp) == []
+
+
+API_RUN = """
+import os, sys, tempfile
+from pathlib import Path
+import torch, torch._dynamo  # torch makes <tmp>/torchinductor_$USER here: torch's, not the capture's
+tmp = Path(tempfile.gettempdir())
+before = sorted(str(p) for p in tmp.rglob("*"))
+sys.path.insert(0, "samples")
+from add_raw import Net, example_inputs
+from tritoninspect import inspect_module
+report = inspect_module(Net(), example_inputs(), device="cpu")
+assert report.kernels, report
+after = sorted(str(p) for p in tmp.rglob("*"))
+print("new:", sorted(set(after) - set(before)))
+"""
+
+
+@pytest.mark.slow
+def test_an_api_capture_leaves_nothing(tmp_path: Path) -> None:
+    _, env = _private_tmp(tmp_path, "tmp")
+    proc = subprocess.run([sys.executable, "-c", API_RUN], cwd=REPO, env=env, capture_output=True, text=True,
+                          timeout=600)
+    assert proc.returncode == 0, explain(proc)
+    assert proc.stdout.strip().splitlines()[-1] == "new: []"
+
+
+@pytest.mark.slow
+def test_an_interrupted_capture_leaves_nothing(tmp_path: Path) -> None:
+    tmp, env = _private_tmp(tmp_path, "tmp")
+    proc = subprocess.Popen([sys.executable, "-m", "tritoninspect", "graph", TARGET, "--device", "cpu"],
+                            cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        # Interrupt once Inductor has made its first per-compile directory.
+        deadline = time.monotonic() + 300
+        while not any(tmp.glob("tritoninspect-inductor-*/tmp*")) and proc.poll() is None:
+            assert time.monotonic() < deadline, "Inductor never started"
+            time.sleep(0.1)
+        assert proc.poll() is None, "the capture ended before it could be interrupted"
+        proc.send_signal(signal.SIGINT)
+        _, stderr = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode != 0, stderr
+    assert _tree(tmp) == [], stderr[-2000:]
