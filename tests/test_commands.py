@@ -74,7 +74,8 @@ def captured(monkeypatch: pytest.MonkeyPatch) -> FakeCapture:
     monkeypatch.setattr("tritoninspect.pipeline.capture_target", fake)
     monkeypatch.setattr("tritoninspect.commands._edge.ready_to_capture", lambda: None)
 
-    def child_in_process(request: dict[str, Any], *, debug: bool = False) -> tuple[dict[str, Any], int, str]:
+    def child_in_process(request: dict[str, Any], *, debug: bool = False,
+                         timeout: float | None = None) -> tuple[dict[str, Any], int, str]:
         from tritoninspect.sides import child
 
         answer, code = child.respond(json.loads(json.dumps(request)))
@@ -159,11 +160,11 @@ def test_graph_output_file_and_json_on_stdout(captured: FakeCapture, tmp_path: P
 
 @pytest.mark.parametrize(("name", "message"), [
     ("r.html", "html output is not supported yet"),
-    ("missing/r.txt", "cannot write {path}: No such file or directory"),
+    ("missing/r.txt", "-o {path}: the directory {parent} does not exist"),
 ])
 def test_graph_output_that_cannot_be_written(captured: FakeCapture, tmp_path: Path, name: str, message: str) -> None:
     path = tmp_path / name
-    assert error_of(run("graph", RAW, "-o", str(path)), ExitCode.USAGE) == message.format(path=path)
+    assert error_of(run("graph", RAW, "-o", str(path)), ExitCode.USAGE) == message.format(path=path, parent=path.parent)
 
 
 def test_graph_dump(captured: FakeCapture, tmp_path: Path) -> None:

@@ -454,7 +454,8 @@ def test_the_request_carries_every_capture_option(monkeypatch: pytest.MonkeyPatc
         seen.append((spec, got))
         return raw
 
-    def in_process(request: dict[str, Any], *, debug: bool = False) -> tuple[dict[str, Any], int, str]:
+    def in_process(request: dict[str, Any], *, debug: bool = False,
+                   timeout: float | None = None) -> tuple[dict[str, Any], int, str]:
         assert (request["bench"], request["debug"]) == (False, True) and debug
         answer, code = child.respond(json.loads(json.dumps(request)))
         return json.loads(json.dumps(answer)), code, ""
@@ -482,7 +483,7 @@ def test_child_answers_every_error(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_a_child_without_an_answer_is_a_capture_error(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("tritoninspect.sides.parent.run_child",
-                        lambda request, debug=False: (None, -9, "line 1\nKilled\n"))
+                        lambda request, debug=False, timeout=None: (None, -9, "line 1\nKilled\n"))
     with pytest.raises(CaptureError, match=r"B: the capture process for m.py:Net ended \(exit -9\) without a "
                                            r"result: line 1 \| Killed"):
         capture_side("B", "m.py:Net", options=CaptureOptions())

@@ -15,7 +15,7 @@ import pytest
 
 from _expect import REPO, explain, run_cli
 from tritoninspect.capture.failure import Progress, failure_record
-from tritoninspect.checks import check_report
+from tritoninspect.analyse.checks import check_report
 from tritoninspect.errors import ExitCode
 from tritoninspect.render.terminal import TerminalRenderer
 from tritoninspect.report import Failure, Report, read_report

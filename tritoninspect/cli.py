@@ -8,16 +8,21 @@ happen inside commands, so `tritoninspect --help` starts fast.
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+import json
+import os
+import sys
+from typing import Annotated, Any, Optional
 
 import typer
 
 from tritoninspect import __version__
+from tritoninspect.errors import ExitCode
 from tritoninspect.commands import breaks, check, diff, graph
 
 EXIT_CODES = (
     "Exit codes: 0 ok · 1 findings (--strict, check) · 2 usage · 3 target or inputs · "
-    "4 your code raised · 5 environment (no GPU, no Triton) · 6 internal error · 7 unreadable saved report."
+    "4 your code raised · 5 environment (no GPU, no Triton) · 6 internal error · 7 unreadable saved report · "
+    "8 --timeout reached · 130 interrupted (Ctrl-C)."
 )
 
 app = typer.Typer(
@@ -53,9 +58,65 @@ for _command in (graph.graph, diff.diff, breaks.breaks, check.check):
 
 
 def main() -> None:
-    """Console-script entry point."""
+    """Console-script entry point: exits with the documented code."""
     from tritoninspect.capture.scratch import scratch_inductor_cache
 
     # Before torch is imported: what Inductor writes goes to a directory removed at exit.
     with scratch_inductor_cache():
-        app()
+        code = run(sys.argv[1:])
+    sys.exit(code)
+
+
+def run(args: list[str]) -> int:
+    """Run the app on `args`; usage errors and Ctrl-C become one line and their exit codes.
+
+    Typer's own handling (standalone mode) prints usage errors in a box and nothing on
+    stdout with `--json`; here they go through the same contract as every other error.
+    """
+    json_out = "--json" in args
+    try:
+        result = app(args=args, standalone_mode=False, prog_name=_prog_name())
+    except KeyboardInterrupt:
+        return _stop("interrupted", "Interrupted", ExitCode.INTERRUPTED, json_out=json_out)
+    except Exception as exc:  # noqa: BLE001 - only Click's usage errors are handled here
+        if type(exc).__name__ == "Abort":  # Click turns Ctrl-C into Abort
+            return _stop("interrupted", "Interrupted", ExitCode.INTERRUPTED, json_out=json_out)
+        if not _is_usage_error(exc):
+            raise
+        return _usage_error(exc, json_out=json_out)
+    if result == ExitCode.INTERRUPTED:  # typer 0.29+ turns Ctrl-C into a silent Exit(130)
+        return _stop("interrupted", "Interrupted", ExitCode.INTERRUPTED, json_out=json_out)
+    return result if isinstance(result, int) else 0
+
+
+def _is_usage_error(exc: BaseException) -> bool:
+    """Click's UsageError (typer vendors Click from 0.29 on, so match by class name)."""
+    return any(cls.__name__ == "UsageError" for cls in type(exc).__mro__)
+
+
+def _usage_error(exc: Any, *, json_out: bool) -> int:
+    if type(exc).__name__ == "NoArgsIsHelpError":  # `tritoninspect` alone: the help, as before
+        exc.show()
+        return int(ExitCode.USAGE)
+    message = exc.format_message() if hasattr(exc, "format_message") else str(exc)
+    ctx = getattr(exc, "ctx", None)
+    usage = ctx.get_usage().replace("Usage: ", "", 1) if ctx is not None else ""
+    return _stop(message, "UsageError", ExitCode.USAGE, json_out=json_out, usage=usage)
+
+
+def _stop(message: str, kind: str, code: ExitCode, *, json_out: bool, usage: str = "") -> int:
+    """One `error:` line (and the usage line) on stderr; the JSON envelope with --json."""
+    from tritoninspect.render._safe import safe_text
+
+    lines = [f"error: {safe_text(' '.join(message.split()))}"]
+    if usage:
+        lines.append(f"usage: {' '.join(usage.split())}")
+    sys.stderr.write("\n".join(lines) + "\n")
+    if json_out:
+        sys.stdout.write(json.dumps({"error": {"type": kind, "message": message, "exit_code": int(code)}}) + "\n")
+    return int(code)
+
+
+def _prog_name() -> str:
+    name = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else "tritoninspect"
+    return "python -m tritoninspect" if name in ("__main__.py", "-m", "-c") else name

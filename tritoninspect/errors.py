@@ -31,6 +31,10 @@ class ExitCode(IntEnum):
     INTERNAL = 6
     #: A saved report could not be read.
     REPORT = 7
+    #: The capture did not finish within `--timeout` seconds.
+    TIMEOUT = 8
+    #: Interrupted (Ctrl-C, SIGINT), as shells report it (128 + 2).
+    INTERRUPTED = 130
 
 
 class TritonInspectError(Exception):
@@ -85,6 +89,21 @@ class CaptureError(TritonInspectError):
     """tritoninspect failed while capturing (a bug or an unsupported torch layout)."""
 
     exit_code = ExitCode.INTERNAL
+
+
+class TimeoutProblem(TritonInspectError):
+    """The capture did not finish within `--timeout` seconds."""
+
+    exit_code = ExitCode.TIMEOUT
+
+
+class CaptureTimeout(BaseException):
+    """Raised inside a capture when `--timeout` runs out.
+
+    A BaseException, like KeyboardInterrupt, so that no `except Exception` on the way
+    (the user's, Dynamo's, or the capture's own failure recording) swallows it; the
+    command edge turns it into a `TimeoutProblem`.
+    """
 
 
 class ReportError(TritonInspectError):

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -24,8 +24,10 @@ from rich.console import Console
 from rich.markup import escape
 
 from tritoninspect.errors import (
+    CaptureTimeout,
     EnvironmentProblem,
     ExitCode,
+    TimeoutProblem,
     TritonInspectError,
     UsageError,
     UserCodeError,
@@ -50,6 +52,9 @@ def edge(*, json_out: bool = False, debug: bool = False) -> Iterator[Console]:
         yield err
     except typer.Exit:
         raise
+    except CaptureTimeout as exc:
+        fail(TimeoutProblem(str(exc), hint="a hang in an import or a compile: rerun with --debug to see where"),
+             err, json_out=json_out, debug=debug)
     except TritonInspectError as exc:
         fail(exc, err, json_out=json_out, debug=debug)
     except Exception as exc:  # noqa: BLE001 - a bug of ours: one line, exit 6, traceback with --debug
@@ -92,11 +97,14 @@ def exit_if_failed(report: Report, err: Console) -> None:
 # --- the report a command works on -------------------------------------------------------------
 
 
-def report_for(target: str, options: CaptureOptions, *, given: Mapping[str, object], err: Console) -> Report:
+def report_for(target: str, options: CaptureOptions, *, given: Mapping[str, object], err: Console,
+               timeout: float | None = None) -> Report:
     """A saved report, read as it is, or `target` captured with `options`.
 
     `given` names the capture options the user typed (see `given_options`): a saved
-    report refuses them rather than silently ignoring them.
+    report refuses them rather than silently ignoring them. While the target is
+    imported, compiled and run, what it writes to stdout goes to stderr, marked
+    (stdout carries only the report), and `timeout` seconds bound the whole capture.
     """
     from tritoninspect.spec import is_saved_report, parse_spec
 
@@ -109,8 +117,73 @@ def report_for(target: str, options: CaptureOptions, *, given: Mapping[str, obje
     ready_to_capture()
     from tritoninspect import pipeline
 
-    with spinner(err, f"Compiling {spec.display_name}:{spec.attr}"):
+    from tritoninspect.stdout_guard import stdout_to_stderr
+
+    with spinner(err, f"Compiling {spec.display_name}:{spec.attr}"), stdout_to_stderr(), time_limit(timeout):
         return pipeline.run(spec, options)
+
+
+@contextlib.contextmanager
+def time_limit(seconds: float | None) -> Iterator[None]:
+    """Raise `CaptureTimeout` in the main thread after `seconds` (SIGALRM), naming where it was.
+
+    Code stuck in native code never returns to Python to see the signal: a watchdog
+    then ends the process 10 s later, with the same error line and exit code.
+    """
+    if seconds is None:
+        yield
+        return
+    import signal
+    import threading
+
+    def expire(signum: int, frame: Any) -> None:
+        raise CaptureTimeout(f"the capture did not finish within {seconds:g} s (it was at {_where(frame)})")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    watchdog = threading.Timer(seconds + 10, _stuck, args=(seconds,))
+    watchdog.daemon = True
+    watchdog.start()
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+        watchdog.cancel()
+
+
+def _where(frame: Any) -> str:
+    if frame is None:
+        return "an unknown place"
+    return f"{frame.f_code.co_filename}:{frame.f_lineno} in {frame.f_code.co_name}"
+
+
+def _stuck(seconds: float) -> None:
+    import os
+
+    sys.stderr.write(f"error: the capture did not finish within {seconds:g} s (stuck in native code)\n")
+    sys.stderr.flush()
+    os._exit(int(ExitCode.TIMEOUT))
+
+
+def check_output_file(output: Path | None, targets: Iterable[str], *, force: bool) -> None:
+    """Refuse an `-o` file now, before any compile: not a file this run reads, and not an
+    existing file tritoninspect did not write unless `force` (render/emit.py)."""
+    from tritoninspect.render.emit import check_output
+
+    check_output(output, reads=[p for p in (source_file(t) for t in targets) if p is not None], force=force)
+
+
+def source_file(target: str) -> Path | None:
+    """The file a target names: the saved report, or the model's .py file."""
+    from tritoninspect.spec import is_saved_report, parse_spec
+
+    if is_saved_report(target):
+        return Path(target)
+    try:
+        return parse_spec(target).path
+    except TritonInspectError:
+        return None
 
 
 def given_options(options: CaptureOptions, *, stage: bool, **more: object) -> dict[str, object]:

@@ -33,7 +33,9 @@ class Show(str, Enum):
     fusion = "fusion"
 
 
-TargetArg = Annotated[str, typer.Argument(help="model.py:Net, package.module:Net, or a saved report.json.")]
+TargetArg = Annotated[
+    str, typer.Argument(metavar="TARGET", help="model.py:Net, package.module:Net, or a saved report.json.")
+]
 InputsOpt = Annotated[
     Optional[str], typer.Option("--inputs", "-i", help='Example inputs, e.g. "4x128:float16,4x128".')
 ]
@@ -48,7 +50,17 @@ BackwardOpt = Annotated[
 ]
 StageOpt = Annotated[Stage, typer.Option(help="Stop after this stage (faster).")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON on stdout and nothing else (errors too).")]
-OutputOpt = Annotated[Optional[Path], typer.Option("--output", "-o", help="Write to a file (.json or text).")]
+OutputOpt = Annotated[
+    Optional[Path],
+    typer.Option("--output", "-o", metavar="FILE",
+                 help="Write to a file (.json or text). Refuses to replace a file tritoninspect did not write."),
+]
+ForceOpt = Annotated[bool, typer.Option("--force", help="Let -o replace an existing file that is not a report.")]
+TimeoutOpt = Annotated[
+    Optional[float],
+    typer.Option("--timeout", min=0.1, metavar="SECONDS",
+                 help="Stop a capture (import, compile, run) that takes longer: exit 8."),
+]
 DumpOpt = Annotated[
     Optional[Path], typer.Option("--dump", help="Write every artifact to DIR, named by compile id and stage.")
 ]

@@ -14,18 +14,27 @@ from typing import Annotated, Optional
 
 import typer
 
-from tritoninspect.commands._edge import check_dump_dir, edge, exit_if_failed, given_options, report_for
+from tritoninspect.commands._edge import (
+    check_dump_dir,
+    check_output_file,
+    edge,
+    exit_if_failed,
+    given_options,
+    report_for,
+)
 from tritoninspect.commands._options import (
     BackwardOpt,
     DebugOpt,
     Device,
     DeviceOpt,
     DynamicOpt,
+    ForceOpt,
     InputsOpt,
     JsonOpt,
     OutputOpt,
     Stage,
     TargetArg,
+    TimeoutOpt,
 )
 
 #: Prefix of depyf's files in a `--dump` directory (the dump keeps bare names).
@@ -49,6 +58,8 @@ def breaks(
     dump: Annotated[
         Optional[Path], typer.Option("--dump", help="Write the artifacts (and depyf's dump with --decompile) to DIR.")
     ] = None,
+    force: ForceOpt = False,
+    timeout: TimeoutOpt = None,
     debug: DebugOpt = False,
 ) -> None:
     """Explain graph breaks and recompiles around Triton kernels: where, which kernel, why, what to do."""
@@ -56,12 +67,13 @@ def breaks(
 
     with edge(json_out=json_out, debug=debug) as err:
         check_dump_dir(dump)
+        check_output_file(output, [target], force=force)
         with _depyf_dir(decompile and dump is not None) as depyf_dir:
             options = CaptureOptions(inputs=inputs, device=device.value, dynamic=dynamic, backward=backward,
                                      stage=stage.value if stage else "dynamo", decompile=decompile,
                                      depyf_dump=depyf_dir)
-            given = given_options(options, stage=stage is not None, decompile=decompile)
-            report = report_for(target, options, given=given, err=err)
+            given = given_options(options, stage=stage is not None, decompile=decompile, timeout=timeout)
+            report = report_for(target, options, given=given, err=err, timeout=timeout)
             extra = read_depyf_dump(Path(depyf_dir)) if depyf_dir else {}
         # The renderers are imported only when text or files are asked for: `--json` alone needs none.
         from tritoninspect.render.emit import emit

@@ -17,6 +17,7 @@ from tritoninspect.commands._options import (
     JsonOpt,
     Stage,
     TargetArg,
+    TimeoutOpt,
 )
 from tritoninspect.errors import ExitCode, UsageError, usage_errors
 
@@ -44,6 +45,7 @@ def check(
         Optional[Stage], typer.Option(help="Default: dynamo; aot for --no-fallback; inductor for --no-clones.")
     ] = None,
     json_out: JsonOpt = False,
+    timeout: TimeoutOpt = None,
     debug: DebugOpt = False,
 ) -> None:
     """Exit 1 when a condition fails (one line each), 0 when all hold: for CI."""
@@ -56,7 +58,8 @@ def check(
         needed = "inductor" if no_clones else "aot" if no_fallback else "dynamo"
         options = CaptureOptions(inputs=inputs, device=device.value, dynamic=dynamic, backward=backward,
                                  stage=stage.value if stage else needed)
-        report = report_for(target, options, given=given_options(options, stage=stage is not None), err=err)
+        report = report_for(target, options, given=given_options(options, stage=stage is not None, timeout=timeout),
+                            err=err, timeout=timeout)
         from tritoninspect.analyse.checks import run_checks
         from tritoninspect.render.emit import emit
 

@@ -14,15 +14,17 @@ from typing import TYPE_CHECKING, Annotated, Optional
 import typer
 from rich.console import Console
 
-from tritoninspect.commands._edge import edge, given_options, refuse_capture_options, spinner
+from tritoninspect.commands._edge import check_output_file, edge, given_options, refuse_capture_options, spinner
 from tritoninspect.commands._options import (
     BackwardOpt,
     Device,
     DeviceOpt,
     DynamicOpt,
+    ForceOpt,
     JsonOpt,
     Stage,
     StageOpt,
+    TimeoutOpt,
 )
 from tritoninspect.errors import UsageError, usage_errors
 
@@ -32,8 +34,8 @@ if TYPE_CHECKING:
 
 
 def diff(
-    a: Annotated[str, typer.Argument(help="A: model.py:Net, package.module:Net, or a saved report.json.")],
-    b: Annotated[str, typer.Argument(help="B: the same forms as A, e.g. model.py:OpNet.")],
+    a: Annotated[str, typer.Argument(metavar="A", help="A: model.py:Net, package.module:Net, or a saved report.json.")],
+    b: Annotated[str, typer.Argument(metavar="B", help="B: the same forms as A, e.g. model.py:OpNet.")],
     inputs: Annotated[
         Optional[str], typer.Option("--inputs", "-i", help="Example inputs for A, and for B unless --inputs-b.")
     ] = None,
@@ -53,6 +55,8 @@ def diff(
         Optional[Path], typer.Option("--save", help="Write each side's report to DIR/A.json and DIR/B.json.")
     ] = None,
     context: Annotated[int, typer.Option("--context", min=0, help="Lines of context in graph diffs.")] = 3,
+    force: ForceOpt = False,
+    timeout: TimeoutOpt = None,
     debug: Annotated[
         bool, typer.Option("--debug", help="Show full tracebacks and the capture processes' output.")
     ] = False,
@@ -67,7 +71,9 @@ def diff(
         options = CaptureOptions(inputs=inputs, device=device.value, dynamic=dynamic, backward=backward,
                                  stage=stage.value)
         _check_options(a, b, options, inputs_b=inputs_b, bench=bench, stage_given=stage is not Stage.inductor)
-        side_a, side_b = _sides(a, b, options, inputs_b=inputs_b, bench=bench, save=save, debug=debug, err=err)
+        check_output_file(output, [a, b], force=force)
+        side_a, side_b = _sides(a, b, options, inputs_b=inputs_b, bench=bench, save=save, debug=debug, err=err,
+                                timeout=timeout)
         from tritoninspect.render.emit import emit
         from tritoninspect.sides.parent import build_diff
 
@@ -91,7 +97,7 @@ def _check_options(a: str, b: str, options: CaptureOptions, *, inputs_b: str | N
 
 
 def _sides(a: str, b: str, options: CaptureOptions, *, inputs_b: str | None, bench: bool, save: Path | None,
-           debug: bool, err: Console) -> tuple[SideResult, SideResult]:
+           debug: bool, err: Console, timeout: float | None) -> tuple[SideResult, SideResult]:
     """Each side, saved or captured in a fresh process; written to `save` when asked."""
     from tritoninspect.sides import parent as sides
 
@@ -103,7 +109,8 @@ def _sides(a: str, b: str, options: CaptureOptions, *, inputs_b: str | None, ben
         for label, source, side_inputs in (("A", a, options.inputs), ("B", b, b_inputs)):
             with spinner(err, f"{label}: compiling {source} in a fresh process"):
                 side_options = dataclasses.replace(options, inputs=side_inputs)
-                results.append(sides.get_side(label, source, options=side_options, bench=bench, debug=debug))
+                results.append(sides.get_side(label, source, options=side_options, bench=bench, debug=debug,
+                                              timeout=timeout))
         side_a, side_b = results
         if save is not None:
             sides.save_reports(save, side_a, side_b)

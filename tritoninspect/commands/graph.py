@@ -6,7 +6,14 @@ from typing import Annotated, Optional
 
 import typer
 
-from tritoninspect.commands._edge import check_dump_dir, edge, exit_if_failed, given_options, report_for
+from tritoninspect.commands._edge import (
+    check_dump_dir,
+    check_output_file,
+    edge,
+    exit_if_failed,
+    given_options,
+    report_for,
+)
 from tritoninspect.commands._options import (
     BackwardOpt,
     DebugOpt,
@@ -14,6 +21,7 @@ from tritoninspect.commands._options import (
     DeviceOpt,
     DumpOpt,
     DynamicOpt,
+    ForceOpt,
     InputsOpt,
     JsonOpt,
     OutputOpt,
@@ -21,6 +29,7 @@ from tritoninspect.commands._options import (
     Stage,
     StageOpt,
     TargetArg,
+    TimeoutOpt,
 )
 from tritoninspect.errors import ExitCode
 
@@ -45,6 +54,8 @@ def graph(
     target_arch: Annotated[
         Optional[str], typer.Option("--target", help="Compile-only mode's GPU architecture (default sm_90).")
     ] = None,
+    force: ForceOpt = False,
+    timeout: TimeoutOpt = None,
     debug: DebugOpt = False,
 ) -> None:
     """Compile a model and report where each Triton kernel went."""
@@ -52,10 +63,12 @@ def graph(
 
     with edge(json_out=json_out, debug=debug) as err:
         check_dump_dir(dump)
+        check_output_file(output, [target], force=force)
         options = CaptureOptions(inputs=inputs, device=device.value, dynamic=dynamic, backward=backward,
                                  stage=stage.value, resources=resources, arch=target_arch)
-        given = given_options(options, stage=stage is not Stage.inductor, resources=resources, target=target_arch)
-        report = report_for(target, options, given=given, err=err)
+        given = given_options(options, stage=stage is not Stage.inductor, resources=resources, target=target_arch,
+                              timeout=timeout)
+        report = report_for(target, options, given=given, err=err, timeout=timeout)
         from tritoninspect.render.emit import emit
 
         # With -o alone the report goes to the file only; --json and --show still print.

@@ -8,13 +8,22 @@ UsageError (exit 2), raised after whatever came before it was written.
 
 from __future__ import annotations
 
+import json
+import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from tritoninspect.errors import usage_errors
+from tritoninspect.errors import UsageError, usage_errors
 from tritoninspect.render import guess_format_from_path, render_as
+
+#: What every file tritoninspect writes starts with (text) or carries (JSON, HTML): how `-o`
+#: knows a file it may replace. Text reports open with "tritoninspect <version>  ...".
+_TEXT_MARK = "tritoninspect "
+_HTML_MARK = '<meta name="generator" content="tritoninspect'
+#: Larger files are not opened to look: no report of ours is that big, so they are not ours.
+_MAX_SNIFF = 64 * 1024 * 1024
 
 
 def emit(
@@ -42,7 +51,7 @@ def emit(
             _note(f"wrote {len(written)} files to {dump}")
         if output is not None:
             body = render_as(document, file_fmt or guess_format_from_path(output, text), color=False)
-            output.write_text(body + "\n")
+            write_atomically(output, body + "\n")
             _note(f"wrote {output}")
         if fmt is not None:
             sys.stdout.write(render_as(document, fmt) + "\n")
@@ -50,3 +59,70 @@ def emit(
 
 def _note(message: str) -> None:
     sys.stderr.write(message + "\n")
+
+
+def check_output(output: Path | None, *, reads: Iterable[Path] = (), force: bool = False) -> None:
+    """Refuse an `-o` file before any work is done (UsageError, exit 2).
+
+    Never one of the files this run reads (the target's source, a saved report), even
+    with `force`; an existing file only when tritoninspect wrote it (a report, a diff,
+    a check result, in any of its formats), or with `force`.
+    """
+    if output is None:
+        return
+    if output.is_dir():
+        raise UsageError(f"-o {output}: is a directory; give a file name such as report.json")
+    if not output.parent.is_dir():
+        raise UsageError(f"-o {output}: the directory {output.parent} does not exist")
+    for read in reads:
+        if _same_file(output, read):
+            raise UsageError(f"-o {output}: this run reads that file ({read}); write the output elsewhere")
+    if output.exists() and not force and not written_by_tritoninspect(output):
+        raise UsageError(f"-o {output}: the file exists and tritoninspect did not write it",
+                         hint="choose another name, or pass --force to replace it")
+
+
+def written_by_tritoninspect(path: Path) -> bool:
+    """Does `path` hold something tritoninspect writes (so `-o` may replace it)?"""
+    try:
+        if path.stat().st_size > _MAX_SNIFF or not path.is_file():
+            return False
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return False
+    if text.startswith(_TEXT_MARK) or _HTML_MARK in text[:4096]:
+        return True
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return False
+    return isinstance(data, dict) and _is_our_json(data)
+
+
+def _is_our_json(data: dict[str, Any]) -> bool:
+    if "error" in data and len(data) == 1:
+        return isinstance(data["error"], dict) and "exit_code" in data["error"]
+    if not isinstance(data.get("schema_version"), int):
+        return False
+    meta = data.get("meta")
+    tool = meta.get("tool") if isinstance(meta, dict) else data.get("tool")
+    return tool == "tritoninspect" or {"a", "b"} <= set(data)  # reports, check results; diffs
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return a.exists() and b.exists() and os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def write_atomically(path: Path, body: str) -> None:
+    """Write through a temporary file in the same directory, then rename: a reader
+    (or a Ctrl-C) never sees half a file, and a failed write leaves the old one."""
+    temp = path.with_name(f".{path.name}.tritoninspect-{os.getpid()}.tmp")
+    try:
+        temp.write_text(body, encoding="utf-8")
+        os.replace(temp, path)
+    finally:
+        if temp.exists():
+            temp.unlink()

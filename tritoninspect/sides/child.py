@@ -24,7 +24,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     request_file, out = (sys.argv[1:] if argv is None else argv)[:2]
     # Before torch is imported: what Inductor writes goes to a directory removed after.
-    with scratch_inductor_cache():
+    from tritoninspect.stdout_guard import stdout_to_stderr
+
+    with scratch_inductor_cache(), stdout_to_stderr():  # the target's prints go to stderr, marked
         answer, code = respond(json.loads(Path(request_file).read_text()))
     Path(out).write_text(json.dumps(answer, default=str))
     return code

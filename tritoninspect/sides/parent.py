@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tritoninspect.diff_report import DiffReport, SideBench, side_bench_from_dict
-from tritoninspect.errors import CaptureError, ReportError, TritonInspectError, error_from_dict
+from tritoninspect.errors import CaptureError, ReportError, TimeoutProblem, TritonInspectError, error_from_dict
 from tritoninspect.report import Report, read_report
 from tritoninspect.spec import is_saved_report
 
@@ -42,11 +42,12 @@ class SideResult:
     bench_method: str = ""
 
 
-def get_side(label: str, source: str, *, options: CaptureOptions, bench: bool = False, debug: bool = False) -> SideResult:
-    """A saved report as it is, or a target captured in a fresh process."""
+def get_side(label: str, source: str, *, options: CaptureOptions, bench: bool = False, debug: bool = False,
+             timeout: float | None = None) -> SideResult:
+    """A saved report as it is, or a target captured in a fresh process (ended after `timeout` s)."""
     if is_saved_report(source):
         return load_side(label, source)
-    return capture_side(label, source, options=options, bench=bench, debug=debug)
+    return capture_side(label, source, options=options, bench=bench, debug=debug, timeout=timeout)
 
 
 def load_side(label: str, source: str) -> SideResult:
@@ -59,10 +60,13 @@ def load_side(label: str, source: str) -> SideResult:
 
 
 def capture_side(label: str, target: str, *, options: CaptureOptions, bench: bool = False,
-                 debug: bool = False) -> SideResult:
+                 debug: bool = False, timeout: float | None = None) -> SideResult:
     """Capture `target` in a fresh `python -m tritoninspect.sides.child` process."""
     request = {"target": target, "options": dataclasses.asdict(options), "bench": bench, "debug": debug}
-    payload, returncode, stderr = run_child(request, debug=debug)
+    try:
+        payload, returncode, stderr = run_child(request, debug=debug, timeout=timeout)
+    except subprocess.TimeoutExpired as exc:
+        raise TimeoutProblem(f"{label}: the capture of {target} did not finish within {timeout:g} s") from exc
     if payload is None or ("report" not in payload and "error" not in payload):
         raise CaptureError(
             f"{label}: the capture process for {target} ended (exit {returncode}) without a result" + _tail(stderr),
@@ -75,8 +79,10 @@ def capture_side(label: str, target: str, *, options: CaptureOptions, bench: boo
                       bench_method=str(payload.get("bench_method") or ""))
 
 
-def run_child(request: dict[str, Any], *, debug: bool = False) -> tuple[dict[str, Any] | None, int, str]:
-    """Run one child on `request`: its answer (None if it wrote none), exit code and stderr."""
+def run_child(request: dict[str, Any], *, debug: bool = False,
+              timeout: float | None = None) -> tuple[dict[str, Any] | None, int, str]:
+    """Run one child on `request`: its answer (None if it wrote none), exit code and stderr.
+    Past `timeout` seconds the child is killed (subprocess.TimeoutExpired), as on Ctrl-C."""
     with tempfile.TemporaryDirectory(prefix="tritoninspect-side-") as tmp:
         request_file, out = Path(tmp) / "request.json", Path(tmp) / "side.json"
         request_file.write_text(json.dumps(request))
@@ -84,7 +90,7 @@ def run_child(request: dict[str, Any], *, debug: bool = False) -> tuple[dict[str
         proc = subprocess.run(
             child_command(request_file, out), env=_child_env(),
             stdout=sys.stderr.fileno() if debug else subprocess.PIPE,
-            stderr=None if debug else subprocess.PIPE, text=True,
+            stderr=None if debug else subprocess.PIPE, text=True, timeout=timeout,
         )
         return _read_payload(out), proc.returncode, proc.stderr or ""
 
