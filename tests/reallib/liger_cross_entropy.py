@@ -1,0 +1,36 @@
+"""Liger-Kernel's cross entropy (``liger_kernel.ops.LigerCrossEntropyFunction``) after a linear head.
+
+``cross_entropy_forward`` counts the non-ignored targets with ``target_mask.sum().item()`` and
+checks the targets with two tensor ``assert``\\ s before it launches ``liger_cross_entropy_kernel``
+(which also writes the gradient into the logits, in place); the backward launches
+``element_mul_kernel`` when the incoming gradient is not exactly 1.0 (the ``* 2`` makes it 2.0).
+The ``.item()`` inside the ``autograd.Function``'s forward is a graph break, and Dynamo cannot keep a
+break inside an ``autograd.Function``: the whole ``apply`` runs eagerly.
+
+What tritoninspect should report: ``liger_cross_entropy_kernel`` and ``element_mul_kernel``
+(``liger_kernel/ops/cross_entropy.py``, ``liger_kernel/ops/utils.py``) as ``eager`` only; graph
+breaks at the ``loss = LigerCrossEntropyFunction.apply(...)`` line (the ``.item()``, "Unsupported
+Tensor.item() call" in liger's ``cross_entropy_forward``), concerning ``liger_cross_entropy_kernel``;
+the linear head before it and the ``* 2`` after it compiled.
+"""
+import torch
+
+from liger_kernel.ops import LigerCrossEntropyFunction
+
+VOCAB = 128
+
+
+class Net(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.head = torch.nn.Linear(32, VOCAB, bias=False)
+
+    def forward(self, x, target):
+        logits = self.head(x)
+        loss = LigerCrossEntropyFunction.apply(logits, target, None)[0]
+        return loss * 2
+
+
+def example_inputs():
+    g = torch.Generator().manual_seed(0)
+    return (torch.randn(16, 32, requires_grad=True), torch.randint(0, VOCAB, (16,), generator=g))
