@@ -6,12 +6,14 @@ Not a model and not a test: a probe for the findings of issue 12 item 5. It ente
 recorded (function, arguments, the library frames that made it, phase, outcome), then imports the
 given models (phase ``import``) and runs each once eagerly, forward and backward (phase ``call``).
 
-    python tests/reallib/_probe_device_queries.py [--h100] tests/reallib/fla_l2norm.py ...
+    python tests/reallib/_probe_device_queries.py [--h100 | --cuda] tests/reallib/fla_l2norm.py ...
 
 Without ``--h100`` the calls go to the real ``torch.cuda`` (on a CPU-only build they raise) and the
 stub driver as it is. With ``--h100`` a library frame's call is answered as an H100 SXM (sm_90)
 would answer it, so the library takes its GPU code path; a call from anywhere else (torch, Triton)
-is left alone. Prints one JSON object per recorded call, then a summary table.
+is left alone. With ``--cuda`` (on a GPU machine) there is no stub and nothing is faked: the
+model runs on the GPU and the real answers are recorded. Prints one JSON object per recorded call,
+then a summary table.
 """
 
 from __future__ import annotations
@@ -131,7 +133,7 @@ def wrap(owner: Any, name: str, original: Any, *, h100: bool, label: str) -> Any
     return wrapper
 
 
-def install(h100: bool) -> None:
+def install(h100: bool, stub: bool = True) -> None:
     for name in ("get_device_name", "get_device_capability", "get_device_properties", "is_available",
                  "device_count", "current_device", "set_device", "synchronize", "get_arch_list",
                  "is_bf16_supported", "mem_get_info", "current_stream", "get_rng_state", "manual_seed"):
@@ -148,6 +150,16 @@ def install(h100: bool) -> None:
             record = {"phase": PHASE[0], "call": f"triton.runtime.driver.active.utils.{attr}",
                       "frames": library_frames()}
             RECORDS.append(record)
+            if not stub:
+                real = getattr(driver.utils, attr)
+
+                def call(*args: Any, **kwargs: Any) -> Any:
+                    value = real(*args, **kwargs)
+                    record["args"] = [repr(a) for a in args]
+                    record["answer"] = repr(value)
+                    return value
+
+                return call
             if h100 and attr == "get_device_properties":
                 record["answer"] = repr(H100["triton_properties"])
                 record["faked"] = True
@@ -181,14 +193,18 @@ def load(path: Path) -> Any:
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--h100", action="store_true", help="answer library queries as an H100 (sm_90) would")
+    parser.add_argument("--cuda", action="store_true", help="on a GPU: no stub, nothing faked, run on cuda")
     parser.add_argument("models", nargs="+", type=Path)
     opts = parser.parse_args()
+
+    import contextlib
 
     from tritoninspect.capture.session import compile_only
 
     status = 0
-    with compile_only():
-        install(opts.h100)
+    device = "cuda" if opts.cuda else "cpu"
+    with contextlib.nullcontext() if opts.cuda else compile_only():
+        install(opts.h100, stub=not opts.cuda)
         for path in opts.models:
             PHASE[0] = f"import {path.stem}"
             try:
@@ -203,7 +219,8 @@ def main() -> int:
                 torch.manual_seed(0)
                 inputs = module.example_inputs()
                 inputs = inputs if isinstance(inputs, tuple) else (inputs,)
-                out = module.Net()(*inputs)
+                inputs = tuple(t.detach().to(device).requires_grad_(t.requires_grad) for t in inputs)
+                out = module.Net().to(device)(*inputs)
                 outs = out if isinstance(out, (tuple, list)) else (out,)
                 losses = [t.sum() for t in outs if isinstance(t, torch.Tensor) and t.requires_grad]
                 if losses:

@@ -11,7 +11,8 @@ with a grid lambda over ``meta["BT"]`` (``D <= 512``).
 What tritoninspect should report: ``l2norm_fwd_kernel`` and ``l2norm_bwd_kernel``
 (``fla/modules/norm/l2norm.py``) as ``eager`` only; a graph break at the ``h = l2norm(h)`` line
 ("Skip calling `torch.compiler.disable()`d function", inside fla's ``L2NormFunction.forward``),
-concerning ``l2norm_fwd_kernel``. fla probes the device at import (``fla/utils/hardware.py``), so the
+concerning ``l2norm_fwd_kernel`` (and its follow-on records for the frames Dynamo then compiles:
+``l2norm`` and ``L2NormFunction.forward``); 3 compiled frames with graphs. fla probes the device at import (``fla/utils/hardware.py``), so the
 import itself must work in compile-only mode.
 """
 import torch

@@ -4,14 +4,18 @@
 checks the targets with two tensor ``assert``\\ s before it launches ``liger_cross_entropy_kernel``
 (which also writes the gradient into the logits, in place); the backward launches
 ``element_mul_kernel`` when the incoming gradient is not exactly 1.0 (the ``* 2`` makes it 2.0).
-The ``.item()`` inside the ``autograd.Function``'s forward is a graph break, and Dynamo cannot keep a
-break inside an ``autograd.Function``: the whole ``apply`` runs eagerly.
+The ``.item()`` and the asserts are graph breaks inside the ``autograd.Function``'s forward: Dynamo
+gives up on the ``apply``, autograd runs it eagerly, and Dynamo then compiles the forward's own
+frames as they run (under no_grad: inference graphs), resuming after each break.
 
-What tritoninspect should report: ``liger_cross_entropy_kernel`` and ``element_mul_kernel``
-(``liger_kernel/ops/cross_entropy.py``, ``liger_kernel/ops/utils.py``) as ``eager`` only; graph
-breaks at the ``loss = LigerCrossEntropyFunction.apply(...)`` line (the ``.item()``, "Unsupported
-Tensor.item() call" in liger's ``cross_entropy_forward``), concerning ``liger_cross_entropy_kernel``;
-the linear head before it and the ``* 2`` after it compiled.
+What tritoninspect should report: ``liger_cross_entropy_kernel`` (``liger_kernel/ops/cross_entropy.py``)
+as ``hop``, in the inference graph of the frame that resumes after the last assert;
+``element_mul_kernel`` (``liger_kernel/ops/utils.py``) as ``eager`` (autograd runs the Function's
+backward outside any compiled code); graph breaks, all at the
+``loss = LigerCrossEntropyFunction.apply(...)`` line: "Unsupported Tensor.item() call with
+capture_scalar_outputs=False" (liger's cross_entropy.py:389) and "Data-dependent branching" (its
+asserts, lines 390 and 393), concerning no kernel; the linear head before it and the ``* 2`` after
+it compiled. No break may come from Liger's device probe (``liger_kernel/utils.py``).
 """
 import torch
 

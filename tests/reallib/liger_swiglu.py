@@ -6,9 +6,15 @@ The same shape as ``liger_kernel.transformers.LigerSwiGLUMLP`` (which needs a Hu
 ``_swiglu_backward_kernel``, which writes the two gradients into its ``a`` / ``b`` inputs in place.
 Both take a float ``gate_multiplier`` that the kernel converts with ``.to(tl.float32)``.
 
+``swiglu_forward`` asks ``_should_tile`` -> ``infer_device_arch()`` (liger_kernel/utils.py, an
+``lru_cache`` Dynamo traces through) which device it runs on, inside the traced forward.
+
 What tritoninspect should report: ``_swiglu_forward_kernel`` as ``hop`` (forward graph) and
 ``_swiglu_backward_kernel`` as ``hop`` (backward graph), both in ``liger_kernel/ops/swiglu.py``;
-0 graph breaks, 1 compiled frame, backward compiled.
+0 graph breaks, 1 compiled frame, backward compiled. No break may come from Liger's device probe
+(``infer_device`` -> ``is_npu_available`` -> ``from transformers.utils import ...``): on a GPU
+``torch.cuda.is_available()`` is True and ``infer_device`` returns before that import (what a GPU
+run then does with ``torch.cuda.get_device_capability`` inside the traced code is not checked here).
 """
 import torch
 
