@@ -32,6 +32,7 @@ from _expect import (
     GRAPH_STAGES,
     REPO,
     CliRuns,
+    cli_env,
     explain,
     json_report,
     kernel_first_line,
@@ -62,6 +63,15 @@ EPILOGUE = (
     "block in the output code with JITFunction.src, and Inductor emits the globals the kernel uses "
     "after its body ({}), lines the source lacks"
 )
+INTERPRETER_LEAK = (
+    "issue 12: after an interpreted launch has called a nested @triton.jit function, every later real "
+    "Triton compile in the process runs on the interpreter's builtins: triton 3.7's "
+    "InterpretedFunction.__call__ (triton/runtime/interpreter.py:1477-1484, the device-function path "
+    "tritoninspect's compat.jit_call_interpreted takes, compat.py:612) calls _patch_lang and never "
+    "restores it; the recompile's mutation analysis then fails ('CompilationError: at 13:15:', "
+    "\"'triton._C.libtriton.ir.value' object has no attribute 'dtype'\" from interpreter.py:478) and "
+    "falls back to cloning every input (tensors_to_clone ['x', 'o'] in 0/1); --resources fails alike"
+)
 LIGER_PROBE = (
     "issue 12: compile-only mode answers liger's call-time device probe differently from a GPU: "
     "infer_device() (liger_kernel/utils.py:47) sees torch.cuda.is_available() False and goes on to "
@@ -88,6 +98,7 @@ class Real:
     backward: bool = True
     #: Distinct compile ids of Dynamo graphs (None: not checked, it depends on where Dynamo resumes).
     compiles: int | None = 1
+    recompiles: int = 0
     #: The statement (as it starts in the model file) every graph break happens at; None: no break.
     breaks_at: str | None = None
     #: The headlines (Dynamo's gb_type) the breaks have, as a set.
@@ -218,9 +229,14 @@ EXPECTED: dict[str, Real] = {
         library="fla",
         kernels={"mean_pooling_fwd_kernel": ("hop",), "mean_pooling_bwd_kernel": ("hop",)},
         files={"mean_pooling_fwd_kernel": "ops/utils/pooling.py", "mean_pooling_bwd_kernel": "ops/utils/pooling.py"},
+        compiles=2,
+        recompiles=1,
         decorators={k: ["heuristics", "autotune", "jit"] for k in ("mean_pooling_fwd_kernel", "mean_pooling_bwd_kernel")},
         autotune={k: (16, ["BT"], ["IS_VARLEN"]) for k in ("mean_pooling_fwd_kernel", "mean_pooling_bwd_kernel")},
-        xfail=dict.fromkeys(("runs", "kernels", "breaks", "diagnostics"), FLA_IMPORT),
+        xfail={
+            **dict.fromkeys(("runs", "kernels", "breaks", "diagnostics", "epilogue"), FLA_IMPORT),
+            "no_fallback": FLA_IMPORT + "; and then " + INTERPRETER_LEAK,
+        },
     ),
     "fla_l2norm": Real(
         library="fla",
@@ -233,7 +249,7 @@ EXPECTED: dict[str, Real] = {
         # fla_cache_autotune's CachedAutotuner is a triton Autotuner: reported as @autotune.
         decorators={k: ["autotune", "jit"] for k in ("l2norm_fwd_kernel", "l2norm_bwd_kernel")},
         autotune={k: (25, ["D", "NB"], []) for k in ("l2norm_fwd_kernel", "l2norm_bwd_kernel")},
-        xfail=dict.fromkeys(("runs", "kernels", "breaks", "diagnostics"), FLA_IMPORT),
+        xfail=dict.fromkeys(("runs", "kernels", "breaks", "diagnostics", "epilogue"), FLA_IMPORT),
     ),
 }
 MODELS = sorted(EXPECTED)
@@ -282,12 +298,39 @@ def params(what: str, names: list[str] | None = None) -> list[Any]:
 # --- the runs, started once ---------------------------------------------------------------
 
 
+#: The model also run with --resources, in a cold Triton cache.
+RESOURCES = "liger_rope"
+
+
+def wanted(session: pytest.Session) -> tuple[set[str], bool]:
+    """The models the selected tests of this file need (all of them, unless -k / ids narrow it),
+    and whether the --resources run is needed."""
+    names: set[str] = set()
+    resources = False
+    for item in session.items:
+        if item.module is None or Path(str(item.fspath)).resolve() != Path(__file__).resolve():
+            continue
+        callspec = getattr(item, "callspec", None)
+        if callspec is not None and "name" in callspec.params:
+            names.add(callspec.params["name"])
+        elif item.name == "test_resources_in_a_cold_cache":
+            resources = True
+        elif item.name == "test_rope_writes_q_and_k_in_place":
+            names.add("liger_rope")
+    return names, resources
+
+
 @pytest.fixture(scope="module")
-def runs() -> Any:
+def runs(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Any:
+    names, resources = wanted(request.session)
     cli = CliRuns(workers=2)
     for name in MODELS:
-        if missing(EXPECTED[name].library) is None:
+        if name in names and missing(EXPECTED[name].library) is None:
             cli.submit(name, ["graph", f"tests/reallib/{name}.py:Net", "--json", *CPU])
+    if resources and missing(EXPECTED[RESOURCES].library) is None:
+        cache = tmp_path_factory.mktemp("triton-cache")
+        cli.submit(f"{RESOURCES} --resources", ["graph", f"tests/reallib/{RESOURCES}.py:Net", "--json", "--resources", *CPU],
+                   env=cli_env(TRITON_CACHE_DIR=str(cache)))
     yield cli
     cli.close()
 
@@ -352,6 +395,7 @@ def test_kernels_and_entries(runs: CliRuns, name: str) -> None:
     assert {o["op"]: tuple(o["kernels"]) for o in rep["opaque_ops"]} == exp.opaque
     compile_ids = {g["compile_id"] for g in rep["graphs"] if g["stage"] == "dynamo"}
     assert exp.compiles is None or len(compile_ids) == exp.compiles, sorted(compile_ids)
+    assert len(rep["recompiles"]) == exp.recompiles
     if exp.backward:
         assert any(g["stage"] == "aot_backward" for g in rep["graphs"]), "no backward graph"
 
@@ -418,6 +462,28 @@ def test_no_epilogue_fusion_claimed(runs: CliRuns, name: str) -> None:
     fused = [(k["name"], n["compile_id"], n["part"]) for k in rep["kernels"] for o in k["occurrences"]
              for n in o.get("neighbourhood") or [] if n["epilogue_fusion"] == "fused"]
     assert fused == []
+
+
+@pytest.mark.parametrize("name", params("no_fallback", ["fla_mean_pooling"]))
+def test_no_mutation_fallback_in_the_recompile(runs: CliRuns, name: str) -> None:
+    """The second compile (after the first ran its kernels in the interpreter) still analyses the
+    kernels' stores: no fallback, only the written pointer cloned."""
+    rep = report(runs, name)
+    for kernel in rep["kernels"]:
+        for o in occurrences(kernel, "aot_forward", "aot_backward", "aot_inference", "post_grad"):
+            assert o["mutation_analysis_fallback"] is None, (kernel["name"], o["compile_id"], o["mutation_analysis_fallback"])
+            assert len(o["tensors_to_clone"]) == 1, (kernel["name"], o["compile_id"], o["tensors_to_clone"])
+
+
+def test_resources_in_a_cold_cache(runs: CliRuns) -> None:
+    """--resources compiles the library kernel for sm_90 with an empty TRITON_CACHE_DIR."""
+    skip_unless_available(RESOURCES)
+    rep = json_report(runs.get(f"{RESOURCES} --resources"))
+    assert [d for d in rep["diagnostics"] if d["source"] == "resources"] == []
+    for kernel in rep["kernels"]:
+        (res,) = kernel["resources"]
+        assert (res["target"], res["source"]) == ("sm_90", "compiled for sm_90"), res
+        assert res["registers"] and res["registers"] > 0 and res["spills"] == 0, res
 
 
 def test_rope_writes_q_and_k_in_place(runs: CliRuns) -> None:

@@ -6,11 +6,17 @@
 over ``@triton.jit(do_not_specialize=["T"])``, with a grid lambda over ``meta["BD"]``. No fla
 backend dispatch (``fla.backends.dispatch``) sits in front of it.
 
-What tritoninspect should report: ``mean_pooling_fwd_kernel`` as ``hop`` (forward graph) and
-``mean_pooling_bwd_kernel`` as ``hop`` (backward graph), both in ``fla/ops/utils/pooling.py``,
-with decorators ``@heuristics @autotune @jit``, heuristic ``IS_VARLEN``, 16 autotune configs;
-0 graph breaks, 1 compiled frame, backward compiled. fla probes the device at import
-(``fla/utils/hardware.py``), so the import itself must work in compile-only mode.
+The kernels call a nested ``@triton.jit`` helper (``fla.ops.utils.op.unflatten_program_id``), and
+``example_inputs()`` makes two calls (16 then 24 tokens), so the second compiles again after the
+first has run.
+
+What tritoninspect should report: ``mean_pooling_fwd_kernel`` as ``hop`` (forward graphs) and
+``mean_pooling_bwd_kernel`` as ``hop`` (backward graphs), both in ``fla/ops/utils/pooling.py``,
+with decorators ``@heuristics @autotune @jit``, heuristic ``IS_VARLEN``, 16 autotune configs, in
+both compiles (0/0, then 0/1 after 1 recompile); 0 graph breaks, backward compiled; torch's
+mutation analysis finds the stores in both compiles (``tensors_to_clone`` ``o`` / ``dx``, no
+fallback). fla probes the device at import (``fla/utils/hardware.py``), so the import itself must
+work in compile-only mode.
 """
 import torch
 
@@ -24,4 +30,4 @@ class Net(torch.nn.Module):
 
 
 def example_inputs():
-    return (torch.randn(2, 16, 2, 32, requires_grad=True),)
+    return [(torch.randn(2, 16, 2, 32, requires_grad=True),), (torch.randn(2, 24, 2, 32, requires_grad=True),)]
