@@ -222,3 +222,17 @@ def test_a_hit_recompile_limit_is_a_finding_and_the_refused_compile_no_recompile
     assert proc.stderr == ""
     text = run_cli(["breaks", f"{asset.relative_to(REPO)}:Net"], timeout=300).stdout
     assert "recompile limit hit [0/8]: forward (tests/assets/recompile_storm.py:" in text
+
+
+def test_diff_shows_the_failing_sides_partial_report(tmp_path: Path) -> None:
+    failed = tmp_path / "failed.json"
+    failed.write_text(_failed_report().to_json())
+    proc = run_cli(["diff", str(failed), str(GOLD_REPORT)], timeout=120)
+    assert proc.returncode == ExitCode.USER_CODE, explain(proc)
+    assert ("A  FAILED failed at inductor [0/0]: TypeError: launcher() missing 1 required positional argument: "
+            "'x'") in proc.stdout.replace("\n", " ")
+    assert "kernels" in proc.stdout  # the rows of what was captured are still compared
+    errors = [line for line in proc.stderr.splitlines() if line.startswith("error: ")]
+    assert len(errors) == 1 and errors[0].startswith("error: A: the model failed in Inductor [0/0]")
+    as_json = json.loads(run_cli(["diff", str(failed), str(GOLD_REPORT), "--json"], timeout=120).stdout)
+    assert as_json["a"]["failure"].startswith("failed at inductor [0/0]") and as_json["b"]["failure"] is None

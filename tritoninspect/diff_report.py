@@ -7,6 +7,8 @@ report so each can change on its own.
 
 Schema changelog:
   1  first version: sides a and b, rows, graph_diffs, bench, notes.
+  2  Side.failure: the side's compile or run failed (one line); the diff compares what
+     was captured before it. Version 1 diff reports still read (no failures then).
 
 Its JSON Schema, `tritoninspect/schemas/diff.schema.json`, is generated from the dataclasses
 below (`json_schema()`), and `DiffReport.from_json` validates against it.
@@ -23,7 +25,9 @@ from tritoninspect import __version__, schema
 from tritoninspect._json import Schema, parse_json
 from tritoninspect.errors import ReportError
 
-DIFF_SCHEMA_VERSION = 1
+DIFF_SCHEMA_VERSION = 2
+#: Versions this tritoninspect reads: version 2 only added a field.
+READABLE_DIFF_VERSIONS = (1, 2)
 
 #: Sections of `DiffReport.rows`, in the order they are built and rendered.
 SECTIONS = (
@@ -57,6 +61,8 @@ class Side:
     dynamic: bool | None
     backward: bool
     inputs: tuple[str, ...] = ()
+    #: The side's compile or run failed: where and why, on one line (None: it completed).
+    failure: str | None = None
 
 
 @dataclass(frozen=True)
@@ -165,6 +171,8 @@ class DiffReport:
     def from_json(cls, text: str | bytes, source: str = "diff report") -> DiffReport:
         """A saved diff report's text, validated against the JSON Schema; `source` names it in errors."""
         data = parse_json(text, source)
+        if isinstance(data, dict) and data.get("schema_version") in READABLE_DIFF_VERSIONS:
+            data = {**data, "schema_version": DIFF_SCHEMA_VERSION}
         schema.validate(data, schema.DIFF_SCHEMA, source)
         try:
             return _SCHEMA.build(cls, data)
@@ -176,7 +184,7 @@ def json_schema() -> dict[str, Any]:
     """The JSON Schema of `DiffReport.to_json()`, generated from the dataclasses (shipped as
     `tritoninspect/schemas/diff.schema.json`)."""
     return schema.generate(DiffReport, version=DIFF_SCHEMA_VERSION, title="tritoninspect diff report",
-                           schema_id="urn:tritoninspect:schema:diff")
+                           schema_id="urn:tritoninspect:schema:diff", optional=frozenset({"Side.failure"}))
 
 
 def side_bench_from_dict(data: dict[str, Any]) -> SideBench:

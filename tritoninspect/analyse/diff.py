@@ -552,7 +552,16 @@ ROW_BUILDERS = (graph_rows, kernel_rows, op_rows, clone_rows, inductor_rows, nei
 def side(label: str, report: Report, *, source: str, saved: bool) -> Side:
     m = report.meta
     return Side(label, source, saved, m.target, m.mode, m.device, m.torch, m.triton, m.stage, m.dynamic,
-                m.backward, tuple(m.inputs))
+                m.backward, tuple(m.inputs), failure=_failure_line(report))
+
+
+def _failure_line(report: Report) -> str | None:
+    f = report.failure
+    if f is None:
+        return None
+    head = next((line.strip() for line in f.message.splitlines() if line.strip()), "")
+    cid = f" [{f.compile_id}]" if f.compile_id else ""
+    return f"failed at {f.stage}{cid}: {f.exc_type}" + (f": {head}" if head else "")
 
 
 def comparison_notes(a: Side, b: Side) -> tuple[str, ...]:

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
+from rich.markup import escape
 from rich.console import Console
 
 from tritoninspect.commands._edge import check_output_file, edge, given_options, refuse_capture_options, spinner
@@ -26,7 +27,7 @@ from tritoninspect.commands._options import (
     StageOpt,
     TimeoutOpt,
 )
-from tritoninspect.errors import UsageError, usage_errors
+from tritoninspect.errors import ExitCode, UsageError, usage_errors
 
 if TYPE_CHECKING:
     from tritoninspect.pipeline import CaptureOptions
@@ -80,6 +81,15 @@ def diff(
         # The diff is printed even with -o; any suffix but .json gets the text (README).
         file_fmt = None if output is None else "json" if output.suffix.lower() == ".json" else "diff"
         emit(build_diff(side_a, side_b, context=context), "json" if json_out else "diff", output, file_fmt=file_fmt)
+        failed = [s for s in (side_a, side_b) if s.report.failure is not None]
+        if failed:
+            from tritoninspect.render._failure import failure_line
+
+            for label, s in zip(("A", "B"), (side_a, side_b)):
+                if s.report.failure is not None:
+                    err.print(f"[bold red]error:[/] {label}: {escape(failure_line(s.report.failure))}",
+                              highlight=False, soft_wrap=True)
+            raise typer.Exit(int(ExitCode.USER_CODE))
 
 
 def _check_options(a: str, b: str, options: CaptureOptions, *, inputs_b: str | None, bench: bool,

@@ -73,6 +73,9 @@ def _header(diff: DiffReport) -> list[RenderableType]:
         _side_line(a),
         _side_line(b),
     ]
+    lines += [Text.assemble((f"{s.label}  FAILED ", "bold red"), s.failure,
+                            (" (the diff compares what was captured before it)", "dim"))
+              for s in (a, b) if s.failure]
     lines += [_mode_line(s, both=a.mode == b.mode) for s in ((a,) if a.mode == b.mode else (a, b))]
     for describe in (_versions, _options):
         same = describe(a) == describe(b)
