@@ -65,18 +65,28 @@ def fail(exc: TritonInspectError, err: Console, *, json_out: bool, debug: bool) 
     """Print `exc` (call it while handling the exception) and exit with its code."""
     if debug:
         err.print_exception(show_locals=False)
+    from tritoninspect.render._safe import safe_text
+
     if isinstance(exc, UserCodeError) and exc.user_traceback:
         err.rule("[bold]traceback from your code[/]", style="red")
-        err.print(exc.user_traceback.rstrip(), markup=False, highlight=False, soft_wrap=True)
+        err.print(safe_text(exc.user_traceback.rstrip()), markup=False, highlight=False, soft_wrap=True)
         err.rule(style="red")
-    err.print(f"[bold red]error:[/] {escape(exc.message)}", highlight=False, soft_wrap=True)
+    err.print(f"[bold red]error:[/] {escape(one_line(exc.message))}", highlight=False, soft_wrap=True)
     if exc.hint:
-        err.print(f"[dim]hint:[/] {escape(exc.hint)}", highlight=False, soft_wrap=True)
+        err.print(f"[dim]hint:[/] {escape(one_line(exc.hint))}", highlight=False, soft_wrap=True)
     if json_out:
         import json
 
         sys.stdout.write(json.dumps({"error": error_envelope(exc)}) + "\n")
     raise typer.Exit(int(exc.exit_code))
+
+
+def one_line(text: str) -> str:
+    """`text` safe for one terminal line: control characters and escape sequences out
+    (render/_safe.py), line breaks folded, so a hostile path cannot fake a second line."""
+    from tritoninspect.render._safe import safe_text
+
+    return " ".join(safe_text(text).split())
 
 
 def error_envelope(exc: TritonInspectError) -> dict[str, Any]:
@@ -90,7 +100,8 @@ def exit_if_failed(report: Report, err: Console) -> None:
         return
     from tritoninspect.render._failure import failure_line
 
-    err.print(f"[bold red]error:[/] {escape(failure_line(report.failure))}", highlight=False, soft_wrap=True)
+    err.print(f"[bold red]error:[/] {escape(one_line(failure_line(report.failure)))}", highlight=False,
+              soft_wrap=True)
     raise typer.Exit(int(ExitCode.USER_CODE))
 
 

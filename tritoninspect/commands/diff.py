@@ -15,7 +15,14 @@ import typer
 from rich.markup import escape
 from rich.console import Console
 
-from tritoninspect.commands._edge import check_output_file, edge, given_options, refuse_capture_options, spinner
+from tritoninspect.commands._edge import (
+    check_output_file,
+    edge,
+    given_options,
+    one_line,
+    refuse_capture_options,
+    spinner,
+)
 from tritoninspect.commands._options import (
     BackwardOpt,
     Device,
@@ -87,7 +94,7 @@ def diff(
 
             for label, s in zip(("A", "B"), (side_a, side_b)):
                 if s.report.failure is not None:
-                    err.print(f"[bold red]error:[/] {label}: {escape(failure_line(s.report.failure))}",
+                    err.print(f"[bold red]error:[/] {label}: {escape(one_line(failure_line(s.report.failure)))}",
                               highlight=False, soft_wrap=True)
             raise typer.Exit(int(ExitCode.USER_CODE))
 

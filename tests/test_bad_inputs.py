@@ -1,0 +1,290 @@
+"""The bad-input matrix (issue 11): every way a user can hold the tool wrong, through the real CLI.
+
+Each case is a `python -m tritoninspect ... --json` process in a project folder of the
+user's own files. Every case asserts the documented exit code, exactly one `error:` line
+on stderr (hints and the user's own traceback may follow), that stdout is one JSON
+document (the error envelope, or the report of a failed compile), that no control
+character reaches the terminal, and that no file of the user's changed or appeared.
+Cases that compile a model stop early (`--stage dynamo`) where the point allows it; all
+run up front, two at a time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from _expect import REPO, CliRuns, cli_env, explain
+
+pytestmark = pytest.mark.slow
+
+GOLD = REPO / "tests" / "gold" / "report.json"
+ESC = "\x1b"
+
+MODEL = """
+import torch
+from torch import nn
+
+
+class Net(nn.Module):
+    def forward(self, x):
+        return torch.sin(x) * 2
+
+
+class Pair(nn.Module):
+    def forward(self, x, y):
+        return x + y
+
+
+class NeedsArgs(nn.Module):
+    def __init__(self, width):
+        super().__init__()
+
+
+def make_broken():
+    raise RuntimeError("factory failed")
+
+
+not_a_model = 3
+
+
+def example_inputs():
+    return (torch.ones(8),)
+"""
+
+FILES = {
+    "model.py": MODEL,
+    "printing.py": """
+        import torch
+        print("printed at import")
+
+        class Net(torch.nn.Module):
+            def forward(self, x):
+                print("printed in forward")
+                return x.cos()
+
+        def example_inputs():
+            return (torch.ones(4),)
+    """,
+    "raises.py": """
+        import torch
+
+        class Net(torch.nn.Module):
+            def forward(self, x):
+                raise ValueError("forward refuses")
+
+        def example_inputs():
+            return (torch.ones(4),)
+    """,
+    "shapes.py": """
+        import torch
+
+        class Net(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.w = torch.nn.Parameter(torch.ones(5, 3))
+
+            def forward(self, x):
+                return x @ self.w
+
+        def example_inputs():
+            return (torch.ones(2, 4),)
+    """,
+    "broken_import.py": "import torch\nraise ImportError('this module cannot load')\n",
+    "syntax.py": "import torch\ndef broken(:\n    pass\n",
+    "no_inputs.py": "import torch\n\nclass Net(torch.nn.Module):\n    def forward(self, x):\n        return x\n",
+    "bad_inputs.py": "import torch\n\nclass Net(torch.nn.Module):\n    def forward(self, x):\n        return x\n\n"
+                     "def example_inputs():\n    raise KeyError('no inputs today')\n",
+    "hang.py": "import time\ntime.sleep(600)\n",
+    "notes.txt": "my own notes, not tritoninspect's\n",
+    "data.json": '{"mine": true}\n',
+}
+
+
+def _reports(project: Path) -> None:
+    """Saved reports, one broken way each (the schema tests hold many more)."""
+    good = json.loads(GOLD.read_text())
+    (project / "good.json").write_text(json.dumps(good))
+    (project / "truncated.json").write_text(GOLD.read_text()[:500])
+    (project / "binary.json").write_bytes(b"\xff\xfe\x00 not text")
+    (project / "empty.json").write_text("")
+    (project / "array.json").write_text("[1, 2]")
+    (project / "no_meta.json").write_text(json.dumps({k: v for k, v in good.items() if k != "meta"}))
+    (project / "bad_kind.json").write_text(json.dumps({**good, "kernels": [{**good["kernels"][0], "entries": ["magic"]}]}))
+    (project / "bad_type.json").write_text(json.dumps({**good, "graphs": [{**good["graphs"][0], "op_count": "3"}]}))
+    (project / "newer.json").write_text(json.dumps({**good, "schema_version": 99}))
+    hostile = {**good, "meta": {**good["meta"], "target": f"{ESC}]8;;http://evil{ESC}\\x{ESC}]8;;{ESC}\\"}}
+    (project / "hostile.json").write_text(json.dumps({**hostile, "schema_version": "x" + ESC + "[2J"}))
+
+
+@dataclass
+class Case:
+    args: list[str]
+    code: int
+    #: Text the error line must contain.
+    says: str = ""
+    #: stdout is a report (a failed compile), not the error envelope.
+    report: bool = False
+    json: bool = True
+    #: Send SIGINT this many seconds after start.
+    interrupt: float | None = None
+    env: dict[str, str] = field(default_factory=dict)
+
+
+def _cases(p: Path) -> dict[str, Case]:
+    m = f"{p}/model.py"
+    return {
+        # --- signals and time (slowest first) ---
+        "ctrl-c during import": Case(["graph", f"{p}/hang.py:Net"], 130, "interrupted", interrupt=8),
+        "timeout during import": Case(["graph", f"{p}/hang.py:Net", "--timeout", "3"], 8, "did not finish within 3 s"),
+        # --- forward and compile: a report of the failure ---
+        "forward raises": Case(["graph", f"{p}/raises.py:Net", "--stage", "dynamo"], 4, "ValueError: forward refuses",
+                               report=True),
+        "shape mismatch": Case(["graph", f"{p}/shapes.py:Net", "--stage", "dynamo"], 4, "[2, 4] X [5, 3]", report=True),
+        "breaks on a failing model": Case(["breaks", f"{p}/raises.py:Net"], 4, "forward refuses", report=True),
+        "check on a failing model": Case(["check", f"{p}/raises.py:Net", "--no-breaks"], 1, "", report=False),
+        "printing model, bad -o": Case(["graph", f"{p}/printing.py:Net", "-o", f"{p}/notes.txt"], 2, "did not write it"),
+        # --- the target spec ---
+        "missing file": Case(["graph", f"{p}/nope.py:Net"], 3, "nope.py"),
+        "missing attribute": Case(["graph", f"{m}:Nope"], 3, "Nope"),
+        "attribute not a module": Case(["graph", f"{m}:not_model"], 3, "not_model"),
+        "module needs arguments": Case(["graph", f"{m}:NeedsArgs"], 3, "NeedsArgs"),
+        "factory raises": Case(["graph", f"{m}:make_broken"], 4, "factory failed"),
+        "empty attribute": Case(["graph", f"{m}:"], 3, ""),
+        "no file before colon": Case(["graph", ":Net"], 3, ""),
+        "directory as target": Case(["graph", f"{p}:Net"], 3, ""),
+        "not a python file": Case(["graph", f"{p}/notes.txt:Net"], 3, "notes.txt"),
+        "unknown module": Case(["graph", "no_such_package.models:Net"], 3, "no_such_package"),
+        "attribute not an identifier": Case(["graph", f"{m}:1Net"], 3, "1Net"),
+        # --- importing the user's code ---
+        "import raises": Case(["graph", f"{p}/broken_import.py:Net"], 4, "this module cannot load"),
+        "syntax error": Case(["graph", f"{p}/syntax.py:Net"], 4, "SyntaxError"),
+        # --- inputs ---
+        "no example inputs": Case(["graph", f"{p}/no_inputs.py:Net"], 3, "--inputs"),
+        "example_inputs raises": Case(["graph", f"{p}/bad_inputs.py:Net"], 4, "no inputs today"),
+        "inputs do not fit forward": Case(["graph", f"{m}:Pair"], 3, "Pair.forward(x, y)"),
+        "bad --inputs shape": Case(["graph", f"{m}:Net", "-i", "4xq"], 3, "'4xq'"),
+        "bad --inputs dtype": Case(["graph", f"{m}:Net", "-i", "4:floaty"], 3, "floaty"),
+        "empty --inputs": Case(["graph", f"{m}:Net", "-i", " "], 3, "--inputs"),
+        "too many --inputs": Case(["graph", f"{m}:Net", "-i", "4,4,4"], 3, "got 3 inputs"),
+        "inputs too large": Case(["graph", f"{m}:Net", "-i", "100000x100000,100000x100000"], 3, "asks for 40.0 GB"),
+        "negative dimension": Case(["graph", f"{m}:Net", "-i", "-4"], 3, "-4"),
+        # --- options ---
+        "unknown stage": Case(["graph", f"{m}:Net", "--stage", "bad"], 2, "--stage"),
+        "unknown device": Case(["graph", f"{m}:Net", "--device", "tpu"], 2, "--device"),
+        "cuda without a GPU": Case(["graph", f"{m}:Net", "--device", "cuda"], 5, "no CUDA GPU"),
+        "bad --target": Case(["graph", f"{m}:Net", "--target", "sm_banana"], 2, "sm_banana"),
+        "unknown option": Case(["graph", f"{m}:Net", "--frobnicate"], 2, "--frobnicate"),
+        "no target": Case(["graph"], 2, "TARGET"),
+        "unknown command": Case(["grpah", f"{m}:Net"], 2, "grpah"),
+        "negative --max-graphs": Case(["check", f"{m}:Net", "--max-graphs", "-1"], 2, "--max-graphs"),
+        "negative --context": Case(["diff", "good.json", "good.json", "--context", "-1"], 2, "--context"),
+        "zero --timeout": Case(["graph", f"{m}:Net", "--timeout", "0"], 2, "--timeout"),
+        "unknown --show": Case(["graph", "good.json", "--show", "bytecode"], 2, "--show"),
+        "check without conditions": Case(["check", f"{m}:Net"], 2, "at least one condition"),
+        "check bad --entry": Case(["check", f"{m}:Net", "--entry", "k=magic"], 2, "--entry"),
+        "capture options on a saved report": Case(["graph", "good.json", "-i", "4", "--stage", "dynamo"], 2, "--inputs"),
+        "--target in gpu-less cuda mode": Case(["graph", f"{m}:Net", "--device", "cuda", "--target", "sm_80"], 5, ""),
+        # --- outputs ---
+        "-o onto the target's source": Case(["graph", f"{m}:Net", "-o", m], 2, "this run reads that file"),
+        "-o onto the input report": Case(["graph", "good.json", "-o", "good.json"], 2, "this run reads that file"),
+        "-o onto a file of the user's": Case(["graph", "good.json", "-o", "notes.txt"], 2, "did not write it"),
+        "-o onto user JSON": Case(["breaks", "good.json", "-o", "data.json"], 2, "did not write it"),
+        "-o onto a directory": Case(["graph", "good.json", "-o", str(p)], 2, "is a directory"),
+        "-o into a missing directory": Case(["graph", "good.json", "-o", "nowhere/r.json"], 2, "does not exist"),
+        "--dump onto a file": Case(["graph", "good.json", "--dump", "notes.txt"], 2, "notes.txt"),
+        "diff -o onto an input": Case(["diff", "good.json", "array.json", "-o", "good.json"], 2, "this run reads"),
+        "diff --save onto a user file": Case(["diff", "good.json", "good.json", "--save", "notes.txt"], 2, "notes.txt"),
+        # --- saved reports ---
+        "truncated report": Case(["graph", "truncated.json"], 7, "not valid JSON"),
+        "binary report": Case(["graph", "binary.json"], 7, "not UTF-8"),
+        "empty report": Case(["graph", "empty.json"], 7, "empty.json"),
+        "array report": Case(["breaks", "array.json"], 7, "top level"),
+        "report without meta": Case(["graph", "no_meta.json"], 7, "meta: missing"),
+        "report with a bad entry kind": Case(["graph", "bad_kind.json"], 7, "entries[0]"),
+        "report with a bad type": Case(["check", "bad_type.json", "--no-breaks"], 7, "op_count"),
+        "newer report": Case(["graph", "newer.json"], 7, "got 99"),
+        "absent report": Case(["graph", "absent.json"], 7, "absent.json"),
+        # --- diff ---
+        "diff with a broken side": Case(["diff", "good.json", "truncated.json"], 7, "B: "),
+        "diff --bench with saved reports": Case(["diff", "good.json", "good.json", "--bench"], 2, "--bench"),
+        "diff --inputs-b for a saved B": Case(["diff", f"{m}:Net", "good.json", "--inputs-b", "4"], 2, "--inputs-b"),
+        "diff of a target that cannot import": Case(["diff", f"{p}/broken_import.py:Net", "good.json"], 4,
+                                                    "this module cannot load"),
+        # --- hostile strings ---
+        "escape codes in the target": Case(["graph", f"{p}/{ESC}[2Jmodel.py:Net"], 3, ""),
+        "newline in the attribute": Case(["graph", f"{m}:Net\nerror: fake"], 3, ""),
+        "escape codes in a report": Case(["graph", "hostile.json"], 7, "schema_version"),
+    }
+
+
+def _digest(project: Path) -> dict[str, str]:
+    return {str(f.relative_to(project)): hashlib.sha256(f.read_bytes()).hexdigest()
+            for f in sorted(project.rglob("*")) if f.is_file() and "__pycache__" not in f.parts}
+
+
+def _run(case: Case, project: Path) -> subprocess.CompletedProcess[str]:
+    args = [sys.executable, "-m", "tritoninspect", *case.args, *(["--json"] if case.json else [])]
+    env = cli_env(**case.env)
+    if case.interrupt is None:
+        return subprocess.run(args, cwd=project, env=env, capture_output=True, text=True, timeout=300)
+    proc = subprocess.Popen(args, cwd=project, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    time.sleep(case.interrupt)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=120)
+    return subprocess.CompletedProcess(args, proc.returncode, out, err)
+
+
+@pytest.fixture(scope="module")
+def matrix(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    project = tmp_path_factory.mktemp("project")
+    for name, text in FILES.items():
+        (project / name).write_text(textwrap.dedent(text).lstrip())
+    _reports(project)
+    before = _digest(project)
+    cases = _cases(project)
+    pool = CliRuns(workers=2)
+    for key, case in cases.items():
+        pool._futures[key] = pool._pool.submit(_run, case, project)  # noqa: SLF001 - same pool, own runner
+    yield project, before, cases, pool
+    pool.close()
+
+
+def test_the_matrix_is_large() -> None:
+    assert len(_cases(Path("/p"))) >= 60
+
+
+@pytest.mark.parametrize("key", list(_cases(Path("/p"))))
+def test_bad_input(matrix: Any, key: str) -> None:
+    project, before, cases, pool = matrix
+    case, proc = cases[key], pool.get(key)
+    assert proc.returncode == case.code, explain(proc)
+    errors = [line for line in proc.stderr.splitlines() if line.startswith("error:")]
+    if case.code != 1:
+        assert len(errors) == 1, proc.stderr
+        assert case.says in errors[0], proc.stderr
+    assert "Traceback (most recent call last)" not in proc.stderr.split("traceback from your code")[0], proc.stderr
+    assert ESC not in proc.stdout and ESC not in proc.stderr
+    document = json.loads(proc.stdout)
+    if case.report:
+        assert document["failure"] is not None
+    elif case.code == 1:
+        assert document["ok"] is False and document["failures"]
+    else:
+        assert list(document) == ["error"] and document["error"]["exit_code"] == case.code
+    after = _digest(project)
+    assert after == before, sorted(set(after.items()) ^ set(before.items()))
+    leftovers = [f.name for f in project.iterdir() if f.name.startswith(".") and "tritoninspect" in f.name]
+    assert not leftovers
