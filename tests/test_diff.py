@@ -23,13 +23,10 @@ import pytest
 from _expect import REPO, cli_env
 from test_render import compare_gold
 from tritoninspect.analyse import build_report
-from tritoninspect.analyse.diff import (
-    COMPILE_ONLY_BENCH_NOTE,
-    bench_pair,
+from tritoninspect.analyse.diff import COMPILE_ONLY_BENCH_NOTE, bench_pair, diff_reports, match_kernels
+from tritoninspect.analyse.diff_text import (
     canonical_name,
     clone_copy_count,
-    diff_reports,
-    match_kernels,
     normalise_graph,
     output_code_skeleton,
     output_code_stats,
