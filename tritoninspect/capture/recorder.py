@@ -204,7 +204,7 @@ class Recorder:
         declared = set(self.capture.kernels[kid].constexpr_params) if kid else set()
         constexprs = {k: v for k, v in values.items() if k in declared}
         scalars = {k: v for k, v in values.items() if k not in declared}
-        op = compat.library.source_fn_op(node)
+        op = self._hop_op(node, kid, cid, stage, part)
         to_clone = fields["tensors_to_clone"]
         infos = ((k, compat.hops.tensor_info(v)) for k, v in fields["kwargs"].items())
         tensors = {k: info for k, info in infos if info}
@@ -218,6 +218,29 @@ class Recorder:
             tensor_bytes={k: b for k, (_, b) in tensors.items()},
             inductor_clones=compat.inductor.cloned_args(node) if stage == "post_grad_final" else None,
         )
+
+    def _hop_op(self, node: torch.fx.Node, kid: str | None, cid: str, stage: str, part: str) -> str | None:
+        """The op the node's kernel was reached through: the innermost triton_op
+        whose decomposition made the node, else what node meta names (the op the
+        graph called; for a backward node, the op whose registered backward it is).
+        Inductor's decomposition of the functional HOP (post_grad_final) drops our
+        note: there the same kernel's n-th functional node before it says."""
+        noted = compat.library.decomposed_from(node)
+        if noted is None and stage == "post_grad_final":
+            twin = self._post_grad_twin(kid, cid, part)
+            if twin is not None:
+                return twin.op
+        return noted or compat.library.source_fn_op(node)
+
+    def _post_grad_twin(self, kid: str | None, cid: str, part: str) -> NodeRecord | None:
+        """The functional node in the "post_grad" snapshot that the next
+        post_grad_final node of kernel `kid` replaced (Inductor keeps their order)."""
+        def mine(stage: str) -> list[NodeRecord]:
+            return [n for n in self.capture.nodes if (n.compile_id, n.part, n.stage, n.kernel_id) == (cid, part, stage, kid)]
+
+        done = len(mine("post_grad_final"))
+        before = [n for n in mine("post_grad") if n.form == "functional"]
+        return before[done] if done < len(before) else None
 
     def _remember_hop_launch(self, kid: str | None, fields: dict[str, Any], consts: dict[str, Any]) -> None:
         templates = self.launch_templates
@@ -260,6 +283,10 @@ class Recorder:
         fallback_filter = _FallbackFilter(self._on_fallback)
         try:
             self._op_codes = compat.library.custom_op_codes()
+            # Note which triton_op each HOP node came from, wherever it was called
+            # (nested in another op, from a registered backward).
+            for mapping, key, value in compat.library.decomposition_patches():
+                patcher.set_item(mapping, key, value)
             for obj, name, value in compat.inductor.config_patches(self._record_post_grad):
                 patcher.set(obj, name, value)
             # Inductor's hooks only when Inductor runs: importing its graph module
