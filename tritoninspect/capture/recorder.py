@@ -21,6 +21,7 @@ from tritoninspect import textformats
 from tritoninspect.capture import compat
 from tritoninspect.capture.breaks import break_record, launch_site
 from tritoninspect.capture.failure import Progress
+from tritoninspect.capture.kernel_ops import KernelOps
 from tritoninspect.capture.patching import Patcher
 from tritoninspect.capture.records import (
     Capture,
@@ -59,6 +60,8 @@ class Recorder:
         self._frames: dict[str, tuple[str, Any, Any]] = {}
         #: Kernel id -> the kernel's source, to see whether Inductor rewrote it.
         self._sources: dict[str, str] = {}
+        #: The kernels Inductor generated for the graph it is writing code for now.
+        self._kernel_ops = KernelOps()
 
     # --- the backend -------------------------------------------------------
 
@@ -293,6 +296,8 @@ class Recorder:
             # alone costs seconds, a lot for a `--stage dynamo` run.
             if self.stage == "inductor":
                 patcher.set(compat.inductor.graph_lowering_class(), "save_output_code", self._on_output_code)
+                for obj, name, value in compat.inductor.kernel_origin_patches(self._on_kernel):
+                    patcher.set(obj, name, value)
             self._install_launch_hooks(patcher)
             trace_logger.addHandler(trace)
             mutation_logger.addFilter(fallback_filter)
@@ -337,12 +342,35 @@ class Recorder:
         cid = compat.dynamo.current_compile_id() or "?"
         part = compat.inductor.output_code_part()
         kernels, externs = textformats.output_code.parse_output_code(code)
-        calls = textformats.output_code.parse_code_calls(code, compat.inductor.aten_op_names())
+        calls = textformats.output_code.parse_code_calls(code, self._take_kernel_ops(cid))
         rewritten = tuple(k.inductor_name for k in kernels if self._rewritten(code, k))
         epilogue_fusion = compat.inductor.epilogue_fusion_user_kernels()
         self.capture.output_code.append(
             OutputCodeRecord(cid, part, code, kernels, externs, calls, epilogue_fusion, rewritten)
         )
+
+    def _on_kernel(self, kernel_name: str, node_schedule: Any) -> None:
+        """Inductor generated `kernel_name` (its call comes next in the code)."""
+        try:
+            self._kernel_ops.add(kernel_name, compat.inductor.scheduled_origins(node_schedule))
+        except Exception as exc:  # noqa: BLE001 - inside Inductor's codegen: never break the compile
+            self._kernel_ops.add(kernel_name, ())
+            self._note_once("kernel_ops", f"the ops of Inductor kernel {kernel_name} could not be read "
+                            f"({type(exc).__name__}: {_first_line(exc)}); its output-code comment is used, if any")
+
+    def _take_kernel_ops(self, cid: str) -> dict[str, list[tuple[str, ...]]]:
+        """Kernel name -> ATen ops per call for the output code just written."""
+        try:
+            return self._kernel_ops.take(compat.inductor.extern_readers(), compat.inductor.node_positions())
+        except Exception as exc:  # noqa: BLE001 - the code is still recorded; its comments still say something
+            self._kernel_ops = KernelOps()
+            self._note_once("kernel_ops", f"[{cid}] the ops of Inductor's kernels could not be matched to its graph "
+                            f"({type(exc).__name__}: {_first_line(exc)}); output-code comments are used, if any")
+            return {}
+
+    def _note_once(self, source: str, message: str) -> None:
+        if not any(s == source for s, _ in self.capture.problems):
+            self.capture.problems.append((source, message))
 
     def _rewritten(self, code: str, kernel: Any) -> bool:
         """Did Inductor rewrite this user kernel's source (fuse an epilogue in)?"""
