@@ -69,6 +69,15 @@ EXPECTED: dict[str, Expect] = {
         opaque={"tisample_custom_op::add": ("add_kernel",)},
     ),
     "autograd_function": Expect(kernels={"mul_kernel": ("hop",)}, backward=True),
+    "triton_op_autograd": Expect(
+        kernels={"mul_kernel": ("triton_op",), "scale_kernel": ("triton_op",), "mul_grads_kernel": ("triton_op",)},
+        ops={
+            "mul_kernel": "tisample_triton_op_autograd::mul",
+            "scale_kernel": "tisample_triton_op_autograd::scale",
+            "mul_grads_kernel": "tisample_triton_op_autograd::mul_grads",
+        },
+        backward=True,
+    ),
     "graph_break": Expect(
         kernels={"add_kernel": ("hop",), "scale_kernel": ("eager",)},
         breaks=("h = scale(h, 0.5)", "torch._dynamo.graph_break()"),

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from _expect import (
+    EXPECTED,
     REPO,
     kernel_constexprs,
     kernel_decorators,
@@ -29,7 +30,7 @@ from tritoninspect.capture.records import Capture, FallbackRecord
 from tritoninspect.report import Diagnostic, Kernel, MutationFallback, Report
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
-CAPTURES = ("add_raw", "triton_op", "custom_op", "graph_break", "autograd_function")
+CAPTURES = ("add_raw", "triton_op", "custom_op", "graph_break", "autograd_function", "triton_op_autograd")
 GRAPH_STAGES = ("dynamo", "aot_forward", "aot_backward", "aot_inference", "post_grad")
 
 
@@ -153,6 +154,21 @@ def test_triton_op_occurrences_name_the_op() -> None:
     assert visible and all(o.custom_op == "tisample_triton_op::add" for o in visible)
     assert all(o.in_output_code is True for o in visible)
     assert report.opaque_ops == ()  # Inductor sees through a triton_op
+
+
+def test_triton_ops_reached_inside_an_op_and_from_its_registered_backward() -> None:
+    """samples/triton_op_autograd.py: each kernel under the triton_op that launched it, though
+    the graphs call only the outer op (nested) or none (the backward's op)."""
+    report = build_report(load("triton_op_autograd"))
+    expected = EXPECTED["triton_op_autograd"]
+    for name, op in expected.ops.items():
+        k = kernel(report, name)
+        assert k.entries == expected.kernels[name] == ("triton_op",)
+        seen = [o for o in k.occurrences if o.stage != "runtime"]
+        assert seen and all(o.custom_op == op and o.in_output_code is True for o in seen), seen
+    backward = kernel(report, "mul_grads_kernel")
+    assert {o.part for o in backward.occurrences if o.stage != "runtime"} == {"backward"}
+    assert report.opaque_ops == ()
 
 
 def test_custom_op_is_opaque_with_its_kernel_inside() -> None:

@@ -22,7 +22,7 @@ import pytest
 
 from _expect import REPO, CliRuns, cli_env, explain
 from tritoninspect.errors import ExitCode
-from tritoninspect.report import Report
+from tritoninspect.report import SCHEMA_VERSION, Report
 
 ASSETS = REPO / "tests" / "assets"
 SIMPLE = "tests/assets/simple_model.py"
@@ -390,7 +390,7 @@ def test_strict_exits_1_on_diagnostics(cli: Cli) -> None:
     ("garbage report", "garbage.json", "not valid JSON: Expecting value: line 1 column 1 (char 0)"),
     ("garbage report --json", "garbage.json", "not valid JSON: Expecting value: line 1 column 1 (char 0)"),
     ("absent report", "absent.json", "cannot read: No such file or directory"),
-    ("schema 99", "v2.json", "schema_version: this tritoninspect reads version 2, got 99"),
+    ("schema 99", "v2.json", f"schema_version: this tritoninspect reads version {SCHEMA_VERSION}, got 99"),
 ])
 def test_unreadable_report(cli: Cli, key: str, file: str, message: str) -> None:
     assert error_line(cli(key), ExitCode.REPORT, "ReportError") == f"{cli.setup.tmp / file}: {message}"

@@ -60,6 +60,17 @@ def test_patcher_restores_module_and_instance_attributes() -> None:
     assert module.value == 1  # type: ignore[attr-defined]
 
 
+def test_patcher_restores_mapping_items_only() -> None:
+    rules = {"kept": 1, "patched": 2}
+    patcher = Patcher()
+    patcher.set_item(rules, "patched", 20)
+    patcher.set_item(rules, "added", 30)
+    rules["registered meanwhile"] = 4
+    assert rules == {"kept": 1, "patched": 20, "added": 30, "registered meanwhile": 4}
+    patcher.restore()
+    assert rules == {"kept": 1, "patched": 2, "registered meanwhile": 4}
+
+
 # --- compile-only mode -------------------------------------------------------------------------------
 
 _MISSING = object()
@@ -128,6 +139,62 @@ def test_compile_only_restores_when_setup_fails(monkeypatch: pytest.MonkeyPatch)
         with compile_only():
             pass
     _assert_same(before, _patched_objects())
+
+
+# --- which triton_op a kernel node came from ------------------------------------------------------------
+
+
+def test_decompositions_note_the_innermost_triton_op() -> None:
+    """samples/triton_op_autograd.py: a kernel of a nested triton_op, and one of a triton_op that
+    only a registered backward calls, are noted with that op; node meta names the outer op only."""
+    import torch
+
+    from _expect import load_sample
+
+    module = load_sample("triton_op_autograd")
+    graphs: list[list[tuple[str, str | None, str | None]]] = []
+
+    def keep(gm: torch.fx.GraphModule, _inputs: object) -> torch.fx.GraphModule:
+        graphs.append(_hop_ops(gm))  # now: torch._dynamo.reset() empties the kernel side table
+        return gm
+
+    patcher = Patcher()
+    with compile_only():
+        rules_before = {name: dict(opdef._torch_dispatch_fns) for name, opdef in _sample_opdefs()}
+        try:
+            for mapping, key, value in compat.library.decomposition_patches():
+                patcher.set_item(mapping, key, value)
+            torch._dynamo.reset()
+            backend = compat.inductor.aot_autograd_backend(fw_compiler=keep, bw_compiler=keep)
+            torch.compile(module.Net(), backend=backend)(*module.example_inputs()).sum().backward()
+        finally:
+            patcher.restore()
+            torch._dynamo.reset()
+        assert {name: dict(opdef._torch_dispatch_fns) for name, opdef in _sample_opdefs()} == rules_before
+
+    ns = "tisample_triton_op_autograd"
+    forward, backward = graphs
+    assert forward == [("mul_kernel", f"{ns}::mul", f"{ns}::mul"), ("scale_kernel", f"{ns}::scale", f"{ns}::mul")]
+    # The backward node's meta names the forward op (fwd_source_fn_stack); only the note names mul_grads.
+    assert backward == [("mul_grads_kernel", f"{ns}::mul_grads", f"{ns}::mul")]
+
+
+def _sample_opdefs() -> list[tuple[str, object]]:
+    from torch._library.custom_ops import OPDEFS
+
+    return [(name, opdef) for name, opdef in OPDEFS.items() if name.startswith("tisample_triton_op_autograd::")]
+
+
+def _hop_ops(gm: object) -> list[tuple[str, str | None, str | None]]:
+    """(kernel, noted op, meta's op) of each kernel HOP node, in graph order."""
+    found = []
+    for node in gm.graph.nodes:  # type: ignore[attr-defined]
+        if compat.hops.hop_form(node) is None:
+            continue
+        kernel = compat.hops.side_table_kernel(compat.hops.hop_fields(node)["kernel_idx"])
+        name = compat.kernels.innermost_jit(kernel).fn.__name__
+        found.append((name, compat.library.decomposed_from(node), compat.library.source_fn_op(node)))
+    return found
 
 
 # --- kernel identity -----------------------------------------------------------------------------------

@@ -16,7 +16,9 @@ import pytest
 
 from _expect import REPO, kernel_pointer_params, kernel_stored_params, line_of
 from test_render import compare_gold
+from _expect import explain, json_report, run_cli
 from tritoninspect.analyse import build_report
+from tritoninspect.capture.kernel_ops import fused_ops
 from tritoninspect.capture.records import Capture
 from tritoninspect.render import render
 from tritoninspect.render.fusion import render_fusion
@@ -122,9 +124,71 @@ def test_opaque_op_splits_inductor_kernels_around_its_extern_call(reports: dict[
     assert graph.code_calls[n.index].kind == "extern"
     # Inductor names the sin kernel after the op it feeds (cpp_fused_add_sin_0); it fused only sin.
     assert n.before.ops == ("sin",) and n.after.ops == ("cos", "mul")
+    assert n.before.ops_source == n.after.ops_source == "inductor"
     assert [s.flow for s in n.before.shared] == ["producer"]
     assert [s.flow for s in n.after.shared] == ["consumer"]
     assert n.epilogue_fusion is None
+
+
+# --- which ops a kernel fused: Inductor's records, never its name ---------------------------------------------
+
+
+def test_fused_ops_leave_out_the_op_whose_extern_call_reads_the_kernel() -> None:
+    # What Inductor records for tests/assets/softmax_cop_model.py (torch 2.13, CPU): the
+    # kernel computing (x + w) * 2 for the opaque op counts that op among its origins.
+    origins = (("buf0", (("softmax_cop", "tiasset.softmax_cop"), ("mul", "mul"), ("add", "add"))),)
+    positions = {"arg0_1": 0, "arg1_1": 1, "add": 2, "mul": 3, "softmax_cop": 4}
+    assert fused_ops(origins, {"buf0": frozenset({"softmax_cop"})}, positions) == ("add", "mul")
+    # Read by no extern kernel, the op stays: a kernel computing a node's epilogue belongs to it.
+    assert fused_ops(origins, {"buf9": frozenset({"softmax_cop"})}, positions) == ("add", "mul", "tiasset.softmax_cop")
+    # Several nodes of one ATen op (a decomposed softmax: exp, sum, div) name it once.
+    decomposed = (("buf1", (("exp", "_softmax"), ("sum_1", "_softmax"), ("div", "_softmax"))),)
+    assert fused_ops(decomposed, {}, {}) == ("_softmax",)
+
+
+def test_ops_neither_recorded_nor_commented_are_unknown_not_guessed() -> None:
+    capture = load("add_raw")
+    codes = [dataclasses.replace(c, calls=tuple(
+        dataclasses.replace(x, ops=(), ops_source="unknown") if x.kind == "inductor" else x for x in c.calls
+    )) for c in capture.output_code]
+    report = build_report(dataclasses.replace(capture, output_code=codes))
+    graph = output_graph(report)
+    assert [(c.ops, c.ops_source) for c in graph.code_calls if c.kind == "inductor"] == [((), "unknown")] * 2
+    text = render_fusion(report, color=False, width=200)
+    assert re.search(r"cpp_fused_sin_0\s+inductor\s+unknown\s", text)
+    assert "before  cpp_fused_sin_0 (#0, inductor: ops unknown)" in text
+    assert "inductor: sin" not in text
+
+
+def test_ops_from_a_comment_lose_the_opaque_op_it_names() -> None:
+    capture = load("custom_op")
+    (code,) = capture.output_code
+    extern = next(c for c in code.calls if c.kind == "extern")
+    op = ".".join(extern.name.split(".")[2:4])  # torch.ops.ns.name.default -> ns.name
+    calls = tuple(dataclasses.replace(c, ops=("sin", op), ops_source="comment") if c.name.startswith("cpp_fused_add_sin")
+                  else c for c in code.calls)
+    graph = output_graph(build_report(dataclasses.replace(capture, output_code=[dataclasses.replace(code, calls=calls)])))
+    (sin,) = [c for c in graph.code_calls if c.name.startswith("cpp_fused_add_sin")]
+    assert (sin.ops, sin.ops_source) == (("sin",), "comment")
+
+
+@pytest.mark.slow
+def test_fusion_view_lists_only_the_ops_a_kernel_fused(tmp_path: Path) -> None:
+    """End to end (compile-only): the kernel Inductor names cpp_fused_add_mul_softmax_cop_0 fused
+    add and mul; softmax_cop is the opaque op called after it."""
+    proc = run_cli(["graph", "tests/assets/softmax_cop_model.py:Net", "--device", "cpu", "--json"])
+    rep = json_report(proc)
+    (graph,) = [g for g in rep["graphs"] if g["stage"] == "output_code"]
+    first = graph["code_calls"][0]
+    assert first["name"].startswith("cpp_fused_add_mul_softmax_cop_"), graph["code_calls"]
+    assert (first["ops"], first["ops_source"]) == (["add", "mul"], "inductor")
+    assert [(c["kind"], c["ops"]) for c in graph["code_calls"][1:]] == [("extern", []), ("inductor", ["sin"])]
+    saved = tmp_path / "report.json"
+    saved.write_text(proc.stdout)
+    shown = run_cli(["graph", str(saved), "--show", "fusion"])
+    assert shown.returncode == 0, explain(shown)
+    (row,) = [line for line in shown.stdout.splitlines() if "cpp_fused_add_mul_softmax_cop_" in line]
+    assert re.search(r"\binductor\s+add, mul\s+arg", row), row
 
 
 # --- an in-place kernel ----------------------------------------------------------------------------------

@@ -21,6 +21,7 @@ import pytest
 
 from _expect import REPO, CliRuns, explain
 from tritoninspect.errors import ExitCode
+from tritoninspect.report import SCHEMA_VERSION
 
 GOLD = REPO / "tests" / "gold" / "report.json"
 
@@ -101,9 +102,13 @@ CASES: dict[str, Case] = {
         'graphs[0].stage: expected one of "dynamo", "aot_forward", "aot_backward", "aot_inference", "post_grad", '
         '"post_grad_final", "output_code", "runtime", got "nowhere" (and 1 more)',
     ),
-    "newer schema_version": Case(_set("schema_version", 3), "schema_version: this tritoninspect reads version 2, got 3"),
+    "newer schema_version": Case(
+        _set("schema_version", SCHEMA_VERSION + 1),
+        f"schema_version: this tritoninspect reads version {SCHEMA_VERSION}, got {SCHEMA_VERSION + 1}",
+    ),
     "schema_version as a string": Case(
-        _set("schema_version", "2"), 'schema_version: this tritoninspect reads version 2, got "2"', command="check"
+        _set("schema_version", str(SCHEMA_VERSION)),
+        f'schema_version: this tritoninspect reads version {SCHEMA_VERSION}, got "{SCHEMA_VERSION}"', command="check",
     ),
     "no schema_version": Case(
         _delete("schema_version"), "schema_version: missing (not a saved tritoninspect report?)", command="breaks"

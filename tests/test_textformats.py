@@ -331,14 +331,6 @@ def test_parse_output_code_without_user_kernels() -> None:
     assert output_code.parse_output_code("def call(args):\n    return torch.ops.aten.sin.default(args[0])\n") == ((), ())
 
 
-@pytest.fixture(scope="module")
-def aten_ops() -> frozenset[str]:
-    """The op names Inductor joins into fused kernel names: derived from live torch, so passed in."""
-    from tritoninspect.capture import compat
-
-    return compat.inductor.aten_op_names()
-
-
 def load(name: str) -> Capture:
     return Capture.from_json((FIXTURES / f"capture_{name}.json").read_text(encoding="utf-8"))
 
@@ -352,10 +344,13 @@ def gpu_code(name: str) -> str:
 # --- output code: what `call()` launches ------------------------------------------------------
 
 
-def test_parse_cpu_output_code(aten_ops: frozenset[str]) -> None:
+def test_parse_cpu_output_code() -> None:
     code = load("add_raw").output_code[0].code
-    calls = output_code.parse_code_calls(code, aten_ops)
-    assert [(c.kind, c.ops) for c in calls] == [("inductor", ("sin",)), ("user", ()), ("inductor", ("cos", "mul"))]
+    calls = output_code.parse_code_calls(code)
+    # C++ launches carry no comment: without Inductor's records the ops are unknown, never read off the name.
+    assert [(c.kind, c.ops, c.ops_source) for c in calls] == [
+        ("inductor", (), "unknown"), ("user", (), ""), ("inductor", (), "unknown"),
+    ]
     sin, user, cos = calls
     assert [(a.param, a.access) for a in sin.args] == [("in_ptr0", "r"), ("out_ptr0", "w")]
     # A user kernel's parameters are its own names; whether it writes them is not in the text.
@@ -364,11 +359,35 @@ def test_parse_cpu_output_code(aten_ops: frozenset[str]) -> None:
     assert all(code.splitlines()[c.line - 1].strip().startswith(c.name) for c in calls)
 
 
-def test_parse_gpu_output_code_with_comments(aten_ops: frozenset[str]) -> None:
-    calls = output_code.parse_code_calls(gpu_code("add_raw"), aten_ops)
+def test_parse_code_calls_takes_inductor_records_per_call_in_order() -> None:
+    code = "\n".join([
+        "cpp_fused_add_mul_softmax_cop_0 = async_compile.cpp_pybinding(['float*'], r'''",
+        'extern "C" void kernel(const float* in_ptr0, float* out_ptr0) {}',
+        "''')",
+        "def call(args):",
+        "    arg0_1, = args",
+        "    buf0 = empty_strided_cpu((64, ), (1, ), torch.float32)",
+        "    cpp_fused_add_mul_softmax_cop_0(arg0_1, buf0)",
+        "    buf1 = torch.ops.copdemo.softmax_cop.default(buf0)",
+        "    buf2 = empty_strided_cpu((64, ), (1, ), torch.float32)",
+        "    cpp_fused_add_mul_softmax_cop_0(buf1, buf2)",
+        "    return (buf2, )",
+    ])
+    recorded = {"cpp_fused_add_mul_softmax_cop_0": [("add", "mul"), ("mul",)]}
+    first, op, second = output_code.parse_code_calls(code, recorded)
+    assert (first.ops, first.ops_source) == (("add", "mul"), "inductor")
+    assert (op.kind, op.ops, op.ops_source) == ("extern", (), "")
+    # The same kernel called again (Inductor reuses the name for identical source): its own record.
+    assert (second.ops, second.ops_source) == (("mul",), "inductor")
+    assert recorded["cpp_fused_add_mul_softmax_cop_0"] == [("add", "mul"), ("mul",)]  # not consumed
+
+
+def test_parse_gpu_output_code_with_comments() -> None:
+    calls = output_code.parse_code_calls(gpu_code("add_raw"))
     assert [c.kind for c in calls] == ["inductor", "user", "inductor"]
     assert all(c.name.startswith("triton_") for c in calls if c.kind == "inductor")
     assert calls[2].ops == ("cos", "mul") and calls[2].source_nodes == ("cos", "mul")
+    assert calls[2].ops_source == "comment"
     # The comment above a user kernel repeats its neighbour's: it is not the kernel's.
     assert calls[1].ops == () and calls[1].source_nodes == ()
 
@@ -381,19 +400,7 @@ def test_parse_gpu_extern_call_alias_and_inplace_reuse() -> None:
     # buf1 = op(...); buf2 = buf1; buf3 = buf2  # reuse; cos_mul updates buf3 in place.
     assert (inout.access, inout.reuses) == ("rw", out.storage)
     assert sin.ops == ("sin", "tisample_custom_op.add")  # Inductor's comment, before the analysis filters it
-
-
-@pytest.mark.parametrize(
-    ("name", "ops"),
-    [
-        ("cpp_fused_cos_mul_1", ("cos", "mul")),
-        ("triton_poi_fused__to_copy_add_native_layer_norm_3", ("_to_copy", "add", "native_layer_norm")),
-        ("cpp_fused_copy__mul_1", ("copy_", "mul")),
-        ("add_kernel_0", ()),
-    ],
-)
-def test_fused_name_ops(name: str, ops: tuple[str, ...], aten_ops: frozenset[str]) -> None:
-    assert output_code.fused_name_ops(name, aten_ops) == ops
+    assert sin.ops_source == "comment"
 
 
 def test_split_call_args() -> None:

@@ -20,6 +20,12 @@ Schema changelog:
      (RecompileLimit); a compile that Dynamo refused at the limit is no longer listed
      as a recompile. Version 1 reports still read (`READABLE_VERSIONS`): they lack
      exactly these two fields.
+  3  CodeCall.ops_source and Neighbour.ops_source: where an Inductor kernel's fused
+     ops come from ("inductor": Inductor's record of the kernel's origins; "comment":
+     the output code's `Original ATen` comment; "unknown": neither, ops empty).
+     Before, ops missing from a comment were split out of the kernel's name, which
+     also holds ops the kernel does not run. Version 1 and 2 reports still read:
+     they lack these two fields (reading as "", not said).
 
 The JSON Schema of this model, `tritoninspect/schemas/report.schema.json`, is generated
 from the dataclasses below (`json_schema()`; tests/test_schema.py keeps the file equal to
@@ -50,6 +56,7 @@ from tritoninspect.report_kernel import (
     ModeName,
     MutationFallback,
     Neighbour,
+    OpsSource,
     Neighbourhood,
     Occurrence,
     Resources,
@@ -58,9 +65,9 @@ from tritoninspect.report_kernel import (
     StageName,
 )
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 #: Versions this tritoninspect reads: every change so far only added fields.
-READABLE_VERSIONS = (1, 2)
+READABLE_VERSIONS = (1, 2, 3)
 
 
 @dataclass(frozen=True)
@@ -90,7 +97,7 @@ class CodeCall:
     kind: CallKind
     #: As called: cpp_fused_sin_0, add_kernel_0, extern_kernels.mm, torch.ops.ns.op.default.
     name: str
-    #: ATen ops fused into an Inductor kernel (its `Original ATen` comment, else its name).
+    #: ATen ops fused into an Inductor kernel, as `ops_source` says (never guessed from its name).
     ops: tuple[str, ...] = ()
     #: Buffers it reads and writes, as named in the code (unknown accesses count as reads).
     reads: tuple[str, ...] = ()
@@ -99,6 +106,9 @@ class CodeCall:
     copy: bool = False
     #: 1-based line in the output code.
     line: int | None = None
+    #: Inductor kernels: "inductor" (Inductor's record of what the kernel was made from),
+    #: "comment" (its `Original ATen` comment) or "unknown" (neither; `ops` is empty).
+    ops_source: OpsSource = ""
 
 
 @dataclass(frozen=True)
@@ -360,8 +370,10 @@ ADDED_IN_VERSION_1 = frozenset({
     "GraphBreak.eager_kernels", "GraphBreak.hint", "GraphBreak.hint_source", "Recompile.guard",
     "Recompile.previous", "Recompile.changes", "Recompile.hint", "Report.decompiled",
 })
-#: Fields a readable report may lack: those added in version 1, and version 2's additions.
-MAY_BE_ABSENT = ADDED_IN_VERSION_1 | {"Report.failure", "Report.recompile_limits"}
+#: Fields a readable report may lack: those added in version 1, and version 2's and 3's additions.
+MAY_BE_ABSENT = ADDED_IN_VERSION_1 | {
+    "Report.failure", "Report.recompile_limits", "CodeCall.ops_source", "Neighbour.ops_source",
+}
 
 
 def json_schema() -> dict[str, Any]:

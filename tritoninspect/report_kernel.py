@@ -44,6 +44,8 @@ ModeName = Literal["gpu", "compile-only"]
 Severity = Literal["error", "warning", "note"]
 #: Who made a launch in an output module's `call()`.
 CallKind = Literal["inductor", "user", "extern"]
+#: Where an Inductor kernel's fused ops come from ("" for other calls, and in reports before version 3).
+OpsSource = Literal["inductor", "comment", "unknown", ""]
 
 
 @dataclass(frozen=True)
@@ -116,6 +118,8 @@ class Neighbour:
     index: int
     ops: tuple[str, ...] = ()
     shared: tuple[SharedBuffer, ...] = ()
+    #: As CodeCall.ops_source.
+    ops_source: OpsSource = ""
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,7 @@ def runs() -> Any:
     cli = CliRuns(workers=max(2, min(4, (os.cpu_count() or 2) // 2)))
     for name in SAMPLES:
         cli.submit(name, ["graph", f"samples/{name}.py:Net", "--json", "--device", "cuda"])
+    cli.submit("softmax_cop", ["graph", "tests/assets/softmax_cop_model.py:Net", "--json", "--device", "cuda"])
     yield cli
     cli.close()
 
@@ -85,6 +86,15 @@ def test_opaque_op_splits_triton_kernels_on_gpu(runs: CliRuns, tmp_path: Path) -
     assert n["call"].startswith("torch.ops.tisample_custom_op.add.")
     assert n["before"]["ops"] == ["sin"] and n["after"]["ops"] == ["cos", "mul"]
     assert "compiled as separate kernels around it" in show_fusion(rep, tmp_path)
+
+
+def test_kernel_named_after_an_opaque_op_lists_only_what_it_fused(runs: CliRuns) -> None:
+    """Inductor names the Triton kernel computing the opaque op's input after the op too
+    (triton_poi_fused_add_mul_softmax_cop_0, and its comment lists it); it fused add and mul."""
+    calls = output_graph(report(runs, "softmax_cop"))["code_calls"]
+    assert calls[0]["name"].startswith("triton_poi_fused_add_mul_softmax_cop_"), calls
+    assert (calls[0]["ops"], calls[0]["ops_source"]) == (["add", "mul"], "inductor")
+    assert [(c["kind"], c["ops"]) for c in calls[1:]] == [("extern", []), ("inductor", ["sin"])]
 
 
 def test_inplace_clones_on_gpu(runs: CliRuns) -> None:

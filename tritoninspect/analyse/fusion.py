@@ -13,7 +13,6 @@ that value's writer's consumer.
 from __future__ import annotations
 
 import dataclasses
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -37,7 +36,6 @@ from tritoninspect.report import (
 _AOT_STAGES = ("aot_forward", "aot_backward", "aot_inference")
 #: Ops whose kernel or call only copies memory.
 _COPY_OPS = ("clone", "copy", "copy_")
-_GRAPH_OP_RE = re.compile(r"\btorch\.ops\.(\w+)\.(\w+)\.\w+\(")
 
 #: A value of a tensor: ("w", writer call index, tensor) or ("init", tensor) before any write.
 Version = tuple[Any, ...]
@@ -76,10 +74,9 @@ def _code(capture: Capture, record: OutputCodeRecord) -> _Code:
     writes = _user_writes(capture, record)
     accesses = _simulate(record.calls, writes)
     externs = {_extern_op(c.name) for c in record.calls if c.kind == "extern"}
-    known = _graph_ops(capture, record.compile_id, record.part)
     feeders = _clone_feeders(capture, record, accesses)
     report_calls = tuple(
-        _code_call(c, a, known, externs, i in feeders) for i, (c, a) in enumerate(zip(record.calls, accesses))
+        _code_call(c, a, externs, i in feeders) for i, (c, a) in enumerate(zip(record.calls, accesses))
     )
     return _Code(record, record.calls, accesses, report_calls)
 
@@ -156,41 +153,24 @@ def _version(arg: ArgRecord, writer: dict[str, int], *, follow_reuse: bool) -> V
     return ("w", writer[tensor], tensor) if tensor in writer else ("init", tensor)
 
 
-def _code_call(
-    call: CallRecord, accesses: tuple[_Access, ...], known: dict[str, set[str]], externs: set[str], feeds_clone: bool
-) -> CodeCall:
-    ops = _fused_ops(call.ops, known, externs)
+def _code_call(call: CallRecord, accesses: tuple[_Access, ...], externs: set[str], feeds_clone: bool) -> CodeCall:
+    ops = _fused_ops(call, externs)
     return CodeCall(
-        kind=call.kind, name=call.name, ops=ops,
+        kind=call.kind, name=call.name, ops=ops, ops_source=call.ops_source,
         reads=tuple(dict.fromkeys(a.arg.buffer for a in accesses if a.read is not None)),
         writes=tuple(dict.fromkeys(a.arg.buffer for a in accesses if a.writes)),
         copy=feeds_clone or _is_copy(call, ops), line=call.line,
     )
 
 
-def _fused_ops(ops: tuple[str, ...], known: dict[str, set[str]], externs: set[str]) -> tuple[str, ...]:
-    """Ops as the graph names them, without the opaque ops called as extern
-    kernels: Inductor names a kernel after the ops whose inputs it computes,
-    so `cpp_fused_add_sin_0` before a `custom::add` call did not fuse `add`."""
-    result = []
-    for op in ops:
-        spaces = known.get(op, set())
-        qualified = op if "." in op or not spaces or "aten" in spaces or "prims" in spaces else f"{sorted(spaces)[0]}.{op}"
-        if qualified not in externs:
-            result.append(qualified)
-    return tuple(result)
-
-
-def _graph_ops(capture: Capture, cid: str, part: str) -> dict[str, set[str]]:
-    """op name -> namespaces, from the graph Inductor lowered for (cid, part)."""
-    for stage in ("post_grad_final", "post_grad", *_AOT_STAGES):
-        graphs = [g for g in capture.graphs if (g.compile_id, g.part, g.stage) == (cid, part, stage)]
-        if graphs:
-            found: dict[str, set[str]] = {}
-            for m in _GRAPH_OP_RE.finditer(graphs[-1].code):
-                found.setdefault(m.group(2), set()).add(m.group(1))
-            return found
-    return {}
+def _fused_ops(call: CallRecord, externs: set[str]) -> tuple[str, ...]:
+    """The kernel's ops. Inductor's `Original ATen` comment also lists the op whose
+    lowering made the kernel's buffer (an opaque op's input copy): from a
+    comment, ops this code calls as extern kernels are left out. Ops recorded
+    from Inductor's IR are already without them (capture/kernel_ops.py)."""
+    if call.ops_source != "comment":
+        return call.ops
+    return tuple(op for op in call.ops if op not in externs)
 
 
 def _extern_op(name: str) -> str:
@@ -370,7 +350,7 @@ def neighbourhood(code: _Code, index: int) -> Neighbourhood:
 
 def _neighbour(code: _Code, index: int, j: int) -> Neighbour:
     call = code.report_calls[j]
-    return Neighbour(call.name, call.kind, j, call.ops, _shared(code, index, j))
+    return Neighbour(call.name, call.kind, j, call.ops, _shared(code, index, j), call.ops_source)
 
 
 def _shared(code: _Code, i: int, j: int) -> tuple[SharedBuffer, ...]:

@@ -1,29 +1,40 @@
-"""Scoped attribute patches that are always undone, in reverse order."""
+"""Scoped attribute and mapping-item patches that are always undone, in reverse order."""
 
 from __future__ import annotations
 
+from collections.abc import MutableMapping
 from typing import Any
 
 _MISSING = object()
 
 
 class Patcher:
-    """Set attributes now; `restore()` puts every old value back."""
+    """Set attributes (or mapping items) now; `restore()` puts every old value back."""
 
     def __init__(self) -> None:
-        self._undo: list[tuple[Any, str, Any]] = []
+        self._undo: list[tuple[Any, Any, Any, bool]] = []
 
     def set(self, obj: Any, name: str, value: Any) -> None:
         # For classes, remember only what the class itself defines, so an
         # inherited attribute is deleted again rather than copied down.
         old = obj.__dict__.get(name, _MISSING) if isinstance(obj, type) else getattr(obj, name, _MISSING)
-        self._undo.append((obj, name, old))
+        self._undo.append((obj, name, old, False))
         setattr(obj, name, value)
+
+    def set_item(self, mapping: MutableMapping[Any, Any], key: Any, value: Any) -> None:
+        """`mapping[key] = value` until `restore()`; other keys set meanwhile are left alone."""
+        self._undo.append((mapping, key, mapping.get(key, _MISSING), True))
+        mapping[key] = value
 
     def restore(self) -> None:
         while self._undo:
-            obj, name, old = self._undo.pop()
-            if old is _MISSING:
+            obj, name, old, item = self._undo.pop()
+            if item:
+                if old is _MISSING:
+                    obj.pop(name, None)
+                else:
+                    obj[name] = old
+            elif old is _MISSING:
                 delattr(obj, name)
             else:
                 setattr(obj, name, old)

@@ -21,6 +21,7 @@ from tritoninspect import textformats
 from tritoninspect.capture import compat
 from tritoninspect.capture.breaks import break_record, launch_site
 from tritoninspect.capture.failure import Progress
+from tritoninspect.capture.kernel_ops import KernelOps
 from tritoninspect.capture.patching import Patcher
 from tritoninspect.capture.records import (
     Capture,
@@ -59,6 +60,8 @@ class Recorder:
         self._frames: dict[str, tuple[str, Any, Any]] = {}
         #: Kernel id -> the kernel's source, to see whether Inductor rewrote it.
         self._sources: dict[str, str] = {}
+        #: The kernels Inductor generated for the graph it is writing code for now.
+        self._kernel_ops = KernelOps()
 
     # --- the backend -------------------------------------------------------
 
@@ -204,7 +207,7 @@ class Recorder:
         declared = set(self.capture.kernels[kid].constexpr_params) if kid else set()
         constexprs = {k: v for k, v in values.items() if k in declared}
         scalars = {k: v for k, v in values.items() if k not in declared}
-        op = compat.library.source_fn_op(node)
+        op = self._hop_op(node, kid, cid, stage, part)
         to_clone = fields["tensors_to_clone"]
         infos = ((k, compat.hops.tensor_info(v)) for k, v in fields["kwargs"].items())
         tensors = {k: info for k, info in infos if info}
@@ -218,6 +221,29 @@ class Recorder:
             tensor_bytes={k: b for k, (_, b) in tensors.items()},
             inductor_clones=compat.inductor.cloned_args(node) if stage == "post_grad_final" else None,
         )
+
+    def _hop_op(self, node: torch.fx.Node, kid: str | None, cid: str, stage: str, part: str) -> str | None:
+        """The op the node's kernel was reached through: the innermost triton_op
+        whose decomposition made the node, else what node meta names (the op the
+        graph called; for a backward node, the op whose registered backward it is).
+        Inductor's decomposition of the functional HOP (post_grad_final) drops our
+        note: there the same kernel's n-th functional node before it says."""
+        noted = compat.library.decomposed_from(node)
+        if noted is None and stage == "post_grad_final":
+            twin = self._post_grad_twin(kid, cid, part)
+            if twin is not None:
+                return twin.op
+        return noted or compat.library.source_fn_op(node)
+
+    def _post_grad_twin(self, kid: str | None, cid: str, part: str) -> NodeRecord | None:
+        """The functional node in the "post_grad" snapshot that the next
+        post_grad_final node of kernel `kid` replaced (Inductor keeps their order)."""
+        def mine(stage: str) -> list[NodeRecord]:
+            return [n for n in self.capture.nodes if (n.compile_id, n.part, n.stage, n.kernel_id) == (cid, part, stage, kid)]
+
+        done = len(mine("post_grad_final"))
+        before = [n for n in mine("post_grad") if n.form == "functional"]
+        return before[done] if done < len(before) else None
 
     def _remember_hop_launch(self, kid: str | None, fields: dict[str, Any], consts: dict[str, Any]) -> None:
         templates = self.launch_templates
@@ -260,12 +286,18 @@ class Recorder:
         fallback_filter = _FallbackFilter(self._on_fallback)
         try:
             self._op_codes = compat.library.custom_op_codes()
+            # Note which triton_op each HOP node came from, wherever it was called
+            # (nested in another op, from a registered backward).
+            for mapping, key, value in compat.library.decomposition_patches():
+                patcher.set_item(mapping, key, value)
             for obj, name, value in compat.inductor.config_patches(self._record_post_grad):
                 patcher.set(obj, name, value)
             # Inductor's hooks only when Inductor runs: importing its graph module
             # alone costs seconds, a lot for a `--stage dynamo` run.
             if self.stage == "inductor":
                 patcher.set(compat.inductor.graph_lowering_class(), "save_output_code", self._on_output_code)
+                for obj, name, value in compat.inductor.kernel_origin_patches(self._on_kernel):
+                    patcher.set(obj, name, value)
             self._install_launch_hooks(patcher)
             trace_logger.addHandler(trace)
             mutation_logger.addFilter(fallback_filter)
@@ -310,12 +342,35 @@ class Recorder:
         cid = compat.dynamo.current_compile_id() or "?"
         part = compat.inductor.output_code_part()
         kernels, externs = textformats.output_code.parse_output_code(code)
-        calls = textformats.output_code.parse_code_calls(code, compat.inductor.aten_op_names())
+        calls = textformats.output_code.parse_code_calls(code, self._take_kernel_ops(cid))
         rewritten = tuple(k.inductor_name for k in kernels if self._rewritten(code, k))
         epilogue_fusion = compat.inductor.epilogue_fusion_user_kernels()
         self.capture.output_code.append(
             OutputCodeRecord(cid, part, code, kernels, externs, calls, epilogue_fusion, rewritten)
         )
+
+    def _on_kernel(self, kernel_name: str, node_schedule: Any) -> None:
+        """Inductor generated `kernel_name` (its call comes next in the code)."""
+        try:
+            self._kernel_ops.add(kernel_name, compat.inductor.scheduled_origins(node_schedule))
+        except Exception as exc:  # noqa: BLE001 - inside Inductor's codegen: never break the compile
+            self._kernel_ops.add(kernel_name, ())
+            self._note_once("kernel_ops", f"the ops of Inductor kernel {kernel_name} could not be read "
+                            f"({type(exc).__name__}: {_first_line(exc)}); its output-code comment is used, if any")
+
+    def _take_kernel_ops(self, cid: str) -> dict[str, list[tuple[str, ...]]]:
+        """Kernel name -> ATen ops per call for the output code just written."""
+        try:
+            return self._kernel_ops.take(compat.inductor.extern_readers(), compat.inductor.node_positions())
+        except Exception as exc:  # noqa: BLE001 - the code is still recorded; its comments still say something
+            self._kernel_ops = KernelOps()
+            self._note_once("kernel_ops", f"[{cid}] the ops of Inductor's kernels could not be matched to its graph "
+                            f"({type(exc).__name__}: {_first_line(exc)}); output-code comments are used, if any")
+            return {}
+
+    def _note_once(self, source: str, message: str) -> None:
+        if not any(s == source for s, _ in self.capture.problems):
+            self.capture.problems.append((source, message))
 
     def _rewritten(self, code: str, kernel: Any) -> bool:
         """Did Inductor rewrite this user kernel's source (fuse an epilogue in)?"""

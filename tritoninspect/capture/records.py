@@ -112,10 +112,14 @@ class CallRecord:
     #: 1-based line in the output code.
     line: int
     args: tuple[ArgRecord, ...] = ()
-    #: ATen ops Inductor fused into the kernel (its `Original ATen` comment, else its name).
+    #: ATen ops Inductor fused into the kernel, as `ops_source` says.
     ops: tuple[str, ...] = ()
     #: The graph nodes of its `Topologically Sorted Source Nodes` comment.
     source_nodes: tuple[str, ...] = ()
+    #: Inductor kernels: "inductor" (Inductor's record of the kernel's origins, taken
+    #: while it generated the code), "comment" (the `Original ATen` comment above the
+    #: call) or "unknown" (neither: `ops` is empty). "" for user kernels and extern calls.
+    ops_source: str = ""
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,8 @@ from tritoninspect.report import Clones, Graph, Kernel, Mode, Neighbour, Neighbo
 
 #: Gutter for the kernel's own line in a launch table (as `--show` marks kernel lines).
 MARK = "► "
+#: An Inductor kernel's fused ops when neither Inductor's records nor its output code name them.
+UNKNOWN_OPS = "unknown"
 
 _FLOW_TEXT = {
     "producer": "writes {buffer}, which the kernel reads as {arg}",
@@ -81,8 +83,15 @@ def _graph_block(report: Report, graph: Graph) -> RenderableType:
         style = "bold" if i in marked else ""
         kind = call.kind + (" (copy)" if call.copy else "")
         add_row(t, Text(MARK if i in marked else "", style=style), str(i), Text(call.name, style=style), kind,
-                ", ".join(call.ops) or fmt.NONE, ", ".join(call.reads) or fmt.NONE, ", ".join(call.writes) or fmt.NONE)
+                _ops_text(call.ops, call.ops_source), ", ".join(call.reads) or fmt.NONE, ", ".join(call.writes) or fmt.NONE)
     return Group(title, Padding(t, (0, 0, 0, 2)))
+
+
+def _ops_text(ops: tuple[str, ...], source: str) -> Text:
+    """A kernel's fused ops; "unknown" where neither Inductor nor its output code said them."""
+    if source == "unknown":
+        return Text(UNKNOWN_OPS, style="dim")
+    return Text(", ".join(ops) or fmt.NONE)
 
 
 def _totals(graph: Graph) -> Text:
@@ -165,7 +174,10 @@ def _neighbourhood(o: Occurrence, n: Neighbourhood) -> RenderableType:
 
 def _neighbour_text(n: Neighbour, opaque: bool) -> Text:
     text = Text.assemble((n.name, "bold"), f" (#{n.index}, {n.kind}")
-    text.append(f": {', '.join(n.ops)})" if n.ops else ")")
+    if n.ops_source == "unknown":
+        text.append(f": ops {UNKNOWN_OPS})")
+    else:
+        text.append(f": {', '.join(n.ops)})" if n.ops else ")")
     flows = _EXTERN_FLOW_TEXT if opaque else _FLOW_TEXT
     shared = [flows[s.flow].format(buffer=s.buffer, arg=_arg_name(s.arg, opaque)) for s in n.shared]
     text.append(": " + "; ".join(shared) if shared else ": shares no buffer", style="" if shared else "dim")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from tritoninspect.capture.records import ArgRecord, CallRecord, OutputKernel
@@ -58,7 +58,6 @@ _TRITON_PARAMS_RE = re.compile(r"^def \w+\((?P<params>[^)]*)\)", re.M)
 _CPP_PARAMS_RE = re.compile(r'extern "C"[^(]*?\bkernel\((?P<params>[^)]*)\)', re.S)
 _SIGNATURE_RE = re.compile(r"'signature': \{(?P<body>[^}]*)\}")
 _SOURCE_NODES_RE = re.compile(r"#\s*(?:Topologically Sorted )?Source Nodes: \[(?P<nodes>[^\]]*)\], Original ATen: \[(?P<ops>[^\]]*)\]")
-_FUSED_NAME_RE = re.compile(r"^(?:triton_[a-z]+_|cpp_)fused_(?P<ops>.+?)_\d+$")
 _RUN_RE = re.compile(r"^\s*(?P<name>\w+)\.run\((?P<args>.*)\)\s*$")
 _DIRECT_CALL_RE = re.compile(r"^\s*(?P<name>\w+)\((?P<args>.*)\)\s*$")
 _EXTERN_RE = re.compile(
@@ -70,13 +69,17 @@ _ARGS_UNPACK_RE = re.compile(r"^\s*(?P<names>[\w, ]+?),? = args\s*$")
 _BUFFER_NAME_RE = re.compile(r"^(?:buf\d+|arg\d+_\d+|primals_\d+|tangents_\d+)$")
 
 
-def parse_code_calls(code: str, op_names: frozenset[str] = frozenset()) -> tuple[Any, ...]:
+def parse_code_calls(code: str, kernel_ops: Mapping[str, Sequence[tuple[str, ...]]] | None = None) -> tuple[Any, ...]:
     """The launches and extern calls of an output module's `call()`, in order,
-    as `CallRecord`s. `op_names` (e.g. `aten_op_names()`) splits fused kernel
-    names into ops where no `Original ATen` comment says them."""
+    as `CallRecord`s. `kernel_ops` (Inductor kernel name -> its ATen ops per
+    call, in call order, as Inductor recorded them while generating the code)
+    gives each Inductor kernel's ops; without an entry, its `Original ATen`
+    comment does; without either they are unknown. Never the kernel's name:
+    Inductor names a kernel after more ops than it runs."""
     defs = _kernel_defs(code)
     lines = code.splitlines()
     storage: dict[str, str] = {}
+    recorded = {name: list(per_call) for name, per_call in (kernel_ops or {}).items()}
     calls, pending = [], None
     for number, line in _call_body(lines):
         comment = _SOURCE_NODES_RE.search(line)
@@ -89,8 +92,8 @@ def parse_code_calls(code: str, op_names: frozenset[str] = frozenset()) -> tuple
         if call is None:
             continue
         kind, name, args = call
-        ops, nodes = _launch_ops(kind, name, pending, op_names)
-        calls.append(CallRecord(kind, name, number, args, ops, nodes))
+        ops, nodes, source = _launch_ops(kind, pending, recorded.get(name))
+        calls.append(CallRecord(kind, name, number, args, ops, nodes, source))
         pending = None
     return tuple(calls)
 
@@ -267,43 +270,21 @@ def split_call_args(text: str) -> list[str]:
     return parts
 
 
-def _launch_ops(kind: str, name: str, comment: Any, op_names: frozenset[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """(ATen ops, source nodes) of an Inductor kernel. The comment above a user
-    kernel or extern call repeats its neighbour's (seen on torch 2.11 and 2.13),
-    so only Inductor kernels take it."""
+def _launch_ops(kind: str, comment: Any, recorded: list[tuple[str, ...]] | None) -> tuple[tuple[str, ...], tuple[str, ...], str]:
+    """(ATen ops, source nodes, where the ops come from) of an Inductor kernel's
+    call: "inductor" (what Inductor recorded for this call: `recorded`, consumed
+    in order), "comment" (its `Original ATen` comment) or "unknown". The comment
+    above a user kernel or extern call repeats its neighbour's (seen on torch
+    2.11 and 2.13), so only Inductor kernels take it."""
     if kind != "inductor":
-        return (), ()
+        return (), (), ""
+    ops = recorded.pop(0) if recorded else ()
+    nodes = tuple(n.strip() for n in comment["nodes"].split(",") if n.strip()) if comment is not None else ()
+    if ops:
+        return ops, nodes, "inductor"
     if comment is not None and comment["ops"].strip():
-        ops = tuple(o.strip().removeprefix("aten.") for o in comment["ops"].split(",") if o.strip())
-        nodes = tuple(n.strip() for n in comment["nodes"].split(",") if n.strip())
-        return ops, nodes
-    return fused_name_ops(name, op_names), ()
-
-
-def fused_name_ops(name: str, op_names: frozenset[str] = frozenset()) -> tuple[str, ...]:
-    """The ops in a fused kernel's name: cpp_fused_cos_mul_1 -> (cos, mul).
-
-    Inductor joins op names with "_" (codegen/common.py get_fused_kernel_name),
-    so "native_layer_norm" is one op only if `op_names` says so; without it,
-    every "_" splits.
-    """
-    m = _FUSED_NAME_RE.match(name)
-    if m is None:
-        return ()
-    text, ops, i = m["ops"], [], 0
-    while i < len(text):
-        end = _longest_op(text, i, op_names)
-        ops.append(text[i:end])
-        i = end + 1
-    return tuple(o for o in ops if o)
-
-
-def _longest_op(text: str, start: int, op_names: frozenset[str]) -> int:
-    ends = [j for j in range(len(text), start, -1) if (j == len(text) or text[j] == "_") and text[start:j] in op_names]
-    if ends:
-        return ends[0]
-    nxt = text.find("_", start + 1 if text[start] == "_" else start)
-    return len(text) if nxt == -1 else nxt
+        return tuple(o.strip().removeprefix("aten.") for o in comment["ops"].split(",") if o.strip()), nodes, "comment"
+    return (), nodes, "unknown"
 
 
 def user_kernel_rewritten(code: str, inductor_name: str, name: str, source: str) -> bool:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-import functools
+import sys
+from collections.abc import Callable
 from typing import Any
 
 import torch
@@ -121,14 +122,126 @@ def cloned_args(node: torch.fx.Node) -> dict[str, int | None]:
     return cloned
 
 
-@functools.cache
-def aten_op_names() -> frozenset[str]:
-    """Names of every registered aten op ("sin", "native_layer_norm", "_to_copy"):
-    the words Inductor joins into fused kernel names (cpp_fused_cos_mul_1).
-    `torch._C._dispatch_get_all_op_names` is a private binding, torch 2.11-2.14;
-    PR not found."""
-    names = torch._C._dispatch_get_all_op_names()
-    return frozenset(n.split("::", 1)[1].split(".", 1)[0] for n in names if n.startswith(("aten::", "prims::")))
+# --- what each generated kernel computes --------------------------------------------------------
+#
+# Inductor names a fused kernel after the ATen ops of its IR nodes' `origins` (the FX
+# nodes of the post-grad graph that contributed to it; utils.py get_fused_kernel_name)
+# and writes the same list as `# ... Original ATen: [...]` above GPU launches
+# (get_kernel_metadata). Those origins also hold the node whose lowering created the
+# buffer: an opaque op's input copy is made while that op is lowered, so the kernel
+# computing `(x + w) * 2` for `custom::softmax_cop` has origins {add, mul,
+# softmax_cop} and is named cpp_fused_add_mul_softmax_cop_0 (checked on 2.13). Every
+# extern kernel records that node as `fx_node` (ir.ExternKernel.__init__, ~line 6687
+# in 2.13), so origins that are the `fx_node` of an extern kernel reading the buffer
+# are left out (capture/kernel_ops.py).
+
+_PROVENANCE_HOOK = "set_kernel_post_grad_provenance_tracing"
+
+
+def kernel_origin_patches(on_kernel: Callable[[str, Any], None]) -> list[tuple[Any, str, Any]]:
+    """(module, attribute, value) triples: Inductor's per-kernel provenance call,
+    wrapped to also hand `on_kernel(kernel_name, node_schedule)` every kernel it
+    generates (read it with `scheduled_origins`), in the order their calls are
+    written.
+
+    `codegen_comment` calls `torch._inductor.debug.set_kernel_post_grad_provenance_tracing(
+    node_schedule, kernel_name)` for every generated kernel just before its call is
+    written, whatever `config.trace.provenance_tracking_level` (the level is checked
+    inside since https://github.com/pytorch/pytorch/pull/163378, Sept 2025: torch
+    2.11-2.14). codegen/cpp.py and codegen/triton.py import it by name, so each
+    module's binding is replaced; they are imported first, so none binds the wrapper
+    after the capture. Extern kernels (`is_extern=True`) are not reported. An
+    Inductor without the function gives no triples: the capture falls back to the
+    output code's comments.
+    """
+    import importlib
+
+    from torch._inductor import debug
+
+    original = getattr(debug, _PROVENANCE_HOOK, None)
+    if original is None:
+        return []
+    for name in ("torch._inductor.codegen.cpp", "torch._inductor.codegen.triton"):
+        try:
+            importlib.import_module(name)
+        except ImportError:  # a build without that backend: nothing binds the name there
+            continue
+
+    def traced(node_schedule: Any, kernel_name: str, is_extern: bool = False, *args: Any, **kwargs: Any) -> Any:
+        if not is_extern:
+            on_kernel(kernel_name, node_schedule)
+        return original(node_schedule, kernel_name, is_extern, *args, **kwargs)
+
+    modules = [m for name, m in list(sys.modules.items()) if name.startswith("torch._inductor") and m is not None]
+    return [(m, _PROVENANCE_HOOK, traced) for m in modules if getattr(m, _PROVENANCE_HOOK, None) is original]
+
+
+def scheduled_origins(node_schedule: Any) -> tuple[tuple[str, tuple[tuple[str, str], ...]], ...]:
+    """(buffer, ((FX node, ATen op), ...)) for each IR node a kernel computes: its
+    `origins` that carry an `original_aten` (named as the `Original ATen` comment
+    names them: utils.py get_kernel_metadata, ~line 994 in 2.13, 2.11-2.14).
+    Scheduler nodes: `.get_nodes()` (fused ones hold several), `.node` (the IR
+    node, None for the Enable/DisableReduction markers of Triton schedules)."""
+    found = []
+    for snode in node_schedule if isinstance(node_schedule, (list, tuple)) else ():
+        for leaf in snode.get_nodes() if hasattr(snode, "get_nodes") else (snode,):
+            node = getattr(leaf, "node", None)
+            if node is None or not hasattr(node, "get_name"):
+                continue
+            origins = ((o.name, _aten_name(o)) for o in getattr(node, "origins", ()))
+            found.append((node.get_name(), tuple((fx, op) for fx, op in origins if op)))
+    return tuple(found)
+
+
+def _aten_name(node: Any) -> str | None:
+    """aten.add -> "add", copdemo.softmax_cop -> "copdemo.softmax_cop", a HOP -> its name."""
+    target = node.meta.get("original_aten") if getattr(node, "op", None) == "call_function" else None
+    if isinstance(target, torch._ops.OpOverload):
+        name = str(target._overloadpacket)
+    elif isinstance(target, torch._ops.HigherOrderOperator):
+        name = str(target.name())
+    else:
+        return None
+    return name.removeprefix("aten.")
+
+
+def extern_readers() -> dict[str, frozenset[str]]:
+    """Buffer -> the FX nodes lowered to extern kernels that read it, for the
+    graph Inductor is generating now (`V.graph.operations`; `ExternKernel.fx_node`
+    and `.inputs`, torch 2.11-2.14, private; PR not found)."""
+    from torch._inductor import ir
+    from torch._inductor.virtualized import V
+
+    readers: dict[str, set[str]] = {}
+    for op in getattr(V.graph, "operations", ()):
+        fx_node = getattr(op, "fx_node", None)
+        if not isinstance(op, ir.ExternKernel) or fx_node is None:
+            continue
+        for name in _input_names(op.inputs):
+            readers.setdefault(name, set()).add(fx_node.name)
+    return {name: frozenset(nodes) for name, nodes in readers.items()}
+
+
+def _input_names(inputs: Any) -> list[str]:
+    names = []
+    for value in inputs if isinstance(inputs, (list, tuple)) else (inputs,):
+        if isinstance(value, (list, tuple)):
+            names += _input_names(value)
+            continue
+        try:
+            names.append(value.get_name())
+        except Exception:  # noqa: BLE001 - constants, None, IR without a buffer name
+            continue
+    return names
+
+
+def node_positions() -> dict[str, int]:
+    """FX node name -> position in the post-grad graph Inductor is generating
+    (V.graph.graph), to list a kernel's ops in graph order as Inductor's comment does."""
+    from torch._inductor.virtualized import V
+
+    graph = getattr(V.graph, "graph", None)
+    return {node.name: i for i, node in enumerate(graph.nodes)} if graph is not None else {}
 
 
 def compile_fx(gm: torch.fx.GraphModule, example_inputs: Any, inner_compile: Any) -> Any:

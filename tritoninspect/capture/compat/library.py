@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from types import CodeType
 from typing import Any
 
@@ -67,10 +68,96 @@ def custom_op_codes() -> dict[CodeType, str]:
 
 
 def source_fn_op(node: torch.fx.Node) -> str | None:
-    """The op a post-AOT HOP node was decomposed from (a triton_op), if any.
-    `node.meta["source_fn_stack"]` entries are (name, target), torch 2.11-2.14;
-    PR not found."""
-    stack = node.meta.get("source_fn_stack") or []
+    """The op a post-AOT HOP node was decomposed from, as node meta tells it:
+    the last `source_fn_stack` entry ((name, target) pairs, torch 2.11-2.14; PR
+    not found). A backward node has none; AOTAutograd copies its forward node's
+    stack there as `fwd_source_fn_stack` (`_copy_metadata_to_bw_nodes_in_subgraph`,
+    torch/_functorch/_aot_autograd/utils.py ~line 623 in 2.13, present in 2.11
+    and 2.14; PR not found): the op whose registered backward made the node."""
+    stack = node.meta.get("source_fn_stack") or node.meta.get("fwd_source_fn_stack") or []
     if not stack:
         return None
     return op_name(stack[-1][1])
+
+
+# --- which triton_op decomposed into a node ------------------------------------------------------
+#
+# Node meta names the op the *user's graph* called (`source_fn_stack`, or
+# `fwd_source_fn_stack` in a backward graph), never a triton_op called from inside
+# it: a triton_op called by another triton_op, or by an op's registered backward,
+# decomposes into the kernel HOP while AOTAutograd traces, and its name is then left
+# nowhere (checked on 2.13: the backward HOP of `mylib::bwd`, called from the
+# registered backward of `mylib::fwd`, carries only `fwd_source_fn_stack` =
+# [('fwd_default', mylib.fwd)] and `autograd_backward=True`). So the capture watches
+# the decompositions themselves and notes each op on the nodes it creates.
+
+#: Node meta key (tritoninspect's own): the triton_ops whose decomposition created
+#: the node, innermost first.
+DECOMPOSED_FROM = "tritoninspect_decomposed_from"
+
+
+def decomposition_patches() -> list[tuple[dict[Any, Any], Any, Callable[..., Any]]]:
+    """(mapping, key, value) items to set for a capture: every registered
+    triton_op's decomposition rule, wrapped to note the op on the graph nodes it
+    creates (read back by `decomposed_from`).
+
+    `triton_op` registers its decomposition as the `FunctionalTensorMode` rule of
+    its CustomOpDef (torch/_library/triton.py ~line 464 in 2.13; since the op was
+    added, https://github.com/pytorch/pytorch/pull/130637), and the dispatcher
+    entry `register_torch_dispatch` installs looks the rule up in
+    `CustomOpDef._torch_dispatch_fns` at every call (torch/_library/custom_ops.py
+    ~line 623 in 2.13), so replacing the dict entry wraps it. Private, torch
+    2.11-2.14. Ops registered after this call are not watched: their nodes fall
+    back to `source_fn_op`.
+    """
+    from torch._subclasses.functional_tensor import FunctionalTensorMode
+
+    patches = []
+    for name, opdef in list(_opdefs().items()):
+        rules = getattr(opdef, "_torch_dispatch_fns", None)
+        rule = rules.get(FunctionalTensorMode) if isinstance(rules, dict) else None
+        if rule is not None and is_triton_op(name):
+            patches.append((rules, FunctionalTensorMode, _noting(name, rule)))
+    return patches
+
+
+def _noting(name: str, rule: Callable[..., Any]) -> Callable[..., Any]:
+    def decompose_noting_op(*args: Any, **kwargs: Any) -> Any:
+        graph = _tracing_graph()
+        last = next(iter(reversed(graph.nodes)), None) if graph is not None else None
+        try:
+            return rule(*args, **kwargs)
+        finally:
+            if graph is not None:
+                _note(graph, last, name)
+
+    return decompose_noting_op
+
+
+def _tracing_graph() -> torch.fx.Graph | None:
+    """The graph make_fx is recording into (AOTAutograd traces with it), if any.
+    `get_proxy_mode()` and the mode's `.tracer.graph`:
+    torch/fx/experimental/proxy_tensor.py, private, torch 2.11-2.14; PR not found."""
+    from torch.fx.experimental.proxy_tensor import get_proxy_mode
+
+    tracer = getattr(get_proxy_mode(), "tracer", None)
+    graph = getattr(tracer, "graph", None)
+    return graph if isinstance(graph, torch.fx.Graph) else None
+
+
+def _note(graph: torch.fx.Graph, last: torch.fx.Node | None, name: str) -> None:
+    """Append `name` to every node created after `last`: an inner op's rule
+    returns first, so the innermost op comes first."""
+    for node in reversed(graph.nodes):
+        if node is last:
+            break
+        node.meta[DECOMPOSED_FROM] = (*node.meta.get(DECOMPOSED_FROM, ()), name)
+
+
+def decomposed_from(node: torch.fx.Node) -> str | None:
+    """The innermost triton_op whose decomposition created `node`, as watched by
+    `decomposition_patches`; None when none was seen. Inductor's post-grad
+    rewrites keep only torch's own meta fields (`_COPY_META_FIELDS`,
+    torch/_inductor/pattern_matcher.py `_transfer_meta`), so a node they made has none."""
+    noted = node.meta.get(DECOMPOSED_FROM)
+    return str(noted[0]) if noted else None
