@@ -177,6 +177,12 @@ def _stuck(seconds: float) -> None:
     os._exit(int(ExitCode.TIMEOUT))
 
 
+def check_outputs(*, output: Path | None, dump: Path | None, targets: Iterable[str], force: bool) -> None:
+    """Refuse `-o` and `--dump` now, before any compile (see the two checks)."""
+    check_dump_dir(dump)
+    check_output_file(output, targets, force=force)
+
+
 def check_output_file(output: Path | None, targets: Iterable[str], *, force: bool) -> None:
     """Refuse an `-o` file now, before any compile: not a file this run reads, and not an
     existing file tritoninspect did not write unless `force` (render/emit.py)."""

@@ -15,8 +15,7 @@ from typing import Annotated, Optional
 import typer
 
 from tritoninspect.commands._edge import (
-    check_dump_dir,
-    check_output_file,
+    check_outputs,
     edge,
     exit_if_failed,
     given_options,
@@ -66,8 +65,7 @@ def breaks(
     from tritoninspect.pipeline import CaptureOptions
 
     with edge(json_out=json_out, debug=debug) as err:
-        check_dump_dir(dump)
-        check_output_file(output, [target], force=force)
+        check_outputs(output=output, dump=dump, targets=[target], force=force)
         with _depyf_dir(decompile and dump is not None) as depyf_dir:
             options = CaptureOptions(inputs=inputs, device=device.value, dynamic=dynamic, backward=backward,
                                      stage=stage.value if stage else "dynamo", decompile=decompile,

@@ -7,8 +7,7 @@ from typing import Annotated, Optional
 import typer
 
 from tritoninspect.commands._edge import (
-    check_dump_dir,
-    check_output_file,
+    check_outputs,
     edge,
     exit_if_failed,
     given_options,
@@ -62,8 +61,7 @@ def graph(
     from tritoninspect.pipeline import CaptureOptions
 
     with edge(json_out=json_out, debug=debug) as err:
-        check_dump_dir(dump)
-        check_output_file(output, [target], force=force)
+        check_outputs(output=output, dump=dump, targets=[target], force=force)
         options = CaptureOptions(inputs=inputs, device=device.value, dynamic=dynamic, backward=backward,
                                  stage=stage.value, resources=resources, arch=target_arch)
         given = given_options(options, stage=stage is not Stage.inductor, resources=resources, target=target_arch,
