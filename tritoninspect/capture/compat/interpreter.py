@@ -65,9 +65,29 @@ _LAUNCH_ONLY_KWARGS = frozenset(
 
 
 def jit_call_interpreted(self: JITFunction, *args: Any, **kwargs: Any) -> Any:
-    """A nested @triton.jit function called from an interpreted kernel (the
-    interpreter refuses JITFunction.__call__ outside a kernel, triton 3.6-3.8)."""
-    return interpreted(self.fn)(*args, **kwargs)
+    """A nested @triton.jit function (a user helper, or `tl.max`, `tl.sum`...: @jit
+    functions in triton/language/standard.py) called from an interpreted kernel: the
+    interpreter refuses JITFunction.__call__ outside a kernel, triton 3.6-3.8.
+
+    What `InterpretedFunction.__call__` does, with the language patch undone after the
+    call: it patches triton.language for the callee's globals (`_patch_lang`) and never
+    restores it (triton 3.6-3.8, runtime/interpreter.py), so `tl.core.tensor.__mul__` and
+    friends stayed the interpreter's and every later real compile of a kernel failed in
+    the front end ("'ir.value' object has no attribute 'dtype'"), until a warm
+    Triton cache skipped the front end. PR not found. InterpreterError wraps what the
+    callee raised, as Triton does.
+    """
+    from triton.runtime.errors import InterpreterError
+    from triton.runtime.interpreter import _patch_lang
+
+    function = interpreted(self.fn)
+    scope = _patch_lang(self.fn)
+    try:
+        return function.rewrite()(*args, **kwargs)
+    except Exception as exc:
+        raise InterpreterError(repr(exc)) from exc
+    finally:
+        scope.restore()
 
 
 def autotuner_run_first_config(self: Autotuner, *args: Any, **kwargs: Any) -> Any:
