@@ -1,11 +1,16 @@
-"""Compile-only mode: what it does around Triton's interpreter.
+"""Compile-only mode: the CUDA device queries it answers for its emulated GPU (issue 12, item 1),
+and what it does around Triton's interpreter.
 
-Fast tests enter `compile_only()` in process; slow ones run test assets through the CLI.
+Fast tests enter `compile_only()` in process; slow ones run test assets through the CLI: queries
+at import and in forward, a cold-cache `--resources` run, and a kernel library (fla) that probes
+the device at import.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
+import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -13,11 +18,19 @@ from typing import Any
 import pytest
 import torch
 
-from _expect import REPO, cli_env, json_report, run_cli
+from _expect import REPO, CliRuns, cli_env, json_report
+from tritoninspect.analyse.emulation import emulation_notes
 from tritoninspect.capture import compat
+from tritoninspect.capture.compat.device_queries import emulated_gpu
+from tritoninspect.capture.records import Capture, DeviceQueryRecord, EmulationRecord
 from tritoninspect.capture.session import compile_only
 
 ASSETS = REPO / "tests" / "assets"
+QUERIES = ("get_device_capability", "get_device_name", "get_device_properties", "current_device", "device_count")
+
+
+def _line(path: Path, marker: str) -> int:
+    return next(n for n, line in enumerate(path.read_text().splitlines(), 1) if marker in line)
 
 
 def _load(path: Path) -> Any:
@@ -28,6 +41,101 @@ def _load(path: Path) -> Any:
     sys.modules[name] = module
     spec.loader.exec_module(module)  # type: ignore[union-attr]
     return module
+
+
+# --- the emulated device (fast) ----------------------------------------------------------------
+
+
+def test_sm_90_is_an_h100_and_sm_80_an_a100() -> None:
+    h100, a100 = emulated_gpu(90), emulated_gpu(80)
+    assert (h100.like, h100.properties.name, h100.properties.major, h100.properties.minor) == (
+        "H100", "NVIDIA H100 80GB HBM3", 9, 0)
+    assert (h100.properties.multi_processor_count, h100.properties.shared_memory_per_block_optin) == (132, 232_448)
+    assert (a100.like, a100.properties.multi_processor_count, a100.properties.major) == ("A100", 108, 8)
+    assert h100.triton_properties()["max_shared_mem"] == 232_448
+    assert not hasattr(h100.properties, "uuid")
+
+
+def test_an_unknown_arch_keeps_its_capability_and_says_whose_values() -> None:
+    gpu = emulated_gpu(100)
+    assert (gpu.like, gpu.properties.major, gpu.properties.minor) == ("H100", 10, 0)
+    assert "sm_100" in gpu.properties.name and "H100 values" in gpu.properties.name
+    assert emulated_gpu(75).like == "A100"
+
+
+def test_queries_are_answered_counted_and_restored() -> None:
+    originals = {name: getattr(torch.cuda, name) for name in QUERIES}
+    with compile_only(80) as env:
+        assert torch.cuda.get_device_capability() == (8, 0)
+        assert torch.cuda.get_device_capability("cuda:0") == (8, 0)
+        assert torch.cuda.get_device_name(torch.device("cuda")) == "NVIDIA A100-SXM4-80GB"
+        props = torch.cuda.get_device_properties(0)
+        assert (props.multi_processor_count, props.warp_size, props.L2_cache_size) == (108, 32, 41_943_040)
+        assert (torch.cuda.current_device(), torch.cuda.device_count()) == (0, 1)
+        assert torch.cuda.is_available() is False
+        assert torch.version.cuda is None
+        with pytest.raises(ValueError, match="Expected a cuda device"):
+            torch.cuda.get_device_properties(torch.device("cpu"))
+        with pytest.raises(AssertionError, match="one CUDA device"):
+            torch.cuda.get_device_name(1)
+        with pytest.raises(AssertionError, match="not compiled with CUDA"):
+            torch.empty(1, device="cuda")  # allocation stays honest
+    assert {name: getattr(torch.cuda, name) for name in QUERIES} == originals
+    with pytest.raises(AssertionError, match="not compiled with CUDA"):
+        torch.cuda.get_device_name()
+    record = env.emulation()
+    assert record is not None and (record.target, record.like) == ("sm_80", "A100")
+    calls = {q.function: q.calls for q in record.queries}
+    assert calls == {"get_device_capability": 2, "get_device_name": 2, "get_device_properties": 2,
+                     "current_device": 1, "device_count": 1}
+    here = f"{__file__}:"
+    assert all(q.first_caller and q.first_caller.startswith(here) for q in record.queries)
+
+
+def test_dynamo_forgets_the_stand_ins_on_exit() -> None:
+    from torch._dynamo import trace_rules
+    from torch._dynamo.variables import torch as torch_variables
+
+    with compile_only():
+        stand_ins = [getattr(torch.cuda, name) for name in QUERIES]
+        assert all(trace_rules.is_callable_allowed(f) for f in stand_ins)
+        assert torch.cuda.get_device_properties in torch_variables.constant_fold_functions
+    assert not any(trace_rules.is_callable_allowed(f) for f in stand_ins)
+    assert not any(f in torch_variables.constant_fold_functions for f in stand_ins)
+
+
+def test_the_triton_driver_answers_device_properties() -> None:
+    import triton
+
+    with compile_only() as env:
+        props = triton.runtime.driver.active.utils.get_device_properties(0)
+    assert props["multiprocessor_count"] == 132 and props["max_shared_mem"] == 232_448
+    assert env.emulation().queries[0].function == "triton.runtime.driver.active.utils.get_device_properties"
+
+
+def test_the_note_lists_each_query_with_its_first_caller(tmp_path: Path) -> None:
+    site = "/venv/lib/python3.11/site-packages/"
+    capture = Capture(meta={"mode": "compile-only"}, emulation=EmulationRecord("sm_90", "H100", "NVIDIA H100", (
+        DeviceQueryRecord("get_device_name", 2, f"{site}fla/ops/utils/cache.py:88"),
+        DeviceQueryRecord("get_device_capability", 5, f"{tmp_path}/model.py:12"),
+    )))
+    (note,) = emulation_notes(capture, cwd=tmp_path)
+    assert (note.severity, note.source) == ("note", "compile-only")
+    assert note.message.startswith('emulated CUDA device queries for sm_90 (H100-like, "NVIDIA H100"): ')
+    assert "get_device_name ×2 (fla/ops/utils/cache.py:88), get_device_capability ×5 (model.py:12)" in note.message
+    assert "not from a GPU" in note.message
+    assert emulation_notes(dataclasses.replace(capture, emulation=None)) == []
+    assert emulation_notes(Capture(emulation=EmulationRecord("sm_90", "H100", "NVIDIA H100"))) == []
+
+
+def test_the_emulation_round_trips_in_a_saved_capture() -> None:
+    emulation = EmulationRecord("sm_90", "H100", "NVIDIA H100 80GB HBM3", (DeviceQueryRecord("device_count", 1, None),))
+    again = Capture.from_json(Capture(emulation=emulation).to_json())
+    assert again.emulation == emulation
+    assert "emulation" not in json.loads(Capture().to_json())
+
+
+# --- the interpreter (fast) ---------------------------------------------------------------------
 
 
 def test_the_interpreter_leaves_triton_language_as_it_found_it() -> None:
@@ -49,13 +157,63 @@ def test_the_interpreter_leaves_triton_language_as_it_found_it() -> None:
     assert compiled.metadata.target.arch == 90
 
 
+# --- through the CLI (slow) ---------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    cold = tmp_path_factory.mktemp("cold-triton-cache")
+    cli = CliRuns(workers=2)
+    cli.submit("queries", ["graph", "tests/assets/device_queries.py:Net", "--json", "--device", "cpu"])
+    cli.submit("cold resources", ["graph", "tests/assets/row_softmax.py:Net", "--resources", "--json", "--device", "cpu"],
+               env=cli_env(TRITON_CACHE_DIR=str(cold)))
+    if importlib.util.find_spec("fla") is not None:
+        cli.submit("fla", ["graph", "tests/assets/fla_l2norm.py:Net", "--json", "--device", "cpu"])
+    yield cli
+    cli.close()
+
+
 @pytest.mark.slow
-def test_resources_with_a_cold_triton_cache(tmp_path: Path) -> None:
-    proc = run_cli(["graph", "tests/assets/row_softmax.py:Net", "--resources", "--json", "--device", "cpu"],
-                   env=cli_env(TRITON_CACHE_DIR=str(tmp_path)))
-    report = json_report(proc)
+def test_queries_at_import_and_in_forward_are_answered_and_listed(runs: CliRuns) -> None:
+    report = json_report(runs.get("queries"))
+    asset = ASSETS / "device_queries.py"
+    (note,) = [d for d in report["diagnostics"] if d["source"] == "compile-only"]
+    assert note["severity"] == "note"
+    message = note["message"]
+    assert 'for sm_90 (H100-like, "NVIDIA H100 80GB HBM3")' in message
+    assert f"get_device_capability ×3 (tests/assets/device_queries.py:{_line(asset, 'IMPORT-CAPABILITY')})" in message
+    assert f"get_device_name ×3 (tests/assets/device_queries.py:{_line(asset, 'IMPORT-NAME')})" in message
+    for query in ("current_device", "get_device_properties"):
+        assert f"{query} ×2 (tests/assets/device_queries.py:{_line(asset, 'FORWARD-PROPS')})" in message
+    # Dynamo traces the queries as on a GPU (torch 2.11, H200): only get_device_name breaks.
+    (brk,) = report["graph_breaks"]
+    assert (brk["headline"], brk["gb_id"], brk["line"]) == (
+        "torch.* op returned non-Tensor", "GB0208", _line(asset, "FORWARD-NAME"))
+    assert sorted({g["compile_id"] for g in report["graphs"] if g["stage"] == "dynamo"}) == ["0/0", "1/0"]
+    (kernel,) = report["kernels"]
+    assert kernel["entries"] == ["hop"]
+    (dynamo,) = [o for o in kernel["occurrences"] if o["stage"] == "dynamo"]
+    # What the forward computed from the answers: an H100's 132 SMs, capability 9 -> BLOCK 16.
+    assert (dynamo["constexprs"], dynamo["scalars"]) == ({"BLOCK": 16}, {"n": 64, "factor": 132.0})
+
+
+@pytest.mark.slow
+def test_resources_with_a_cold_triton_cache(runs: CliRuns) -> None:
+    report = json_report(runs.get("cold resources"))
     (kernel,) = report["kernels"]
     (row,) = kernel["resources"]
     assert (row["target"], row["source"]) == ("sm_90", "compiled for sm_90")
     assert row["registers"] and row["num_warps"] == 4
     assert report["diagnostics"] == []
+
+
+@pytest.mark.slow
+def test_fla_imports_and_runs_in_compile_only_mode(runs: CliRuns) -> None:
+    if importlib.util.find_spec("fla") is None:
+        pytest.skip("fla-core is not installed (pip install fla-core==0.6.0 einops)")
+    report = json_report(runs.get("fla"))
+    (note,) = [d for d in report["diagnostics"] if d["message"].startswith("emulated CUDA device queries")]
+    assert "get_device_name ×1 (fla/utils/hardware.py:" in note["message"]
+    assert "get_device_capability ×" in note["message"]
+    assert {k["name"] for k in report["kernels"]} == {"l2norm_fwd_kernel"}
+    assert report["failure"] is None

@@ -24,7 +24,7 @@ from tritoninspect.capture import compat
 from tritoninspect.capture.failure import Progress, failure_record
 from tritoninspect.capture.patching import Patcher
 from tritoninspect.capture.recorder import Recorder
-from tritoninspect.capture.records import Capture
+from tritoninspect.capture.records import Capture, DeviceQueryRecord, EmulationRecord
 from tritoninspect.capture.resources import measure
 from tritoninspect.errors import EnvironmentProblem, TritonInspectError, UsageError
 
@@ -76,6 +76,24 @@ class Environment:
     """What a mode's environment noticed while it was active."""
 
     problems: list[tuple[str, str]] = field(default_factory=list)
+    #: Compile-only mode: the GPU its device queries answer for (compat.device_queries.EmulatedGpu).
+    gpu: Any = None
+    #: Query -> [calls, first caller], in the order first asked.
+    queries: dict[str, list[Any]] = field(default_factory=dict)
+
+    def queried(self, function: str, caller: str) -> None:
+        """An emulated answer was given to `caller` ("file:line")."""
+        count = self.queries.setdefault(function, [0, caller])
+        count[0] += 1
+        if count[1].startswith("<") and not caller.startswith("<"):
+            count[1] = caller  # a graph line repeating the call says less than the call itself
+
+    def emulation(self) -> EmulationRecord | None:
+        """The emulated device and what was asked of it, for the capture."""
+        if self.gpu is None:
+            return None
+        queries = tuple(DeviceQueryRecord(name, calls, caller or None) for name, (calls, caller) in self.queries.items())
+        return EmulationRecord(f"sm_{self.gpu.arch}", self.gpu.like, self.gpu.properties.name, queries)
 
     def skipped_launch(self, kernel: str, exc: BaseException) -> None:
         message = (
@@ -88,7 +106,8 @@ class Environment:
 
 @contextlib.contextmanager
 def compile_only(arch: int = DEFAULT_ARCH) -> Iterator[Environment]:
-    """Compile-only mode: a stub GPU target for Triton, launches interpreted.
+    """Compile-only mode: a stub GPU target for Triton, the CUDA device queries
+    libraries make answered for it (counted in the Environment), launches interpreted.
 
     Every patch is undone on exit, the driver and `has_triton()` included.
     """
@@ -97,13 +116,21 @@ def compile_only(arch: int = DEFAULT_ARCH) -> Iterator[Environment]:
 
     driver = compat.compile_only.triton_driver_config()
     patcher = Patcher()
-    env = Environment()
+    gpu = compat.device_queries.emulated_gpu(arch)
+    env = Environment(gpu=gpu)
+    registration = None
     try:
-        patcher.set(driver, "_active", compat.compile_only.stub_driver(arch))
+        utils = compat.device_queries.triton_utils(gpu, env.queried)
+        patcher.set(driver, "_active", compat.compile_only.stub_driver(arch, utils=utils))
         compat.compile_only.prime_has_triton()
         for obj, name, value in compat.compile_only.tma_patches():
             patcher.set(obj, name, value)
         compat.compile_only.clear_tma_caches()
+        # After priming has_triton: torch's own device registry must not count an emulated GPU.
+        queries = compat.device_queries.patches(gpu, env.queried)
+        registration = compat.device_queries.register_with_dynamo(dict(compat.device_queries.originals(queries)))
+        for obj, name, value in queries:
+            patcher.set(obj, name, value)
         # Disabled for Dynamo so a break inside a launch never traces the interpreter.
         # Warmups still compile (for the stub's target): that is how --resources measures.
         run = compat.interpreter.make_jit_run(env.skipped_launch, original=JITFunction.run)
@@ -116,6 +143,8 @@ def compile_only(arch: int = DEFAULT_ARCH) -> Iterator[Environment]:
         yield env
     finally:
         patcher.restore()
+        if registration is not None:
+            registration.undo()
         compat.compile_only.reset_has_triton()
         compat.compile_only.clear_tma_caches()
 
@@ -175,6 +204,7 @@ def capture_run(
     recorder.capture.meta = {**_meta(info, stage, dynamic, backward, target, inputs), "calls": len(input_sets)}
     if env is not None:
         recorder.capture.problems.extend(env.problems)
+        recorder.capture.emulation = env.emulation()
     if recorder.launch_templates is not None and recorder.capture.failure is None:
         # After the run, hooks gone: each kernel compiles once per config for the mode's target.
         records, problems = measure(recorder.launch_templates, gpu=info.mode == "gpu")
