@@ -1,9 +1,9 @@
-"""Compile-only mode: the CUDA device queries it answers for its emulated GPU (issue 12, item 1),
-and what it does around Triton's interpreter.
+"""Compile-only mode (issue 12, items 1 and 2): the CUDA device queries it answers for its
+emulated GPU, and the real Triton compile of every user-kernel launch.
 
-Fast tests enter `compile_only()` in process; slow ones run test assets through the CLI: queries
-at import and in forward, a cold-cache `--resources` run, and a kernel library (fla) that probes
-the device at import.
+Fast tests enter `compile_only()` in process and compile small kernels; slow ones run test
+assets through the CLI: queries at import and in forward, kernels Triton cannot compile, a
+cold-cache `--resources` run, and a kernel library (fla) that probes the device at import.
 """
 
 from __future__ import annotations
@@ -18,14 +18,19 @@ from typing import Any
 import pytest
 import torch
 
-from _expect import REPO, CliRuns, cli_env, json_report
+from _expect import REPO, CliRuns, cli_env, explain, json_report
+from tritoninspect.analyse import build_report
 from tritoninspect.analyse.emulation import emulation_notes
 from tritoninspect.capture import compat
 from tritoninspect.capture.compat.device_queries import emulated_gpu
-from tritoninspect.capture.records import Capture, DeviceQueryRecord, EmulationRecord
+from tritoninspect.capture.failure import Progress, failure_record
+from tritoninspect.capture.records import Capture, DeviceQueryRecord, EmulationRecord, FailureRecord
 from tritoninspect.capture.session import compile_only
+from tritoninspect.errors import ExitCode
+from tritoninspect.render.terminal import TerminalRenderer
 
 ASSETS = REPO / "tests" / "assets"
+FAILURES = ASSETS / "failures"
 QUERIES = ("get_device_capability", "get_device_name", "get_device_properties", "current_device", "device_count")
 
 
@@ -128,14 +133,101 @@ def test_the_note_lists_each_query_with_its_first_caller(tmp_path: Path) -> None
     assert emulation_notes(Capture(emulation=EmulationRecord("sm_90", "H100", "NVIDIA H100"))) == []
 
 
-def test_the_emulation_round_trips_in_a_saved_capture() -> None:
+def test_the_emulation_and_the_failed_kernel_round_trip_in_a_saved_capture() -> None:
     emulation = EmulationRecord("sm_90", "H100", "NVIDIA H100 80GB HBM3", (DeviceQueryRecord("device_count", 1, None),))
-    again = Capture.from_json(Capture(emulation=emulation).to_json())
-    assert again.emulation == emulation
+    failure = FailureRecord("kernel_compile", None, "", "CompilationError", "at 1:0:\nNameError('x')", kernel="k")
+    capture = Capture(emulation=emulation, failure=failure)
+    again = Capture.from_json(capture.to_json())
+    assert (again.emulation, again.failure) == (emulation, failure)
     assert "emulation" not in json.loads(Capture().to_json())
 
 
-# --- the interpreter (fast) ---------------------------------------------------------------------
+# --- real compiles of launches (fast) ----------------------------------------------------------
+
+
+def _compile_error(asset: Path, kernel: str, args: dict[str, Any]) -> BaseException:
+    with compile_only():
+        module = _load(asset)
+        compiler = compat.triton_compile.LaunchCompiler(on_problem=pytest.fail)
+        try:
+            compiler.compile(getattr(module, kernel), args, {})
+        except Exception as exc:  # noqa: BLE001 - the test looks at it
+            return exc
+        finally:
+            compiler.close()
+    raise AssertionError(f"{kernel} compiled")
+
+
+def test_a_kernel_that_cannot_compile_is_a_kernel_compile_failure_at_its_line() -> None:
+    asset = FAILURES / "undefined_name_kernel.py"
+    x = torch.randn(64)
+    exc = _compile_error(asset, "scale_kernel", {"x_ptr": x, "out_ptr": x, "n": 64, "BLOCK": 16})
+    record = failure_record(exc, Progress())
+    assert (record.stage, record.exc_type, record.kernel) == ("kernel_compile", "CompilationError", "scale_kernel")
+    assert record.user_frame == f"{asset}:{_line(asset, 'ERROR-LINE')} in scale_kernel"
+    lines = record.message.splitlines()
+    assert lines[0].startswith("at ") and "undefined_scale" in lines[-1] and len(lines) > 3  # Triton's whole message
+    assert not record.in_tool
+
+
+def test_a_non_constexpr_arange_bound_does_not_compile() -> None:
+    asset = FAILURES / "runtime_arange_kernel.py"
+    x = torch.randn(64)
+    record = failure_record(_compile_error(asset, "copy_kernel", {"x_ptr": x, "out_ptr": x, "n": 64, "block": 16}),
+                            Progress())
+    assert record.kernel == "copy_kernel"
+    assert record.user_frame == f"{asset}:{_line(asset, 'ERROR-LINE')} in copy_kernel"
+    assert record.message.splitlines()[-1] == "arange's arguments must be of type tl.constexpr"
+
+
+def test_the_failure_headline_is_triton_s_last_line() -> None:
+    report = build_report(Capture(meta={"mode": "compile-only"}, failure=FailureRecord(
+        "kernel_compile", None, "", "CompilationError", "at 2:4:\ndef k(x):\n    y\n    ^\nNameError('y')", kernel="k")))
+    assert report.failure.headline() == "NameError('y')"
+    assert report.failure.details() == ["at 2:4:", "def k(x):", "    y", "    ^"]
+    text = TerminalRenderer(width=120, color=False).render(report)
+    assert "FAILED while Triton compiled a kernel: CompilationError: NameError('y')" in text
+    assert "kernel: k" in text
+
+
+def test_a_launch_compiles_once_per_specialisation_in_a_private_cache() -> None:
+    import triton
+
+    asset = ASSETS / "row_softmax.py"
+    with compile_only():
+        kernel = _load(asset).row_softmax_kernel
+        compiler = compat.triton_compile.LaunchCompiler(on_problem=pytest.fail)
+        user_cache = triton.knobs.cache.dir
+        try:
+            x = torch.randn(4, 48)
+            first = compiler.compile(kernel, {"x_ptr": x, "out_ptr": x, "stride": 48, "n_cols": 48, "BLOCK": 64}, {})
+            again = compiler.compile(kernel, {"x_ptr": x, "out_ptr": x, "stride": 48, "n_cols": 48, "BLOCK": 64}, {})
+            other = compiler.compile(kernel, {"x_ptr": x, "out_ptr": x, "stride": 1, "n_cols": 48, "BLOCK": 64}, {})
+            private = Path(compiler._cache_dir)  # noqa: SLF001 - where the compiles went
+            assert private.is_dir() and any(private.iterdir())
+        finally:
+            compiler.close()
+        assert triton.knobs.cache.dir == user_cache
+    assert first is again and other is not first  # stride 1 is specialised apart
+    assert first.metadata.target.arch == 90
+    assert not private.exists()
+
+
+def test_what_is_not_triton_s_verdict_on_the_kernel_is_a_problem_not_a_failure() -> None:
+    problems: list[tuple[str, BaseException]] = []
+    with compile_only() as env:
+        kernel = _load(ASSETS / "row_softmax.py").row_softmax_kernel
+        compiler = compat.triton_compile.LaunchCompiler(on_problem=lambda k, e: problems.append((k, e)))
+        try:
+            args = {"x_ptr": object(), "out_ptr": object(), "stride": 48, "n_cols": 48, "BLOCK": 64}
+            assert compiler.compile(kernel, args, {}) is None
+        finally:
+            compiler.close()
+        env.uncompiled_launch(*problems[0])
+    assert [k for k, _ in problems] == ["row_softmax_kernel"]
+    assert not compat.triton_compile.is_kernel_compile_error(problems[0][1])
+    (source, message), = env.problems
+    assert source == "compile" and message.startswith("row_softmax_kernel could not be compiled for sm_90 at its launch")
 
 
 def test_the_interpreter_leaves_triton_language_as_it_found_it() -> None:
@@ -165,6 +257,10 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Any:
     cold = tmp_path_factory.mktemp("cold-triton-cache")
     cli = CliRuns(workers=2)
     cli.submit("queries", ["graph", "tests/assets/device_queries.py:Net", "--json", "--device", "cpu"])
+    for name in ("undefined_name_kernel", "runtime_arange_kernel"):
+        cli.submit(name, ["graph", f"tests/assets/failures/{name}.py:Net", "--json", "--device", "cpu"])
+    cli.submit("check undefined_name_kernel", ["check", "tests/assets/failures/undefined_name_kernel.py:Net",
+                                               "--entry", "scale_kernel=hop", "--device", "cpu"])
     cli.submit("cold resources", ["graph", "tests/assets/row_softmax.py:Net", "--resources", "--json", "--device", "cpu"],
                env=cli_env(TRITON_CACHE_DIR=str(cold)))
     if importlib.util.find_spec("fla") is not None:
@@ -195,6 +291,34 @@ def test_queries_at_import_and_in_forward_are_answered_and_listed(runs: CliRuns)
     (dynamo,) = [o for o in kernel["occurrences"] if o["stage"] == "dynamo"]
     # What the forward computed from the answers: an H100's 132 SMs, capability 9 -> BLOCK 16.
     assert (dynamo["constexprs"], dynamo["scalars"]) == ({"BLOCK": 16}, {"n": 64, "factor": 132.0})
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("name", "kernel", "error"), [
+    ("undefined_name_kernel", "scale_kernel", "NameError('undefined_scale is not defined')"),
+    ("runtime_arange_kernel", "copy_kernel", "arange's arguments must be of type tl.constexpr"),
+])
+def test_a_kernel_triton_cannot_compile_fails_the_capture(runs: CliRuns, name: str, kernel: str, error: str) -> None:
+    proc = runs.get(name)
+    assert proc.returncode == ExitCode.USER_CODE, explain(proc)
+    report = json.loads(proc.stdout)
+    failure = report["failure"]
+    asset = FAILURES / f"{name}.py"
+    assert (failure["stage"], failure["kernel"], failure["exc_type"]) == ("kernel_compile", kernel, "CompilationError")
+    assert failure["message"].startswith("at ") and failure["message"].endswith(error)
+    assert failure["user_frame"] == f"{asset}:{_line(asset, 'ERROR-LINE')} in {kernel}"
+    assert f"error: the model failed while Triton compiled a kernel: CompilationError: {error}" in proc.stderr
+    # Everything before the launch was captured: the kernel is still a hop in the graphs.
+    assert [k["entries"] for k in report["kernels"]] == [["hop"]]
+    assert not [o for k in report["kernels"] for o in k["occurrences"] if o["stage"] == "runtime"]
+
+
+@pytest.mark.slow
+def test_check_fails_on_a_kernel_that_cannot_compile(runs: CliRuns) -> None:
+    proc = runs.get("check undefined_name_kernel")
+    assert proc.returncode == ExitCode.FINDINGS, explain(proc)
+    assert ("FAIL the compile failed at kernel_compile: CompilationError: "
+            "NameError('undefined_scale is not defined')") in proc.stdout
 
 
 @pytest.mark.slow

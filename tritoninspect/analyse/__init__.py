@@ -73,7 +73,7 @@ def _failure(record: FailureRecord | None) -> Failure | None:
     return Failure(
         stage=record.stage, compile_id=record.compile_id, part=record.part, exc_type=record.exc_type,
         message=record.message, user_frame=record.user_frame, user_stack=record.user_stack,
-        torch_frame=record.torch_frame,
+        torch_frame=record.torch_frame, kernel=record.kernel,
     )
 
 

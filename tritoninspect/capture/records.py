@@ -286,6 +286,8 @@ class FailureRecord:
     torch_frame: str | None = None
     #: The failure is in tritoninspect's own code (a bug of ours), not in the user's or torch's.
     in_tool: bool = False
+    #: The kernel it is about, when known (e.g. the kernel that failed to compile).
+    kernel: str | None = None
 
 
 @dataclass

@@ -96,18 +96,31 @@ class Environment:
         return EmulationRecord(f"sm_{self.gpu.arch}", self.gpu.like, self.gpu.properties.name, queries)
 
     def skipped_launch(self, kernel: str, exc: BaseException) -> None:
+        """Triton compiled the kernel for the target, then its interpreter could not run it."""
+        target = f"sm_{self.gpu.arch}" if self.gpu is not None else "the target"
         message = (
-            f"{kernel} could not run in Triton's interpreter ({type(exc).__name__}: {str(exc).strip()[:200]}); "
-            "its launch was skipped, so values computed after it are not meaningful (graphs and code are)"
+            f"{kernel} compiled for {target}, but Triton's interpreter could not run it "
+            f"({type(exc).__name__}: {str(exc).strip()[:200]}); its launch was skipped, so values computed "
+            "after it are not meaningful (graphs and code are)"
         )
         if ("interpreter", message) not in self.problems:
             self.problems.append(("interpreter", message))
+
+    def uncompiled_launch(self, kernel: str, exc: BaseException) -> None:
+        """The launch's real compile could not be tried (not Triton's verdict on the kernel)."""
+        target = f"sm_{self.gpu.arch}" if self.gpu is not None else "the target"
+        message = (f"{kernel} could not be compiled for {target} at its launch ({type(exc).__name__}: "
+                   f"{str(exc).strip()}); it ran in Triton's interpreter only, so whether Triton compiles it is unknown")
+        if ("compile", message) not in self.problems:
+            self.problems.append(("compile", message))
 
 
 @contextlib.contextmanager
 def compile_only(arch: int = DEFAULT_ARCH) -> Iterator[Environment]:
     """Compile-only mode: a stub GPU target for Triton, the CUDA device queries
-    libraries make answered for it (counted in the Environment), launches interpreted.
+    libraries make answered for it (counted in the Environment), and each user-kernel
+    launch compiled for that target (a kernel that cannot compile raises Triton's
+    CompilationError there, as on a GPU) and then run in Triton's interpreter.
 
     Every patch is undone on exit, the driver and `has_triton()` included.
     """
@@ -119,6 +132,7 @@ def compile_only(arch: int = DEFAULT_ARCH) -> Iterator[Environment]:
     gpu = compat.device_queries.emulated_gpu(arch)
     env = Environment(gpu=gpu)
     registration = None
+    compiler = compat.triton_compile.LaunchCompiler(env.uncompiled_launch)
     try:
         utils = compat.device_queries.triton_utils(gpu, env.queried)
         patcher.set(driver, "_active", compat.compile_only.stub_driver(arch, utils=utils))
@@ -133,16 +147,19 @@ def compile_only(arch: int = DEFAULT_ARCH) -> Iterator[Environment]:
             patcher.set(obj, name, value)
         # Disabled for Dynamo so a break inside a launch never traces the interpreter.
         # Warmups still compile (for the stub's target): that is how --resources measures.
-        run = compat.interpreter.make_jit_run(env.skipped_launch, original=JITFunction.run)
+        run = compat.interpreter.make_jit_run(env.skipped_launch, original=JITFunction.run,
+                                              compile_launch=compiler.compile)
         patcher.set(JITFunction, "run", torch.compiler.disable(run, recursive=True))
         patcher.set(JITFunction, "__call__", compat.interpreter.jit_call_interpreted)
         first_config = compat.interpreter.autotuner_run_first_config
         patcher.set(Autotuner, "run", torch.compiler.disable(first_config, recursive=True))
         autotuner = compat.inductor.caching_autotuner_class()
-        patcher.set(autotuner, "run", compat.interpreter.inductor_run_interpreted(autotuner.run, env.skipped_launch))
+        inductor_run = compat.interpreter.inductor_run_interpreted(autotuner.run, env.skipped_launch, compiler.compile)
+        patcher.set(autotuner, "run", inductor_run)
         yield env
     finally:
         patcher.restore()
+        compiler.close()
         if registration is not None:
             registration.undo()
         compat.compile_only.reset_has_triton()
