@@ -269,6 +269,19 @@ class Failure:
     #: The kernel the failure is about, when one is known (e.g. it failed to compile).
     kernel: str | None = None
 
+    def headline(self) -> str:
+        """The message's line that says what failed: the first, except for a Triton compile
+        error, which starts with the place (`at 5:24:`) and the source and ends with the error."""
+        lines = [line.strip() for line in self.message.strip().splitlines() if line.strip()] or [""]
+        return lines[-1] if self.stage == "kernel_compile" else lines[0]
+
+    def details(self) -> list[str]:
+        """The message's lines the headline leaves out, in order."""
+        lines = self.message.strip().splitlines()
+        if not lines:
+            return []
+        return lines[:-1] if self.stage == "kernel_compile" else lines[1:]
+
 
 @dataclass(frozen=True)
 class Report:

@@ -15,6 +15,7 @@ from tritoninspect.analyse.breaks import (
     analyse_recompile_details,
     compile_only_notes,
 )
+from tritoninspect.analyse.emulation import emulation_notes
 from tritoninspect.analyse.fusion import enrich_fusion
 from tritoninspect.analyse.graphs import analyse_graphs
 from tritoninspect.analyse.kernels import analyse_kernels, analyse_opaque_ops, analyse_unattributed_fallbacks
@@ -61,6 +62,7 @@ def build_report(capture: Capture, analyses: list[tuple[str, Analysis]] | None =
         except Exception as exc:  # noqa: BLE001 - as for analyses
             diagnostics.append(Diagnostic("error", name, f"analysis failed: {type(exc).__name__}: {exc}"))
     diagnostics.extend(compile_only_notes(capture, fields.get("graph_breaks", ())))
+    diagnostics.extend(emulation_notes(capture))
     return Report(meta=_meta(capture.meta), failure=_failure(capture.failure), diagnostics=tuple(diagnostics),
                   **fields)
 
@@ -70,7 +72,8 @@ def _failure(record: FailureRecord | None) -> Failure | None:
         return None
     return Failure(
         stage=record.stage, compile_id=record.compile_id, part=record.part, exc_type=record.exc_type,
-        message=record.message, user_frame=record.user_frame, user_stack=record.user_stack, torch_frame=record.torch_frame,
+        message=record.message, user_frame=record.user_frame, user_stack=record.user_stack,
+        torch_frame=record.torch_frame, kernel=record.kernel,
     )
 
 

@@ -69,9 +69,8 @@ def _failed(report: Report) -> list[str]:
     failure = report.failure
     if failure is None:
         return []
-    head = next((line.strip() for line in failure.message.splitlines() if line.strip()), "")
     cid = f" [{failure.compile_id}]" if failure.compile_id else ""
-    return [f"the compile failed at {failure.stage}{cid}: {failure.exc_type}: {head}"]
+    return [f"the compile failed at {failure.stage}{cid}: {failure.exc_type}: {failure.headline()}"]
 
 
 @dataclass(frozen=True)

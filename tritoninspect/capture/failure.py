@@ -55,8 +55,12 @@ class Progress:
 def failure_record(exc: BaseException, progress: Progress) -> FailureRecord:
     """The record of `exc`, which ended a capture in the state `progress` describes."""
     chain = _chain(exc)
-    inner = chain[-1]
     stage, cid, part = _stage(chain, progress)
+    for error in chain:
+        details = compat.triton_compile.compile_error_details(error)
+        if details is not None:
+            return _kernel_compile_record(chain, error, details, cid, part)
+    inner = chain[-1]
     stack = _user_stack(chain)
     return FailureRecord(
         stage=stage,
@@ -68,6 +72,26 @@ def failure_record(exc: BaseException, progress: Progress) -> FailureRecord:
         user_stack=stack,
         torch_frame=_torch_frame(chain),
         in_tool=_in_tool(inner),
+    )
+
+
+def _kernel_compile_record(chain: list[BaseException], error: BaseException,
+                           details: compat.triton_compile.CompileErrorDetails, cid: str | None,
+                           part: str) -> FailureRecord:
+    """Triton could not compile a kernel: its whole message (the kernel's error, then a
+    nested @jit function's), the kernel, and the kernel lines the errors are at, innermost
+    last (after the user's frames that launched it)."""
+    stack = _user_stack(chain) + details.frames
+    return FailureRecord(
+        stage="kernel_compile",
+        compile_id=cid,
+        part=part,
+        exc_type=type(error).__name__,
+        message=details.message.strip(),
+        user_frame=stack[-1] if stack else None,
+        user_stack=stack,
+        torch_frame=_torch_frame(chain),
+        kernel=details.kernel,
     )
 
 

@@ -315,11 +315,14 @@ class Recorder:
         recorder = self
 
         def run(kernel: Any, *args: Any, **kwargs: Any) -> Any:
-            if not kwargs.get("warmup", False):
-                kid = recorder.kernel(kernel)
-                recorder._on_launch("jit", kid, None)
-                recorder._remember_launch(kid, kernel, args, kwargs)
-            return jit_run(kernel, *args, **kwargs)
+            if kwargs.get("warmup", False):
+                return jit_run(kernel, *args, **kwargs)
+            kid = recorder.kernel(kernel)
+            recorder._remember_launch(kid, kernel, args, kwargs)
+            result = jit_run(kernel, *args, **kwargs)
+            # Counted once it ran: a launch whose kernel failed to compile never happened.
+            recorder._on_launch("jit", kid, None)
+            return result
 
         # Disabled for Dynamo: if a launch is ever traced (a kernel Dynamo could
         # not turn into a HOP) the break happens here, not deep in triton.
@@ -330,9 +333,10 @@ class Recorder:
         inductor_run = autotuner_cls.run
 
         def inductor_launch(autotuner: Any, *args: Any, **kwargs: Any) -> Any:
+            result = inductor_run(autotuner, *args, **kwargs)
             if compat.inductor.is_user_kernel_launcher(autotuner):
                 recorder._on_launch("inductor", None, compat.inductor.kernel_name(autotuner))
-            return inductor_run(autotuner, *args, **kwargs)
+            return result
 
         patcher.set(autotuner_cls, "run", inductor_launch)
 

@@ -245,6 +245,29 @@ class ResourceRecord:
 
 
 @dataclass(frozen=True)
+class DeviceQueryRecord:
+    """One device query compile-only mode answered for its emulated GPU, e.g. `get_device_name`."""
+
+    function: str
+    calls: int
+    #: "file:line" of the first call (the user's, a library's, or the graph line repeating it).
+    first_caller: str | None
+
+
+@dataclass(frozen=True)
+class EmulationRecord:
+    """Compile-only mode's emulated CUDA device, and the queries the run asked it."""
+
+    #: The architecture answered for, e.g. "sm_90".
+    target: str
+    #: The GPU model the values are from, e.g. "H100".
+    like: str
+    #: What `torch.cuda.get_device_name()` answered.
+    device_name: str
+    queries: tuple[DeviceQueryRecord, ...] = ()
+
+
+@dataclass(frozen=True)
 class FailureRecord:
     """Why the capture stopped early: the compile or the compiled module's run raised.
 
@@ -267,6 +290,8 @@ class FailureRecord:
     torch_frame: str | None = None
     #: The failure is in tritoninspect's own code (a bug of ours), not in the user's or torch's.
     in_tool: bool = False
+    #: The kernel it is about, when known (e.g. the kernel that failed to compile).
+    kernel: str | None = None
 
 
 @dataclass
@@ -292,12 +317,14 @@ class Capture:
     recompile_limits: list[RecompileLimitRecord] = field(default_factory=list)
     #: Set when the compile or a run raised: the capture holds what came before.
     failure: FailureRecord | None = None
+    #: Compile-only mode: the emulated CUDA device and the queries it answered.
+    emulation: EmulationRecord | None = None
     format: int = CAPTURE_FORMAT
 
     def to_json(self) -> str:
         data = dataclasses.asdict(self)
         # Absent when empty: a capture without them reads as before they were recorded.
-        for optional in ("failure", "recompile_limits"):
+        for optional in ("failure", "recompile_limits", "emulation"):
             if not data[optional]:
                 del data[optional]
         return json.dumps(data, indent=1, default=repr)
@@ -320,6 +347,7 @@ class Capture:
             problems=[tuple(p) for p in data["problems"]],
             recompile_limits=[_rec(RecompileLimitRecord, v) for v in data.get("recompile_limits", [])],
             failure=_rec(FailureRecord, data["failure"]) if data.get("failure") else None,
+            emulation=_emulation(data["emulation"]) if data.get("emulation") else None,
             format=data["format"],
         )
 
@@ -334,6 +362,11 @@ def _rec(cls: type, data: dict[str, Any]) -> Any:
             value = tuple(value)
         values[f.name] = value
     return cls(**values)
+
+
+def _emulation(data: dict[str, Any]) -> EmulationRecord:
+    queries = tuple(_rec(DeviceQueryRecord, q) for q in data.get("queries", ()))
+    return dataclasses.replace(_rec(EmulationRecord, data), queries=queries)
 
 
 def _resource(data: dict[str, Any]) -> ResourceRecord:

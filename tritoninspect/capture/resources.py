@@ -84,9 +84,7 @@ def measure(
                 records.append(_measure_one(kernel_id, template, config, gpu=gpu))
             except Exception as exc:  # noqa: BLE001 - one kernel must not sink the report
                 name = getattr(getattr(template.kernel, "fn", None), "__name__", kernel_id)
-                text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-                problems.append(("resources", f"{name} [{_label(config)}]: could not compile "
-                                 f"({type(exc).__name__}: {text[:200]})"))
+                problems.append(("resources", f"{name} [{_label(config)}]: could not compile: {_error_text(exc)}"))
     return records, problems
 
 
@@ -104,6 +102,15 @@ def _measure_one(kernel_id: str, template: LaunchTemplate, config: dict[str, Any
         registers=registers, shared=meta["shared"], spills=spills,
         num_warps=meta["num_warps"], num_stages=meta["num_stages"],
     )
+
+
+def _error_text(exc: BaseException) -> str:
+    """The whole message, its last line (Triton's compile errors end with the error, after
+    the place and the source) first, so that a one-line view still says what failed."""
+    lines = str(exc).strip().splitlines()
+    if len(lines) <= 1:
+        return f"{type(exc).__name__}: {lines[0] if lines else ''}"
+    return f"{type(exc).__name__}: {lines[-1]}\n" + "\n".join(lines)
 
 
 def _label(config: Mapping[str, Any]) -> str:

@@ -24,7 +24,7 @@ from tritoninspect.capture import compat
 from tritoninspect.capture.failure import Progress, failure_record
 from tritoninspect.capture.patching import Patcher
 from tritoninspect.capture.recorder import Recorder
-from tritoninspect.capture.records import Capture
+from tritoninspect.capture.records import Capture, DeviceQueryRecord, EmulationRecord
 from tritoninspect.capture.resources import measure
 from tritoninspect.capture.scratch import scratch_inductor_cache
 from tritoninspect.errors import EnvironmentProblem, TritonInspectError, UsageError
@@ -77,19 +77,51 @@ class Environment:
     """What a mode's environment noticed while it was active."""
 
     problems: list[tuple[str, str]] = field(default_factory=list)
+    #: Compile-only mode: the GPU its device queries answer for (compat.device_queries.EmulatedGpu).
+    gpu: Any = None
+    #: Query -> [calls, first caller], in the order first asked.
+    queries: dict[str, list[Any]] = field(default_factory=dict)
+
+    def queried(self, function: str, caller: str) -> None:
+        """An emulated answer was given to `caller` ("file:line")."""
+        count = self.queries.setdefault(function, [0, caller])
+        count[0] += 1
+        if count[1].startswith("<") and not caller.startswith("<"):
+            count[1] = caller  # a graph line repeating the call says less than the call itself
+
+    def emulation(self) -> EmulationRecord | None:
+        """The emulated device and what was asked of it, for the capture."""
+        if self.gpu is None:
+            return None
+        queries = tuple(DeviceQueryRecord(name, calls, caller or None) for name, (calls, caller) in self.queries.items())
+        return EmulationRecord(f"sm_{self.gpu.arch}", self.gpu.like, self.gpu.properties.name, queries)
 
     def skipped_launch(self, kernel: str, exc: BaseException) -> None:
+        """Triton compiled the kernel for the target, then its interpreter could not run it."""
+        target = f"sm_{self.gpu.arch}" if self.gpu is not None else "the target"
         message = (
-            f"{kernel} could not run in Triton's interpreter ({type(exc).__name__}: {str(exc).strip()[:200]}); "
-            "its launch was skipped, so values computed after it are not meaningful (graphs and code are)"
+            f"{kernel} compiled for {target}, but Triton's interpreter could not run it "
+            f"({type(exc).__name__}: {str(exc).strip()[:200]}); its launch was skipped, so values computed "
+            "after it are not meaningful (graphs and code are)"
         )
         if ("interpreter", message) not in self.problems:
             self.problems.append(("interpreter", message))
 
+    def uncompiled_launch(self, kernel: str, exc: BaseException) -> None:
+        """The launch's real compile could not be tried (not Triton's verdict on the kernel)."""
+        target = f"sm_{self.gpu.arch}" if self.gpu is not None else "the target"
+        message = (f"{kernel} could not be compiled for {target} at its launch ({type(exc).__name__}: "
+                   f"{str(exc).strip()}); it ran in Triton's interpreter only, so whether Triton compiles it is unknown")
+        if ("compile", message) not in self.problems:
+            self.problems.append(("compile", message))
+
 
 @contextlib.contextmanager
 def compile_only(arch: int = DEFAULT_ARCH) -> Iterator[Environment]:
-    """Compile-only mode: a stub GPU target for Triton, launches interpreted.
+    """Compile-only mode: a stub GPU target for Triton, the CUDA device queries
+    libraries make answered for it (counted in the Environment), and each user-kernel
+    launch compiled for that target (a kernel that cannot compile raises Triton's
+    CompilationError there, as on a GPU) and then run in Triton's interpreter.
 
     Every patch is undone on exit, the driver and `has_triton()` included.
     """
@@ -98,25 +130,39 @@ def compile_only(arch: int = DEFAULT_ARCH) -> Iterator[Environment]:
 
     driver = compat.compile_only.triton_driver_config()
     patcher = Patcher()
-    env = Environment()
+    gpu = compat.device_queries.emulated_gpu(arch)
+    env = Environment(gpu=gpu)
+    registration = None
+    compiler = compat.triton_compile.LaunchCompiler(env.uncompiled_launch)
     try:
-        patcher.set(driver, "_active", compat.compile_only.stub_driver(arch))
+        utils = compat.device_queries.triton_utils(gpu, env.queried)
+        patcher.set(driver, "_active", compat.compile_only.stub_driver(arch, utils=utils))
         compat.compile_only.prime_has_triton()
         for obj, name, value in compat.compile_only.tma_patches():
             patcher.set(obj, name, value)
         compat.compile_only.clear_tma_caches()
+        # After priming has_triton: torch's own device registry must not count an emulated GPU.
+        queries = compat.device_queries.patches(gpu, env.queried)
+        registration = compat.device_queries.register_with_dynamo(dict(compat.device_queries.originals(queries)))
+        for obj, name, value in queries:
+            patcher.set(obj, name, value)
         # Disabled for Dynamo so a break inside a launch never traces the interpreter.
         # Warmups still compile (for the stub's target): that is how --resources measures.
-        run = compat.interpreter.make_jit_run(env.skipped_launch, original=JITFunction.run)
+        run = compat.interpreter.make_jit_run(env.skipped_launch, original=JITFunction.run,
+                                              compile_launch=compiler.compile)
         patcher.set(JITFunction, "run", torch.compiler.disable(run, recursive=True))
         patcher.set(JITFunction, "__call__", compat.interpreter.jit_call_interpreted)
         first_config = compat.interpreter.autotuner_run_first_config
         patcher.set(Autotuner, "run", torch.compiler.disable(first_config, recursive=True))
         autotuner = compat.inductor.caching_autotuner_class()
-        patcher.set(autotuner, "run", compat.interpreter.inductor_run_interpreted(autotuner.run, env.skipped_launch))
+        inductor_run = compat.interpreter.inductor_run_interpreted(autotuner.run, env.skipped_launch, compiler.compile)
+        patcher.set(autotuner, "run", inductor_run)
         yield env
     finally:
         patcher.restore()
+        compiler.close()
+        if registration is not None:
+            registration.undo()
         compat.compile_only.reset_has_triton()
         compat.compile_only.clear_tma_caches()
 
@@ -178,6 +224,7 @@ def capture_run(
     recorder.capture.meta = {**_meta(info, stage, dynamic, backward, target, inputs), "calls": len(input_sets)}
     if env is not None:
         recorder.capture.problems.extend(env.problems)
+        recorder.capture.emulation = env.emulation()
     if recorder.launch_templates is not None and recorder.capture.failure is None:
         # After the run, hooks gone: each kernel compiles once per config for the mode's target.
         records, problems = measure(recorder.launch_templates, gpu=info.mode == "gpu")

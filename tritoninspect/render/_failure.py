@@ -37,7 +37,7 @@ def failure_section(report: Report, cwd: Path) -> list[RenderableType]:
         lines.append(Text.assemble("  raised in: ", _frame(failure.torch_frame, cwd)))
     if failure.kernel:
         lines.append(Text(f"  kernel: {failure.kernel}"))
-    rest = failure.message.splitlines()[1:]
+    rest = failure.details()
     for line in rest[:SHOWN_LINES]:
         lines.append(Text("  │ " + line, style="dim"))
     if len(rest) > SHOWN_LINES:
@@ -54,7 +54,7 @@ def _where(failure: Failure) -> str:
 
 
 def _headline(failure: Failure) -> str:
-    head = fmt.first_line(failure.message)
+    head = failure.headline()
     return f"{failure.exc_type}: {head}" if head else failure.exc_type
 
 

@@ -18,6 +18,7 @@ torch-free in `tritoninspect.textformats`.
 - `dynamo`: compile ids, frames, structured trace, mutation-analysis fallback, bytecode hooks.
 - `inductor`: Inductor and AOTAutograd: config patches, output-code hooks, launchers, cloned args, compile_fx.
 - `compile_only`: the stub Triton driver, has_triton and TMA checks on a CPU-only machine.
+- `device_queries`: compile-only mode's answers to torch.cuda's device queries (an emulated GPU).
 - `interpreter`: launches through Triton's interpreter in compile-only mode.
 - `triton_compile`: `--resources`: compile per config, metadata, registers.
 """
@@ -26,6 +27,7 @@ from __future__ import annotations
 
 from tritoninspect.capture.compat import (
     compile_only,
+    device_queries,
     dynamo,
     hops,
     inductor,
@@ -37,5 +39,6 @@ from tritoninspect.capture.compat import (
 )
 
 __all__ = [
-    "compile_only", "dynamo", "hops", "inductor", "interpreter", "kernels", "library", "triton_compile", "versions",
+    "compile_only", "device_queries", "dynamo", "hops", "inductor", "interpreter", "kernels", "library",
+    "triton_compile", "versions",
 ]

@@ -14,14 +14,16 @@ from tritoninspect.errors import CaptureError
 # through Triton's interpreter so the compiled model still runs on CPU.
 
 
-def stub_driver(arch: int = 90, warp_size: int = 32) -> Any:
+def stub_driver(arch: int = 90, warp_size: int = 32, utils: Any = None) -> Any:
     """A Triton driver that compiles for `cuda:sm_<arch>` and launches nothing.
 
     Subclasses triton.backends.driver.DriverBase (its abstract methods as in
     triton 3.6-3.8; `get_active_torch_device` is what torch's generate_ttir asks
     for). Third-party active drivers since
     https://github.com/triton-lang/triton/pull/2973; PR for the current
-    DriverBase methods not found.
+    DriverBase methods not found. `utils`, when given, is the driver's `utils`
+    (the NVIDIA driver's `CudaUtils`, triton 3.6-3.8: libraries read
+    `utils.get_device_properties(device)`); without it there is none.
     """
     from triton.backends.compiler import GPUTarget
     from triton.backends.driver import DriverBase
@@ -55,7 +57,10 @@ def stub_driver(arch: int = 90, warp_size: int = 32) -> Any:
         def get_device_capability(self, device: int = 0) -> tuple[int, int]:
             return divmod(arch, 10)
 
-    return CompileOnlyDriver()
+    driver = CompileOnlyDriver()
+    if utils is not None:
+        driver.utils = utils
+    return driver
 
 
 def triton_driver_config() -> Any:

@@ -39,6 +39,12 @@ def side_table_kernel(kernel_idx: int) -> Any:
     return _tkw.kernel_side_table.get_kernel(kernel_idx)
 
 
+def side_table_kernels() -> list[Any]:
+    """Every kernel object in the side table (`KernelSideTable.id_to_kernel`, a dict,
+    torch 2.11-2.14; PR not found)."""
+    return list(getattr(_tkw.kernel_side_table, "id_to_kernel", {}).values())
+
+
 def side_table_constants(constant_args_idx: int) -> dict[str, Any]:
     # KernelSideTable.get_constant_args, torch 2.11-2.14 (the non-graphable
     # constants live beside the kernels; PR not found).

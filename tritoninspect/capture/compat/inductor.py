@@ -82,6 +82,34 @@ def is_user_kernel_launcher(autotuner: Any) -> bool:
     return bool(getattr(autotuner, "custom_kernel", False))
 
 
+def user_kernel_of_launcher(autotuner: Any) -> Any:
+    """The user's JITFunction behind an Inductor launcher of a user kernel, or None.
+
+    The launcher holds Inductor's copy of the kernel (`autotuner.fn`, its `.fn` the Python
+    function when loaded for the interpreter), made from the user's `JITFunction.src`
+    (wrapper.py `define_user_defined_triton_kernel`, torch 2.11-2.14; PR not found). The
+    user's kernel is in Dynamo's side table while the compile is alive: the one of that
+    name with that source, else the only one of that name.
+    """
+    import inspect
+
+    from tritoninspect.capture.compat import hops, kernels
+
+    fn = getattr(autotuner.fn, "fn", autotuner.fn)
+    name = getattr(fn, "__name__", None)
+    try:
+        source = inspect.getsource(fn)
+    except (OSError, TypeError):
+        source = ""
+    source = source[source.find("def "):].strip() if "def " in source else ""
+    named = {id(jf): jf for jf in map(kernels.innermost_jit, hops.side_table_kernels())
+             if jf is not None and jf.fn.__name__ == name}
+    same = [jf for jf in named.values() if getattr(jf, "src", "").strip() == source]
+    if same:
+        return same[0]
+    return next(iter(named.values())) if len(named) == 1 else None
+
+
 def epilogue_fusion_user_kernels() -> bool | None:
     """torch._inductor.config.epilogue_fusion_user_defined_triton_kernel: lets
     Inductor fuse a pointwise epilogue into a user kernel (off by default;

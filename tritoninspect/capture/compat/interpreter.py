@@ -38,22 +38,36 @@ def _interpret(fn: Any, grid: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
         return None
 
 
-def make_jit_run(on_skip: Any, original: Any = None) -> Any:
+def make_jit_run(on_skip: Any, original: Any = None, compile_launch: Any = None) -> Any:
     """JITFunction.run through Triton's interpreter (triton 3.6-3.8 signature).
 
-    A warmup launches nothing, so it goes to `original` (Triton's own run) when
-    given: it compiles for the stub driver's target (sm_90), which is how
-    `--resources` measures kernels in compile-only mode. torch never warms up
-    user kernels (no `warmup=True` in torch/_inductor, _dynamo, _library, 2.13).
+    A launch first goes to `compile_launch(jf, args by name, options)`, which compiles
+    it for real (a kernel Triton cannot compile fails there, as on a GPU), then runs in
+    the interpreter. A warmup launches nothing, so it goes to `original` (Triton's own
+    run) when given: it compiles for the stub driver's target (sm_90), which is how
+    `--resources` and `compile_launch` compile in compile-only mode. torch never warms
+    up user kernels (no `warmup=True` in torch/_inductor, _dynamo, _library, 2.13).
     """
 
     def run(self: JITFunction, *args: Any, grid: Any, warmup: bool = False, **kwargs: Any) -> Any:
         if warmup:
             return original(self, *args, grid=grid, warmup=True, **kwargs) if original is not None else None
+        if compile_launch is not None:
+            compile_launch(self, *_split_launch(self, args, kwargs))
         kwargs = {k: v for k, v in kwargs.items() if k not in _LAUNCH_ONLY_KWARGS}
         return _interpret(self.fn, grid, args, kwargs, on_skip)
 
     return run
+
+
+def _split_launch(jf: JITFunction, args: tuple[Any, ...],
+                  kwargs: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(kernel arguments by parameter name, compile options) of `jf.run(*args, **kwargs)`."""
+    names = list(jf.arg_names)
+    bound = dict(zip(names, args))
+    bound.update({k: v for k, v in kwargs.items() if k in names})
+    options = {k: v for k, v in kwargs.items() if k not in names and k != "stream" and v is not None}
+    return bound, options
 
 
 #: Launch options the interpreter has no use for (JITFunction.run keywords that
@@ -65,9 +79,29 @@ _LAUNCH_ONLY_KWARGS = frozenset(
 
 
 def jit_call_interpreted(self: JITFunction, *args: Any, **kwargs: Any) -> Any:
-    """A nested @triton.jit function called from an interpreted kernel (the
-    interpreter refuses JITFunction.__call__ outside a kernel, triton 3.6-3.8)."""
-    return interpreted(self.fn)(*args, **kwargs)
+    """A nested @triton.jit function (a user helper, or `tl.max`, `tl.sum`...: @jit
+    functions in triton/language/standard.py) called from an interpreted kernel: the
+    interpreter refuses JITFunction.__call__ outside a kernel, triton 3.6-3.8.
+
+    What `InterpretedFunction.__call__` does, with the language patch undone after the
+    call: it patches triton.language for the callee's globals (`_patch_lang`) and never
+    restores it (triton 3.6-3.8, runtime/interpreter.py), so `tl.core.tensor.__mul__` and
+    friends stayed the interpreter's and every later real compile of a kernel failed in
+    the front end ("'ir.value' object has no attribute 'dtype'"), until a warm
+    Triton cache skipped the front end. PR not found. InterpreterError wraps what the
+    callee raised, as Triton does.
+    """
+    from triton.runtime.errors import InterpreterError
+    from triton.runtime.interpreter import _patch_lang
+
+    function = interpreted(self.fn)
+    scope = _patch_lang(self.fn)
+    try:
+        return function.rewrite()(*args, **kwargs)
+    except Exception as exc:
+        raise InterpreterError(repr(exc)) from exc
+    finally:
+        scope.restore()
 
 
 def autotuner_run_first_config(self: Autotuner, *args: Any, **kwargs: Any) -> Any:
@@ -78,7 +112,7 @@ def autotuner_run_first_config(self: Autotuner, *args: Any, **kwargs: Any) -> An
     return self.fn.run(*args, **kwargs, **config.all_kwargs())
 
 
-def inductor_run_interpreted(original: Any, on_skip: Any) -> Any:
+def inductor_run_interpreted(original: Any, on_skip: Any, compile_launch: Any = None) -> Any:
     """CachingAutotuner.run for user kernels in TRITON_INTERPRET mode.
 
     Inductor's own interpret path misaligns args for kernels with constexprs
@@ -89,18 +123,20 @@ def inductor_run_interpreted(original: Any, on_skip: Any) -> Any:
     InterpretedFunction the signature is still filtered by the config's kwargs
     only (triton_heuristics.py ~line 2317 in 2.13), so a constexpr not set by a
     config stays in. `CachingAutotuner.triton_interpret` / `custom_kernel`:
-    torch 2.11-2.14.
+    torch 2.11-2.14. Before it runs, the user's kernel is compiled for real with the
+    launch's arguments and the config's options (`compile_launch`, see make_jit_run).
     """
 
     def run(self: Any, *args: Any, stream: Any = None, benchmark_run: bool = False, **kwargs: Any) -> Any:
         if not (getattr(self, "triton_interpret", False) and inductor.is_user_kernel_launcher(self)):
             return original(self, *args, stream=stream, benchmark_run=benchmark_run, **kwargs)
-        return _launch_user_kernel_interpreted(self, args, on_skip)
+        return _launch_user_kernel_interpreted(self, args, on_skip, compile_launch)
 
     return run
 
 
-def _launch_user_kernel_interpreted(autotuner: Any, args: tuple[Any, ...], on_skip: Any) -> Any:
+def _launch_user_kernel_interpreted(autotuner: Any, args: tuple[Any, ...], on_skip: Any,
+                                    compile_launch: Any = None) -> Any:
     # triton_meta["signature"] / ["constants"], inductor_meta["extra_launcher_args"]
     # and GridExpr.from_meta(...).eval_slow: the launcher grid of
     # https://github.com/pytorch/pytorch/pull/148305 (reland of #147583, torch 2.7),
@@ -118,4 +154,12 @@ def _launch_user_kernel_interpreted(autotuner: Any, args: tuple[Any, ...], on_sk
     kernel_args.update({k: v for k, v in constants.items() if k in meta["signature"]})
     kernel_args.update(cfg.kwargs)
     fn = autotuner.fn
+    if compile_launch is not None:
+        # The kernel Inductor launches is its copy of the user's; compile the user's own
+        # JITFunction (same source, its @jit helpers intact: the copy's were loaded for
+        # the interpreter). Config.all_kwargs() = kwargs + launch options, triton 3.6-3.8.
+        user = inductor.user_kernel_of_launcher(autotuner)
+        if user is not None:
+            options = {k: v for k, v in cfg.all_kwargs().items() if k not in cfg.kwargs and v is not None}
+            compile_launch(user, kernel_args, options)
     return _interpret(getattr(fn, "fn", fn), grid, (), kernel_args, on_skip)

@@ -1,9 +1,15 @@
-"""--resources: compile a user kernel per autotune config with Triton, read its metadata and registers."""
+"""Compile user kernels with Triton for the active target: at compile-only launches, and per
+autotune config for `--resources` (metadata, registers)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
+import shutil
+import tempfile
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import torch
@@ -11,6 +17,7 @@ import triton
 from triton.runtime.autotuner import Autotuner
 from triton.runtime.jit import JITFunction
 
+from tritoninspect.capture.compat.versions import is_triton_compilation_error
 from tritoninspect.errors import CaptureError
 
 # A kernel is compiled once per autotune config through a fresh copy of its
@@ -27,21 +34,173 @@ from tritoninspect.errors import CaptureError
 def compile_kernel(jf: JITFunction, args: dict[str, Any], options: dict[str, Any]) -> Any:
     """Compile `jf` for the active target; `args` by parameter name (a torch.dtype
     stands for a tensor of that dtype: `MockTensor.wrap_dtype`)."""
+    return _warmup(_fresh_copy(jf), args, options)
+
+
+def _fresh_copy(jf: JITFunction) -> JITFunction:
     import copy
     from collections import defaultdict
 
-    from triton.runtime.jit import MockTensor
-
     fresh = copy.copy(jf)
     fresh.device_caches = defaultdict(fresh.create_binder)
+    return fresh
+
+
+def _warmup(fresh: JITFunction, args: dict[str, Any], options: dict[str, Any]) -> Any:
+    from triton.runtime.jit import MockTensor
+
     # warmup() wraps dtypes given positionally only; these go by name.
     named = {name: MockTensor.wrap_dtype(value) for name, value in args.items()}
     compiled = fresh.warmup(grid=(1,), **named, **options)
     if compiled is None:
-        raise CaptureError(f"Triton returned no compiled kernel for {jf.fn.__name__}")
+        raise CaptureError(f"Triton returned no compiled kernel for {fresh.fn.__name__}")
     # An async compile returns a future (triton knobs.compilation.async_compile,
     # triton 3.6-3.8; PR not found).
     return compiled.result() if hasattr(compiled, "result") else compiled
+
+
+class LaunchCompiler:
+    """Compile-only mode: compile each user kernel for real, for the stub's target, at its
+    launches, as a GPU would before running it, so a kernel Triton cannot compile fails
+    the capture instead of only running in the interpreter.
+
+    One private copy of each JITFunction (see `compile_kernel`) keeps Triton's own
+    in-memory cache, keyed by the launch's specialisation and options: a kernel compiles
+    once per distinct specialisation. Triton's on-disk cache is a fresh directory for
+    these compiles only (the `knobs.cache.dir` knob in a `scope()`, triton 3.6-3.8; PR
+    not found), so a cached binary never stands in for a compile; `close()` removes it.
+
+    Only Triton's verdict on the kernel fails a launch (`is_kernel_compile_error`); any
+    other exception on the way (an argument this CPU-side compile cannot bind, a bug of
+    ours) goes to `on_problem(kernel, exc)` and the launch goes on in the interpreter.
+    """
+
+    def __init__(self, on_problem: Callable[[str, BaseException], None]) -> None:
+        self._on_problem = on_problem
+        self._copies: dict[int, tuple[JITFunction, JITFunction]] = {}
+        self._cache_dir: str | None = None
+
+    def compile(self, jf: JITFunction, args: dict[str, Any], options: dict[str, Any]) -> Any:
+        """Compile `jf` with one launch's arguments by name (tensors as launched) and its
+        launch options. A kernel Triton cannot compile raises Triton's exception, with
+        `compile_error_details` attached; None when something else went wrong."""
+        jf, fresh = self._copies.setdefault(id(jf), (jf, _fresh_copy(jf)))
+        try:
+            with self._private_cache():
+                return _warmup(fresh, args, options)
+        except Exception as exc:
+            if not is_kernel_compile_error(exc):
+                self._on_problem(jf.fn.__name__, exc)
+                return None
+            setattr(exc, _DETAILS_ATTR, _details(exc, jf))
+            raise
+
+    @contextlib.contextmanager
+    def _private_cache(self) -> Iterator[None]:
+        if self._cache_dir is None:
+            self._cache_dir = tempfile.mkdtemp(prefix="tritoninspect-triton-cache-")
+        with triton.knobs.cache.scope():
+            triton.knobs.cache.dir = self._cache_dir
+            yield
+
+    def close(self) -> None:
+        self._copies.clear()
+        if self._cache_dir is not None:
+            shutil.rmtree(self._cache_dir, ignore_errors=True)
+            self._cache_dir = None
+
+
+def is_kernel_compile_error(exc: BaseException) -> bool:
+    """Triton refused the kernel: its front end (`CompilationError` and subclasses) or
+    ptxas (`triton.runtime.errors.PTXASError`), the same classes in triton 3.6-3.8."""
+    from triton.runtime.errors import PTXASError
+
+    return is_triton_compilation_error(exc) or isinstance(exc, PTXASError)
+
+
+@dataclass(frozen=True)
+class CompileErrorDetails:
+    """What a failed compile is about, in the user's terms."""
+
+    #: The kernel being compiled.
+    kernel: str
+    #: Every CompilationError of the chain, the kernel's first (a nested @jit function's
+    #: error follows the call site in the kernel), as Triton wrote it; ptxas' whole output.
+    message: str
+    #: "file:line in function" of each error location, the kernel's first.
+    frames: tuple[str, ...]
+
+
+_DETAILS_ATTR = "_tritoninspect_details"
+
+
+def compile_error_details(exc: BaseException) -> CompileErrorDetails | None:
+    """The details of a kernel compile error: as `LaunchCompiler` attached them, else what
+    a CompilationError alone says (kernel name from its source, no file lines); None for
+    any other exception."""
+    details = getattr(exc, _DETAILS_ATTR, None)
+    if details is not None or not is_triton_compilation_error(exc):
+        return details
+    errors = _compilation_errors(exc)
+    return CompileErrorDetails(_def_name(errors[0].src) or "?", "\n".join(str(e) for e in errors), ())
+
+
+def _details(exc: BaseException, jf: JITFunction) -> CompileErrorDetails:
+    """The kernel and the file lines of the errors. CompilationError carries the function's
+    source and the AST node (`src`, `node`, triton 3.6-3.8), its line relative to the
+    `def`: the file line is the `def`'s line + node.lineno - 1 (code_generator.py
+    `begin_line`); a nested error's function is found by name in its caller's globals."""
+    errors = _compilation_errors(exc)
+    frames = []
+    fn: JITFunction | None = jf
+    for i, error in enumerate(errors):
+        if fn is None or _def_name(error.src) != fn.fn.__name__:
+            break
+        where = _error_line(fn, error)
+        if where is not None:
+            frames.append(where)
+        fn = _callee(fn, errors[i + 1]) if i + 1 < len(errors) else None
+    message = "\n".join(str(e) for e in errors) if errors else str(exc)
+    return CompileErrorDetails(jf.fn.__name__, message, tuple(frames))
+
+
+def _error_line(fn: JITFunction, error: Any) -> str | None:
+    from tritoninspect.capture.compat.kernels import kernel_source
+
+    file, first_line = kernel_source(fn)
+    line = getattr(error.node, "lineno", None)
+    if file is None or first_line is None or line is None:
+        return None
+    return f"{file}:{first_line + _def_offset(fn) + line - 1} in {fn.fn.__name__}"
+
+
+def _compilation_errors(exc: BaseException) -> list[Any]:
+    """`exc` and the CompilationErrors it was raised from, outermost first."""
+    errors = []
+    current: BaseException | None = exc
+    while current is not None and is_triton_compilation_error(current) and current not in errors:
+        errors.append(current)
+        current = current.__cause__
+    return errors
+
+
+def _def_name(src: str | None) -> str | None:
+    match = re.search(r"^def\s+(\w+)", src or "", re.MULTILINE)
+    return match[1] if match else None
+
+
+def _def_offset(jf: JITFunction) -> int:
+    """Lines from where `inspect.getsourcelines` starts (the first decorator) to the `def`."""
+    import inspect
+
+    lines, _ = inspect.getsourcelines(jf.fn)
+    return next((i for i, text in enumerate(lines) if text.lstrip().startswith("def ")), 0)
+
+
+def _callee(caller: JITFunction, inner: Any) -> JITFunction | None:
+    """The @jit function the next (inner) error is in, when the caller names it as a global."""
+    value = caller.fn.__globals__.get(_def_name(inner.src) or "")
+    return value if isinstance(value, JITFunction) else None
 
 
 def compiled_metadata(compiled: Any) -> dict[str, Any]:
