@@ -128,13 +128,6 @@ EXPECTED: dict[str, Real] = {
                 "`_CASTING_MODE_*: constexpr = tl.constexpr(...)`, "
                 "`from triton.language.extra.libdevice import rsqrt as rsqrt`"
             ),
-            "compiled_launch_args": (
-                "issue 12: compile-only launches of Inductor's user-kernel calls misalign the arguments "
-                "when Inductor specialised an int argument equal to 1 (W_row_stride, RSTD_row_stride: "
-                "'constexpr' in triton_meta['signature']) but still passes it positionally: "
-                "tritoninspect/capture/compat.py:646 drops those names, so eps lands in the grid "
-                "(\"'float' object cannot be interpreted as an integer\")"
-            ),
         },
     ),
     "liger_layer_norm": Real(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 from triton.runtime.autotuner import Autotuner
@@ -83,7 +84,7 @@ def inductor_run_interpreted(original: Any, on_skip: Any) -> Any:
 
     Inductor's own interpret path misaligns args for kernels with constexprs
     (`_interpret_args_grid` -> NameError '_grid_2', torch 2.13), so map the
-    launcher args by name from triton_meta / inductor_meta instead.
+    launcher args by name as Inductor's call site passes them (`launcher_arg_names`).
     https://github.com/pytorch/pytorch/pull/161924 fixed this for compiled
     kernels (constexprs from `get_constexprs`), but when `self.fn` is an
     InterpretedFunction the signature is still filtered by the config's kwargs
@@ -109,13 +110,42 @@ def _launch_user_kernel_interpreted(autotuner: Any, args: tuple[Any, ...], on_sk
 
     meta, imeta = autotuner.triton_meta, autotuner.inductor_meta
     cfg = autotuner.configs[0]
-    constants = dict(meta.get("constants", {}))
-    names = [n for n, ty in meta["signature"].items() if ty != "constexpr" and n not in constants and n not in cfg.kwargs]
-    extra = list(imeta.get("extra_launcher_args", ()))
-    named = dict(zip(names + extra, args))
+    fn = getattr(autotuner.fn, "fn", autotuner.fn)
+    names = launcher_arg_names(fn, meta["signature"]) + list(imeta.get("extra_launcher_args", ()))
+    named = dict(zip(names, args))
     grid = GridExpr.from_meta(imeta, cfg).eval_slow(named)
-    kernel_args = {n: named[n] for n in names}
-    kernel_args.update({k: v for k, v in constants.items() if k in meta["signature"]})
+    kernel_args = {n: named[n] for n in names if n in meta["signature"]}
+    # Declared constexprs, and the ints equal to 1 and Nones Inductor specialised (passed as 1 / -1).
+    kernel_args.update({k: v for k, v in meta.get("constants", {}).items() if k in meta["signature"]})
     kernel_args.update(cfg.kwargs)
-    fn = autotuner.fn
-    return _interpret(getattr(fn, "fn", fn), grid, (), kernel_args, on_skip)
+    return _interpret(fn, grid, (), kernel_args, on_skip)
+
+
+def launcher_arg_names(fn: Any, signature: dict[str, str]) -> list[str]:
+    """The kernel arguments Inductor passes its launcher positionally for a user kernel, in order
+    (before `extra_launcher_args`, the grid): the names of `triton_meta["signature"]`, less the
+    parameters the kernel declares `tl.constexpr`.
+
+    Not every 'constexpr' in the signature is declared so: an int argument equal to 1 and a None
+    argument get 'constexpr' too (and their value in triton_meta["constants"]), Triton's own
+    specialisation, yet the call site still passes them (codegen/wrapper.py
+    define_user_defined_triton_kernel, `equals_1` / `equals_none` -> ConstexprArg, ~line 2951 in
+    2.13). ir.UserDefinedTritonKernel._codegen (~line 8130 in 2.13) skips only `p.is_constexpr`
+    parameters ("see #160000": https://github.com/pytorch/pytorch/pull/160000, torch 2.9), and the
+    launcher's `def_args` (triton_heuristics.py `_get_arg_lists`, ~line 2399) drop the same. Read in
+    torch 2.13 and 2.14 (same code); 2.11 has #160000 too. `fn` is the kernel's Python function:
+    in TRITON_INTERPRET mode CachingAutotuner.fn is an InterpretedFunction, which has no `params`.
+    """
+    declared = _declared_constexprs(fn)
+    return [n for n in signature if n not in declared]
+
+
+def _declared_constexprs(fn: Any) -> set[str]:
+    # What JITFunction.params[i].is_constexpr says: KernelParam(num, inspect.Parameter,
+    # do_not_specialize, do_not_specialize_on_alignment), triton 3.6-3.8; PR not found.
+    # Not through JITFunction(fn): its __init__ registers the new object in Triton's
+    # _triton_jit_function_registry under the function's name (triton 3.7 jit.py ~line 779).
+    from triton.runtime.jit import KernelParam
+
+    params = inspect.signature(fn).parameters.values()
+    return {p.name for i, p in enumerate(params) if KernelParam(i, p, False, False).is_constexpr}

@@ -1,0 +1,67 @@
+"""Compile-only mode's launches: Inductor's calls of user kernels mapped onto the kernel's
+arguments, run in Triton's interpreter, and results equal to eager (tests/assets/*_kernel.py)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import torch
+
+from tritoninspect.capture import compat
+from tritoninspect.capture.session import compile_only
+
+ASSETS = Path(__file__).parent / "assets"
+
+
+def load_asset(name: str) -> Any:
+    sys.path.insert(0, str(ASSETS))
+    try:
+        return __import__(name)
+    finally:
+        sys.path.remove(str(ASSETS))
+
+
+def compiled_run(net: Any, input_sets: list[tuple[Any, ...]]) -> tuple[list[Any], Any, Any]:
+    """Each input set through `net` compiled with the recording backend in compile-only mode:
+    (outputs, capture, compile-only environment)."""
+    from tritoninspect.capture.recorder import Recorder
+
+    recorder = Recorder("inductor", compile_only=True)
+    torch._dynamo.reset()
+    try:
+        with compile_only() as env, recorder.installed():
+            compiled = torch.compile(net, backend=recorder.backend)
+            outs = [compiled(*args) for args in input_sets]
+    finally:
+        torch._dynamo.reset()
+    return outs, recorder.capture, env
+
+
+# --- Inductor's launcher arguments ----------------------------------------------------------------
+
+
+def test_launcher_args_keep_an_int_specialised_to_one() -> None:
+    """Inductor marks an int argument equal to 1 'constexpr' in triton_meta["signature"] (as Triton
+    specialises it) but still passes it; only declared tl.constexpr parameters are left out."""
+    module = load_asset("stride_one_kernel")
+    signature = {"Y_ptr": "*fp32", "Y_row_stride": "i32", "X_ptr": "*fp32", "X_row_stride": "i32",
+                 "W_ptr": "*fp32", "W_stride": "constexpr", "n_cols": "i32", "eps": "fp64", "BLOCK": "constexpr"}
+    names = compat.interpreter.launcher_arg_names(module._scale_rows_kernel.fn, signature)
+    assert names == ["Y_ptr", "Y_row_stride", "X_ptr", "X_row_stride", "W_ptr", "W_stride", "n_cols", "eps"]
+
+
+@pytest.mark.slow
+def test_compiled_launch_with_a_stride_of_one_equals_eager() -> None:
+    module = load_asset("stride_one_kernel")
+    net = module.Net()
+    (x,) = module.example_inputs()
+    with compile_only():
+        eager = net(x)
+    torch.testing.assert_close(eager, module.reference(x, net.weight))
+    (out,), capture, env = compiled_run(net, [(x,)])
+    assert env.problems == []
+    assert any(la.in_graph for la in capture.launches), capture.launches
+    torch.testing.assert_close(out, eager)
