@@ -43,13 +43,16 @@ def compiled_run(net: Any, input_sets: list[tuple[Any, ...]]) -> tuple[list[Any]
 # --- Inductor's launcher arguments ----------------------------------------------------------------
 
 
-def test_launcher_args_keep_an_int_specialised_to_one() -> None:
+@pytest.mark.parametrize("inductor_meta", [{"declared_constexpr_names": ["BLOCK"]}, {}], ids=["declared", "annotations"])
+def test_launcher_args_keep_an_int_specialised_to_one(inductor_meta: dict[str, Any]) -> None:
     """Inductor marks an int argument equal to 1 'constexpr' in triton_meta["signature"] (as Triton
-    specialises it) but still passes it; only declared tl.constexpr parameters are left out."""
+    specialises it) but still passes it; only declared tl.constexpr parameters are left out, named
+    by inductor_meta (torch 2.13+) or else by the kernel's annotations."""
     module = load_asset("stride_one_kernel")
     signature = {"Y_ptr": "*fp32", "Y_row_stride": "i32", "X_ptr": "*fp32", "X_row_stride": "i32",
                  "W_ptr": "*fp32", "W_stride": "constexpr", "n_cols": "i32", "eps": "fp64", "BLOCK": "constexpr"}
-    names = compat.interpreter.launcher_arg_names(module._scale_rows_kernel.fn, signature)
+    triton_meta = {"signature": signature, "constants": {"W_stride": 1, "BLOCK": 64}}
+    names = compat.interpreter.launcher_arg_names(module._scale_rows_kernel.fn, triton_meta, inductor_meta)
     assert names == ["Y_ptr", "Y_row_stride", "X_ptr", "X_row_stride", "W_ptr", "W_stride", "n_cols", "eps"]
 
 

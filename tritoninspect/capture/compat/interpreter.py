@@ -111,7 +111,7 @@ def _launch_user_kernel_interpreted(autotuner: Any, args: tuple[Any, ...], on_sk
     meta, imeta = autotuner.triton_meta, autotuner.inductor_meta
     cfg = autotuner.configs[0]
     fn = getattr(autotuner.fn, "fn", autotuner.fn)
-    names = launcher_arg_names(fn, meta["signature"]) + list(imeta.get("extra_launcher_args", ()))
+    names = launcher_arg_names(fn, meta, imeta) + list(imeta.get("extra_launcher_args", ()))
     named = dict(zip(names, args))
     grid = GridExpr.from_meta(imeta, cfg).eval_slow(named)
     kernel_args = {n: named[n] for n in names if n in meta["signature"]}
@@ -121,7 +121,7 @@ def _launch_user_kernel_interpreted(autotuner: Any, args: tuple[Any, ...], on_sk
     return _interpret(fn, grid, (), kernel_args, on_skip)
 
 
-def launcher_arg_names(fn: Any, signature: dict[str, str]) -> list[str]:
+def launcher_arg_names(fn: Any, triton_meta: dict[str, Any], inductor_meta: dict[str, Any]) -> list[str]:
     """The kernel arguments Inductor passes its launcher positionally for a user kernel, in order
     (before `extra_launcher_args`, the grid): the names of `triton_meta["signature"]`, less the
     parameters the kernel declares `tl.constexpr`.
@@ -132,12 +132,17 @@ def launcher_arg_names(fn: Any, signature: dict[str, str]) -> list[str]:
     define_user_defined_triton_kernel, `equals_1` / `equals_none` -> ConstexprArg, ~line 2951 in
     2.13). ir.UserDefinedTritonKernel._codegen (~line 8130 in 2.13) skips only `p.is_constexpr`
     parameters ("see #160000": https://github.com/pytorch/pytorch/pull/160000, torch 2.9), and the
-    launcher's `def_args` (triton_heuristics.py `_get_arg_lists`, ~line 2399) drop the same. Read in
-    torch 2.13 and 2.14 (same code); 2.11 has #160000 too. `fn` is the kernel's Python function:
-    in TRITON_INTERPRET mode CachingAutotuner.fn is an InterpretedFunction, which has no `params`.
+    launcher's `def_args` (triton_heuristics.py `_get_arg_lists`, ~line 2399) drop the same.
+    torch's C++ wrapper maps them the same way, from `inductor_meta["declared_constexpr_names"]`
+    (codegen/cpp_wrapper_cpu.py ~line 110, wrapper.py ~line 3111 in 2.13; the same in 2.14), which
+    is used when present. Otherwise (a kernel without constexprs; a torch without that key, 2.11
+    not checked) the kernel's own annotations say: `fn` is its Python function, since in
+    TRITON_INTERPRET mode CachingAutotuner.fn is an InterpretedFunction, which has no `params`.
     """
-    declared = _declared_constexprs(fn)
-    return [n for n in signature if n not in declared]
+    declared = inductor_meta.get("declared_constexpr_names")
+    if declared is None:
+        declared = _declared_constexprs(fn)
+    return [n for n in triton_meta["signature"] if n not in declared]
 
 
 def _declared_constexprs(fn: Any) -> set[str]:
