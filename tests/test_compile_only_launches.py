@@ -68,3 +68,53 @@ def test_compiled_launch_with_a_stride_of_one_equals_eager() -> None:
     assert env.problems == []
     assert any(la.in_graph for la in capture.launches), capture.launches
     torch.testing.assert_close(out, eager)
+
+
+# --- what the interpreter changes outside a launch ----------------------------------------------
+
+
+def _language_state() -> dict[tuple[str, str], object]:
+    """The attributes of everything Triton's interpreter patches (triton/runtime/interpreter.py _patch_lang)."""
+    import triton.language as tl
+
+    objects = {"tl": tl, "tl.core": tl.core, "tl.math": tl.math, "tl.tensor": tl.tensor, "tl.dtype": tl.dtype,
+               "tl.core.tensor_descriptor_base": tl.core.tensor_descriptor_base}
+    return {(owner, name): value for owner, obj in objects.items() for name, value in vars(obj).items()
+            if name != "__annotations__"}  # created on first read of a class's __annotations__
+
+
+def test_an_interpreted_launch_leaves_triton_language_as_it_was() -> None:
+    """A launch whose kernel calls nested @jit functions (its own and tl.cdiv, from a module that
+    sees triton.language.core) restores every builtin the interpreter patched, and the names it
+    added to the modules' globals."""
+    import triton.language.standard as standard
+    import triton.runtime.interpreter  # noqa: F401 (its import binds triton.language.semantic: not a patch)
+
+    module = load_asset("nested_jit_kernel")
+    language, kernel_globals, standard_globals = _language_state(), set(vars(module)), set(vars(standard))
+    x = torch.randn(64)
+    out = torch.empty_like(x)
+    with compile_only() as env:
+        module._double_kernel[(4,)](x, out, 64, BLOCK=16)
+    assert env.problems == []
+    torch.testing.assert_close(out, x * 2)
+    after = _language_state()
+    assert [key for key in language.keys() | after.keys() if language.get(key) is not after.get(key)] == []
+    assert (set(vars(module)) - kernel_globals, set(vars(standard)) - standard_globals) == (set(), set())
+
+
+@pytest.mark.slow
+def test_a_recompile_after_nested_jit_calls_analyses_the_kernel_again() -> None:
+    """After the first compile's launches ran nested @jit calls in the interpreter (tl.cdiv, whose
+    module sees triton.language.core), the recompile's mutation analysis still compiles the kernel:
+    the same tensors_to_clone in both compiles, no fallback."""
+    from tritoninspect import inspect_module
+
+    module = load_asset("nested_jit_kernel")
+    report = inspect_module(module.Net(), *module.example_inputs(), device="cpu").to_dict()
+    assert len(report["recompiles"]) == 1
+    (kernel,) = report["kernels"]
+    analysed = [o for o in kernel["occurrences"] if o["stage"] == "aot_inference"]
+    assert [o["compile_id"] for o in analysed] == ["0/0", "0/1"]
+    found = [(list(o["tensors_to_clone"]), o["mutation_analysis_fallback"]) for o in analysed]
+    assert found == [(["o_ptr"], None)] * 2

@@ -63,15 +63,6 @@ EPILOGUE = (
     "block in the output code with JITFunction.src, and Inductor emits the globals the kernel uses "
     "after its body ({}), lines the source lacks"
 )
-INTERPRETER_LEAK = (
-    "issue 12: after an interpreted launch has called a nested @triton.jit function, every later real "
-    "Triton compile in the process runs on the interpreter's builtins: triton 3.7's "
-    "InterpretedFunction.__call__ (triton/runtime/interpreter.py:1477-1484, the device-function path "
-    "tritoninspect's compat.jit_call_interpreted takes, compat.py:612) calls _patch_lang and never "
-    "restores it; the recompile's mutation analysis then fails ('CompilationError: at 13:15:', "
-    "\"'triton._C.libtriton.ir.value' object has no attribute 'dtype'\" from interpreter.py:478) and "
-    "falls back to cloning every input (tensors_to_clone ['x', 'o'] in 0/1); --resources fails alike"
-)
 LIGER_PROBE = (
     "issue 12: compile-only mode answers liger's call-time device probe differently from a GPU: "
     "infer_device() (liger_kernel/utils.py:47) sees torch.cuda.is_available() False and goes on to "
@@ -228,7 +219,7 @@ EXPECTED: dict[str, Real] = {
         autotune={k: (16, ["BT"], ["IS_VARLEN"]) for k in ("mean_pooling_fwd_kernel", "mean_pooling_bwd_kernel")},
         xfail={
             **dict.fromkeys(("runs", "kernels", "breaks", "diagnostics", "epilogue"), FLA_IMPORT),
-            "no_fallback": FLA_IMPORT + "; and then " + INTERPRETER_LEAK,
+            "no_fallback": FLA_IMPORT,
         },
     ),
     "fla_l2norm": Real(

@@ -14,16 +14,21 @@ class Patcher:
         self._undo: list[tuple[Any, str, Any]] = []
 
     def set(self, obj: Any, name: str, value: Any) -> None:
+        self.remember(obj, name)
+        setattr(obj, name, value)
+
+    def remember(self, obj: Any, name: str) -> None:
+        """Note the current value, for `restore()` to put back: for a change
+        someone else is about to make."""
         # For classes, remember only what the class itself defines, so an
         # inherited attribute is deleted again rather than copied down.
         old = obj.__dict__.get(name, _MISSING) if isinstance(obj, type) else getattr(obj, name, _MISSING)
         self._undo.append((obj, name, old))
-        setattr(obj, name, value)
 
     def restore(self) -> None:
         while self._undo:
             obj, name, old = self._undo.pop()
-            if old is _MISSING:
-                delattr(obj, name)
-            else:
+            if old is not _MISSING:
                 setattr(obj, name, old)
+            elif name in getattr(obj, "__dict__", ()):
+                delattr(obj, name)

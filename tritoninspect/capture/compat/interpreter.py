@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
 import inspect
+from collections.abc import Iterator
 from typing import Any
 
 from triton.runtime.autotuner import Autotuner
 from triton.runtime.jit import JITFunction
 
 from tritoninspect.capture.compat import inductor
+from tritoninspect.capture.patching import Patcher
 
 
 def interpreted(fn: Any) -> Any:
@@ -33,10 +36,73 @@ def _interpret(fn: Any, grid: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
     launch (its outputs stay unwritten) and tell `on_skip` instead of failing
     the whole capture: the graphs and output code are what compile-only mode is for."""
     try:
-        return interpreted(fn)[grid](*args, **kwargs)
+        with interpreter_changes_undone():
+            return interpreted(fn)[grid](*args, **kwargs)
     except interpreter_limits() as exc:
         on_skip(getattr(fn, "__name__", str(fn)), exc)
         return None
+
+
+@contextlib.contextmanager
+def interpreter_changes_undone() -> Iterator[None]:
+    """Undo, when the block ends (an error too), what Triton's interpreter changed outside the
+    kernels it ran in it, so a later real compile sees Triton as it was.
+
+    - `_patch_lang(fn)` replaces the builtins of the `triton.language` / `triton.language.core`
+      modules in `fn.__globals__` (and of `tl.tensor`, `tl.math`, `tl.dtype.to_ir`,
+      `tl.core.tensor_descriptor_base`, ...) through `_LangPatchScope.set_attr`. A launch
+      (GridExecutor.__call__) restores its scope, but a device-function call
+      (InterpretedFunction.__call__: a nested @jit function, e.g. `tl.cdiv` from
+      triton/language/standard.py, whose module sees `core`) drops it: `core`'s builtins then
+      stay interpreted and a real compile's casts go to the interpreter's builder
+      ("'ir.value' object has no attribute 'dtype'"). Every set_attr is recorded here and
+      undone, last first.
+    - `FunctionRewriter._compile_and_exec` copies the interpreter module's globals into the
+      rewritten function's module globals (the kernel's module, a nested function's,
+      triton.language.standard). The names it added are removed, with the rewritten functions
+      cached meanwhile in `InterpretedFunction.rewritten_fn` (they need those names).
+
+    Read in triton 3.6, 3.7 and 3.8 (interpreter.py: `_LangPatchScope` ~line 840,
+    `_compile_and_exec` ~line 1434, `InterpretedFunction.__call__` ~line 1477 in 3.7, the same
+    code in all three); PR not found. Inside another such block (a nested call during a launch)
+    this does nothing: the outermost block undoes everything.
+    """
+    from triton.runtime import interpreter as ti
+
+    scope_class, rewriter_class, cache = ti._LangPatchScope, ti.FunctionRewriter, ti.InterpretedFunction.rewritten_fn
+    if getattr(scope_class.set_attr, "_tritoninspect_recording", False):
+        yield
+        return
+    language, wrappers = Patcher(), Patcher()
+    added: list[tuple[dict[str, Any], set[str]]] = []
+    cached_before = set(cache)
+    set_attr, compile_and_exec = scope_class.set_attr, rewriter_class._compile_and_exec
+
+    def recording_set_attr(scope: Any, obj: Any, name: str, value: Any) -> None:
+        language.remember(obj, name)
+        set_attr(scope, obj, name, value)
+
+    def recording_compile_and_exec(rewriter: Any, tree: Any) -> Any:
+        names = rewriter.fn.__globals__
+        before = set(names)
+        try:
+            return compile_and_exec(rewriter, tree)
+        finally:
+            added.append((names, set(names) - before))
+
+    recording_set_attr._tritoninspect_recording = True  # type: ignore[attr-defined]
+    try:
+        wrappers.set(scope_class, "set_attr", recording_set_attr)
+        wrappers.set(rewriter_class, "_compile_and_exec", recording_compile_and_exec)
+        yield
+    finally:
+        wrappers.restore()
+        language.restore()
+        for names, new in added:
+            for name in new:
+                names.pop(name, None)
+        for fn in set(cache) - cached_before:
+            cache.pop(fn, None)
 
 
 def make_jit_run(on_skip: Any, original: Any = None) -> Any:
@@ -67,8 +133,10 @@ _LAUNCH_ONLY_KWARGS = frozenset(
 
 def jit_call_interpreted(self: JITFunction, *args: Any, **kwargs: Any) -> Any:
     """A nested @triton.jit function called from an interpreted kernel (the
-    interpreter refuses JITFunction.__call__ outside a kernel, triton 3.6-3.8)."""
-    return interpreted(self.fn)(*args, **kwargs)
+    interpreter refuses JITFunction.__call__ outside a kernel, triton 3.6-3.8).
+    Triton's InterpretedFunction.__call__ never restores what it patched: undone here."""
+    with interpreter_changes_undone():
+        return interpreted(self.fn)(*args, **kwargs)
 
 
 def autotuner_run_first_config(self: Autotuner, *args: Any, **kwargs: Any) -> Any:
