@@ -118,3 +118,19 @@ def test_a_recompile_after_nested_jit_calls_analyses_the_kernel_again() -> None:
     assert [o["compile_id"] for o in analysed] == ["0/0", "0/1"]
     found = [(list(o["tensors_to_clone"]), o["mutation_analysis_fallback"]) for o in analysed]
     assert found == [(["o_ptr"], None)] * 2
+
+
+# --- the output code Inductor writes for a user kernel ----------------------------------------
+
+
+@pytest.mark.slow
+def test_a_kernel_reading_globals_is_not_reported_rewritten() -> None:
+    """Inductor appends the kernel's module-level tl.constexpr and its libdevice import after the
+    kernel's function; that is no epilogue fusion (off by default in torch 2.13)."""
+    from tritoninspect import inspect_module
+
+    module = load_asset("globals_kernel")
+    report = inspect_module(module.Net(), module.example_inputs(), device="cpu").to_dict()
+    (kernel,) = report["kernels"]
+    epilogues = [n["epilogue_fusion"] for o in kernel["occurrences"] for n in o.get("neighbourhood") or []]
+    assert epilogues and set(epilogues) == {"off"}, epilogues

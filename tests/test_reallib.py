@@ -57,12 +57,6 @@ FLA_IMPORT = (
     "torch.cuda.get_device_name(0) (then get_device_capability, hardware.py:102-119): "
     "'AssertionError: Torch not compiled with CUDA enabled', reported as exit 4 (your code raised)"
 )
-EPILOGUE = (
-    "issue 12: `epilogue fused` is claimed for a kernel Inductor did not rewrite: "
-    "compat.user_kernel_rewritten (tritoninspect/capture/compat.py:1268-1283) compares the kernel's "
-    "block in the output code with JITFunction.src, and Inductor emits the globals the kernel uses "
-    "after its body ({}), lines the source lacks"
-)
 LIGER_PROBE = (
     "issue 12: compile-only mode answers liger's call-time device probe differently from a GPU: "
     "infer_device() (liger_kernel/utils.py:47) sees torch.cuda.is_available() False and goes on to "
@@ -114,12 +108,6 @@ EXPECTED: dict[str, Real] = {
         kernels={"_rms_norm_forward_kernel": ("hop",), "_rms_norm_backward_kernel": ("hop",)},
         files={"_rms_norm_forward_kernel": "ops/rms_norm.py", "_rms_norm_backward_kernel": "ops/rms_norm.py"},
         interpreter_skips=frozenset({"_rms_norm_forward_kernel", "_rms_norm_backward_kernel"}),
-        xfail={
-            "epilogue": EPILOGUE.format(
-                "`_CASTING_MODE_*: constexpr = tl.constexpr(...)`, "
-                "`from triton.language.extra.libdevice import rsqrt as rsqrt`"
-            ),
-        },
     ),
     "liger_layer_norm": Real(
         library="liger_kernel",
@@ -163,8 +151,7 @@ EXPECTED: dict[str, Real] = {
             "Unsupported Tensor.item() call with capture_scalar_outputs=False",
             "Data-dependent branching",
         }),
-        xfail={"breaks": LIGER_PROBE, "probe_breaks": LIGER_PROBE,
-               "epilogue": EPILOGUE.format("`from triton.language.extra.libdevice import tanh as tanh`")},
+        xfail={"breaks": LIGER_PROBE, "probe_breaks": LIGER_PROBE},
     ),
     "liger_disabled": Real(
         library="liger_kernel",
@@ -187,7 +174,6 @@ EXPECTED: dict[str, Real] = {
         },
         interpreter_skips=frozenset({"_geglu_tanh_forward_kernel", "_geglu_tanh_backward_kernel"}),
         xfail={
-            "epilogue": EPILOGUE.format("`from triton.language.extra.libdevice import tanh as tanh`"),
             "kernels": (
                 "issue 12: the kernel of a triton_op called only from a registered backward "
                 "(reallib_liger_triton_op::geglu_backward) is reported as `hop` with no op: the op is "
