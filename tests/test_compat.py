@@ -71,6 +71,22 @@ def test_patcher_restores_mapping_items_only() -> None:
     assert rules == {"kept": 1, "patched": 2, "registered meanwhile": 4}
 
 
+def test_patcher_undoes_changes_it_was_told_of() -> None:
+    """remember() before someone else's change: restore() puts the first value back, also when that
+    someone already undid part of it (copying an inherited attribute down, deleting an added one)."""
+    module = types.ModuleType("fake_module")
+    module.value = 1  # type: ignore[attr-defined]
+    patcher = Patcher()
+    for obj, name, value in [(module, "value", 2), (module, "value", 3), (module, "extra", 4), (Child, "inherited", "x")]:
+        patcher.remember(obj, name)
+        setattr(obj, name, value)
+    del module.extra  # type: ignore[attr-defined]
+    Child.inherited = Base.inherited
+    patcher.restore()
+    assert module.value == 1 and not hasattr(module, "extra")  # type: ignore[attr-defined]
+    assert "inherited" not in Child.__dict__ and Child.inherited == "base"
+
+
 # --- compile-only mode -------------------------------------------------------------------------------
 
 _MISSING = object()

@@ -57,21 +57,6 @@ FLA_IMPORT = (
     "torch.cuda.get_device_name(0) (then get_device_capability, hardware.py:102-119): "
     "'AssertionError: Torch not compiled with CUDA enabled', reported as exit 4 (your code raised)"
 )
-EPILOGUE = (
-    "issue 12: `epilogue fused` is claimed for a kernel Inductor did not rewrite: "
-    "compat.user_kernel_rewritten (tritoninspect/capture/compat.py:1268-1283) compares the kernel's "
-    "block in the output code with JITFunction.src, and Inductor emits the globals the kernel uses "
-    "after its body ({}), lines the source lacks"
-)
-INTERPRETER_LEAK = (
-    "issue 12: after an interpreted launch has called a nested @triton.jit function, every later real "
-    "Triton compile in the process runs on the interpreter's builtins: triton 3.7's "
-    "InterpretedFunction.__call__ (triton/runtime/interpreter.py:1477-1484, the device-function path "
-    "tritoninspect's compat.jit_call_interpreted takes, compat.py:612) calls _patch_lang and never "
-    "restores it; the recompile's mutation analysis then fails ('CompilationError: at 13:15:', "
-    "\"'triton._C.libtriton.ir.value' object has no attribute 'dtype'\" from interpreter.py:478) and "
-    "falls back to cloning every input (tensors_to_clone ['x', 'o'] in 0/1); --resources fails alike"
-)
 LIGER_PROBE = (
     "issue 12: compile-only mode answers liger's call-time device probe differently from a GPU: "
     "infer_device() (liger_kernel/utils.py:47) sees torch.cuda.is_available() False and goes on to "
@@ -123,19 +108,6 @@ EXPECTED: dict[str, Real] = {
         kernels={"_rms_norm_forward_kernel": ("hop",), "_rms_norm_backward_kernel": ("hop",)},
         files={"_rms_norm_forward_kernel": "ops/rms_norm.py", "_rms_norm_backward_kernel": "ops/rms_norm.py"},
         interpreter_skips=frozenset({"_rms_norm_forward_kernel", "_rms_norm_backward_kernel"}),
-        xfail={
-            "epilogue": EPILOGUE.format(
-                "`_CASTING_MODE_*: constexpr = tl.constexpr(...)`, "
-                "`from triton.language.extra.libdevice import rsqrt as rsqrt`"
-            ),
-            "compiled_launch_args": (
-                "issue 12: compile-only launches of Inductor's user-kernel calls misalign the arguments "
-                "when Inductor specialised an int argument equal to 1 (W_row_stride, RSTD_row_stride: "
-                "'constexpr' in triton_meta['signature']) but still passes it positionally: "
-                "tritoninspect/capture/compat.py:646 drops those names, so eps lands in the grid "
-                "(\"'float' object cannot be interpreted as an integer\")"
-            ),
-        },
     ),
     "liger_layer_norm": Real(
         library="liger_kernel",
@@ -179,8 +151,7 @@ EXPECTED: dict[str, Real] = {
             "Unsupported Tensor.item() call with capture_scalar_outputs=False",
             "Data-dependent branching",
         }),
-        xfail={"breaks": LIGER_PROBE, "probe_breaks": LIGER_PROBE,
-               "epilogue": EPILOGUE.format("`from triton.language.extra.libdevice import tanh as tanh`")},
+        xfail={"breaks": LIGER_PROBE, "probe_breaks": LIGER_PROBE},
     ),
     "liger_disabled": Real(
         library="liger_kernel",
@@ -203,7 +174,6 @@ EXPECTED: dict[str, Real] = {
         },
         interpreter_skips=frozenset({"_geglu_tanh_forward_kernel", "_geglu_tanh_backward_kernel"}),
         xfail={
-            "epilogue": EPILOGUE.format("`from triton.language.extra.libdevice import tanh as tanh`"),
             "kernels": (
                 "issue 12: the kernel of a triton_op called only from a registered backward "
                 "(reallib_liger_triton_op::geglu_backward) is reported as `hop` with no op: the op is "
@@ -235,7 +205,7 @@ EXPECTED: dict[str, Real] = {
         autotune={k: (16, ["BT"], ["IS_VARLEN"]) for k in ("mean_pooling_fwd_kernel", "mean_pooling_bwd_kernel")},
         xfail={
             **dict.fromkeys(("runs", "kernels", "breaks", "diagnostics", "epilogue"), FLA_IMPORT),
-            "no_fallback": FLA_IMPORT + "; and then " + INTERPRETER_LEAK,
+            "no_fallback": FLA_IMPORT,
         },
     ),
     "fla_l2norm": Real(

@@ -331,6 +331,72 @@ def test_parse_output_code_without_user_kernels() -> None:
     assert output_code.parse_output_code("def call(args):\n    return torch.ops.aten.sin.default(args[0])\n") == ((), ())
 
 
+# A user kernel as torch 2.13 defines it (tests/assets/globals_kernel.py, plus a backslash and a
+# nested @jit helper): after the kernel's own function come its helper, the libdevice name it
+# imports and its module-level tl.constexpr, the import with no blank line before it.
+KERNEL_SOURCE = r"""def _rsqrt_scale_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + \
+        tl.arange(0, BLOCK)
+    mask = offsets < n
+    x = _load(x_ptr + offsets, mask)
+    tl.store(out_ptr + offsets, rsqrt(x) * _SCALE, mask=mask)
+"""
+GLOBALS_CODE = r"""
+# Original path: /home/user/proj/globals_kernel.py:15
+_rsqrt_scale_kernel_0 = async_compile.triton('_rsqrt_scale_kernel', '''
+import triton
+import triton.language as tl
+
+@triton_heuristics.user_autotune(
+    configs=[],
+    inductor_meta={'kernel_name': '_rsqrt_scale_kernel_0'},
+    triton_meta={'signature': {'x_ptr': '*fp32', 'out_ptr': '*fp32', 'n': 'i32', 'BLOCK': 'constexpr'}},
+    filename=__file__,
+    custom_kernel=True,
+)
+@triton.jit
+def _rsqrt_scale_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + \\
+        tl.arange(0, BLOCK)
+    mask = offsets < n
+    x = _load(x_ptr + offsets, mask)
+    tl.store(out_ptr + offsets, rsqrt(x) * _SCALE, mask=mask)
+
+@triton.jit
+def _load(ptr, mask):
+    return tl.load(ptr, mask=mask)
+from triton.language.extra.libdevice import rsqrt as rsqrt
+
+_SCALE: triton.language.core.constexpr = tl.constexpr(2.0)
+''', device_str='cpu')
+"""
+
+
+def test_what_inductor_appends_to_a_user_kernel_is_no_rewrite() -> None:
+    """Nested functions, imported names and module-level constexprs after the kernel's function,
+    and escaped backslashes, are Inductor's emission of the kernel as written."""
+    assert output_code.kernel_function(GLOBALS_CODE.split("'''")[1], ("_rsqrt_scale_kernel",)) == KERNEL_SOURCE.strip()
+    assert not output_code.user_kernel_rewritten(GLOBALS_CODE, "_rsqrt_scale_kernel_0", "_rsqrt_scale_kernel",
+                                                 KERNEL_SOURCE)
+
+
+def test_a_rewritten_user_kernel_is_found() -> None:
+    fused = GLOBALS_CODE.replace("tl.store(out_ptr + offsets, rsqrt(x) * _SCALE, mask=mask)",
+                                 "tl.store(out_ptr + offsets, tl.cos(rsqrt(x) * _SCALE) * 2, mask=mask)")
+    assert output_code.user_kernel_rewritten(fused, "_rsqrt_scale_kernel_0", "_rsqrt_scale_kernel", KERNEL_SOURCE)
+    # Renamed to the Inductor name (config.triton.unique_user_kernel_names), otherwise as written.
+    renamed = GLOBALS_CODE.replace("def _rsqrt_scale_kernel(", "def _rsqrt_scale_kernel_0(")
+    assert not output_code.user_kernel_rewritten(renamed, "_rsqrt_scale_kernel_0", "_rsqrt_scale_kernel", KERNEL_SOURCE)
+
+
+@pytest.fixture(scope="module")
+def aten_ops() -> frozenset[str]:
+    """The op names Inductor joins into fused kernel names: derived from live torch, so passed in."""
+    from tritoninspect.capture import compat
+
+    return compat.inductor.aten_op_names()
+
+
 def load(name: str) -> Capture:
     return Capture.from_json((FIXTURES / f"capture_{name}.json").read_text(encoding="utf-8"))
 

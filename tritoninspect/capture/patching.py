@@ -15,11 +15,16 @@ class Patcher:
         self._undo: list[tuple[Any, Any, Any, bool]] = []
 
     def set(self, obj: Any, name: str, value: Any) -> None:
+        self.remember(obj, name)
+        setattr(obj, name, value)
+
+    def remember(self, obj: Any, name: str) -> None:
+        """Note the current value, for `restore()` to put back: for a change
+        someone else is about to make."""
         # For classes, remember only what the class itself defines, so an
         # inherited attribute is deleted again rather than copied down.
         old = obj.__dict__.get(name, _MISSING) if isinstance(obj, type) else getattr(obj, name, _MISSING)
         self._undo.append((obj, name, old, False))
-        setattr(obj, name, value)
 
     def set_item(self, mapping: MutableMapping[Any, Any], key: Any, value: Any) -> None:
         """`mapping[key] = value` until `restore()`; other keys set meanwhile are left alone."""
@@ -34,7 +39,7 @@ class Patcher:
                     obj.pop(name, None)
                 else:
                     obj[name] = old
-            elif old is _MISSING:
-                delattr(obj, name)
-            else:
+            elif old is not _MISSING:
                 setattr(obj, name, old)
+            elif name in getattr(obj, "__dict__", ()):
+                delattr(obj, name)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
@@ -291,15 +292,40 @@ def user_kernel_rewritten(code: str, inductor_name: str, name: str, source: str)
     """Does the output code define user kernel `inductor_name` with lines its
     `source` (JITFunction.src) lacks? Inductor rewrites the `tl.store` of a
     user kernel it fused an epilogue into (codegen/triton.py,
-    UserDefinedTritonKernel epilogue fusion); nested @jit functions it
-    appends are left out of the comparison."""
+    UserDefinedTritonKernel epilogue fusion). Only the kernel's own function is
+    compared (`kernel_function`), not what Inductor appends after it."""
     m = re.search(rf"^{re.escape(inductor_name)} = async_compile\.triton\('\w+', '''(?P<body>.*?)'''", code, re.M | re.S)
     if m is None or not source:
         return False
-    body = m["body"]
-    start = body.find(f"def {name}(")
-    if start < 0:
+    function = kernel_function(m["body"], (name, inductor_name))
+    if function is None:
         return False
-    block = re.split(r"\n(?=@|def )", body[start:])[0]
     original = {line.strip() for line in source.splitlines() if line.strip()}
-    return any(line.strip() and line.strip() not in original for line in block.splitlines())
+    # config.triton.unique_user_kernel_names renames the def to the Inductor name.
+    renamed = re.compile(rf"^def {re.escape(inductor_name)}\(")
+    lines = (renamed.sub(f"def {name}(", line.strip()) for line in function.splitlines())
+    return any(line and line not in original for line in lines)
+
+
+def kernel_function(literal: str, names: tuple[str, ...]) -> str | None:
+    """The text of a user kernel's own `def` (the first of `names` defined), decorators left out,
+    in the source Inductor embeds for it (`literal`: the string passed to `async_compile.triton`,
+    as written in the output code, escapes included).
+
+    After the kernel's `src` Inductor appends what its body uses (codegen/wrapper.py
+    `user_defined_triton_kernel_transitive_closure_source_code`, ~line 327 in torch 2.13, the
+    same in 2.14): nested @triton.jit and @triton.constexpr_function sources, module-level int /
+    str / bool / `tl.constexpr` globals (`_CASTING_MODE_LLAMA: triton.language.core.constexpr =
+    tl.constexpr(0)`) and imports of names taken from triton (`from
+    triton.language.extra.libdevice import rsqrt as rsqrt`), an import with no blank line
+    before it. So the function ends where Python's parser says. None when the text does not
+    parse or defines none of `names`.
+    """
+    try:
+        text = ast.literal_eval(f"'''{literal}'''")
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return None
+    functions = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
+    found = next((functions[n] for n in names if n in functions), None)
+    return None if found is None else ast.get_source_segment(text, found)

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
+import inspect
+from collections.abc import Iterator
 from typing import Any
 
 from triton.runtime.autotuner import Autotuner
 from triton.runtime.jit import JITFunction
 
 from tritoninspect.capture.compat import inductor
+from tritoninspect.capture.patching import Patcher
 
 
 def interpreted(fn: Any) -> Any:
@@ -32,10 +36,73 @@ def _interpret(fn: Any, grid: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
     launch (its outputs stay unwritten) and tell `on_skip` instead of failing
     the whole capture: the graphs and output code are what compile-only mode is for."""
     try:
-        return interpreted(fn)[grid](*args, **kwargs)
+        with interpreter_changes_undone():
+            return interpreted(fn)[grid](*args, **kwargs)
     except interpreter_limits() as exc:
         on_skip(getattr(fn, "__name__", str(fn)), exc)
         return None
+
+
+@contextlib.contextmanager
+def interpreter_changes_undone() -> Iterator[None]:
+    """Undo, when the block ends (an error too), what Triton's interpreter changed outside the
+    kernels it ran in it, so a later real compile sees Triton as it was.
+
+    - `_patch_lang(fn)` replaces the builtins of the `triton.language` / `triton.language.core`
+      modules in `fn.__globals__` (and of `tl.tensor`, `tl.math`, `tl.dtype.to_ir`,
+      `tl.core.tensor_descriptor_base`, ...) through `_LangPatchScope.set_attr`. A launch
+      (GridExecutor.__call__) restores its scope, but a device-function call
+      (InterpretedFunction.__call__: a nested @jit function, e.g. `tl.cdiv` from
+      triton/language/standard.py, whose module sees `core`) drops it: `core`'s builtins then
+      stay interpreted and a real compile's casts go to the interpreter's builder
+      ("'ir.value' object has no attribute 'dtype'"). Every set_attr is recorded here and
+      undone, last first.
+    - `FunctionRewriter._compile_and_exec` copies the interpreter module's globals into the
+      rewritten function's module globals (the kernel's module, a nested function's,
+      triton.language.standard). The names it added are removed, with the rewritten functions
+      cached meanwhile in `InterpretedFunction.rewritten_fn` (they need those names).
+
+    Read in triton 3.6, 3.7 and 3.8 (interpreter.py: `_LangPatchScope` ~line 840,
+    `_compile_and_exec` ~line 1434, `InterpretedFunction.__call__` ~line 1477 in 3.7, the same
+    code in all three); PR not found. Inside another such block (a nested call during a launch)
+    this does nothing: the outermost block undoes everything.
+    """
+    from triton.runtime import interpreter as ti
+
+    scope_class, rewriter_class, cache = ti._LangPatchScope, ti.FunctionRewriter, ti.InterpretedFunction.rewritten_fn
+    if getattr(scope_class.set_attr, "_tritoninspect_recording", False):
+        yield
+        return
+    language, wrappers = Patcher(), Patcher()
+    added: list[tuple[dict[str, Any], set[str]]] = []
+    cached_before = set(cache)
+    set_attr, compile_and_exec = scope_class.set_attr, rewriter_class._compile_and_exec
+
+    def recording_set_attr(scope: Any, obj: Any, name: str, value: Any) -> None:
+        language.remember(obj, name)
+        set_attr(scope, obj, name, value)
+
+    def recording_compile_and_exec(rewriter: Any, tree: Any) -> Any:
+        names = rewriter.fn.__globals__
+        before = set(names)
+        try:
+            return compile_and_exec(rewriter, tree)
+        finally:
+            added.append((names, set(names) - before))
+
+    recording_set_attr._tritoninspect_recording = True  # type: ignore[attr-defined]
+    try:
+        wrappers.set(scope_class, "set_attr", recording_set_attr)
+        wrappers.set(rewriter_class, "_compile_and_exec", recording_compile_and_exec)
+        yield
+    finally:
+        wrappers.restore()
+        language.restore()
+        for names, new in added:
+            for name in new:
+                names.pop(name, None)
+        for fn in set(cache) - cached_before:
+            cache.pop(fn, None)
 
 
 def make_jit_run(on_skip: Any, original: Any = None, compile_launch: Any = None) -> Any:
@@ -79,29 +146,11 @@ _LAUNCH_ONLY_KWARGS = frozenset(
 
 
 def jit_call_interpreted(self: JITFunction, *args: Any, **kwargs: Any) -> Any:
-    """A nested @triton.jit function (a user helper, or `tl.max`, `tl.sum`...: @jit
-    functions in triton/language/standard.py) called from an interpreted kernel: the
-    interpreter refuses JITFunction.__call__ outside a kernel, triton 3.6-3.8.
-
-    What `InterpretedFunction.__call__` does, with the language patch undone after the
-    call: it patches triton.language for the callee's globals (`_patch_lang`) and never
-    restores it (triton 3.6-3.8, runtime/interpreter.py), so `tl.core.tensor.__mul__` and
-    friends stayed the interpreter's and every later real compile of a kernel failed in
-    the front end ("'ir.value' object has no attribute 'dtype'"), until a warm
-    Triton cache skipped the front end. PR not found. InterpreterError wraps what the
-    callee raised, as Triton does.
-    """
-    from triton.runtime.errors import InterpreterError
-    from triton.runtime.interpreter import _patch_lang
-
-    function = interpreted(self.fn)
-    scope = _patch_lang(self.fn)
-    try:
-        return function.rewrite()(*args, **kwargs)
-    except Exception as exc:
-        raise InterpreterError(repr(exc)) from exc
-    finally:
-        scope.restore()
+    """A nested @triton.jit function called from an interpreted kernel (the
+    interpreter refuses JITFunction.__call__ outside a kernel, triton 3.6-3.8).
+    Triton's InterpretedFunction.__call__ never restores what it patched: undone here."""
+    with interpreter_changes_undone():
+        return interpreted(self.fn)(*args, **kwargs)
 
 
 def autotuner_run_first_config(self: Autotuner, *args: Any, **kwargs: Any) -> Any:
@@ -117,7 +166,7 @@ def inductor_run_interpreted(original: Any, on_skip: Any, compile_launch: Any = 
 
     Inductor's own interpret path misaligns args for kernels with constexprs
     (`_interpret_args_grid` -> NameError '_grid_2', torch 2.13), so map the
-    launcher args by name from triton_meta / inductor_meta instead.
+    launcher args by name as Inductor's call site passes them (`launcher_arg_names`).
     https://github.com/pytorch/pytorch/pull/161924 fixed this for compiled
     kernels (constexprs from `get_constexprs`), but when `self.fn` is an
     InterpretedFunction the signature is still filtered by the config's kwargs
@@ -145,15 +194,14 @@ def _launch_user_kernel_interpreted(autotuner: Any, args: tuple[Any, ...], on_sk
 
     meta, imeta = autotuner.triton_meta, autotuner.inductor_meta
     cfg = autotuner.configs[0]
-    constants = dict(meta.get("constants", {}))
-    names = [n for n, ty in meta["signature"].items() if ty != "constexpr" and n not in constants and n not in cfg.kwargs]
-    extra = list(imeta.get("extra_launcher_args", ()))
-    named = dict(zip(names + extra, args))
+    fn = getattr(autotuner.fn, "fn", autotuner.fn)
+    names = launcher_arg_names(fn, meta, imeta) + list(imeta.get("extra_launcher_args", ()))
+    named = dict(zip(names, args))
     grid = GridExpr.from_meta(imeta, cfg).eval_slow(named)
-    kernel_args = {n: named[n] for n in names}
-    kernel_args.update({k: v for k, v in constants.items() if k in meta["signature"]})
+    kernel_args = {n: named[n] for n in names if n in meta["signature"]}
+    # Declared constexprs, and the ints equal to 1 and Nones Inductor specialised (passed as 1 / -1).
+    kernel_args.update({k: v for k, v in meta.get("constants", {}).items() if k in meta["signature"]})
     kernel_args.update(cfg.kwargs)
-    fn = autotuner.fn
     if compile_launch is not None:
         # The kernel Inductor launches is its copy of the user's; compile the user's own
         # JITFunction (same source, its @jit helpers intact: the copy's were loaded for
@@ -162,4 +210,39 @@ def _launch_user_kernel_interpreted(autotuner: Any, args: tuple[Any, ...], on_sk
         if user is not None:
             options = {k: v for k, v in cfg.all_kwargs().items() if k not in cfg.kwargs and v is not None}
             compile_launch(user, kernel_args, options)
-    return _interpret(getattr(fn, "fn", fn), grid, (), kernel_args, on_skip)
+    return _interpret(fn, grid, (), kernel_args, on_skip)
+
+
+def launcher_arg_names(fn: Any, triton_meta: dict[str, Any], inductor_meta: dict[str, Any]) -> list[str]:
+    """The kernel arguments Inductor passes its launcher positionally for a user kernel, in order
+    (before `extra_launcher_args`, the grid): the names of `triton_meta["signature"]`, less the
+    parameters the kernel declares `tl.constexpr`.
+
+    Not every 'constexpr' in the signature is declared so: an int argument equal to 1 and a None
+    argument get 'constexpr' too (and their value in triton_meta["constants"]), Triton's own
+    specialisation, yet the call site still passes them (codegen/wrapper.py
+    define_user_defined_triton_kernel, `equals_1` / `equals_none` -> ConstexprArg, ~line 2951 in
+    2.13). ir.UserDefinedTritonKernel._codegen (~line 8130 in 2.13) skips only `p.is_constexpr`
+    parameters ("see #160000": https://github.com/pytorch/pytorch/pull/160000, torch 2.9), and the
+    launcher's `def_args` (triton_heuristics.py `_get_arg_lists`, ~line 2399) drop the same.
+    torch's C++ wrapper maps them the same way, from `inductor_meta["declared_constexpr_names"]`
+    (codegen/cpp_wrapper_cpu.py ~line 110, wrapper.py ~line 3111 in 2.13; the same in 2.14), which
+    is used when present. Otherwise (a kernel without constexprs; a torch without that key, 2.11
+    not checked) the kernel's own annotations say: `fn` is its Python function, since in
+    TRITON_INTERPRET mode CachingAutotuner.fn is an InterpretedFunction, which has no `params`.
+    """
+    declared = inductor_meta.get("declared_constexpr_names")
+    if declared is None:
+        declared = _declared_constexprs(fn)
+    return [n for n in triton_meta["signature"] if n not in declared]
+
+
+def _declared_constexprs(fn: Any) -> set[str]:
+    # What JITFunction.params[i].is_constexpr says: KernelParam(num, inspect.Parameter,
+    # do_not_specialize, do_not_specialize_on_alignment), triton 3.6-3.8; PR not found.
+    # Not through JITFunction(fn): its __init__ registers the new object in Triton's
+    # _triton_jit_function_registry under the function's name (triton 3.7 jit.py ~line 779).
+    from triton.runtime.jit import KernelParam
+
+    params = inspect.signature(fn).parameters.values()
+    return {p.name for i, p in enumerate(params) if KernelParam(i, p, False, False).is_constexpr}

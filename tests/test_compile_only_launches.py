@@ -1,0 +1,136 @@
+"""Compile-only mode's launches: Inductor's calls of user kernels mapped onto the kernel's
+arguments, run in Triton's interpreter, and results equal to eager (tests/assets/*_kernel.py)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import torch
+
+from tritoninspect.capture import compat
+from tritoninspect.capture.session import compile_only
+
+ASSETS = Path(__file__).parent / "assets"
+
+
+def load_asset(name: str) -> Any:
+    sys.path.insert(0, str(ASSETS))
+    try:
+        return __import__(name)
+    finally:
+        sys.path.remove(str(ASSETS))
+
+
+def compiled_run(net: Any, input_sets: list[tuple[Any, ...]]) -> tuple[list[Any], Any, Any]:
+    """Each input set through `net` compiled with the recording backend in compile-only mode:
+    (outputs, capture, compile-only environment)."""
+    from tritoninspect.capture.recorder import Recorder
+
+    recorder = Recorder("inductor", compile_only=True)
+    torch._dynamo.reset()
+    try:
+        with compile_only() as env, recorder.installed():
+            compiled = torch.compile(net, backend=recorder.backend)
+            outs = [compiled(*args) for args in input_sets]
+    finally:
+        torch._dynamo.reset()
+    return outs, recorder.capture, env
+
+
+# --- Inductor's launcher arguments ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("inductor_meta", [{"declared_constexpr_names": ["BLOCK"]}, {}], ids=["declared", "annotations"])
+def test_launcher_args_keep_an_int_specialised_to_one(inductor_meta: dict[str, Any]) -> None:
+    """Inductor marks an int argument equal to 1 'constexpr' in triton_meta["signature"] (as Triton
+    specialises it) but still passes it; only declared tl.constexpr parameters are left out, named
+    by inductor_meta (torch 2.13+) or else by the kernel's annotations."""
+    module = load_asset("stride_one_kernel")
+    signature = {"Y_ptr": "*fp32", "Y_row_stride": "i32", "X_ptr": "*fp32", "X_row_stride": "i32",
+                 "W_ptr": "*fp32", "W_stride": "constexpr", "n_cols": "i32", "eps": "fp64", "BLOCK": "constexpr"}
+    triton_meta = {"signature": signature, "constants": {"W_stride": 1, "BLOCK": 64}}
+    names = compat.interpreter.launcher_arg_names(module._scale_rows_kernel.fn, triton_meta, inductor_meta)
+    assert names == ["Y_ptr", "Y_row_stride", "X_ptr", "X_row_stride", "W_ptr", "W_stride", "n_cols", "eps"]
+
+
+@pytest.mark.slow
+def test_compiled_launch_with_a_stride_of_one_equals_eager() -> None:
+    module = load_asset("stride_one_kernel")
+    net = module.Net()
+    (x,) = module.example_inputs()
+    with compile_only():
+        eager = net(x)
+    torch.testing.assert_close(eager, module.reference(x, net.weight))
+    (out,), capture, env = compiled_run(net, [(x,)])
+    assert env.problems == []
+    assert any(la.in_graph for la in capture.launches), capture.launches
+    torch.testing.assert_close(out, eager)
+
+
+# --- what the interpreter changes outside a launch ----------------------------------------------
+
+
+def _language_state() -> dict[tuple[str, str], object]:
+    """The attributes of everything Triton's interpreter patches (triton/runtime/interpreter.py _patch_lang)."""
+    import triton.language as tl
+
+    objects = {"tl": tl, "tl.core": tl.core, "tl.math": tl.math, "tl.tensor": tl.tensor, "tl.dtype": tl.dtype,
+               "tl.core.tensor_descriptor_base": tl.core.tensor_descriptor_base}
+    return {(owner, name): value for owner, obj in objects.items() for name, value in vars(obj).items()
+            if name != "__annotations__"}  # created on first read of a class's __annotations__
+
+
+def test_an_interpreted_launch_leaves_triton_language_as_it_was() -> None:
+    """A launch whose kernel calls nested @jit functions (its own and tl.cdiv, from a module that
+    sees triton.language.core) restores every builtin the interpreter patched, and the names it
+    added to the modules' globals."""
+    import triton.language.standard as standard
+    import triton.runtime.interpreter  # noqa: F401 (its import binds triton.language.semantic: not a patch)
+
+    module = load_asset("nested_jit_kernel")
+    language, kernel_globals, standard_globals = _language_state(), set(vars(module)), set(vars(standard))
+    x = torch.randn(64)
+    out = torch.empty_like(x)
+    with compile_only() as env:
+        module._double_kernel[(4,)](x, out, 64, BLOCK=16)
+    assert env.problems == []
+    torch.testing.assert_close(out, x * 2)
+    after = _language_state()
+    assert [key for key in language.keys() | after.keys() if language.get(key) is not after.get(key)] == []
+    assert (set(vars(module)) - kernel_globals, set(vars(standard)) - standard_globals) == (set(), set())
+
+
+@pytest.mark.slow
+def test_a_recompile_after_nested_jit_calls_analyses_the_kernel_again() -> None:
+    """After the first compile's launches ran nested @jit calls in the interpreter (tl.cdiv, whose
+    module sees triton.language.core), the recompile's mutation analysis still compiles the kernel:
+    the same tensors_to_clone in both compiles, no fallback."""
+    from tritoninspect import inspect_module
+
+    module = load_asset("nested_jit_kernel")
+    report = inspect_module(module.Net(), *module.example_inputs(), device="cpu").to_dict()
+    assert len(report["recompiles"]) == 1
+    (kernel,) = report["kernels"]
+    analysed = [o for o in kernel["occurrences"] if o["stage"] == "aot_inference"]
+    assert [o["compile_id"] for o in analysed] == ["0/0", "0/1"]
+    found = [(list(o["tensors_to_clone"]), o["mutation_analysis_fallback"]) for o in analysed]
+    assert found == [(["o_ptr"], None)] * 2
+
+
+# --- the output code Inductor writes for a user kernel ----------------------------------------
+
+
+@pytest.mark.slow
+def test_a_kernel_reading_globals_is_not_reported_rewritten() -> None:
+    """Inductor appends the kernel's module-level tl.constexpr and its libdevice import after the
+    kernel's function; that is no epilogue fusion (off by default in torch 2.13)."""
+    from tritoninspect import inspect_module
+
+    module = load_asset("globals_kernel")
+    report = inspect_module(module.Net(), module.example_inputs(), device="cpu").to_dict()
+    (kernel,) = report["kernels"]
+    epilogues = [n["epilogue_fusion"] for o in kernel["occurrences"] for n in o.get("neighbourhood") or []]
+    assert epilogues and set(epilogues) == {"off"}, epilogues
