@@ -269,6 +269,12 @@ class Failure:
     #: The kernel the failure is about, when one is known (e.g. it failed to compile).
     kernel: str | None = None
 
+    def summary(self) -> str:
+        """`failed at inductor [0/0]: TypeError: <first line>`: the failure on one line."""
+        head = next((line.strip() for line in self.message.splitlines() if line.strip()), "")
+        cid = f" [{self.compile_id}]" if self.compile_id else ""
+        return f"failed at {self.stage}{cid}: {self.exc_type}" + (f": {head}" if head else "")
+
     def headline(self) -> str:
         """The message's line that says what failed: the first, except for a Triton compile
         error, which starts with the place (`at 5:24:`) and the source and ends with the error."""

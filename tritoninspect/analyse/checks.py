@@ -66,11 +66,7 @@ def check_report(
 
 
 def _failed(report: Report) -> list[str]:
-    failure = report.failure
-    if failure is None:
-        return []
-    cid = f" [{failure.compile_id}]" if failure.compile_id else ""
-    return [f"the compile failed at {failure.stage}{cid}: {failure.exc_type}: {failure.headline()}"]
+    return [] if report.failure is None else [f"the compile {report.failure.summary()}"]
 
 
 @dataclass(frozen=True)

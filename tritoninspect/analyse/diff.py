@@ -405,12 +405,7 @@ def side(label: str, report: Report, *, source: str, saved: bool) -> Side:
 
 
 def _failure_line(report: Report) -> str | None:
-    f = report.failure
-    if f is None:
-        return None
-    head = next((line.strip() for line in f.message.splitlines() if line.strip()), "")
-    cid = f" [{f.compile_id}]" if f.compile_id else ""
-    return f"failed at {f.stage}{cid}: {f.exc_type}" + (f": {head}" if head else "")
+    return None if report.failure is None else report.failure.summary()
 
 
 def comparison_notes(a: Side, b: Side) -> tuple[str, ...]:

@@ -242,7 +242,7 @@ def quiet_torch_logs() -> Iterator[None]:
     the user set TORCH_TRACE, and the recorder reads it through its own handler.
     """
     silence = _DropAll()
-    handlers = {h for h in _torch_log_handlers()}
+    handlers = set(_torch_log_handlers())
     for handler in handlers:
         handler.addFilter(silence)
     try:
