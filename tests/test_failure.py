@@ -126,6 +126,16 @@ def test_a_failed_report_round_trips_and_fails_every_check() -> None:
                         "argument: 'x'"]
 
 
+def test_one_line_summary_of_a_kernel_compile_error_is_its_last_line() -> None:
+    # Triton's CompilationError starts with the place and the source; what failed is the last line.
+    failure = dataclasses.replace(FAILURE, stage="kernel_compile", compile_id=None, exc_type="CompilationError",
+                                  message="at 5:33:\n    x = tl.load(x_ptr) * undefined_scale\n"
+                                          "                                 ^\nNameError('undefined_scale')")
+    assert failure.summary() == "failed at kernel_compile: CompilationError: NameError('undefined_scale')"
+    assert FAILURE.summary() == ("failed at inductor [0/0]: TypeError: launcher() missing 1 required "
+                                 "positional argument: 'x'")
+
+
 def test_a_version_1_report_still_reads() -> None:
     data = json.loads(GOLD_REPORT.read_text())
     del data["failure"]

@@ -270,8 +270,8 @@ class Failure:
     kernel: str | None = None
 
     def summary(self) -> str:
-        """`failed at inductor [0/0]: TypeError: <first line>`: the failure on one line."""
-        head = next((line.strip() for line in self.message.splitlines() if line.strip()), "")
+        """`failed at inductor [0/0]: TypeError: <headline>`: the failure on one line."""
+        head = self.headline()
         cid = f" [{self.compile_id}]" if self.compile_id else ""
         return f"failed at {self.stage}{cid}: {self.exc_type}" + (f": {head}" if head else "")
 
