@@ -209,14 +209,20 @@ def test_cli_check_holds(runs: Any) -> None:
     assert data["conditions"] == ["--no-breaks", "--max-graphs 1", "--entry add_kernel=hop", "--no-fallback"]
 
 
+def _asset(name: str) -> tuple[Path, Any]:
+    """tests/assets/<name>.py, imported under a private module name."""
+    path = Path(__file__).parent / "assets" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"_tritoninspect_test_{name}", path)
+    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    return path, module
+
+
 def test_break_inside_an_installed_library() -> None:
     """tests/assets/site-packages/tikernlib breaks inside itself: your line, its frame, its kernel."""
     from tritoninspect import inspect_module
 
-    path = Path(__file__).parent / "assets" / "uses_kernel_library.py"
-    spec = importlib.util.spec_from_file_location("_tritoninspect_test_uses_kernel_library", path)
-    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
-    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    path, module = _asset("uses_kernel_library")
     report = inspect_module(module.Net(), module.example_inputs(), device="cpu", stage="dynamo")
     assert report.graph_breaks
     lib = Path(module.tikernlib.__file__)
@@ -235,10 +241,7 @@ def test_break_in_a_library_module_called_from_forward() -> None:
     library's frame kept beside it, and concerns the kernel the dispatcher launched eagerly."""
     from tritoninspect import inspect_module
 
-    path = Path(__file__).parent / "assets" / "uses_dispatch_library.py"
-    spec = importlib.util.spec_from_file_location("_tritoninspect_test_uses_dispatch_library", path)
-    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
-    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    path, module = _asset("uses_dispatch_library")
     report = inspect_module(module.Net(), module.example_inputs(), device="cpu", stage="dynamo")
     assert report.graph_breaks
     lib = Path(module.tidispatchlib.__file__)
