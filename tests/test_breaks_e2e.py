@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from _breaks_expect import EXPECTED, check_breaks, check_constexpr_recompiles, check_item_grid_recompile, sample_path
-from _expect import CliRuns, explain
+from _expect import CliRuns, explain, line_of
 from tritoninspect.errors import ExitCode
 
 pytestmark = pytest.mark.slow
@@ -209,14 +209,20 @@ def test_cli_check_holds(runs: Any) -> None:
     assert data["conditions"] == ["--no-breaks", "--max-graphs 1", "--entry add_kernel=hop", "--no-fallback"]
 
 
+def _asset(name: str) -> tuple[Path, Any]:
+    """tests/assets/<name>.py, imported under a private module name."""
+    path = Path(__file__).parent / "assets" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"_tritoninspect_test_{name}", path)
+    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    return path, module
+
+
 def test_break_inside_an_installed_library() -> None:
     """tests/assets/site-packages/tikernlib breaks inside itself: your line, its frame, its kernel."""
     from tritoninspect import inspect_module
 
-    path = Path(__file__).parent / "assets" / "uses_kernel_library.py"
-    spec = importlib.util.spec_from_file_location("_tritoninspect_test_uses_kernel_library", path)
-    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
-    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    path, module = _asset("uses_kernel_library")
     report = inspect_module(module.Net(), module.example_inputs(), device="cpu", stage="dynamo")
     assert report.graph_breaks
     lib = Path(module.tikernlib.__file__)
@@ -227,3 +233,22 @@ def test_break_inside_an_installed_library() -> None:
         assert b.library_frame == f"{lib}:{lib_line} in scaled"
         assert b.kernel == "lib_scale_kernel" and "in the library" in (b.kernel_relation or "")
         assert b.gb_id == "GB0124"
+
+
+def test_break_in_a_library_module_called_from_forward() -> None:
+    """tests/assets/site-packages/tidispatchlib: the model's `forward` calls a library module's
+    `forward`, which reaches a disabled dispatcher. Every break is at the model's line, with the
+    library's frame kept beside it, and concerns the kernel the dispatcher launched eagerly."""
+    from tritoninspect import inspect_module
+
+    path, module = _asset("uses_dispatch_library")
+    report = inspect_module(module.Net(), module.example_inputs(), device="cpu", stage="dynamo")
+    assert report.graph_breaks
+    lib = Path(module.tidispatchlib.__file__)
+    user_line = line_of(path, "h = self.halve(h)")
+    frames = (f"{path}:{user_line} in forward", f"{lib}:{line_of(lib, 'return halve(x)')} in forward",
+              f"{lib}:{line_of(lib, 'return dispatch(')} in halve")
+    for b in report.graph_breaks:
+        assert (b.file, b.line, b.user_stack[-3:], b.library_frame) == (str(path), user_line, frames, frames[-1]), b
+    first = report.graph_breaks[0]
+    assert (first.compile_id, first.kernel, first.kernel_relation) == ("0/0", "lib_halve_kernel", "launched eagerly from this line")

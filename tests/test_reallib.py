@@ -113,15 +113,6 @@ EXPECTED: dict[str, Real] = {
         break_headlines=frozenset({"Skip calling `torch.compiler.disable()`d function"}),
         break_kernel="_layer_norm_forward_kernel",
         interpreter_skips=frozenset({"_layer_norm_forward_kernel"}),
-        xfail={
-            "breaks": (
-                "issue 12: the break in compile 0/0 (Net.forward, inlining LigerLayerNorm.forward -> "
-                "liger_kernel.functional.layer_norm -> the disabled dispatch) is located at "
-                "liger_kernel/functional.py:268, not at the model's `h = self.norm(h)`: torch 2.13's "
-                "user-code traceback for it has no frame of the model file; the two follow-on records "
-                "(1/0, 2/0) do name the model line"
-            ),
-        },
     ),
     "liger_swiglu": Real(
         library="liger_kernel",

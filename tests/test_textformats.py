@@ -264,6 +264,54 @@ def test_break_in_a_library_names_the_library_frame() -> None:
     assert details["headline"] == "Unsupported Tensor.item() call with capture_scalar_outputs=False"
 
 
+LIB_MODULE = f"{VENV}/kernlib/modules.py"
+LIB_FUNCTIONAL = f"{VENV}/kernlib/functional.py"
+
+#: torch 2.13, the model's `forward` calling a library module's `forward` that reaches a disabled
+#: dispatcher (tests/reallib/liger_layer_norm.py, compile 0/0): collapse_resume_frames kept only
+#: the second of the two `forward` frames, so the traceback has no frame of the model.
+COLLAPSED = f"""Graph break in user code at {LIB_FUNCTIONAL}:268
+Graph Break Reason: Encountered graph break when attempting to trace CALL: a function call, e.g. f(x, y):
+
+Skip calling `torch.compiler.disable()`d function
+  Explanation: Skip calling function `<function dispatch at 0x7f4ec70e9440>` since it was wrapped with `torch.compiler.disable` (reason: None)
+
+ For more details about this graph break, please visit: https://meta-pytorch.github.io/compile-graph-break-site/gb/gb0098.html
+
+User code traceback:
+  File "/home/user/proj/run.py", line 9, in <module>
+    out = net(x)
+  File "{TORCH}/nn/modules/module.py", line 1789, in _call_impl
+    return forward_call(*args, **kwargs)
+  File "{LIB_MODULE}", line 52, in forward
+    return _functional_layer_norm(
+  File "{LIB_FUNCTIONAL}", line 268, in layer_norm
+    return dispatch(
+
+{TORCH_TRACEBACK}"""
+#: What Dynamo was tracing (the exception's real_stack), the model's frame first.
+TRACED = (f"{USER}:27 in forward", f"{LIB_MODULE}:52 in forward", f"{LIB_FUNCTIONAL}:268 in layer_norm")
+
+
+def test_a_break_under_a_collapsed_forward_is_at_the_users_line() -> None:
+    _, file, line, stack, _ = breaks.parse_graph_break(COLLAPSED, TRACED)
+    assert (file, line) == (USER, 27)
+    assert stack == ("/home/user/proj/run.py:9 in <module>", *TRACED)
+    assert breaks.graph_break_details(COLLAPSED)["library_frame"] == f"{LIB_FUNCTIONAL}:268 in layer_norm"
+    # Without what Dynamo traced, the payload alone names the innermost own frame it has.
+    assert breaks.parse_graph_break(COLLAPSED)[1:3] == ("/home/user/proj/run.py", 9)
+
+
+def test_traced_frames_go_back_in_order() -> None:
+    stack = ("a.py:1 in main", "b.py:5 in forward", "c.py:9 in helper")
+    traced = ("m.py:28 in torch_dynamo_resume_in_forward_at_27", "b.py:5 in forward", "c.py:9 in helper", "d.py:3 in inner")
+    assert breaks.with_traced_frames(stack, traced) == (
+        "a.py:1 in main", "m.py:28 in forward", "b.py:5 in forward", "c.py:9 in helper", "d.py:3 in inner"
+    )
+    assert breaks.with_traced_frames(stack, ()) == stack
+    assert breaks.with_traced_frames(stack, ("b.py:5 in torch_dynamo_resume_in_forward_at_4",)) == stack
+
+
 def test_unknown_layout_gives_a_headline_and_no_id() -> None:
     details = breaks.graph_break_details("something torch never said\nmore")
     assert details == {"headline": "something torch never said", "gb_id": None, "doc_url": None,

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from tritoninspect.analyse.graphs import analyse_breaks
 from tritoninspect.capture.records import BreakRecord, Capture, NodeRecord, RecompileRecord
 from tritoninspect.report import STAGES, ArgChange, DecompiledFrame, Diagnostic, GraphBreak, Recompile, RecompileLimit
+from tritoninspect.textformats.breaks import original_function
 
 
 @dataclass(frozen=True)
@@ -188,16 +189,7 @@ def _parse_frame(text: str) -> _Frame | None:
     file, _, line = loc.rpartition(":")
     if not file or not line.isdigit():
         return None
-    return _Frame(file, int(line), _original_function(func))
-
-
-_RESUME_RE = re.compile(r"^torch_dynamo_resume_in_(?P<fn>.+?)_at_\d+$")
-
-
-def _original_function(name: str) -> str:
-    """`forward` for Dynamo's resume function `torch_dynamo_resume_in_forward_at_55`."""
-    m = _RESUME_RE.match(name)
-    return m["fn"] if m else name
+    return _Frame(file, int(line), original_function(func))
 
 
 def _eager_launches(capture: Capture) -> list[_Launch]:

@@ -15,28 +15,21 @@ from tritoninspect.capture.records import BreakRecord
 
 #: Lines shown on each side of a break's line.
 CONTEXT_RADIUS = 2
-#: User frames kept for an eager launch site (innermost last).
+#: User frames kept for an eager launch site (innermost last), and of the user's own frames beyond.
 SITE_DEPTH = 8
 
 
 def break_record(compile_id: str, payload: str) -> BreakRecord:
-    """A `BreakRecord` from a `dynamo_graph_break_reason` artifact."""
-    reason, file, line, stack, skipped = textformats.breaks.parse_graph_break(payload)
+    """A `BreakRecord` from a `dynamo_graph_break_reason` artifact, as Dynamo logs it (the
+    frames it was tracing are read now: torch's traceback may have lost the user's own)."""
+    reason, file, line, stack, skipped = textformats.breaks.parse_graph_break(payload, compat.dynamo.traced_stack())
     details = textformats.breaks.graph_break_details(payload)
     context, start = context_lines(file, line)
-    library_context, library_start = context_lines(*_location(details["library_frame"]))
+    library_context, library_start = context_lines(*textformats.breaks.frame_location(details["library_frame"] or ""))
     return BreakRecord(
         compile_id, reason, file, line, stack, skipped, context=context, context_start=start,
         library_context=library_context, library_context_start=library_start, **details,
     )
-
-
-def _location(frame: str | None) -> tuple[str | None, int | None]:
-    """(file, line) of a "file:line in func" frame."""
-    if not frame:
-        return None, None
-    file, _, line = frame.rsplit(" in ", 1)[0].rpartition(":")
-    return (file, int(line)) if line.isdigit() else (None, None)
 
 
 def context_lines(
@@ -54,10 +47,20 @@ def context_lines(
 
 
 def launch_site() -> tuple[str, ...]:
-    """The user's frames at this point of an eager launch, innermost last."""
-    site = [
-        f"{frame.f_code.co_filename}:{frame.f_lineno} in {frame.f_code.co_name}"
-        for frame in compat.dynamo.frames()
-        if textformats.paths.is_user_file(frame.f_code.co_filename)
-    ]
-    return tuple(reversed(site[:SITE_DEPTH]))
+    """The user's frames at this point of an eager launch, innermost last: the SITE_DEPTH
+    innermost, and up to SITE_DEPTH of the user's own code beyond them. A library can be deeper
+    than that between the user's line and the launch (Liger's LayerNorm: 8 frames from its
+    module's `forward` through its disabled dispatcher), and a graph break there is reported at
+    the user's line, which must be in the site to tie the kernel to the break."""
+    site: list[str] = []
+    beyond = 0
+    for frame in compat.dynamo.frames():
+        file = frame.f_code.co_filename
+        if not textformats.paths.is_user_file(file):
+            continue
+        if len(site) >= SITE_DEPTH:
+            if beyond >= SITE_DEPTH or not textformats.paths.is_own_file(file):
+                continue
+            beyond += 1
+        site.append(f"{file}:{frame.f_lineno} in {frame.f_code.co_name}")
+    return tuple(reversed(site))

@@ -22,14 +22,17 @@ _WONT_CONVERT_RE = re.compile(r"^WON'T CONVERT (?P<func>\S+) (?P<file>.+) line (
 _SKIP_TEXTS = ("torch.compile will skip tracing the frame", "Skipping the function and falling back to eager")
 
 
-def parse_graph_break(payload: str) -> tuple[str, str | None, int | None, tuple[str, ...], bool]:
+def parse_graph_break(
+    payload: str, traced: tuple[str, ...] = ()
+) -> tuple[str, str | None, int | None, tuple[str, ...], bool]:
     """(reason, file, line, user stack, frame skipped) from a
     `dynamo_graph_break_reason` artifact. file:line is the user's own innermost
-    frame, also when Dynamo broke inside a library (see `graph_break_details`)."""
+    frame, also when Dynamo broke inside a library (see `graph_break_details`).
+    `traced`: the frames Dynamo was tracing ("file:line in func", outermost first),
+    when known: those the payload's traceback lost go back in (`with_traced_frames`)."""
     head, _, _exc = payload.partition("\nTraceback (most recent call last):")
-    stack = tuple(
-        f"{m['file']}:{m['line']} in {m['func']}" for m in _FRAME_RE.finditer(head) if is_user_file(m["file"])
-    )
+    found = tuple(f"{m['file']}:{m['line']} in {m['func']}" for m in _FRAME_RE.finditer(head))
+    stack = tuple(f for f in with_traced_frames(found, traced) if is_user_file(frame_location(f)[0] or ""))
     skipped = any(text in payload for text in _SKIP_TEXTS)
     at = _BREAK_AT_RE.search(payload)
     if at:
@@ -50,6 +53,46 @@ def parse_graph_break(payload: str) -> tuple[str, str | None, int | None, tuple[
         return reason, file or won["file"], line or int(won["line"]), stack, True
     first = payload.strip().splitlines()[0] if payload.strip() else ""
     return first, file, line, stack, skipped
+
+
+def with_traced_frames(stack: tuple[str, ...], traced: tuple[str, ...]) -> tuple[str, ...]:
+    """`stack` with the frames of `traced` it lacks put back, each before the next traced frame
+    it has (frames compared by file:line; Dynamo's resume functions named as the function).
+
+    torch writes the traceback through `collapse_resume_frames` (torch/_dynamo/exc.py, ~line 909
+    in 2.13, the same in 2.14; since https://github.com/pytorch/pytorch/pull/148401, torch 2.7),
+    which keeps only the last of consecutive frames with the same function name, meant for a
+    frame and the resume functions Dynamo calls from it. A model's `forward` calling a
+    submodule's `forward` (inlined by Dynamo) matches too, and the model's frame, the user's own
+    line, is dropped.
+    """
+    result = list(stack)
+    places = [frame_location(f) for f in result]
+    for i, frame in enumerate(traced):
+        if frame_location(frame) in places:
+            continue
+        later = [places.index(frame_location(f)) for f in traced[i + 1 :] if frame_location(f) in places]
+        at = later[0] if later else len(result)
+        loc, _, func = frame.rpartition(" in ")
+        result.insert(at, f"{loc} in {original_function(func)}")
+        places.insert(at, frame_location(frame))
+    return tuple(result)
+
+
+def frame_location(frame: str) -> tuple[str | None, int | None]:
+    """(file, line) of a "file:line in func" frame; (None, None) when it is not one."""
+    file, _, line = frame.rsplit(" in ", 1)[0].rpartition(":")
+    return (file, int(line)) if file and line.isdigit() else (None, None)
+
+
+#: Dynamo's resume functions: torch_dynamo_resume_in_forward_at_27 continues `forward`.
+_RESUME_RE = re.compile(r"^torch_dynamo_resume_in_(?P<fn>.+?)_at_\d+$")
+
+
+def original_function(name: str) -> str:
+    """`forward` for Dynamo's resume function `torch_dynamo_resume_in_forward_at_55`."""
+    m = _RESUME_RE.match(name)
+    return m["fn"] if m else name
 
 
 def _exception_line(traceback_text: str) -> str:

@@ -95,6 +95,25 @@ def mutation_fallback_location(cause: BaseException | None) -> tuple[str | None,
 TRACE_LOGGER = "torch.__trace"
 
 
+def traced_stack() -> tuple[str, ...]:
+    """The frames Dynamo was tracing when the graph break it is logging now happened, outermost
+    first, as "file:line in func"; () outside a trace.
+
+    Dynamo logs `dynamo_graph_break_reason` inside the `except` that caught the break
+    (symbolic_convert.py `log_graph_break`, ~line 5026 in torch 2.13, ~line 5270 in 2.14: its
+    payload ends with `traceback.format_exc()`), and builds the payload's "User code traceback"
+    from that exception's `real_stack`, or `TracingContext.extract_stack()` when it has none: read
+    the same here, before torch's `collapse_resume_frames` edits it. `real_stack`: exc.py
+    Unsupported / torch/_guards.py `current_frame`, torch 2.11-2.14; PR not found.
+    """
+    from torch._guards import TracingContext
+
+    stack = getattr(sys.exc_info()[1], "real_stack", None)
+    if stack is None:
+        stack = TracingContext.extract_stack()
+    return tuple(f"{f.filename}:{f.lineno} in {f.name}" for f in stack)
+
+
 def trace_compile_id(record: Any) -> str | None:
     # `record.metadata` frame_id / frame_compile_id (pytorch/pytorch#120289), 2.11-2.14.
     meta = getattr(record, "metadata", {})

@@ -64,8 +64,10 @@ def interpreter_changes_undone() -> Iterator[None]:
 
     Read in triton 3.6, 3.7 and 3.8 (interpreter.py: `_LangPatchScope` ~line 840,
     `_compile_and_exec` ~line 1434, `InterpretedFunction.__call__` ~line 1477 in 3.7, the same
-    code in all three); PR not found. Inside another such block (a nested call during a launch)
-    this does nothing: the outermost block undoes everything.
+    code in all three). The scope came with https://github.com/triton-lang/triton/pull/8735
+    ("Make TRITON_INTERPRET cleanup after itself", triton 3.6), which restores a launch's patches
+    only. Inside another such block (a nested call during a launch) this does nothing: the
+    outermost block undoes everything.
     """
     from triton.runtime import interpreter as ti
 
