@@ -47,6 +47,17 @@ def _check_text(result: Any, *, color: bool | None = None, width: int | None = N
     return render_check(result)
 
 
+def _html(document: Any, *, color: bool | None = None, width: int | None = None) -> str:
+    # One self-contained page: a report's (graph, breaks) or a diff's (render/html_diff.py).
+    from tritoninspect.render.html_diff import DiffPage, render_diff_html
+
+    if isinstance(document, DiffPage):
+        return render_diff_html(document)
+    from tritoninspect.render.html import render_html
+
+    return render_html(document)
+
+
 #: `--show` views: a stage's graphs (or the output code), or what Inductor did around each kernel.
 SHOW_VIEWS = ("dynamo", "aot", "post-grad", "code", "fusion")
 
@@ -74,11 +85,11 @@ RENDERERS: dict[str, Renderer] = {
     "breaks": _breaks_text,
     "diff": _diff_text,
     "check": _check_text,
+    "html": _html,
     **{f"show:{view}": _show(view) for view in SHOW_VIEWS},
 }
 
-#: File suffixes that name a format; any other suffix gets the command's text. "html" has
-#: no renderer yet: asking for it is an error until `RENDERERS` has an "html" entry.
+#: File suffixes that name a format; any other suffix gets the command's text.
 SUFFIXES = {".json": "json", ".html": "html", ".htm": "html"}
 
 

@@ -1,0 +1,365 @@
+"""The graph around each kernel, as small node-and-edge pictures (for the HTML report).
+
+Pure functions over a saved report: nothing is compiled. Two kinds of picture per kernel:
+
+- `fx_pictures`: its node in the final post-grad graph (the graph Inductor lowers), with the
+  nodes that feed it and those that read what it wrote, two steps each way, read back from
+  the graph's FX code (`textformats.fx_graph`).
+- `code_pictures`: its launch in the output code's `call()` (or the extern call of the
+  opaque op it runs in), with the launches around it and the buffers they share, from
+  `Graph.code_calls` and the occurrence's `Neighbourhood` record.
+
+A picture is plain data (`Picture`); `render/_layout.py` places it and `render/_svg.py` draws it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, replace
+
+from tritoninspect.report import Graph, Kernel, Occurrence, Report
+from tritoninspect.textformats.fx_graph import FxGraph, FxNode, parse_fx
+
+__all__ = ["PEdge", "PNode", "Picture", "code_pictures", "fx_pictures", "kernel_pictures", "short_op"]
+
+#: Node kinds, each drawn its own way: the kernel in focus, another user kernel, an ATen op, an
+#: Inductor-generated kernel, an extern call, an opaque custom op (a black box), a clone or copy,
+#: a memory allocation, a graph input or output.
+KINDS = ("kernel", "user", "op", "inductor", "extern", "opaque", "copy", "alloc", "input", "output")
+
+#: How far from the kernel a post-grad picture reaches, each way, and how many nodes it holds at most.
+DEPTH = 2
+MAX_NODES = 40
+#: Launches shown before and after the kernel's in an output-code picture (besides those sharing buffers).
+WINDOW = 2
+
+_HOP = "triton_kernel_wrapper_"
+_COPY_TARGETS = re.compile(r"\.(clone|copy_|copy|_to_copy)\.")
+_ALLOC_TARGETS = re.compile(r"\.(empty|empty_like|empty_strided|zeros|full)\.")
+_TORCH_NAMESPACES = {"aten", "prims", "inductor", "higher_order", "_operator"}
+
+
+@dataclass(frozen=True)
+class PNode:
+    id: str
+    label: str
+    kind: str
+    #: A second line under the label (fused ops, the tensor type, "+2 more users").
+    sublabel: str = ""
+    #: Tooltip lines.
+    detail: tuple[str, ...] = ()
+    #: The 1-based line of the code it comes from (a link target), 0 for none.
+    line: int = 0
+
+
+@dataclass(frozen=True)
+class PEdge:
+    src: str
+    dst: str
+    label: str = ""
+    #: "data" (a value flows), "mutates" (the kernel wrote it in place), "order" (launch order only).
+    kind: str = "data"
+
+
+@dataclass(frozen=True)
+class Picture:
+    kernel: str
+    entry: str
+    compile_id: str
+    #: "post_grad_final", "post_grad" or "output_code".
+    stage: str
+    part: str
+    #: The node in focus (the kernel's node, launch or opaque op).
+    focus: str
+    nodes: tuple[PNode, ...] = ()
+    edges: tuple[PEdge, ...] = ()
+    #: Index in `Report.graphs` of the graph it was drawn from (for links to its code).
+    graph_index: int = -1
+    #: Which node or launch it is about, when the graph holds more than one of the kernel.
+    which: str = ""
+
+    @property
+    def title(self) -> str:
+        where = "post-grad graph" if self.stage.startswith("post_grad") else "output code"
+        part = f" ({self.part})" if self.part else ""
+        which = f" · {self.which}" if self.which else ""
+        return f"{self.kernel} · {self.entry} · [{self.compile_id}] {where}{part}{which}"
+
+    def key(self) -> tuple[str, str, str, str]:
+        """What pairs this picture with its counterpart in another report (diff)."""
+        return (self.kernel, self.stage, self.part, self.compile_id)
+
+
+def kernel_pictures(report: Report, kernel: Kernel) -> list[Picture]:
+    """Every picture of `kernel`: post-grad graphs first, then output code, by compile id."""
+    return fx_pictures(report, kernel) + code_pictures(report, kernel)
+
+
+def short_op(target: str) -> str:
+    """`torch.ops.aten.sin.default` -> `aten.sin`; `torch.ops.ns.op.default` -> `ns::op`."""
+    parts = target.split(".")
+    if target.startswith("torch.ops.") and len(parts) >= 4:
+        ns, op = parts[2], parts[3]
+        return f"{ns}.{op}" if ns in _TORCH_NAMESPACES else f"{ns}::{op}"
+    return parts[-1] if target else ""
+
+
+# --- post-grad graphs -------------------------------------------------------------
+
+
+def fx_pictures(report: Report, kernel: Kernel) -> list[Picture]:
+    """The kernel's node in each compile's final post-grad graph (post_grad when no final one)."""
+    pictures = []
+    for index, graph in _post_grad_graphs(report):
+        fx = parse_fx(graph.code)
+        found = [_fx_picture(report, kernel, graph, index, fx, focus) for focus in _focus_nodes(report, kernel, graph, fx)]
+        pictures += [replace(p, which=f"node {p.focus}") for p in found] if len(found) > 1 else found
+    return pictures
+
+
+def _post_grad_graphs(report: Report) -> list[tuple[int, Graph]]:
+    finals = {(g.compile_id, g.part) for g in report.graphs if g.stage == "post_grad_final"}
+    return [(i, g) for i, g in enumerate(report.graphs)
+            if g.stage == "post_grad_final" or (g.stage == "post_grad" and (g.compile_id, g.part) not in finals)]
+
+
+def _focus_nodes(report: Report, kernel: Kernel, graph: Graph, fx: FxGraph) -> list[FxNode]:
+    """The kernel's own nodes in `graph`, or the opaque op nodes it launched in."""
+    names = [o.node for o in kernel.occurrences
+             if o.stage == graph.stage and o.compile_id == graph.compile_id and o.node and o.part in (None, graph.part)]
+    names += [op.node for op in report.opaque_ops
+              if op.stage == graph.stage and op.compile_id == graph.compile_id and kernel.name in op.kernels]
+    found = []
+    for name in dict.fromkeys(names):
+        node = fx.node(name)
+        if node is not None and node.op == "call":
+            found.append(node)
+    return found
+
+
+def _fx_picture(report: Report, kernel: Kernel, graph: Graph, index: int, fx: FxGraph, focus: FxNode) -> Picture:
+    aliases = _getitem_aliases(fx, focus.module)
+    mutated = _mutated_inputs(kernel, graph, fx, focus)
+    edges = _fx_edges(fx, focus.module, aliases, focus, mutated)
+    keep = _reach(focus.name, edges)
+    nodes = [_fx_pnode(report, kernel, fx.node(name, focus.module), focus, edges, keep) for name in keep]
+    shown = [e for e in edges if e.src in keep and e.dst in keep]
+    entry = _entry(kernel, graph.compile_id, report, focus)
+    return Picture(kernel.name, entry, graph.compile_id, graph.stage, graph.part, focus.name, tuple(nodes),
+                   tuple(shown), index)
+
+
+def _getitem_aliases(fx: FxGraph, module: str) -> dict[str, str]:
+    """getitem nodes -> the node they index (a HOP's or op's result tuple), so pictures skip them."""
+    aliases: dict[str, str] = {}
+    for n in fx.nodes:
+        if n.module == module and n.target == "getitem" and n.inputs:
+            aliases[n.name] = _resolve(aliases, n.inputs[0])
+    return aliases
+
+
+def _resolve(aliases: dict[str, str], name: str) -> str:
+    for _ in range(8):  # getitem of getitem; bounded against a malformed (cyclic) text
+        if name not in aliases:
+            break
+        name = aliases[name]
+    return name
+
+
+def _mutated_inputs(kernel: Kernel, graph: Graph, fx: FxGraph, focus: FxNode) -> dict[str, str]:
+    """Nodes the kernel writes in place (mutation HOP): node -> parameter name.
+
+    The parameters come from the kernel's recorded clones (`tensors_to_clone`, written arguments);
+    a buffer allocated just for the kernel (`empty`) is an output too."""
+    if "mutation" not in focus.target:
+        return {}
+    written = set()
+    for o in kernel.occurrences:
+        if o.compile_id == graph.compile_id:
+            written.update(o.tensors_to_clone or ())
+            if o.clones is not None:
+                written.update(a.arg for a in o.clones.arguments)
+    result = {}
+    for param, name in focus.bindings:
+        node = fx.node(name, focus.module)
+        allocated = node is not None and bool(_ALLOC_TARGETS.search(node.target + "."))
+        if param in written or allocated:
+            result[name] = param
+    return result
+
+
+def _fx_edges(fx: FxGraph, module: str, aliases: dict[str, str], focus: FxNode,
+              mutated: dict[str, str]) -> list[PEdge]:
+    edges: list[PEdge] = []
+    bound = {name: param for param, name in focus.bindings}
+    for n in fx.nodes:
+        if n.module != module or n.name in aliases:
+            continue
+        for source in n.inputs:
+            src = _resolve(aliases, source)
+            label = bound.get(source, "") if n is focus else ""
+            if n.line > focus.line and src in mutated and n is not focus:
+                edges.append(PEdge(focus.name, n.name, mutated[src], "mutates"))
+                continue
+            edges.append(PEdge(src, n.name, label))
+    return list(dict.fromkeys(edges))
+
+
+def _reach(focus: str, edges: list[PEdge]) -> list[str]:
+    """Nodes within DEPTH steps of `focus` upstream and downstream, focus first, at most MAX_NODES."""
+    keep = [focus]
+    for forward in (False, True):
+        frontier = [focus]
+        for _ in range(DEPTH):
+            step = []
+            for name in frontier:
+                for e in edges:
+                    nxt = e.dst if forward and e.src == name else e.src if not forward and e.dst == name else None
+                    if nxt and nxt not in keep and len(keep) < MAX_NODES:
+                        keep.append(nxt)
+                        step.append(nxt)
+            frontier = step
+    return keep
+
+
+def _fx_pnode(report: Report, kernel: Kernel, node: FxNode | None, focus: FxNode, edges: list[PEdge],
+              keep: list[str]) -> PNode:
+    assert node is not None  # every kept name came from an edge between parsed nodes
+    hidden = sum(1 for e in edges if (e.src == node.name and e.dst not in keep) or (e.dst == node.name and e.src not in keep))
+    more = f"+{hidden} more" if hidden else ""
+    kind, label = _fx_kind(report, node, node is focus, kernel)
+    sub = " · ".join(x for x in (node.type, more) if x)
+    detail = tuple(x for x in (f"{node.name} = {node.target or node.op}", node.source) if x)
+    return PNode(node.name, label, kind, sub, detail, node.line)
+
+
+def _fx_kind(report: Report, node: FxNode, is_focus: bool, kernel: Kernel) -> tuple[str, str]:
+    if node.op == "placeholder":
+        return "input", node.name
+    if node.op == "output":
+        return "output", "output"
+    op = short_op(node.target)
+    if is_focus and _HOP in node.target:
+        return "kernel", kernel.name
+    if is_focus or _is_opaque(report, node):
+        return "opaque", f"{op} ⊃ {kernel.name}" if is_focus else op
+    if _HOP in node.target:
+        return "user", f"{node.name} (user kernel)"
+    if _COPY_TARGETS.search(node.target + "."):
+        return "copy", op
+    if _ALLOC_TARGETS.search(node.target + "."):
+        return "alloc", op
+    return "op", op
+
+
+def _is_opaque(report: Report, node: FxNode) -> bool:
+    ns = node.target.split(".")[2] if node.target.startswith("torch.ops.") and node.target.count(".") >= 3 else ""
+    return bool(ns) and ns not in _TORCH_NAMESPACES and ns != "higher_order" or any(
+        op.node == node.name for op in report.opaque_ops)
+
+
+def _entry(kernel: Kernel, compile_id: str, report: Report, focus: FxNode | None = None) -> str:
+    del report, focus
+    entries = [o.entry for o in kernel.occurrences if o.compile_id == compile_id]
+    return entries[0] if entries else (kernel.entries[0] if kernel.entries else "")
+
+
+# --- output code ------------------------------------------------------------------
+
+
+def code_pictures(report: Report, kernel: Kernel) -> list[Picture]:
+    """Each launch of `kernel` (or call of the opaque op it ran in) among its output code's launches."""
+    pictures = []
+    for occurrence in kernel.occurrences:
+        for hood in occurrence.neighbourhood or ():
+            found = _output_graph(report, hood.compile_id, hood.part)
+            if found is not None and 0 <= hood.index < len(found[1].code_calls):
+                pictures.append(_code_picture(kernel, occurrence, hood, *found))
+    counts = Counter((p.compile_id, p.part) for p in pictures)
+    return [replace(p, which=f"launch {int(p.focus[1:]) + 1} of {len(_calls_of(report, p))}")
+            if counts[(p.compile_id, p.part)] > 1 else p for p in pictures]
+
+
+def _calls_of(report: Report, picture: Picture) -> tuple:
+    return report.graphs[picture.graph_index].code_calls
+
+
+def _output_graph(report: Report, compile_id: str, part: str) -> tuple[int, Graph] | None:
+    return next(((i, g) for i, g in enumerate(report.graphs)
+                 if g.stage == "output_code" and g.compile_id == compile_id and g.part == part), None)
+
+
+def _code_picture(kernel: Kernel, occurrence: Occurrence, hood, index: int, graph: Graph) -> Picture:  # type: ignore[no-untyped-def]
+    calls = graph.code_calls
+    shown = set(range(max(0, hood.index - WINDOW), min(len(calls), hood.index + WINDOW + 1)))
+    shown |= {n.index for n in hood.related if 0 <= n.index < len(calls)}
+    order = sorted(shown)
+    ids = {i: f"c{i}" for i in order}
+    nodes = [_call_pnode(kernel, occurrence, calls[i], ids[i], i == hood.index) for i in order]
+    edges = _buffer_edges(calls, order, ids)
+    edges += _shared_edges(hood, ids, edges)
+    inputs, input_edges = _graph_inputs(calls, hood.index, ids)
+    edges += input_edges + _order_edges(order, ids, edges)
+    return Picture(kernel.name, occurrence.entry, hood.compile_id, "output_code", hood.part, ids[hood.index],
+                   tuple(inputs + nodes), tuple(edges), index)
+
+
+def _call_pnode(kernel: Kernel, occurrence: Occurrence, call, node_id: str, is_focus: bool) -> PNode:  # type: ignore[no-untyped-def]
+    ops = ", ".join(call.ops[:4]) + (" …" if len(call.ops) > 4 else "")
+    detail = (f"{call.kind} launch #{node_id[1:]}: {call.name}",
+              f"reads {', '.join(call.reads) or '-'}; writes {', '.join(call.writes) or '-'}")
+    if is_focus:
+        if call.kind == "extern":
+            op = occurrence.custom_op or short_op(call.name)
+            return PNode(node_id, f"{op} ⊃ {kernel.name}", "opaque", "opaque custom op", detail, call.line or 0)
+        return PNode(node_id, call.name, "kernel", "user kernel", detail, call.line or 0)
+    kind = "copy" if call.copy else {"inductor": "inductor", "user": "user"}.get(call.kind, "extern")
+    if kind == "extern" and call.name.startswith("torch.ops.") and call.name.split(".")[2] not in _TORCH_NAMESPACES:
+        kind = "opaque"
+    label = short_op(call.name) if call.name.startswith("torch.ops.") else call.name
+    return PNode(node_id, label, kind, ops if kind in ("inductor", "copy") else "", detail, call.line or 0)
+
+
+def _buffer_edges(calls, order: list[int], ids: dict[int, str]) -> list[PEdge]:  # type: ignore[no-untyped-def]
+    """writer -> the next reader of each buffer, among the shown launches."""
+    edges = []
+    for pos, i in enumerate(order):
+        for buffer in calls[i].writes:
+            for j in order[pos + 1:]:
+                if buffer in calls[j].reads:
+                    edges.append(PEdge(ids[i], ids[j], buffer))
+                if buffer in calls[j].writes:
+                    break
+    return edges
+
+
+def _shared_edges(hood, ids: dict[int, str], edges: list[PEdge]) -> list[PEdge]:  # type: ignore[no-untyped-def]
+    """What the neighbourhood record knows that buffer names alone miss (aliases, views)."""
+    focus = ids[hood.index]
+    found = []
+    for n in hood.related:
+        if n.index not in ids:
+            continue
+        for s in n.shared:
+            src, dst = (ids[n.index], focus) if s.flow == "producer" else (focus, ids[n.index])
+            if s.flow != "reads_same" and not any(e.src == src and e.dst == dst for e in edges + found):
+                found.append(PEdge(src, dst, s.buffer))
+    return found
+
+
+def _graph_inputs(calls, focus: int, ids: dict[int, str]) -> tuple[list[PNode], list[PEdge]]:  # type: ignore[no-untyped-def]
+    """Buffers the focus launch reads that no earlier launch wrote: the graph's inputs."""
+    written = {b for c in calls[:focus] for b in c.writes}
+    nodes, edges = [], []
+    for buffer in calls[focus].reads:
+        if buffer not in written and not buffer.startswith("buf"):
+            nodes.append(PNode(f"in:{buffer}", buffer, "input", "graph input"))
+            edges.append(PEdge(f"in:{buffer}", ids[focus]))
+    return nodes, edges
+
+
+def _order_edges(order: list[int], ids: dict[int, str], edges: list[PEdge]) -> list[PEdge]:
+    """Consecutive launches with no buffer between them keep their launch order (a dotted edge)."""
+    linked = {(e.src, e.dst) for e in edges}
+    return [PEdge(ids[a], ids[b], "", "order") for a, b in zip(order, order[1:]) if (ids[a], ids[b]) not in linked]

@@ -1,0 +1,291 @@
+"""The HTML report: one self-contained page per report (`-o report.html` for `graph` and `breaks`).
+
+Per kernel: what torch.compile did with it, and pictures (SVG) of the graph around it in the
+final post-grad graph and in the output code; then graph breaks with the user's code, recompiles
+with the kernel arguments that changed, and every graph and output module, highlighted, with
+user-kernel lines marked. Torch-free: a saved report.json re-renders offline.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tritoninspect.analyse.pictures import Picture, kernel_pictures
+from tritoninspect.render import _format as fmt
+from tritoninspect.render._html import (
+    anchor,
+    banner,
+    code_block,
+    esc,
+    facts,
+    grid_table,
+    legend,
+    link,
+    page,
+    pills,
+)
+from tritoninspect.render._svg import picture_svg
+from tritoninspect.render.breaks import break_groups, shown_reason
+from tritoninspect.render.stage import kernel_line_pattern, marked_lines
+from tritoninspect.report import Failure, Graph, GraphBreak, Kernel, Occurrence, Recompile, Report, STAGES
+
+__all__ = ["graph_anchor", "kernel_figure", "render_html"]
+
+
+def render_html(report: Report) -> str:
+    """The whole page for `report`."""
+    cwd = Path.cwd()
+    sections = [
+        _failure(report.failure, cwd),
+        _kernels(report, cwd),
+        _opaque(report),
+        _breaks(report, cwd),
+        _recompiles(report),
+        _graphs(report),
+        _diagnostics(report),
+    ]
+    nav = [("kernels", "Kernels"), ("breaks", "Graph breaks"), ("recompiles", "Recompiles"),
+           ("graphs", "Graphs & code")]
+    title = f"tritoninspect · {report.meta.target}"
+    return page(title, header(report), sections, nav=nav)
+
+
+def header(report: Report, label: str = "") -> str:
+    """The report's title block: target, versions, options, the mode banner, a failure line."""
+    m = report.meta
+    versions = f"torch {m.torch} · triton {m.triton} · python {m.python}"
+    dynamic = "auto" if m.dynamic is None else "yes" if m.dynamic else "no"
+    options = f"stage: {m.stage} · dynamic: {dynamic} · backward: {'yes' if m.backward else 'no'}"
+    inputs = f" · inputs: {', '.join(m.inputs)}" if m.inputs else ""
+    failed = ""
+    if report.failure is not None:
+        failed = f'<a class="banner failed" href="#failure">{esc(report.failure.summary())}</a>'
+    prefix = f"{esc(label)}: " if label else ""
+    return (f'<header class="top"><h1>{prefix}{esc(m.target)}</h1>'
+            f'<div class="meta">{esc(m.tool)} {esc(m.tool_version)} · {esc(versions)}</div>'
+            f'<div class="meta">{esc(options + inputs)}</div>{banner(m.mode, m.device)}{failed}</header>')
+
+
+def graph_anchor(report: Report, index: int, prefix: str = "") -> str:
+    g = report.graphs[index]
+    return anchor(prefix + "g", index, g.stage, g.part, g.compile_id)
+
+
+# --- failure ----------------------------------------------------------------------
+
+
+def _failure(failure: Failure | None, cwd: Path) -> str:
+    if failure is None:
+        return ""
+    rows = [("stage", esc(failure.stage)), ("compile id", esc(failure.compile_id or "")),
+            ("part", esc(failure.part)), ("exception", f"<code>{esc(failure.exc_type)}</code>"),
+            ("kernel", esc(failure.kernel or "")), ("your code", esc(failure.user_frame or "")),
+            ("torch/triton frame", esc(failure.torch_frame or ""))]
+    details = "\n".join(failure.details())
+    more = f"<details><summary>full message</summary><pre class=\"code\">{esc(details)}</pre></details>" if details else ""
+    return (f'<section id="failure"><h2>The compile or run failed</h2><p class="verdict">{esc(failure.headline())}</p>'
+            f"{facts(rows)}{more}<p class=\"muted\">Everything below was captured before the failure.</p></section>")
+
+
+# --- kernels ----------------------------------------------------------------------
+
+
+def _kernels(report: Report, cwd: Path) -> str:
+    if not report.kernels:
+        return '<section id="kernels"><h2>Kernels</h2><p>No user-defined Triton kernels were seen.</p></section>'
+    articles = "".join(_kernel(report, k, cwd) for k in report.kernels)
+    return f'<section id="kernels"><h2>Kernels ({len(report.kernels)})</h2>{legend()}{articles}</section>'
+
+
+def _kernel(report: Report, kernel: Kernel, cwd: Path) -> str:
+    rows = [
+        ("source", esc(fmt.location(kernel.file, kernel.line, cwd=cwd))),
+        ("decorators", esc(fmt.decorators_text(kernel))),
+        ("constexprs", esc(", ".join(kernel.constexpr_params) or fmt.NONE)),
+        ("compile ids", esc(", ".join(fmt.graph_compile_ids(kernel)) or fmt.NONE)),
+        ("in output code", esc(fmt.output_code_status(kernel))),
+    ]
+    figures = _figures(report, kernel)
+    return (f'<article class="kernel" id="{anchor("k", kernel.name)}" data-search="{esc(kernel.name)} '
+            f'{esc(kernel.file or "")}"><h3>{esc(kernel.name)} {pills(kernel.entries)}</h3>'
+            f'<p class="verdict">{esc(fmt.verdict(kernel))}</p>{facts(rows)}{figures}'
+            f"{_occurrences(kernel)}</article>")
+
+
+def _index(report: Report, kernel: Kernel) -> int:
+    return report.kernels.index(kernel)
+
+
+def _figures(report: Report, kernel: Kernel) -> str:
+    pictures = kernel_pictures(report, kernel)
+    if not pictures:
+        return '<p class="muted">No graph around this kernel was captured (no post-grad graph or output code).</p>'
+    k = _index(report, kernel)
+    return '<div class="figs">' + "".join(kernel_figure(report, p, f"k{k}p{i}") for i, p in enumerate(pictures)) + "</div>"
+
+
+def kernel_figure(report: Report, picture: Picture, pid: str, *, prefix: str = "", marked: frozenset[str] = frozenset(),
+                  mark_text: str = "") -> str:
+    """One picture with its caption; its nodes link to the lines of the graph it was drawn from."""
+    target = graph_anchor(report, picture.graph_index, prefix) if picture.graph_index >= 0 else ""
+    svg = picture_svg(picture, pid, link=target, marked=marked, mark_text=mark_text)
+    code = f' · <a href="#{esc(target)}">code</a>' if target else ""
+    return (f'<figure data-search="{esc(picture.title)}"><figcaption>{esc(picture.title)}'
+            f'<span class="sub">{code} · nodes link to their lines</span></figcaption>{svg}</figure>')
+
+
+def _occurrences(kernel: Kernel) -> str:
+    rows = [_occurrence_row(o) for o in kernel.occurrences]
+    table = grid_table(("compile id", "stage", "entry", "node / launch", "grid", "arguments", "clones and copies"), rows)
+    return f"<details><summary>every occurrence ({len(rows)})</summary>{table}</details>"
+
+
+def _occurrence_row(o: Occurrence) -> list[str]:
+    what = o.node or o.inductor_name or ""
+    if o.custom_op:
+        what += f" in {o.custom_op}"
+    if o.launches is not None:
+        what += f" · {fmt.plural(o.launches, 'launch', 'launches')}"
+    args = " · ".join(x for x in (fmt.kv_text(o.constexprs), fmt.kv_text(o.scalars)) if x != fmt.NONE)
+    return [esc(o.compile_id or fmt.NONE), esc(fmt.graph_name(o.stage, o.part or "")), pills([o.entry]),
+            f"<code>{esc(what.strip())}</code>", esc(fmt.grids_text(o.grid)), esc(args or fmt.NONE), esc(_clones(o))]
+
+
+def _clones(o: Occurrence) -> str:
+    c = o.clones
+    if c is None:
+        return ", ".join(o.tensors_to_clone or ()) or ""
+    kept = ", ".join(c.after_reinplace) if c.after_reinplace is not None else "?"
+    text = f"to clone: {', '.join(c.before_reinplace) or 'none'}; after re-inplacing: {kept or 'none'}"
+    if c.bytes:
+        text += f" ({c.bytes} bytes/call)"
+    if c.copies:
+        text += f"; copies: {', '.join(c.copies)}"
+    return text
+
+
+def _opaque(report: Report) -> str:
+    if not report.opaque_ops:
+        return ""
+    rows = [[esc(op.compile_id), esc(op.stage), f"<code>{esc(op.op)}</code>", esc(op.node),
+             esc(", ".join(fmt.kernels_inside(report, op)) or "none seen")] for op in report.opaque_ops]
+    return ('<section id="opaque"><h2>Opaque custom ops</h2><p class="muted">Inductor calls these as a black box: '
+            "it cannot see, fuse or reorder the kernels inside.</p>"
+            + grid_table(("compile id", "stage", "custom op", "node", "kernels inside"), rows) + "</section>")
+
+
+# --- breaks and recompiles ---------------------------------------------------------
+
+
+def _breaks(report: Report, cwd: Path) -> str:
+    if not report.graph_breaks:
+        return '<section id="breaks"><h2>Graph breaks</h2><p>No graph breaks.</p></section>'
+    groups = break_groups(report)
+    blocks = "".join(_break(n, group, cwd) for n, group in enumerate(groups, 1))
+    eager = _eager(report)
+    return (f'<section id="breaks"><h2>Graph breaks ({len(report.graph_breaks)} at '
+            f'{fmt.plural(len(groups), "place")})</h2>{blocks}{eager}</section>')
+
+
+def _break(number: int, group: list[GraphBreak], cwd: Path) -> str:
+    b = group[0]
+    where = fmt.location(b.file, b.line, cwd=cwd) if b.file else (b.library_frame or "unknown place")
+    rows = [("where", esc(where)), ("compile ids", esc(", ".join(dict.fromkeys(x.compile_id for x in group)))),
+            ("kernel", esc(f"{b.kernel} ({b.kernel_relation})") if b.kernel else ""),
+            ("ran eagerly", esc(", ".join(dict.fromkeys(k for x in group for k in x.eager_kernels)))),
+            ("docs", " ".join(x for x in (esc(b.gb_id or ""), link(b.doc_url)) if x))]
+    code = ""
+    if b.context and b.context_start is not None:
+        code = code_block("\n".join(b.context), anchor("break", number), first=b.context_start,
+                          at={b.line} if b.line else set())
+    hints = "".join(f'<div class="hint"><b>hint:</b> {esc(h)}' + (f' <span class="muted">({esc(s)})</span>' if s else "")
+                    + "</div>" for h, s in dict.fromkeys((x.hint, x.hint_source) for x in group if x.hint))
+    reasons = "".join(f'<div class="reason">{esc(shown_reason(r))}</div>'
+                      for r in dict.fromkeys(x.reason for x in group))
+    headline = b.headline or fmt.first_line(b.reason)
+    search = f"{headline} {b.kernel or ''} {where}"
+    return (f'<div class="break" id="{anchor("break", number)}" data-search="{esc(search)}">'
+            f"<h3>{number}. {esc(headline)}</h3>{facts(rows)}{code}{hints}"
+            f"<details><summary>Dynamo's reason ({len(group)} record{'s' if len(group) > 1 else ''})</summary>"
+            f"{reasons}</details></div>")
+
+
+def _eager(report: Report) -> str:
+    rows = []
+    for kernel in report.kernels:
+        launches = sum(o.launches or 0 for o in kernel.occurrences if o.entry == "eager" and o.stage == "runtime")
+        if launches:
+            rows.append([f"<code>{esc(kernel.name)}</code>", esc(fmt.plural(launches, "launch", "launches"))])
+    if not rows:
+        return ""
+    return "<h3>Kernels that ran eagerly</h3>" + grid_table(("kernel", "outside compiled graphs"), rows)
+
+
+def _recompiles(report: Report) -> str:
+    if not report.recompiles and not report.recompile_limits:
+        return '<section id="recompiles"><h2>Recompiles</h2><p>No recompiles.</p></section>'
+    rows = [_recompile_row(r) for r in report.recompiles]
+    limits = "".join(f"<p><b>recompile limit hit</b> at [{esc(x.compile_id)}]: {esc(x.limit_type)}={esc(x.limit)}"
+                     f" {esc(fmt.location(x.file, x.line))}: later calls ran eagerly</p>" for x in report.recompile_limits)
+    table = grid_table(("compile id", "after", "guard that failed", "kernel arguments that changed", "hint"), rows)
+    return f'<section id="recompiles"><h2>Recompiles ({len(report.recompiles)})</h2>{table}{limits}</section>'
+
+
+def _recompile_row(r: Recompile) -> list[str]:
+    changes = "<br>".join(
+        f"<code>{esc(c.kernel)}</code> {esc('grid' if c.kind == 'grid' else f'{c.kind} {c.name}')}: "
+        f"{esc(c.before)} → <b>{esc(c.after)}</b>" + (" (guarded)" if c.guarded else "") for c in r.changes)
+    return [esc(r.compile_id), esc(r.previous or ""), f"<code>{esc(r.guard or fmt.first_line(r.reason))}</code>",
+            changes or fmt.NONE, esc(r.hint or "")]
+
+
+# --- graphs and code -----------------------------------------------------------------
+
+
+def _graphs(report: Report) -> str:
+    if not report.graphs and not report.decompiled:
+        return '<section id="graphs"><h2>Graphs &amp; code</h2><p>No graphs were captured.</p></section>'
+    pattern = kernel_line_pattern(report)
+    order = sorted(range(len(report.graphs)), key=lambda i: (fmt.compile_id_key(report.graphs[i].compile_id),
+                                                               STAGES.index(report.graphs[i].stage)))
+    blocks, current = [], None
+    for i in order:
+        g = report.graphs[i]
+        if g.compile_id != current:
+            current = g.compile_id
+            blocks.append(f"<h3>[{esc(g.compile_id)}]</h3>")
+        blocks.append(graph_block(report, i, pattern))
+    for frame in report.decompiled:
+        blocks.append(f"<details><summary>decompiled [{esc(frame.compile_id)}] {esc(frame.function)}</summary>"
+                      f"{code_block(frame.source, anchor('dec', frame.compile_id, frame.function))}</details>")
+    return f'<section id="graphs"><h2>Graphs &amp; code</h2>{"".join(blocks)}</section>'
+
+
+def graph_block(report: Report, index: int, pattern, prefix: str = "") -> str:  # type: ignore[no-untyped-def]
+    """One graph or output module, collapsible; user-kernel lines marked; post-grad graphs open."""
+    g = report.graphs[index]
+    hits = marked_lines(g.code, pattern)
+    name = esc(fmt.graph_name(g.stage, g.part))
+    timing = f" · compiled in {g.compile_time_s:.2f}s" if g.compile_time_s else ""
+    totals = _totals(g)
+    target = graph_anchor(report, index, prefix)
+    opened = " open" if g.stage == "post_grad_final" else ""
+    return (f'<details id="{target}"{opened} data-search="{name} {esc(g.compile_id)}"><summary>{name} '
+            f'<span class="muted">· {g.op_count} {"launches" if g.stage == "output_code" else "ops"}{totals}{timing}'
+            f" · {len(hits)} kernel line{'s' if len(hits) != 1 else ''}</span></summary>"
+            f"{code_block(g.code, target, hits=hits)}</details>")
+
+
+def _totals(g: Graph) -> str:
+    if g.inductor_kernels is None:
+        return ""
+    return (f" ({g.inductor_kernels} Inductor, {g.user_kernels} user, {g.extern_calls} extern"
+            + (f", {g.copies} copies" if g.copies else "") + ")")
+
+
+def _diagnostics(report: Report) -> str:
+    if not report.diagnostics:
+        return ""
+    rows = [[esc(d.severity), esc(d.source), esc(d.message)] for d in report.diagnostics]
+    return '<section id="diagnostics"><h2>Diagnostics</h2>' + grid_table(("severity", "source", "message"), rows) + "</section>"
+
