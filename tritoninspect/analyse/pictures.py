@@ -67,7 +67,7 @@ class Picture:
     kernel: str
     entry: str
     compile_id: str
-    #: "post_grad_final", "post_grad" or "output_code".
+    #: The graph's stage: an FX stage (`FX_PREFERENCE`) or "output_code".
     stage: str
     part: str
     #: The node in focus (the kernel's node, launch or opaque op).
@@ -81,7 +81,7 @@ class Picture:
 
     @property
     def title(self) -> str:
-        where = "post-grad graph" if self.stage.startswith("post_grad") else "output code"
+        where = _STAGE_WORDS.get(self.stage, self.stage)
         part = f" ({self.part})" if self.part else ""
         which = f" · {self.which}" if self.which else ""
         return f"{self.kernel} · {self.entry} · [{self.compile_id}] {where}{part}{which}"
@@ -109,19 +109,34 @@ def short_op(target: str) -> str:
 
 
 def fx_pictures(report: Report, kernel: Kernel) -> list[Picture]:
-    """The kernel's node in each compile's final post-grad graph (post_grad when no final one)."""
+    """The kernel's node in each compile's final post-grad graph (or the latest FX graph captured)."""
     pictures = []
-    for index, graph in _post_grad_graphs(report):
+    for index, graph in _fx_graphs(report):
         fx = parse_fx(graph.code)
         found = [_fx_picture(report, kernel, graph, index, fx, focus) for focus in _focus_nodes(report, kernel, graph, fx)]
         pictures += [replace(p, which=f"node {p.focus}") for p in found] if len(found) > 1 else found
     return pictures
 
 
-def _post_grad_graphs(report: Report) -> list[tuple[int, Graph]]:
-    finals = {(g.compile_id, g.part) for g in report.graphs if g.stage == "post_grad_final"}
-    return [(i, g) for i, g in enumerate(report.graphs)
-            if g.stage == "post_grad_final" or (g.stage == "post_grad" and (g.compile_id, g.part) not in finals)]
+#: FX stages, the most useful first: the graph Inductor lowers, else the latest one captured.
+FX_PREFERENCE = ("post_grad_final", "post_grad", "aot_inference", "aot_forward", "aot_backward", "dynamo")
+_STAGE_WORDS = {"post_grad_final": "post-grad graph", "post_grad": "post-grad graph (before passes)",
+                "aot_inference": "AOT graph", "aot_forward": "AOT graph", "aot_backward": "AOT graph",
+                "dynamo": "Dynamo graph", "output_code": "output code"}
+
+
+def _fx_graphs(report: Report) -> list[tuple[int, Graph]]:
+    """Per compile id and part, the graph of the most useful FX stage captured (`FX_PREFERENCE`)."""
+    best: dict[tuple[str, str], tuple[int, int]] = {}
+    for i, g in enumerate(report.graphs):
+        if g.stage in FX_PREFERENCE:
+            key, rank = (g.compile_id, g.part or ""), FX_PREFERENCE.index(g.stage)
+            if key not in best or rank < best[key][0]:
+                best[key] = (rank, i)
+    # A Dynamo graph has no part; drop it where an AOT-or-later graph of that compile exists.
+    later = {cid for (cid, part), (rank, _) in best.items() if rank < FX_PREFERENCE.index("dynamo")}
+    return [(i, report.graphs[i]) for (cid, part), (rank, i) in best.items()
+            if not (report.graphs[i].stage == "dynamo" and cid in later)]
 
 
 def _focus_nodes(report: Report, kernel: Kernel, graph: Graph, fx: FxGraph) -> list[FxNode]:
@@ -143,9 +158,10 @@ def _fx_picture(report: Report, kernel: Kernel, graph: Graph, index: int, fx: Fx
     mutated = _mutated_inputs(kernel, graph, fx, focus)
     edges = _fx_edges(fx, focus.module, aliases, focus, mutated)
     keep = _reach(focus.name, edges)
-    nodes = [_fx_pnode(report, kernel, fx.node(name, focus.module), focus, edges, keep) for name in keep]
+    opaque = _opaque_nodes(report, graph, fx)
+    nodes = [_fx_pnode(fx.node(name, focus.module), focus, kernel, opaque, edges, keep) for name in keep]
     shown = [e for e in edges if e.src in keep and e.dst in keep]
-    entry = _entry(kernel, graph.compile_id, report, focus)
+    entry = _entry(kernel, graph.compile_id, focus.name)
     return Picture(kernel.name, entry, graph.compile_id, graph.stage, graph.part, focus.name, tuple(nodes),
                    tuple(shown), index)
 
@@ -223,27 +239,28 @@ def _reach(focus: str, edges: list[PEdge]) -> list[str]:
     return keep
 
 
-def _fx_pnode(report: Report, kernel: Kernel, node: FxNode | None, focus: FxNode, edges: list[PEdge],
+def _fx_pnode(node: FxNode | None, focus: FxNode, kernel: Kernel, opaque: set[str], edges: list[PEdge],
               keep: list[str]) -> PNode:
     assert node is not None  # every kept name came from an edge between parsed nodes
     hidden = sum(1 for e in edges if (e.src == node.name and e.dst not in keep) or (e.dst == node.name and e.src not in keep))
     more = f"+{hidden} more" if hidden else ""
-    kind, label = _fx_kind(report, node, node is focus, kernel)
+    kind, label = _fx_kind(node, node is focus, kernel, opaque)
     sub = " · ".join(x for x in (node.type, more) if x)
     detail = tuple(x for x in (f"{node.name} = {node.target or node.op}", node.source) if x)
     return PNode(node.name, label, kind, sub, detail, node.line)
 
 
-def _fx_kind(report: Report, node: FxNode, is_focus: bool, kernel: Kernel) -> tuple[str, str]:
+def _fx_kind(node: FxNode, is_focus: bool, kernel: Kernel, opaque: set[str]) -> tuple[str, str]:
     if node.op == "placeholder":
         return "input", node.name
     if node.op == "output":
         return "output", "output"
     op = short_op(node.target)
-    if is_focus and _HOP in node.target:
-        return "kernel", kernel.name
-    if is_focus or _is_opaque(report, node):
+    if node.name in opaque:
         return "opaque", f"{op} ⊃ {kernel.name}" if is_focus else op
+    if is_focus:
+        # A HOP node is the kernel itself; a triton_op's node (Dynamo graphs) launches it.
+        return "kernel", kernel.name if _HOP in node.target else f"{op} → {kernel.name}"
     if _HOP in node.target:
         return "user", f"{node.name} (user kernel)"
     if _COPY_TARGETS.search(node.target + "."):
@@ -253,15 +270,20 @@ def _fx_kind(report: Report, node: FxNode, is_focus: bool, kernel: Kernel) -> tu
     return "op", op
 
 
-def _is_opaque(report: Report, node: FxNode) -> bool:
-    ns = node.target.split(".")[2] if node.target.startswith("torch.ops.") and node.target.count(".") >= 3 else ""
-    return bool(ns) and ns not in _TORCH_NAMESPACES and ns != "higher_order" or any(
-        op.node == node.name for op in report.opaque_ops)
+def _opaque_nodes(report: Report, graph: Graph, fx: FxGraph) -> set[str]:
+    """Nodes of opaque custom ops: as the report lists them, plus (after AOT, where triton_ops
+    are gone) any call into a namespace that is not torch's own."""
+    names = {op.node for op in report.opaque_ops if op.compile_id == graph.compile_id and op.stage == graph.stage}
+    if graph.stage.startswith("post_grad"):
+        names |= {n.name for n in fx.nodes if n.target.startswith("torch.ops.") and n.target.count(".") >= 3
+                  and n.target.split(".")[2] not in _TORCH_NAMESPACES}
+    return names
 
 
-def _entry(kernel: Kernel, compile_id: str, report: Report, focus: FxNode | None = None) -> str:
-    del report, focus
-    entries = [o.entry for o in kernel.occurrences if o.compile_id == compile_id]
+def _entry(kernel: Kernel, compile_id: str, node: str) -> str:
+    """How the kernel entered at this node (the entry of its occurrence there, else of its compile)."""
+    entries = [o.entry for o in kernel.occurrences if o.compile_id == compile_id and o.node == node]
+    entries += [o.entry for o in kernel.occurrences if o.compile_id == compile_id]
     return entries[0] if entries else (kernel.entries[0] if kernel.entries else "")
 
 

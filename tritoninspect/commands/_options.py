@@ -53,7 +53,7 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON on stdout and 
 OutputOpt = Annotated[
     Optional[Path],
     typer.Option("--output", "-o", metavar="FILE",
-                 help="Write to a file (.json or text). Refuses to replace a file tritoninspect did not write."),
+                 help="Write to a file (.json, .html or text). Refuses to replace a file tritoninspect did not write."),
 ]
 ForceOpt = Annotated[bool, typer.Option("--force", help="Let -o replace an existing file that is not a report.")]
 TimeoutOpt = Annotated[

@@ -76,8 +76,10 @@ def breaks(
         # The renderers are imported only when text or files are asked for: `--json` alone needs none.
         from tritoninspect.render.emit import emit
 
+        # An HTML file opens on the breaks (`html:breaks`); other suffixes as `emit` guesses them.
+        html = output is not None and output.suffix.lower() in (".html", ".htm")
         emit(report, "json" if json_out else None if output else "breaks", output, text="breaks", dump=dump,
-             extra_files=extra)
+             extra_files=extra, file_fmt="html:breaks" if html else None)
         exit_if_failed(report, err)
 
 

@@ -57,7 +57,7 @@ def diff(
     ] = False,
     json_out: JsonOpt = False,
     output: Annotated[
-        Optional[Path], typer.Option("--output", "-o", help="Also write the diff to a file (.json or text).")
+        Optional[Path], typer.Option("--output", "-o", help="Also write the diff to a file (.json, .html or text).")
     ] = None,
     save: Annotated[
         Optional[Path], typer.Option("--save", help="Write each side's report to DIR/A.json and DIR/B.json.")
@@ -85,9 +85,17 @@ def diff(
         from tritoninspect.render.emit import emit
         from tritoninspect.sides.parent import build_diff
 
-        # The diff is printed even with -o; any suffix but .json gets the text (README).
-        file_fmt = None if output is None else "json" if output.suffix.lower() == ".json" else "diff"
-        emit(build_diff(side_a, side_b, context=context), "json" if json_out else "diff", output, file_fmt=file_fmt)
+        # The diff is printed even with -o; .json and .html get those formats, any other suffix the text (README).
+        suffix = output.suffix.lower() if output is not None else ""
+        file_fmt = None if output is None else {".json": "json", ".html": "html", ".htm": "html"}.get(suffix, "diff")
+        built = build_diff(side_a, side_b, context=context)
+        if file_fmt == "html":
+            from tritoninspect.render.html_diff import DiffPage
+
+            # The page draws each side's pictures from its report, not only from the diff.
+            emit(DiffPage(built, (side_a.report, side_b.report)), None, output, file_fmt="html")
+            output = None
+        emit(built, "json" if json_out else "diff", output, file_fmt=file_fmt)
         failed = [s for s in (side_a, side_b) if s.report.failure is not None]
         if failed:
             from tritoninspect.render._failure import failure_line

@@ -48,14 +48,22 @@ def _check_text(result: Any, *, color: bool | None = None, width: int | None = N
 
 
 def _html(document: Any, *, color: bool | None = None, width: int | None = None) -> str:
-    # One self-contained page: a report's (graph, breaks) or a diff's (render/html_diff.py).
+    # One self-contained page: a report's (graph) or a diff's (render/html_diff.py).
+    from tritoninspect.diff_report import DiffReport
     from tritoninspect.render.html_diff import DiffPage, render_diff_html
 
-    if isinstance(document, DiffPage):
+    if isinstance(document, (DiffPage, DiffReport)):
         return render_diff_html(document)
     from tritoninspect.render.html import render_html
 
     return render_html(document)
+
+
+def _html_breaks(report: Any, *, color: bool | None = None, width: int | None = None) -> str:
+    # `breaks -o x.html`: the same page, opening on the graph breaks.
+    from tritoninspect.render.html import render_html
+
+    return render_html(report, breaks_first=True)
 
 
 #: `--show` views: a stage's graphs (or the output code), or what Inductor did around each kernel.
@@ -86,6 +94,7 @@ RENDERERS: dict[str, Renderer] = {
     "diff": _diff_text,
     "check": _check_text,
     "html": _html,
+    "html:breaks": _html_breaks,
     **{f"show:{view}": _show(view) for view in SHOW_VIEWS},
 }
 

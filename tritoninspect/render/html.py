@@ -32,20 +32,17 @@ from tritoninspect.report import Failure, Graph, GraphBreak, Kernel, Occurrence,
 __all__ = ["graph_anchor", "kernel_figure", "render_html"]
 
 
-def render_html(report: Report) -> str:
-    """The whole page for `report`."""
+def render_html(report: Report, *, breaks_first: bool = False) -> str:
+    """The whole page for `report`; with `breaks_first` (`breaks -o`), graph breaks and recompiles lead."""
     cwd = Path.cwd()
-    sections = [
-        _failure(report.failure, cwd),
-        _kernels(report, cwd),
-        _opaque(report),
-        _breaks(report, cwd),
-        _recompiles(report),
-        _graphs(report),
-        _diagnostics(report),
-    ]
+    kernels = [_kernels(report, cwd), _opaque(report)]
+    breaks = [_breaks(report, cwd), _recompiles(report)]
+    sections = [_failure(report.failure, cwd), *(breaks + kernels if breaks_first else kernels + breaks),
+                _graphs(report), _diagnostics(report)]
     nav = [("kernels", "Kernels"), ("breaks", "Graph breaks"), ("recompiles", "Recompiles"),
            ("graphs", "Graphs & code")]
+    if breaks_first:
+        nav = nav[1:3] + nav[:1] + nav[3:]
     title = f"tritoninspect · {report.meta.target}"
     return page(title, header(report), sections, nav=nav)
 
@@ -119,7 +116,9 @@ def _index(report: Report, kernel: Kernel) -> int:
 def _figures(report: Report, kernel: Kernel) -> str:
     pictures = kernel_pictures(report, kernel)
     if not pictures:
-        return '<p class="muted">No graph around this kernel was captured (no post-grad graph or output code).</p>'
+        if set(kernel.entries) <= {"eager"}:
+            return '<p class="muted">Launched outside every compiled graph: there is no graph around it.</p>'
+        return '<p class="muted">No graph around this kernel was captured (no FX graph or output code).</p>'
     k = _index(report, kernel)
     return '<div class="figs">' + "".join(kernel_figure(report, p, f"k{k}p{i}") for i, p in enumerate(pictures)) + "</div>"
 

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 
 from tritoninspect.analyse.pictures import Picture, kernel_pictures
-from tritoninspect.diff_report import DiffReport, Side
+from tritoninspect.diff_report import DiffReport, Row, Side
 from tritoninspect.render._html import anchor, banner, diff_block, esc, grid_table, legend, page
 from tritoninspect.render.html import graph_block, kernel_figure
 from tritoninspect.render.stage import kernel_line_pattern
@@ -62,17 +62,19 @@ def _notes(diff: DiffReport) -> str:
 
 
 def _rows(diff: DiffReport) -> str:
-    changed = len(diff.changed_rows)
-    rows, marks = [], set()
-    for i, r in enumerate(diff.rows):
-        if r.changed:
-            marks.add(i)
-        rows.append([esc(r.section), esc(r.name), _value(r.a, r.unit), _value(r.b, r.unit),
-                     '<span class="pill changed">changed</span>' if r.changed else ""])
-    table = grid_table(("section", "what", diff.a.label, diff.b.label, ""), rows, changed=marks)
-    bench = _bench(diff)
-    return (f'<section id="summary"><h2>Summary: {changed} of {len(diff.rows)} compared facts differ</h2>'
-            f"{table}{bench}</section>")
+    """The compared facts: those that differ first, then all of them (collapsed)."""
+    header = ("section", "what", diff.a.label, diff.b.label)
+    changed = [_row(r) for r in diff.rows if r.changed]
+    every = [_row(r) for r in diff.rows]
+    marks = {i for i, r in enumerate(diff.rows) if r.changed}
+    differ = grid_table(header, changed) if changed else "<p>No compared fact differs.</p>"
+    return (f'<section id="summary"><h2>Summary: {len(changed)} of {len(diff.rows)} compared facts differ</h2>'
+            f"{differ}<details><summary>all {len(every)} compared facts</summary>"
+            f"{grid_table(header, every, changed=marks)}</details>{_bench(diff)}</section>")
+
+
+def _row(r: Row) -> list[str]:
+    return [esc(r.section), esc(r.name), _value(r.a, r.unit), _value(r.b, r.unit)]
 
 
 def _value(value: object, unit: str) -> str:
