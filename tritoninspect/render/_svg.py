@@ -1,6 +1,6 @@
 """One `Picture` (analyse/pictures.py) as an inline SVG element: laid out, styled, linked to its code.
 
-Every string is escaped here (`html.escape` with quotes): labels come from the user's code
+Every string is escaped here (`_html.esc`: control characters shown escaped, then markup): labels come from the user's code
 and from saved reports, so a kernel named `</svg><script>` stays text. Styling lives in the
 page's stylesheet (`render/_html_assets.py`), keyed by the node kinds' class names.
 """
@@ -8,7 +8,7 @@ page's stylesheet (`render/_html_assets.py`), keyed by the node kinds' class nam
 from __future__ import annotations
 
 from collections.abc import Collection
-from html import escape
+from tritoninspect.render._html import esc as escape
 
 from tritoninspect.analyse.pictures import Picture, PNode
 from tritoninspect.render._layout import layout

@@ -1,0 +1,248 @@
+"""The HTML report (tier a/b): pages from saved GPU reports, parsed back, never grepped.
+
+Structure (sections, one figure per picture, every internal link resolves), no external
+loads, escaping of hostile names, the diff page's side-by-side pictures, and the CLI's
+`-o x.html` for graph, breaks and diff on saved reports (torch never imported).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from _expect import REPO, cli_env
+from _html_check import external_loads, parse
+from tritoninspect.analyse.diff import diff_reports
+from tritoninspect.analyse.pictures import kernel_pictures
+from tritoninspect.render import render_as
+from tritoninspect.render._html_assets import JS
+from tritoninspect.render._safe import safe_text
+from tritoninspect.render.emit import written_by_tritoninspect
+from tritoninspect.render.html_diff import DiffPage
+from tritoninspect.report import Report, read_report
+
+GPU = REPO / "tests" / "fixtures" / "gpu"
+SAMPLES = sorted(p.stem for p in GPU.glob("*.json"))
+#: A kernel name no browser may run or be confused by: markup, quotes, an SVG end, control characters.
+HOSTILE = "</svg><script>alert(1)</script>\"'><img src=x onerror=alert(2)>\x1b[2J\x00</title>"
+SVG_TAGS = {"svg", "title", "defs", "marker", "path", "g", "a", "rect", "text", "circle"}
+
+
+def page_of(document: object) -> str:
+    return render_as(document, "html")
+
+
+@pytest.fixture(scope="module")
+def pages() -> dict[str, tuple[Report, str]]:
+    return {name: (r := read_report(GPU / f"{name}.json"), page_of(r)) for name in SAMPLES}
+
+
+def hostile_report(sample: str = "triton_op", **replace: str) -> Report:
+    """A saved report with the kernel renamed (everywhere, graph code included) and more strings replaced."""
+    text = (GPU / f"{sample}.json").read_text()
+    for old, new in {"add_kernel": HOSTILE, **replace}.items():
+        text = text.replace(old, json.dumps(new)[1:-1])
+    return Report.from_json(text)
+
+
+# --- structure ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", SAMPLES)
+def test_page_structure(pages: dict[str, tuple[Report, str]], name: str) -> None:
+    report, page = pages[name]
+    root, builder = parse(page)
+    assert builder.doctype.lower() == "doctype html" and not builder.mismatched
+    (html,) = root.iter("html")
+    assert [c.tag for c in html.children] == ["head", "body"]
+    generator = [m for m in root.iter("meta") if m.attrs.get("name") == "generator"]
+    assert generator and generator[0].attrs["content"].startswith("tritoninspect ")
+    assert {"kernels", "breaks", "recompiles", "graphs"} <= {s.attrs.get("id") for s in root.iter("section")}
+    articles = [a for a in root.iter("article") if "kernel" in a.attrs.get("class", "")]
+    assert len(articles) == len(report.kernels)
+    pictures = [p for k in report.kernels for p in kernel_pictures(report, k)]
+    figures = list(root.iter("figure"))
+    assert len(figures) == len(pictures)
+    for figure, picture in zip(figures, pictures):
+        (svg,) = figure.iter("svg")
+        assert {el.tag for el in svg.iter()} <= SVG_TAGS
+        nodes = [g for g in svg.iter("g") if g.attrs.get("class", "").startswith("n ")]
+        assert len(nodes) == len(picture.nodes)
+        assert [g.attrs["data-node"] for g in nodes if "focus" in g.attrs["class"]] == [picture.focus]
+
+
+@pytest.mark.parametrize("name", SAMPLES)
+def test_every_internal_link_resolves_and_ids_are_unique(pages: dict[str, tuple[Report, str]], name: str) -> None:
+    root, _ = parse(pages[name][1])
+    ids = [el.attrs["id"] for el in root.iter() if "id" in el.attrs]
+    assert len(ids) == len(set(ids))
+    targets = [a.attrs["href"][1:] for a in root.iter("a") if a.attrs.get("href", "").startswith("#")]
+    assert targets and set(targets) <= set(ids)
+    refs = [el.attrs["marker-end"][5:-1] for el in root.iter("path") if "marker-end" in el.attrs]
+    assert set(refs) <= set(ids)
+
+
+@pytest.mark.parametrize("name", SAMPLES)
+def test_no_external_loads(pages: dict[str, tuple[Report, str]], name: str) -> None:
+    root, _ = parse(pages[name][1])
+    assert external_loads(root) == []
+    (script,) = root.iter("script")
+    assert script.all_text().strip() == JS.strip() and "src" not in script.attrs
+    policy = [m.attrs["content"] for m in root.iter("meta") if m.attrs.get("http-equiv") == "Content-Security-Policy"]
+    assert policy and policy[0].startswith("default-src 'none'")
+    outward = [a.attrs["href"] for a in root.iter("a") if not a.attrs.get("href", "#").startswith("#")]
+    assert all(h.startswith("https://") for h in outward)  # documentation links: followed, never loaded
+
+
+def test_pages_stay_small(pages: dict[str, tuple[Report, str]]) -> None:
+    sizes = {name: len(page.encode()) for name, (_, page) in pages.items()}
+    assert max(sizes.values()) < 2_000_000, sizes
+
+
+def test_the_kernel_lines_are_marked_and_post_grad_graphs_open(pages: dict[str, tuple[Report, str]]) -> None:
+    root, _ = parse(pages["triton_op"][1])
+    blocks = [d for d in root.iter("details") if d.attrs.get("id", "").startswith("g-")]
+    final = [d for d in blocks if "post_grad_final" in d.attrs["id"]]
+    assert final and all("open" in d.attrs for d in final)
+    hits = [s for d in final for s in d.iter("span") if "hit" in s.attrs.get("class", "").split()]
+    assert any("triton_kernel_wrapper" in s.all_text() for s in hits)
+
+
+def test_mode_banner_on_top() -> None:
+    report = read_report(REPO / "tests" / "fixtures" / "gpu-compile-only" / "triton_op.json")
+    root, _ = parse(page_of(report))
+    (header,) = root.iter("header")
+    banners = [d for d in header.iter("div") if "banner" in d.attrs.get("class", "")]
+    assert "compile-only" in banners[0].attrs["class"] and "compile-only" in banners[0].all_text()
+
+
+# --- escaping ----------------------------------------------------------------------
+
+
+def test_hostile_kernel_and_file_names_stay_text() -> None:
+    report = hostile_report(**{"samples/triton_op.py": "samples/\"><script>alert(3)</script>.py"})
+    page = page_of(report)
+    root, builder = parse(page)
+    assert not builder.mismatched
+    assert len(list(root.iter("script"))) == 1 and not list(root.iter("img"))
+    assert not [(el.tag, k) for el in root.iter() for k in el.attrs if k.startswith("on")]
+    assert "\x1b" not in page and "\x00" not in page
+    (article,) = [a for a in root.iter("article")]
+    # Shown as text, whole: only the escape sequence is dropped and the NUL shown escaped (safe_text).
+    assert safe_text(HOSTILE) == HOSTILE.replace("\x1b[2J", "").replace("\x00", "\\x00")
+    assert safe_text(HOSTILE) in article.all_text()
+    assert external_loads(root) == []
+    for svg in root.iter("svg"):
+        assert {el.tag for el in svg.iter()} <= SVG_TAGS
+
+
+def test_a_javascript_doc_url_is_not_a_link() -> None:
+    text = (GPU / "graph_break.json").read_text()
+    data = json.loads(text)
+    data["graph_breaks"][0]["doc_url"] = "javascript:alert(1)"
+    root, _ = parse(page_of(Report.from_dict(data)))
+    assert not [a for a in root.iter("a") if a.attrs.get("href", "").startswith("javascript")]
+    assert any("javascript:alert(1)" in el.all_text() for el in root.iter("td"))
+
+
+def test_hostile_diff_page() -> None:
+    a, b = hostile_report("custom_op"), hostile_report("triton_op")
+    root, builder = parse(page_of(DiffPage(diff_reports(a, b, sources=(HOSTILE, "b.json")), (a, b))))
+    assert not builder.mismatched and len(list(root.iter("script"))) == 1 and not list(root.iter("img"))
+    assert safe_text(HOSTILE) in root.all_text()
+
+
+# --- diff -----------------------------------------------------------------------------
+
+
+def diff_page(a: Report, b: Report) -> str:
+    return page_of(DiffPage(diff_reports(a, b, sources=("a.json", "b.json"), saved=(True, True)), (a, b)))
+
+
+def marked(root) -> list[str]:  # type: ignore[no-untyped-def]
+    return [g.attrs["data-node"] for g in root.iter("g") if "marked" in g.attrs.get("class", "").split()]
+
+
+def test_diff_shows_both_sides_with_differences_marked() -> None:
+    a, b = read_report(GPU / "custom_op.json"), read_report(GPU / "triton_op.json")
+    root, _ = parse(diff_page(a, b))
+    (section,) = [s for s in root.iter("section") if s.attrs.get("id") == "kernels"]
+    rows = [d for d in section.iter("div") if "side-by-side" in d.attrs.get("class", "")]
+    assert rows and all(len(r.children) == 2 for r in rows)
+    figures = [[f for f in cell.iter("figure")] for r in rows for cell in r.children]
+    assert all(len(f) == 1 for f in figures)  # both variants have each picture: post-grad and output code
+    # custom_op's black box and triton_op's kernel node differ; the ops around them (sin, cos) do not.
+    flagged = {t.all_text() for g in root.iter("g") if "marked" in g.attrs.get("class", "").split()
+               for t in g.iter("text") if t.attrs.get("class") == "nl"}
+    assert any("⊃ add_kernel" in t for t in flagged) and any(t.startswith("add_kernel") for t in flagged)
+    assert not any("aten.sin" in t or "aten.cos" in t for t in flagged)
+    changed = [r for r in root.iter("tr") if "changed" in r.attrs.get("class", "")]
+    assert changed
+
+
+def test_diff_of_a_report_with_itself_marks_nothing() -> None:
+    a = read_report(GPU / "autograd_function.json")
+    root, _ = parse(diff_page(a, a))
+    assert marked(root) == [] and len(list(root.iter("figure"))) == 2 * len(kernel_pictures(a, a.kernels[0]))
+
+
+def test_a_bare_diff_report_renders_without_pictures() -> None:
+    a, b = read_report(GPU / "custom_op.json"), read_report(GPU / "triton_op.json")
+    root, _ = parse(page_of(diff_reports(a, b)))
+    assert not list(root.iter("figure")) and list(root.iter("table"))
+
+
+# --- the command line --------------------------------------------------------------------
+
+NO_TORCH = """
+import sys
+from tritoninspect.cli import app
+try:
+    app(sys.argv[1:], prog_name="tritoninspect")
+except SystemExit as exc:
+    assert exc.code in (0, None), exc.code
+print(sorted(m for m in sys.modules if m.split(".")[0] in ("torch", "triton")), file=sys.stderr)
+"""
+
+
+def run_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-c", NO_TORCH, *args], cwd=cwd, env=cli_env(), capture_output=True,
+                          text=True, timeout=120)
+
+
+@pytest.mark.parametrize("command", ["graph", "breaks"])
+def test_saved_report_to_html_without_torch(tmp_path: Path, command: str) -> None:
+    out = tmp_path / "report.html"
+    proc = run_cli(command, str(GPU / "graph_break.json"), "-o", str(out), cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.strip().splitlines()[-1] == "[]"  # neither torch nor triton imported
+    assert proc.stdout == "" and written_by_tritoninspect(out)
+    root, _ = parse(out.read_text())
+    sections = [s.attrs["id"] for s in root.iter("section")]
+    assert sections.index("breaks") < sections.index("kernels") if command == "breaks" else \
+        sections.index("kernels") < sections.index("breaks")
+    again = run_cli(command, str(GPU / "graph_break.json"), "-o", str(out), cwd=tmp_path)
+    assert again.returncode == 0, again.stderr  # our own page: replaced without --force
+
+
+def test_html_output_refuses_a_file_it_did_not_write(tmp_path: Path) -> None:
+    out = tmp_path / "index.html"
+    out.write_text("<!DOCTYPE html><html><body>mine</body></html>")
+    proc = subprocess.run([sys.executable, "-m", "tritoninspect", "graph", str(GPU / "triton_op.json"), "-o", str(out)],
+                          cwd=tmp_path, env=cli_env(), capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and "did not write" in proc.stderr
+    assert out.read_text().endswith("mine</body></html>")
+
+
+def test_diff_to_html(tmp_path: Path) -> None:
+    out = tmp_path / "diff.html"
+    proc = run_cli("diff", str(GPU / "custom_op.json"), str(GPU / "triton_op.json"), "-o", str(out), cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.strip().splitlines()[-1] == "[]"
+    assert "add_kernel" in proc.stdout  # the text diff still goes to stdout
+    root, _ = parse(out.read_text())
+    assert marked(root) and written_by_tritoninspect(out)
