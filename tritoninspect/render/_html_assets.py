@@ -27,6 +27,7 @@ html.js nav.toc .tools{display:flex}
 nav.toc input{font:inherit;padding:2px 8px;border:1px solid var(--line);border-radius:6px;width:14em}
 nav.toc button{font:inherit;font-size:12px;padding:2px 8px;border:1px solid var(--line);border-radius:6px;background:var(--soft);cursor:pointer}
 main{padding:8px 24px 40px;max-width:1500px}
+section,[id]{scroll-margin-top:48px}
 h2{font-size:18px;border-bottom:1px solid var(--line);padding-bottom:4px;margin-top:28px}
 h3{font-size:16px;margin:18px 0 6px}
 code,pre,.mono{font-family:ui-monospace,SFMono-Regular,"SF Mono",Menlo,Consolas,"Liberation Mono",monospace;font-size:12.5px}
