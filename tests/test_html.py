@@ -7,6 +7,7 @@ loads, escaping of hostile names, the diff page's side-by-side pictures, and the
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 import sys
@@ -23,7 +24,7 @@ from tritoninspect.render._html_assets import JS
 from tritoninspect.render._safe import safe_text
 from tritoninspect.render.emit import written_by_tritoninspect
 from tritoninspect.render.html_diff import DiffPage
-from tritoninspect.report import Report, read_report
+from tritoninspect.report import Failure, Report, read_report
 
 GPU = REPO / "tests" / "fixtures" / "gpu"
 SAMPLES = sorted(p.stem for p in GPU.glob("*.json"))
@@ -118,6 +119,18 @@ def test_mode_banner_on_top() -> None:
     (header,) = root.iter("header")
     banners = [d for d in header.iter("div") if "banner" in d.attrs.get("class", "")]
     assert "compile-only" in banners[0].attrs["class"] and "compile-only" in banners[0].all_text()
+
+
+def test_failure_record_and_banner() -> None:
+    report = read_report(GPU / "triton_op.json")
+    failure = Failure("kernel_compile", "0/0", "inference", "CompilationError", "at 5:24:\n  x = tl.load(p)\nbad <op>",
+                      user_frame="samples/triton_op.py:30 in forward", kernel="add_kernel")
+    root, _ = parse(page_of(dataclasses.replace(report, failure=failure)))
+    (header,) = root.iter("header")
+    (banner,) = [a for a in header.iter("a") if "failed" in a.attrs.get("class", "")]
+    assert banner.attrs["href"] == "#failure" and "bad <op>" in banner.all_text()
+    (section,) = [s for s in root.iter("section") if s.attrs.get("id") == "failure"]
+    assert "CompilationError" in section.all_text() and "x = tl.load(p)" in section.all_text()
 
 
 # --- escaping ----------------------------------------------------------------------

@@ -137,8 +137,8 @@ def test_update_readme_screenshots(tmp_path: Path) -> None:
     """docs/html-kernel.png, html-diff.png, html-breaks.png: one view each."""
     DOCS.mkdir(exist_ok=True)
     shots = {
-        "html-kernel.png": (report_page(tmp_path, "autograd_function"), "#kernels", "1200,940"),
-        "html-diff.png": (diff_page(tmp_path, "custom_op", "triton_op"), "#kernels", "1200,900"),
+        "html-kernel.png": (report_page(tmp_path, "inplace"), "#kernels", "1200,1060"),
+        "html-diff.png": (diff_page(tmp_path, "custom_op", "triton_op"), "#kernels", "1200,1000"),
         "html-breaks.png": (breaks_page(tmp_path), "#breaks", "1200,900"),
     }
     for name, (page, section, size) in shots.items():

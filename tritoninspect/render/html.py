@@ -91,7 +91,18 @@ def _kernels(report: Report, cwd: Path) -> str:
     if not report.kernels:
         return '<section id="kernels"><h2>Kernels</h2><p>No user-defined Triton kernels were seen.</p></section>'
     articles = "".join(_kernel(report, k, cwd) for k in report.kernels)
-    return f'<section id="kernels"><h2>Kernels ({len(report.kernels)})</h2>{legend()}{articles}</section>'
+    return (f'<section id="kernels"><h2>Kernels ({len(report.kernels)})</h2>{_kernel_table(report, cwd)}'
+            f"{legend()}{articles}</section>")
+
+
+def _kernel_table(report: Report, cwd: Path) -> str:
+    """One line per kernel, linking to its pictures: the overview of a model with many kernels."""
+    if len(report.kernels) < 2:
+        return ""
+    rows = [[f'<a href="#{anchor("k", k.name)}"><code>{esc(k.name)}</code></a>', pills(k.entries),
+             esc(", ".join(fmt.graph_compile_ids(k)) or fmt.NONE), esc(fmt.location(k.file, k.line, cwd=cwd)),
+             esc(fmt.output_code_status(k)), str(len(kernel_pictures(report, k)))] for k in report.kernels]
+    return grid_table(("kernel", "entries", "compile ids", "source", "in output code", "pictures"), rows)
 
 
 def _kernel(report: Report, kernel: Kernel, cwd: Path) -> str:
