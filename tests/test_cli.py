@@ -22,6 +22,7 @@ import pytest
 
 from _expect import REPO, CliRuns, cli_env, explain
 from tritoninspect.errors import ExitCode
+from tritoninspect.render.emit import written_by_tritoninspect
 from tritoninspect.report import SCHEMA_VERSION, Report
 
 ASSETS = REPO / "tests" / "assets"
@@ -435,9 +436,11 @@ def test_dump_onto_a_file(cli: Cli) -> None:
     assert (cli.setup.tmp / "a_file").read_text() == "not a directory\n"
 
 
-def test_html_output_is_a_usage_error(cli: Cli) -> None:
-    assert "html output is not supported yet" in error_line(cli("html output"), ExitCode.USAGE)
-    assert not (cli.setup.tmp / "r.html").exists()
+def test_html_output_writes_a_page(cli: Cli) -> None:
+    proc = cli("html output")
+    assert proc.returncode == 0, explain(proc)
+    page = (cli.setup.tmp / "r.html").read_text()
+    assert page.startswith("<!DOCTYPE html>") and written_by_tritoninspect(cli.setup.tmp / "r.html")
 
 
 def test_graph_writes_nothing_next_to_the_target_or_in_cwd(cli: Cli) -> None:

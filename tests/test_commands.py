@@ -159,8 +159,8 @@ def test_graph_output_file_and_json_on_stdout(captured: FakeCapture, tmp_path: P
 
 
 @pytest.mark.parametrize(("name", "message"), [
-    ("r.html", "html output is not supported yet"),
     ("missing/r.txt", "-o {path}: the directory {parent} does not exist"),
+    ("missing/r.html", "-o {path}: the directory {parent} does not exist"),
 ])
 def test_graph_output_that_cannot_be_written(captured: FakeCapture, tmp_path: Path, name: str, message: str) -> None:
     path = tmp_path / name
@@ -371,9 +371,9 @@ def test_diff_json_file_and_save(captured: FakeCapture, tmp_path: Path) -> None:
 
 
 def test_diff_writes_text_for_any_other_suffix(captured: FakeCapture, tmp_path: Path) -> None:
-    result = run("diff", RAW, CUSTOM, "-o", str(tmp_path / "d.html"))
+    result = run("diff", RAW, CUSTOM, "-o", str(tmp_path / "d.out"))
     assert result.exit_code == 0, result.stderr
-    assert (tmp_path / "d.html").read_text() == render.render_as(
+    assert (tmp_path / "d.out").read_text() == render.render_as(
         DiffReport.from_json(run("diff", RAW, CUSTOM, "--json").stdout), "diff", color=False) + "\n"
 
 
@@ -417,9 +417,12 @@ def test_diff_refusals_with_one_saved_side(captured: FakeCapture, tmp_path: Path
 
 def test_a_new_format_is_one_registry_entry(captured: FakeCapture, monkeypatch: pytest.MonkeyPatch,
                                             tmp_path: Path) -> None:
-    """What adding the HTML renderer takes: `-o x.html` works for every command writing a report."""
+    """What adding a format takes (as the HTML renderer did): `-o x.html` works for every command writing a
+    report once `RENDERERS` has the entries ("html", and "html:breaks", the page `breaks` opens on its breaks)."""
+    monkeypatch.delitem(render.RENDERERS, "html")
     assert "not supported yet" in error_of(run("graph", RAW, "-o", str(tmp_path / "r.html")), ExitCode.USAGE)
     monkeypatch.setitem(render.RENDERERS, "html", lambda document, **_: f"<pre>{document.meta.target}</pre>")
+    monkeypatch.setitem(render.RENDERERS, "html:breaks", render.RENDERERS["html"])
     for name in ("graph", "breaks"):
         out = tmp_path / f"{name}.html"
         assert run(name, RAW, "-o", str(out)).exit_code == 0

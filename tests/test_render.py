@@ -134,9 +134,8 @@ def test_guess_format_from_path(path: str | None, expected: str) -> None:
     assert guess_format_from_path(path) == expected
 
 
-def test_guess_format_html_is_reserved() -> None:
-    with pytest.raises(ValueError, match="html output is not supported yet"):
-        guess_format_from_path(Path("report.html"))
+def test_guess_format_html() -> None:
+    assert guess_format_from_path(Path("report.html")) == guess_format_from_path(Path("r.HTM")) == "html"
 
 
 def test_render_dispatches(report: Report, in_tmp: Path) -> None:
@@ -147,7 +146,7 @@ def test_render_dispatches(report: Report, in_tmp: Path) -> None:
     assert not render(report, "text", color=False).endswith("\n")
 
 
-@pytest.mark.parametrize(("fmt", "message"), [("html", "not supported yet"), ("xml", "unknown output format")])
+@pytest.mark.parametrize(("fmt", "message"), [("xml", "unknown output format")])
 def test_render_rejects_formats(report: Report, fmt: str, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         render(report, fmt)
