@@ -72,9 +72,9 @@ def _edge(kind: str, label: str, route: list[tuple[float, float]], pid: str) -> 
     d = _path(route)
     out = f'<path class="e e-{escape(kind)}" d="{d}" marker-end="url(#{marker})"/>'
     if label:
-        # On the last stretch, nearer its start: edges into one node spread apart there.
+        # Halfway down the last stretch: edges into (or out of) one node are apart there.
         (x0, y0), (x1, y1) = route[-2], route[-1]
-        x, y = x0 + (x1 - x0) * 0.4, y0 + (y1 - y0) * 0.4
+        x, y = x0 + (x1 - x0) * 0.5, y0 + (y1 - y0) * 0.5
         out += (f'<text class="el" x="{x + 4:.1f}" y="{y + 4:.1f}">{escape(_clip(label))}</text>')
     return out
 
