@@ -23,6 +23,7 @@ from tritoninspect.render import render_as
 from tritoninspect.render._html_assets import JS
 from tritoninspect.render._safe import safe_text
 from tritoninspect.render.emit import written_by_tritoninspect
+from tritoninspect.render.html import HIGHLIGHT_BUDGET
 from tritoninspect.render.html_diff import DiffPage
 from tritoninspect.report import Failure, Report, read_report
 
@@ -106,11 +107,28 @@ def test_pages_stay_small(pages: dict[str, tuple[Report, str]]) -> None:
 
 def test_the_kernel_lines_are_marked_and_post_grad_graphs_open(pages: dict[str, tuple[Report, str]]) -> None:
     root, _ = parse(pages["triton_op"][1])
-    blocks = [d for d in root.iter("details") if d.attrs.get("id", "").startswith("g-")]
-    final = [d for d in blocks if "post_grad_final" in d.attrs["id"]]
+    final = [d for d in root.iter("details") if d.attrs.get("data-stage") == "post_grad_final"]
     assert final and all("open" in d.attrs for d in final)
     hits = [s for d in final for s in d.iter("span") if "hit" in s.attrs.get("class", "").split()]
     assert any("triton_kernel_wrapper" in s.all_text() for s in hits)
+
+
+def test_a_large_model_stays_a_few_megabytes() -> None:
+    """Output code past the highlighting budget is shown plain: the page grows about as the code does."""
+    report = read_report(GPU / "autograd_function.json")
+    code = next(g for g in report.graphs if g.stage == "output_code")
+    copies = 1 + 4 * HIGHLIGHT_BUDGET // len(code.code)
+    big = tuple(dataclasses.replace(code, compile_id=f"{i}/0") for i in range(copies))
+    large = dataclasses.replace(report, graphs=report.graphs + big)
+    total = sum(len(g.code) for g in large.graphs)
+    page = page_of(large)
+    root, builder = parse(page)
+    assert not builder.mismatched and total > 3 * HIGHLIGHT_BUDGET
+    assert len(page) < 1.5 * total + 4 * HIGHLIGHT_BUDGET, (len(page), total)
+    plain = [d for d in root.iter("details") if d.attrs.get("data-stage") == "output_code"
+             and not any("tk-" in s.attrs.get("class", "") for s in d.iter("span"))]
+    assert len(plain) > copies // 2
+    assert all(any("hit" in s.attrs.get("class", "") for s in d.iter("span")) for d in plain)
 
 
 def test_mode_banner_on_top() -> None:

@@ -114,16 +114,21 @@ _TOKEN_CLASS = (("Comment", "tk-c"), ("String", "tk-s"), ("Keyword", "tk-k"), ("
 
 
 def code_block(code: str, prefix: str, *, hits: Collection[int] = (), at: Collection[int] = (),
-               first: int = 1, language: str = "python") -> str:
-    """`code` highlighted, one `<span id="{prefix}-L{n}">` per line (link targets); `hits` marked as
-    kernel lines, `at` as the line a finding is about. Long output code stays one block."""
-    lines = _highlighted_lines(code, language)
+               first: int = 1, language: str = "python", highlight: bool = True,
+               anchors: Collection[int] | None = None) -> str:
+    """`code` highlighted, one `<span>` per line (numbered by CSS); `hits` marked as kernel lines, `at` as the
+    line a finding is about. Lines in `anchors` (all when None) get `id="{prefix}-L{n}"`, a link target:
+    ids on every line of a large model's output code would double the page. `highlight=False`: plain
+    escaped text (a third of the size, for pages past their highlighting budget)."""
+    lines = _highlighted_lines(code, language) if highlight else [esc(line) for line in code.split("\n")]
     out = []
     for offset, line in enumerate(lines):
         n = first + offset
-        cls = "ln" + (" hit" if n in hits else "") + (" at" if n in at else "")
-        out.append(f'<span class="{cls}" id="{esc(prefix)}-L{n}" data-n="{n}">{line}</span>')
-    return '<pre class="code">' + "".join(out) + "</pre>"
+        cls = " ".join(c for c, on in (("hit", n in hits), ("at", n in at)) if on)
+        attrs = (f' class="{cls}"' if cls else "") + (f' id="{esc(prefix)}-L{n}"' if anchors is None or n in anchors else "")
+        out.append(f"<span{attrs}>{line}</span>")
+    start = f' style="counter-reset:ln {first - 1}"' if first != 1 else ""
+    return f'<pre class="code"{start}>' + "".join(out) + "</pre>"
 
 
 def _highlighted_lines(code: str, language: str) -> list[str]:
@@ -151,5 +156,5 @@ def diff_block(lines: Iterable[str]) -> str:
     for line in lines:
         cls = ("hunk" if line.startswith("@@") else "add" if line.startswith("+") and not line.startswith("+++")
                else "del" if line.startswith("-") and not line.startswith("---") else "")
-        out.append(f'<span class="ln {cls}" data-n="">{esc(line)}</span>')
+        out.append(f'<span class="{cls}">{esc(line)}</span>' if cls else f"<span>{esc(line)}</span>")
     return '<pre class="code diff">' + "".join(out) + "</pre>"

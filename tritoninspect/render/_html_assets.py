@@ -88,12 +88,13 @@ svg.pic a:hover rect{filter:brightness(.93)}
 details{border:1px solid var(--line);border-radius:6px;margin:6px 0;background:var(--bg)}
 details>summary{cursor:pointer;padding:4px 10px;background:var(--soft);border-radius:6px;font-weight:600}
 details[open]>summary{border-bottom:1px solid var(--line);border-radius:6px 6px 0 0}
-pre.code{margin:0;padding:6px 0;overflow-x:auto;line-height:1.45}
-pre.code .ln{display:block;padding:0 10px 0 0;white-space:pre}
-pre.code .ln::before{content:attr(data-n);display:inline-block;width:4.2em;padding-right:10px;text-align:right;color:#8c959f;user-select:none}
-pre.code .ln.hit{background:var(--kernel-bg);box-shadow:inset 3px 0 0 var(--kernel)}
-pre.code .ln.at{background:#fff8c5;box-shadow:inset 3px 0 0 #d4a72c}
-pre.code .ln:target{background:#fbefff;box-shadow:inset 3px 0 0 var(--mark)}
+pre.code{margin:0;padding:6px 0;overflow-x:auto;line-height:1.45;counter-reset:ln}
+pre.code>span{display:block;padding:0 10px 0 0;white-space:pre;counter-increment:ln}
+pre.code>span::before{content:counter(ln);display:inline-block;width:4.2em;padding-right:10px;text-align:right;color:#8c959f;user-select:none}
+pre.code.diff>span::before{content:none}
+pre.code>span.hit{background:var(--kernel-bg);box-shadow:inset 3px 0 0 var(--kernel)}
+pre.code>span.at{background:#fff8c5;box-shadow:inset 3px 0 0 #d4a72c}
+pre.code>span:target{background:#fbefff;box-shadow:inset 3px 0 0 var(--mark)}
 pre.diff .add{background:var(--add)}
 pre.diff .del{background:var(--del)}
 pre.diff .hunk{color:var(--mark)}

@@ -63,9 +63,15 @@ def header(report: Report, label: str = "") -> str:
             f'<div class="meta">{esc(options + inputs)}</div>{banner(m.mode, m.device)}{failed}</header>')
 
 
+#: Characters of graph code highlighted per page: token markup triples the size, so a large model's
+#: output code past this is shown plain (still with line numbers, links and kernel lines marked).
+HIGHLIGHT_BUDGET = 600_000
+
+
 def graph_anchor(report: Report, index: int, prefix: str = "") -> str:
-    g = report.graphs[index]
-    return anchor(prefix + "g", index, g.stage, g.part, g.compile_id)
+    """The id of graph `index`'s code block; its lines are `{id}-L{n}` (short: one per line of code)."""
+    del report
+    return f"{anchor(prefix)}g{index}"
 
 
 # --- failure ----------------------------------------------------------------------
@@ -258,21 +264,45 @@ def _graphs(report: Report) -> str:
     pattern = kernel_line_pattern(report)
     order = sorted(range(len(report.graphs)), key=lambda i: (fmt.compile_id_key(report.graphs[i].compile_id),
                                                                STAGES.index(report.graphs[i].stage)))
+    highlighted = highlight_within_budget(report)
+    anchors = linked_lines(report)
     blocks, current = [], None
     for i in order:
         g = report.graphs[i]
         if g.compile_id != current:
             current = g.compile_id
             blocks.append(f"<h3>[{esc(g.compile_id)}]</h3>")
-        blocks.append(graph_block(report, i, pattern))
+        blocks.append(graph_block(report, i, pattern, highlight=i in highlighted, anchors=anchors.get(i, set())))
     for frame in report.decompiled:
         blocks.append(f"<details><summary>decompiled [{esc(frame.compile_id)}] {esc(frame.function)}</summary>"
                       f"{code_block(frame.source, anchor('dec', frame.compile_id, frame.function))}</details>")
     return f'<section id="graphs"><h2>Graphs &amp; code</h2>{"".join(blocks)}</section>'
 
 
-def graph_block(report: Report, index: int, pattern, prefix: str = "") -> str:  # type: ignore[no-untyped-def]
-    """One graph or output module, collapsible; user-kernel lines marked; post-grad graphs open."""
+def highlight_within_budget(report: Report) -> set[int]:
+    """Indices of the graphs whose code is highlighted: FX graphs first (short, and what pictures show),
+    then output code, until `HIGHLIGHT_BUDGET` characters."""
+    order = sorted(range(len(report.graphs)), key=lambda i: report.graphs[i].stage == "output_code")
+    chosen, left = set(), HIGHLIGHT_BUDGET
+    for i in order:
+        left -= len(report.graphs[i].code)
+        if left >= 0:
+            chosen.add(i)
+    return chosen
+
+
+def linked_lines(report: Report) -> dict[int, set[int]]:
+    """Graph index -> the lines some picture's node links to (they get ids)."""
+    lines: dict[int, set[int]] = {}
+    for kernel in report.kernels:
+        for picture in kernel_pictures(report, kernel):
+            lines.setdefault(picture.graph_index, set()).update(n.line for n in picture.nodes if n.line)
+    return lines
+
+
+def graph_block(report: Report, index: int, pattern, prefix: str = "",  # type: ignore[no-untyped-def]
+                highlight: bool = True, anchors: set[int] | None = None) -> str:
+    """One graph or output module, collapsible; user-kernel lines marked; final post-grad graphs open."""
     g = report.graphs[index]
     hits = marked_lines(g.code, pattern)
     name = esc(fmt.graph_name(g.stage, g.part))
@@ -280,10 +310,12 @@ def graph_block(report: Report, index: int, pattern, prefix: str = "") -> str:  
     totals = _totals(g)
     target = graph_anchor(report, index, prefix)
     opened = " open" if g.stage == "post_grad_final" else ""
-    return (f'<details id="{target}"{opened} data-search="{name} {esc(g.compile_id)}"><summary>{name} '
+    return (f'<details id="{target}"{opened} data-stage="{esc(g.stage)}" data-search="{name} {esc(g.compile_id)}">'
+            f"<summary>{name} "
             f'<span class="muted">· {g.op_count} {"launches" if g.stage == "output_code" else "ops"}{totals}{timing}'
             f" · {len(hits)} kernel line{'s' if len(hits) != 1 else ''}</span></summary>"
-            f"{code_block(g.code, target, hits=hits)}</details>")
+            f"{code_block(g.code, target, hits=hits, highlight=highlight, anchors=(anchors or set()) | hits)}"
+            "</details>")
 
 
 def _totals(g: Graph) -> str:

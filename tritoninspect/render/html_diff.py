@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from tritoninspect.analyse.pictures import Picture, kernel_pictures
 from tritoninspect.diff_report import DiffReport, Row, Side
 from tritoninspect.render._html import anchor, banner, diff_block, esc, grid_table, legend, page
-from tritoninspect.render.html import graph_block, kernel_figure
+from tritoninspect.render.html import graph_block, highlight_within_budget, kernel_figure, linked_lines
 from tritoninspect.render.stage import kernel_line_pattern
 from tritoninspect.report import Report
 
@@ -188,7 +188,9 @@ def _codes(view: DiffPage, sides: tuple[Side, ...]) -> str:
     columns = []
     for i, (side, report) in enumerate(zip(sides, view.reports)):
         pattern = kernel_line_pattern(report)
-        blocks = "".join(graph_block(report, g, pattern, prefix=f"s{i}-") for g in range(len(report.graphs)))
+        highlighted, anchors = highlight_within_budget(report), linked_lines(report)
+        blocks = "".join(graph_block(report, g, pattern, prefix=f"s{i}-", highlight=g in highlighted,
+                                     anchors=anchors.get(g, set())) for g in range(len(report.graphs)))
         columns.append(f'<div><div class="side-head">{esc(side.label)}: {esc(side.source)}</div>{blocks}</div>')
     return (f'<section id="code"><h2>Each side\'s graphs and code</h2><div class="side-by-side" '
             f'style="--cols:{len(sides)}">{"".join(columns)}</div></section>')
