@@ -18,7 +18,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, replace
 
-from tritoninspect.report import Graph, Kernel, Occurrence, Report
+from tritoninspect.report import CodeCall, Graph, Kernel, Neighbourhood, Occurrence, Report
 from tritoninspect.textformats.fx_graph import FxGraph, FxNode, parse_fx
 
 __all__ = ["PEdge", "PNode", "Picture", "code_pictures", "fx_pictures", "kernel_pictures", "short_op"]
@@ -303,7 +303,7 @@ def code_pictures(report: Report, kernel: Kernel) -> list[Picture]:
             if counts[(p.compile_id, p.part)] > 1 else p for p in pictures]
 
 
-def _calls_of(report: Report, picture: Picture) -> tuple:
+def _calls_of(report: Report, picture: Picture) -> tuple[CodeCall, ...]:
     return report.graphs[picture.graph_index].code_calls
 
 
@@ -312,7 +312,7 @@ def _output_graph(report: Report, compile_id: str, part: str) -> tuple[int, Grap
                  if g.stage == "output_code" and g.compile_id == compile_id and g.part == part), None)
 
 
-def _code_picture(kernel: Kernel, occurrence: Occurrence, hood, index: int, graph: Graph) -> Picture:  # type: ignore[no-untyped-def]
+def _code_picture(kernel: Kernel, occurrence: Occurrence, hood: Neighbourhood, index: int, graph: Graph) -> Picture:
     calls = graph.code_calls
     shown = set(range(max(0, hood.index - WINDOW), min(len(calls), hood.index + WINDOW + 1)))
     shown |= {n.index for n in hood.related if 0 <= n.index < len(calls)}
@@ -327,7 +327,7 @@ def _code_picture(kernel: Kernel, occurrence: Occurrence, hood, index: int, grap
                    tuple(inputs + nodes), tuple(edges), index)
 
 
-def _call_pnode(kernel: Kernel, occurrence: Occurrence, call, node_id: str, is_focus: bool) -> PNode:  # type: ignore[no-untyped-def]
+def _call_pnode(kernel: Kernel, occurrence: Occurrence, call: CodeCall, node_id: str, is_focus: bool) -> PNode:
     ops = ", ".join(call.ops[:4]) + (" …" if len(call.ops) > 4 else "")
     detail = (f"{call.kind} launch #{node_id[1:]}: {call.name}",
               f"reads {', '.join(call.reads) or '-'}; writes {', '.join(call.writes) or '-'}")
@@ -343,7 +343,7 @@ def _call_pnode(kernel: Kernel, occurrence: Occurrence, call, node_id: str, is_f
     return PNode(node_id, label, kind, ops if kind in ("inductor", "copy") else "", detail, call.line or 0)
 
 
-def _buffer_edges(calls, order: list[int], ids: dict[int, str]) -> list[PEdge]:  # type: ignore[no-untyped-def]
+def _buffer_edges(calls: tuple[CodeCall, ...], order: list[int], ids: dict[int, str]) -> list[PEdge]:
     """writer -> the next reader of each buffer, among the shown launches."""
     edges = []
     for pos, i in enumerate(order):
@@ -356,7 +356,7 @@ def _buffer_edges(calls, order: list[int], ids: dict[int, str]) -> list[PEdge]: 
     return edges
 
 
-def _shared_edges(hood, ids: dict[int, str], edges: list[PEdge]) -> list[PEdge]:  # type: ignore[no-untyped-def]
+def _shared_edges(hood: Neighbourhood, ids: dict[int, str], edges: list[PEdge]) -> list[PEdge]:
     """What the neighbourhood record knows that buffer names alone miss (aliases, views)."""
     focus = ids[hood.index]
     found = []
@@ -370,7 +370,7 @@ def _shared_edges(hood, ids: dict[int, str], edges: list[PEdge]) -> list[PEdge]:
     return found
 
 
-def _graph_inputs(calls, focus: int, ids: dict[int, str]) -> tuple[list[PNode], list[PEdge]]:  # type: ignore[no-untyped-def]
+def _graph_inputs(calls: tuple[CodeCall, ...], focus: int, ids: dict[int, str]) -> tuple[list[PNode], list[PEdge]]:
     """Buffers the focus launch reads that no earlier launch wrote: the graph's inputs."""
     written = {b for c in calls[:focus] for b in c.writes}
     nodes, edges = [], []

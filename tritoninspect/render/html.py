@@ -8,6 +8,7 @@ user-kernel lines marked. Torch-free: a saved report.json re-renders offline.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from tritoninspect.analyse.pictures import Picture, kernel_pictures
@@ -300,7 +301,7 @@ def linked_lines(report: Report) -> dict[int, set[int]]:
     return lines
 
 
-def graph_block(report: Report, index: int, pattern, prefix: str = "",  # type: ignore[no-untyped-def]
+def graph_block(report: Report, index: int, pattern: re.Pattern[str], prefix: str = "",
                 highlight: bool = True, anchors: set[int] | None = None) -> str:
     """One graph or output module, collapsible; user-kernel lines marked; final post-grad graphs open."""
     g = report.graphs[index]

@@ -4,12 +4,13 @@
 - `breaks`: graph-break reasons (`dynamo_graph_break_reason` payloads).
 - `output_code`: Inductor's output code (user kernels, custom-op calls, what `call()` launches).
 - `ttir`: Triton IR text (from an op to its kernel source line).
+- `fx_graph`: FX graph code as reports keep it (nodes and their inputs, for the HTML report's pictures).
 
 Anything derived from live torch (e.g. the aten op names) is passed in as an argument.
 """
 
 from __future__ import annotations
 
-from tritoninspect.textformats import breaks, output_code, paths, ttir
+from tritoninspect.textformats import breaks, fx_graph, output_code, paths, ttir
 
-__all__ = ["breaks", "output_code", "paths", "ttir"]
+__all__ = ["breaks", "fx_graph", "output_code", "paths", "ttir"]
