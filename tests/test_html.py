@@ -260,6 +260,20 @@ def test_saved_report_to_html_without_torch(tmp_path: Path, command: str) -> Non
     assert again.returncode == 0, again.stderr  # our own page: replaced without --force
 
 
+@pytest.mark.slow
+def test_the_readme_command_compiles_a_sample_to_html(tmp_path: Path) -> None:
+    """The README's one command for a new user, past the install: a bundled sample compiled to a page."""
+    proc = subprocess.run([sys.executable, "-m", "tritoninspect", "graph", str(REPO / "samples" / "inplace.py") + ":Net",
+                           "-o", "report.html"], cwd=tmp_path, env=cli_env(), capture_output=True, text=True,
+                          timeout=900)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stderr.strip().splitlines()[-1] == "wrote report.html" and proc.stdout == ""
+    root, builder = parse((tmp_path / "report.html").read_text())
+    assert not builder.mismatched and external_loads(root) == []
+    svgs = list(root.iter("svg"))
+    assert svgs and any("add_inplace_kernel" in t.all_text() for s in svgs for t in s.iter("text"))
+
+
 def test_html_output_refuses_a_file_it_did_not_write(tmp_path: Path) -> None:
     out = tmp_path / "index.html"
     out.write_text("<!DOCTYPE html><html><body>mine</body></html>")

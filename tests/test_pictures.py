@@ -103,6 +103,20 @@ def test_custom_op_is_a_black_box_in_both_pictures() -> None:
     assert (focus.label, "triton_poi_fused_cos_mul_1", "buf1", "data") in flows
 
 
+def test_output_code_picture_of_a_launch() -> None:
+    # samples/triton_op.py launches add_kernel on a grid of cdiv(64, 16) = 4 programs, between
+    # Inductor's sin kernel (its input) and its cos * 2 kernel (reading its output).
+    r = report("triton_op")
+    (picture,) = code_pictures(r, r.kernels[0])
+    focus = next(n for n in picture.nodes if n.id == picture.focus)
+    assert focus.kind == "kernel" and focus.sublabel == "grid (4, 1, 1)"
+    kinds = {n.label: n.kind for n in picture.nodes}
+    assert kinds["triton_poi_fused_sin_0"] == "inductor" and kinds["arg1_1"] == "input"
+    labels = {n.id: n.label for n in picture.nodes}
+    assert {(labels[e.src], labels[e.dst]) for e in picture.edges if e.kind == "data"} >= {
+        ("triton_poi_fused_sin_0", focus.label), (focus.label, "triton_poi_fused_cos_mul_1"), ("arg1_1", focus.label)}
+
+
 def test_two_launches_in_one_graph_get_two_named_pictures() -> None:
     # samples/autograd_function.py: backward launches mul_kernel twice (grad of a and of b).
     r = report("autograd_function")

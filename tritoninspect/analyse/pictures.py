@@ -335,12 +335,22 @@ def _call_pnode(kernel: Kernel, occurrence: Occurrence, call: CodeCall, node_id:
         if call.kind == "extern":
             op = occurrence.custom_op or short_op(call.name)
             return PNode(node_id, f"{op} ⊃ {kernel.name}", "opaque", "opaque custom op", detail, call.line or 0)
-        return PNode(node_id, call.name, "kernel", "user kernel", detail, call.line or 0)
+        return PNode(node_id, call.name, "kernel", _grid_text(kernel, occurrence) or "user kernel", detail,
+                     call.line or 0)
     kind = "copy" if call.copy else {"inductor": "inductor", "user": "user"}.get(call.kind, "extern")
     if kind == "extern" and call.name.startswith("torch.ops.") and call.name.split(".")[2] not in _TORCH_NAMESPACES:
         kind = "opaque"
     label = short_op(call.name) if call.name.startswith("torch.ops.") else call.name
     return PNode(node_id, label, kind, ops if kind in ("inductor", "copy") else "", detail, call.line or 0)
+
+
+def _grid_text(kernel: Kernel, occurrence: Occurrence) -> str:
+    """`grid (4, 1, 1)`: the launch grid (one per autotune config), from the kernel's graph nodes of that
+    compile and part, which record it; none when those nodes launch on different grids."""
+    same = [o for o in kernel.occurrences if o.compile_id == occurrence.compile_id and o.grid
+            and o.stage in ("post_grad_final", "post_grad") and o.part == occurrence.part]
+    texts = {" | ".join(dict.fromkeys("(" + ", ".join(map(str, g)) + ")" for g in o.grid or ())) for o in same}
+    return f"grid {texts.pop()}" if len(texts) == 1 else ""
 
 
 def _buffer_edges(calls: tuple[CodeCall, ...], order: list[int], ids: dict[int, str]) -> list[PEdge]:
