@@ -124,6 +124,22 @@ def test_readable_without_javascript(tmp_path: Path) -> None:
     assert png.stat().st_size > 10_000
 
 
+def test_search_and_expand_all_work(tmp_path: Path) -> None:
+    """The script's conveniences: the filter box hides what does not match; "expand all" opens every block."""
+    page = report_page(tmp_path, "graph_break")
+    drive = ("<script>addEventListener('DOMContentLoaded',()=>{const box=document.getElementById('search');"
+             "box.value='scale_kernel';box.dispatchEvent(new Event('input'));"
+             "document.getElementById('expand-all').click();})</script>")
+    page.write_text(page.read_text().replace("</body>", drive + "</body>"))
+    dom, console = chromium(page, tmp_path / "profile", "--dump-dom")
+    assert console == []
+    root, _ = parse(dom)
+    hidden = {el.attrs.get("id", el.tag) for el in root.iter() if "hidden-by-search" in el.attrs.get("class", "")}
+    shown = [el for el in root.iter("article") if "hidden-by-search" not in el.attrs.get("class", "")]
+    assert "k-add_kernel" in hidden and [a.attrs["id"] for a in shown] == ["k-scale_kernel"]
+    assert all("open" in d.attrs for d in root.iter("details"))
+
+
 def test_diff_and_breaks_pages(tmp_path: Path) -> None:
     for page in (diff_page(tmp_path, "custom_op", "triton_op"), breaks_page(tmp_path)):
         dom, console = chromium(page, tmp_path / "profile", "--dump-dom")
