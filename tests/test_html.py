@@ -171,6 +171,14 @@ def test_hostile_kernel_and_file_names_stay_text() -> None:
         assert {el.tag for el in svg.iter()} <= SVG_TAGS
 
 
+def test_kernels_whose_names_differ_only_in_markup_get_distinct_ids() -> None:
+    report = read_report(GPU / "graph_break.json")
+    twins = tuple(dataclasses.replace(k, name=n) for k, n in zip(report.kernels, ("k<1>", "k>1<")))
+    root, _ = parse(page_of(dataclasses.replace(report, kernels=twins)))
+    ids = [a.attrs["id"] for a in root.iter("article")]
+    assert len(ids) == len(set(ids)) == 2
+
+
 def test_a_javascript_doc_url_is_not_a_link() -> None:
     text = (GPU / "graph_break.json").read_text()
     data = json.loads(text)

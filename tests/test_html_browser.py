@@ -136,7 +136,7 @@ def test_search_and_expand_all_work(tmp_path: Path) -> None:
     root, _ = parse(dom)
     hidden = {el.attrs.get("id", el.tag) for el in root.iter() if "hidden-by-search" in el.attrs.get("class", "")}
     shown = [el for el in root.iter("article") if "hidden-by-search" not in el.attrs.get("class", "")]
-    assert "k-add_kernel" in hidden and [a.attrs["id"] for a in shown] == ["k-scale_kernel"]
+    assert "k0-add_kernel" in hidden and [a.attrs["id"] for a in shown] == ["k1-scale_kernel"]
     assert all("open" in d.attrs for d in root.iter("details"))
 
 

@@ -106,7 +106,7 @@ def _kernel_table(report: Report, cwd: Path) -> str:
     """One line per kernel, linking to its pictures: the overview of a model with many kernels."""
     if len(report.kernels) < 2:
         return ""
-    rows = [[f'<a href="#{anchor("k", k.name)}"><code>{esc(k.name)}</code></a>', pills(k.entries),
+    rows = [[f'<a href="#{kernel_anchor(report, k)}"><code>{esc(k.name)}</code></a>', pills(k.entries),
              esc(", ".join(fmt.graph_compile_ids(k)) or fmt.NONE), esc(fmt.location(k.file, k.line, cwd=cwd)),
              esc(fmt.output_code_status(k)), str(len(kernel_pictures(report, k)))] for k in report.kernels]
     return grid_table(("kernel", "entries", "compile ids", "source", "in output code", "pictures"), rows)
@@ -121,7 +121,7 @@ def _kernel(report: Report, kernel: Kernel, cwd: Path) -> str:
         ("in output code", esc(fmt.output_code_status(kernel))),
     ]
     figures = _figures(report, kernel)
-    return (f'<article class="kernel" id="{anchor("k", kernel.name)}" data-search="{esc(kernel.name)} '
+    return (f'<article class="kernel" id="{kernel_anchor(report, kernel)}" data-search="{esc(kernel.name)} '
             f'{esc(kernel.file or "")}"><h3>{esc(kernel.name)} {pills(kernel.entries)}</h3>'
             f'<p class="verdict">{esc(fmt.verdict(kernel))}</p>{facts(rows)}{figures}'
             f"{_occurrences(kernel)}</article>")
@@ -129,6 +129,11 @@ def _kernel(report: Report, kernel: Kernel, cwd: Path) -> str:
 
 def _index(report: Report, kernel: Kernel) -> int:
     return report.kernels.index(kernel)
+
+
+def kernel_anchor(report: Report, kernel: Kernel) -> str:
+    """`k0-add_kernel`: unique even for names that differ only in characters an id cannot hold."""
+    return anchor(f"k{_index(report, kernel)}", kernel.name)
 
 
 def _figures(report: Report, kernel: Kernel) -> str:

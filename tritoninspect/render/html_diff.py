@@ -134,7 +134,7 @@ def _kernel_row(view: DiffPage, sides: tuple[Side, ...], name: str, number: int)
         rows.append(f'<div class="side-by-side" style="--cols:{len(sides)}">{"".join(cells)}</div>')
     if not rows:
         rows.append('<p class="muted">No picture on either side.</p>')
-    return (f'<article class="kernel" id="{anchor("dk", name)}" data-search="{esc(name)}"><h3>{esc(name)}</h3>'
+    return (f'<article class="kernel" id="{anchor(f"dk{number}", name)}" data-search="{esc(name)}"><h3>{esc(name)}</h3>'
             + "".join(rows) + "</article>")
 
 
