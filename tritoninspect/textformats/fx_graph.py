@@ -9,6 +9,7 @@ kernel without torch, this reads that text back into nodes: one per assignment l
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -66,8 +67,11 @@ class FxGraph:
         return [n for n in self.nodes if n.module == node.module and node.name in n.inputs]
 
 
+@functools.lru_cache(maxsize=256)
 def parse_fx(code: str) -> FxGraph:
-    """The nodes of every module in `code`, in order (see the module docstring)."""
+    """The nodes of every module in `code`, in order (see the module docstring).
+
+    Cached: a page draws each kernel's pictures from the same graphs several times (pure, immutable result)."""
     nodes: list[FxNode] = []
     known: dict[str, set[str]] = {}
     module, outer_seen, source = "", False, ""
