@@ -53,6 +53,12 @@ def graph(
     target_arch: Annotated[
         Optional[str], typer.Option("--target", help="Compile-only mode's GPU architecture (default sm_90).")
     ] = None,
+    detail: Annotated[
+        bool, typer.Option("--detail", help="Every stage's tables for every kernel, instead of the one-screen summary.")
+    ] = False,
+    kernel: Annotated[
+        Optional[str], typer.Option("--kernel", metavar="NAME", help="The stage-by-stage tables of this kernel only.")
+    ] = None,
     force: ForceOpt = False,
     timeout: TimeoutOpt = None,
     debug: DebugOpt = False,
@@ -69,9 +75,17 @@ def graph(
         report = report_for(target, options, given=given, err=err, timeout=timeout)
         from tritoninspect.render.emit import emit
 
+        shown, text = report, "text"
+        if detail or kernel:
+            from tritoninspect.render.overview import one_kernel
+
+            shown, text = (one_kernel(report, kernel) if kernel else report), "detail"
         # With -o alone the report goes to the file only; --json and --show still print.
-        stdout = "json" if json_out else f"show:{show.value}" if show else None if output else "text"
-        emit(report, stdout, output, dump=dump)
+        stdout = "json" if json_out else f"show:{show.value}" if show else None if output else text
+        # Files (-o, --dump) get the whole report; --kernel narrows what is printed only.
+        emit(report, None, output, dump=dump, text=text)
+        if stdout is not None:
+            emit(report if json_out or show else shown, stdout)
         exit_if_failed(report, err)
         problems = [d for d in report.diagnostics if d.severity != "note"]
         if strict and problems:
