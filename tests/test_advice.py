@@ -29,7 +29,7 @@ def test_custom_op_hides_kernel() -> None:
     (a,) = run("custom_op_hides_kernel", gpu("custom_op"))
     assert a.kernel == "add_kernel" and "tisample_custom_op::add" in a.finding
     # The neighbours come from the output code: the op's call sits between sin and cos*mul.
-    assert "between the Inductor kernels of sin and of cos, mul" in a.finding
+    assert "(between the Inductor kernels of sin and of cos, mul)" in a.finding
     assert "torch.library.triton_op" in a.action and "wrap_triton" in a.action
     assert "FallbackKernel" in a.because
     assert run("custom_op_hides_kernel", gpu("triton_op")) == []

@@ -388,7 +388,7 @@ def test_diff_report_json_round_trips(raw: Report, custom: Report) -> None:
 @pytest.mark.parametrize(
     ("text", "message"),
     [("{", "diff report: not valid JSON: "),
-     ('{"schema_version": 99}', "diff report: schema_version: this tritoninspect reads version 2, got 99"),
+     ('{"schema_version": 99}', "diff report: schema_version: this tritoninspect reads version 3, got 99"),
      ('{"schema_version": 1, "a": {}, "b": {}}', "diff report: a.label: missing (and 29 more)")],
 )
 def test_diff_report_rejects_bad_json(text: str, message: str) -> None:

@@ -50,12 +50,12 @@ def custom_op_hides_kernel(report: Report, kernels: Sequence[KernelSummary]) -> 
         around = _between(k)
         advice.append(Advice(
             rule="custom_op_hides_kernel", impact=HIDDEN, kernel=k.name,
-            finding=f"custom_op {op} hides {k.name} from Inductor: the compiled code calls the op as one "
-                    f"extern call{around} and {k.name} launches inside it at run time.",
+            finding=f"custom_op {op} hides {k.name} from Inductor: the compiled code makes one extern call "
+                    f"to the op{around}, and {k.name} launches inside it at run time.",
             action=f"Register {op} with torch.library.triton_op and launch {k.name} through "
                    f"torch.library.wrap_triton (see samples/triton_op.py). Expected effect: the extern call "
-                   f"becomes a launch of {k.name} that Inductor schedules itself, with no dispatcher call "
-                   f"per run, and re-inplaces its output buffers.",
+                   f"becomes a launch of {k.name} that Inductor sees, with its reads and writes: it schedules "
+                   f"it among its own kernels with no dispatcher call per run.",
             because="Inductor lowers a custom_op to a FallbackKernel it calls as a black box; a triton_op is "
                     "decomposed into triton_kernel_wrapper_functional, which Inductor lowers to a "
                     "UserDefinedTritonKernel it can see.",
@@ -247,11 +247,11 @@ def advise(report: Report, kernels: Sequence[KernelSummary] | None = None) -> li
 
 def _between(k: KernelSummary) -> str:
     if k.before and k.after:
-        return f" between the Inductor kernels of {', '.join(k.before)} and of {', '.join(k.after)}"
+        return f" (between the Inductor kernels of {', '.join(k.before)} and of {', '.join(k.after)})"
     if k.before:
-        return f" after the Inductor kernel of {', '.join(k.before)}"
+        return f" (after the Inductor kernel of {', '.join(k.before)})"
     if k.after:
-        return f" before the Inductor kernel of {', '.join(k.after)}"
+        return f" (before the Inductor kernel of {', '.join(k.after)})"
     return ""
 
 

@@ -47,8 +47,17 @@ class DiffRenderer:
 
     def print_to(self, console: Console, diff: DiffReport) -> None:
         diff = safe_record(diff)
-        blocks = [_header(diff), _bench(diff.bench, diff), *(_section(diff, s) for s in SECTIONS), _graph_diffs(diff)]
-        first = True
+        # The answer first: one summary line per variant, then each comparison in full.
+        self._print_blocks(console, [_title(diff)], first=True)
+        for pair in diff.comparisons:
+            if len(diff.comparisons) > 1:
+                self._print_blocks(console, [[heading(f"{pair.a.label} vs {pair.b.label}")]], first=False)
+            blocks = [_header(pair), _bench(pair.bench, pair), *(_section(pair, s) for s in SECTIONS),
+                      _graph_diffs(pair)]
+            self._print_blocks(console, blocks, first=len(diff.comparisons) == 1)
+
+    @staticmethod
+    def _print_blocks(console: Console, blocks: Sequence[Sequence[RenderableType]], *, first: bool) -> None:
         for block in blocks:
             if not block:
                 continue
@@ -66,20 +75,26 @@ class DiffRenderer:
 # --- header ----------------------------------------------------------------------------------
 
 
+def _title(diff: DiffReport) -> list[RenderableType]:
+    """The tool line, then what each variant changed against A (reports before schema 3 have no summary)."""
+    lines: list[RenderableType] = [Text.assemble((f"{diff.tool} {diff.tool_version}", "bold"), "  diff")]
+    for pair in diff.comparisons:
+        if pair.summary:
+            lines.append(Text(pair.summary, style="bold"))
+    return lines
+
+
 def _header(diff: DiffReport) -> list[RenderableType]:
     a, b = diff.a, diff.b
-    lines: list[RenderableType] = [
-        Text.assemble((f"{diff.tool} {diff.tool_version}", "bold"), "  diff"),
-        _side_line(a),
-        _side_line(b),
-    ]
+    lines: list[RenderableType] = [_side_line(a), _side_line(b)]
     lines += [Text.assemble((f"{s.label}  FAILED ", "bold red"), s.failure,
                             (" (the diff compares what was captured before it)", "dim"))
               for s in (a, b) if s.failure]
     lines += [_mode_line(s, both=a.mode == b.mode) for s in ((a,) if a.mode == b.mode else (a, b))]
     for describe in (_versions, _options):
         same = describe(a) == describe(b)
-        lines.append(Text(describe(a) if same else f"A: {describe(a)}\nB: {describe(b)}", style="dim"))
+        lines.append(Text(describe(a) if same else f"{a.label}: {describe(a)}\n{b.label}: {describe(b)}",
+                          style="dim"))
     lines += [Text(f"note: {note}", style="yellow") for note in diff.notes]
     lines.append(_summary(diff))
     return lines
