@@ -94,10 +94,14 @@ def _count_change(word: str, va: int, vb: int) -> list[str]:
     return [f"{delta:+d} {word}{'' if abs(delta) == 1 else 's'}"]
 
 
-def _compile_ratio(a: Report, b: Report) -> str:
-    from tritoninspect.analyse.diff import backend_seconds
+def _backend_seconds(report: Report) -> float | None:
+    """As analyse.diff.backend_seconds (which imports this module): the Dynamo graphs' compile times."""
+    times = [g.compile_time_s for g in report.graphs if g.stage == "dynamo" and g.compile_time_s is not None]
+    return sum(times) if times else None
 
-    sa, sb = backend_seconds(a), backend_seconds(b)
+
+def _compile_ratio(a: Report, b: Report) -> str:
+    sa, sb = _backend_seconds(a), _backend_seconds(b)
     if not sa or sb is None:
         return ""
     return f"compile time {sb / sa:.2f}x"

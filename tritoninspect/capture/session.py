@@ -227,6 +227,9 @@ def capture_run(
         recorder.capture.emulation = env.emulation()
     if recorder.launch_templates is not None and recorder.capture.failure is None:
         # After the run, hooks gone: each kernel compiles once per config for the mode's target.
+        from tritoninspect.progress import stage
+
+        stage("--resources: compiling each kernel per autotune config")
         records, problems = measure(recorder.launch_templates, gpu=info.mode == "gpu")
         recorder.capture.resources.extend(records)
         recorder.capture.problems.extend(problems)

@@ -65,3 +65,6 @@ DumpOpt = Annotated[
     Optional[Path], typer.Option("--dump", help="Write every artifact to DIR, named by compile id and stage.")
 ]
 DebugOpt = Annotated[bool, typer.Option("--debug", help="Show full tracebacks.")]
+QuietOpt = Annotated[
+    bool, typer.Option("--quiet", "-q", help="No progress lines on stderr (they are off with --json too).")
+]

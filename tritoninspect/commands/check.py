@@ -15,6 +15,7 @@ from tritoninspect.commands._options import (
     DynamicOpt,
     InputsOpt,
     JsonOpt,
+    QuietOpt,
     Stage,
     TargetArg,
     TimeoutOpt,
@@ -46,6 +47,7 @@ def check(
     ] = None,
     json_out: JsonOpt = False,
     timeout: TimeoutOpt = None,
+    quiet: QuietOpt = False,
     debug: DebugOpt = False,
 ) -> None:
     """Exit 1 when a condition fails (one line each), 0 when all hold: for CI."""
@@ -59,7 +61,7 @@ def check(
         options = CaptureOptions(inputs=inputs, device=device.value, dynamic=dynamic, backward=backward,
                                  stage=stage.value if stage else needed)
         report = report_for(target, options, given=given_options(options, stage=stage is not None, timeout=timeout),
-                            err=err, timeout=timeout)
+                            err=err, timeout=timeout, progress=not (quiet or json_out))
         from tritoninspect.analyse.checks import run_checks
         from tritoninspect.render.emit import emit
 

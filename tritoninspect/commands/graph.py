@@ -23,6 +23,7 @@ from tritoninspect.commands._options import (
     ForceOpt,
     InputsOpt,
     JsonOpt,
+    QuietOpt,
     OutputOpt,
     Show,
     Stage,
@@ -61,6 +62,7 @@ def graph(
     ] = None,
     force: ForceOpt = False,
     timeout: TimeoutOpt = None,
+    quiet: QuietOpt = False,
     debug: DebugOpt = False,
 ) -> None:
     """Compile a model and report where each Triton kernel went."""
@@ -72,7 +74,8 @@ def graph(
                                  stage=stage.value, resources=resources, arch=target_arch)
         given = given_options(options, stage=stage is not Stage.inductor, resources=resources, target=target_arch,
                               timeout=timeout)
-        report = report_for(target, options, given=given, err=err, timeout=timeout)
+        report = report_for(target, options, given=given, err=err, timeout=timeout,
+                            progress=not (quiet or json_out))
         from tritoninspect.render.emit import emit
 
         shown, text = report, "text"
