@@ -88,7 +88,7 @@ def cases(s: Setup) -> dict[str, tuple[list[str], dict[str, Any]]]:
         ),
         "missing file": (["graph", "no_such_model.py:Net"], {}),
         "missing file --debug": (["graph", "no_such_model.py:Net", "--debug"], {}),
-        "no colon": (["graph", "samples/add_raw.py", "--json"], {}),
+        "no colon": (["graph", "samples/add_raw", "--json"], {}),
         "bad attribute": (["graph", "samples/add_raw.py:1Net", "--json"], {}),
         "missing attribute": (["graph", f"{SIMPLE}:Nett", "--json"], {}),
         "import error": (["graph", f"{BROKEN.relative_to(REPO)}:Net"], {}),

@@ -244,7 +244,7 @@ def test_the_users_error_shows_their_traceback(captured: FakeCapture, name: str)
 
 @pytest.mark.parametrize("name", list(COMMANDS))
 def test_a_bad_target_fails_before_capturing(captured: FakeCapture, name: str) -> None:
-    result = run(*command(name, "samples/add_raw.py", "--json"))
+    result = run(*command(name, "samples/add_raw", "--json"))
     assert "no ':'" in error_of(result, ExitCode.TARGET)
     assert envelope(result)["type"] == "TargetError"
     assert captured.calls == []

@@ -68,7 +68,7 @@ def capture_target(spec: TargetSpec, options: CaptureOptions = CaptureOptions())
         stage(f"importing {spec.display_name} and building its inputs")
         loaded = load(spec, options, device=mode.info.torch_device)
         stage("Dynamo: tracing the first call")
-        return _capture(mode, loaded.module, loaded.input_sets, options, name=f"{spec.display_name}:{spec.attr}",
+        return _capture(mode, loaded.module, loaded.input_sets, options, name=loaded.spec.name,
                         requires_grad=loaded.requires_grad)
 
 

@@ -133,7 +133,7 @@ def report_for(target: str, options: CaptureOptions, *, given: Mapping[str, obje
     from tritoninspect.progress import ProgressDisplay
 
     # The stage and elapsed time: a live status on a terminal; piped, a line per stage unless `progress` is off.
-    display = ProgressDisplay(err, f"Compiling {spec.display_name}:{spec.attr}", lines=progress)
+    display = ProgressDisplay(err, f"Compiling {spec.name}", lines=progress)
     with display, stdout_to_stderr(), time_limit(timeout):
         return pipeline.run(spec, options)
 
