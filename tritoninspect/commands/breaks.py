@@ -56,7 +56,7 @@ def breaks(
     json_out: JsonOpt = False,
     output: OutputOpt = None,
     dump: Annotated[
-        Optional[Path], typer.Option("--dump", help="Write the artifacts (and depyf's dump with --decompile) to DIR.")
+        Optional[Path], typer.Option("--dump", metavar="DIR", help="Write the artifacts (and depyf's dump with --decompile) to DIR.")
     ] = None,
     force: ForceOpt = False,
     timeout: TimeoutOpt = None,

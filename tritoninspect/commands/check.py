@@ -27,15 +27,15 @@ def check(
     target: TargetArg,
     no_breaks: Annotated[bool, typer.Option("--no-breaks", help="Fail on any graph break.")] = False,
     max_graphs: Annotated[
-        Optional[int], typer.Option("--max-graphs", min=0, help="Fail on more than N Dynamo graphs.")
+        Optional[int], typer.Option("--max-graphs", min=0, metavar="N", help="Fail on more than N Dynamo graphs.")
     ] = None,
     entry: Annotated[
         Optional[list[str]],
-        typer.Option("--entry", help="KERNEL=hop|triton_op|custom_op: the only way KERNEL may enter (repeatable)."),
+        typer.Option("--entry", metavar="KERNEL=ENTRY", help="KERNEL=hop|triton_op|custom_op: the only way KERNEL may enter (repeatable)."),
     ] = None,
     no_clones: Annotated[
         Optional[list[str]],
-        typer.Option("--no-clones", help="Fail when Inductor still clones an argument of KERNEL after re-inplacing (repeatable)."),
+        typer.Option("--no-clones", metavar="KERNEL", help="Fail when Inductor still clones an argument of KERNEL after re-inplacing (repeatable)."),
     ] = None,
     no_fallback: Annotated[bool, typer.Option("--no-fallback", help="Fail on a mutation-analysis fallback.")] = False,
     inputs: InputsOpt = None,

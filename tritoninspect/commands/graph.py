@@ -52,7 +52,7 @@ def graph(
         bool, typer.Option("--resources", help="Compile each kernel per autotune config: registers, shared memory, spills.")
     ] = False,
     target_arch: Annotated[
-        Optional[str], typer.Option("--target", help="Compile-only mode's GPU architecture (default sm_90).")
+        Optional[str], typer.Option("--target", metavar="ARCH", help="Compile-only mode's GPU architecture (default sm_90).")
     ] = None,
     detail: Annotated[
         bool, typer.Option("--detail", help="Every stage's tables for every kernel, instead of the one-screen summary.")
@@ -65,7 +65,7 @@ def graph(
     quiet: QuietOpt = False,
     debug: DebugOpt = False,
 ) -> None:
-    """Compile a model and report where each Triton kernel went."""
+    """Compile a model and report where each Triton kernel went, what it costs, and what to change."""
     from tritoninspect.pipeline import CaptureOptions
 
     with edge(json_out=json_out, debug=debug) as err:

@@ -140,7 +140,7 @@ def _section(diff: DiffReport, section: str) -> list[RenderableType]:
     rows = [r for r in diff.rows if r.section == section]
     if not rows:
         return []
-    t = _two_columns(diff, last="B/A" if section == "compile time" else "")
+    t = _two_columns(diff, last=f"{diff.b.label}/{diff.a.label}" if section == "compile time" else "")
     for row in rows:
         _add_fact(t, row)
     return [heading(_SECTION_TITLES.get(section, section)), t]
@@ -148,7 +148,7 @@ def _section(diff: DiffReport, section: str) -> list[RenderableType]:
 
 def _two_columns(diff: DiffReport, *, last: str = "") -> Table:
     name_a, name_b = _column_names(diff)
-    t = table("", f"A {name_a}", f"B {name_b}", last)
+    t = table("", f"{diff.a.label} {name_a}", f"{diff.b.label} {name_b}", last)
     for column, width in zip(t.columns, WIDTHS):
         column.width = width
     return t
@@ -202,7 +202,7 @@ def _bench(bench: Bench | None, diff: DiffReport) -> list[RenderableType]:
         return []
     title = heading("Run and compile time (--bench)")
     where = Text(f"{bench.mode}: {bench.device}", style="dim")
-    t = _two_columns(diff, last="B/A")
+    t = _two_columns(diff, last=f"{diff.b.label}/{diff.a.label}")
     rows = _bench_rows(bench)
     for name, a, b, ratio in rows:
         t.add_row(Text(name), Text(a), Text(b), Text(ratio, style="bold" if ratio else ""))
