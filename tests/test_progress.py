@@ -58,3 +58,22 @@ def test_terminal_status_shows_stage_and_elapsed_time() -> None:
     display = ProgressDisplay(console, "Compiling m.py:Net", clock=itertools.count(0.0, 2.0).__next__)
     display("Inductor: compiling 0/0 inference")
     assert display.__rich__().plain == "Compiling m.py:Net · Inductor: compiling 0/0 inference · 4 s"
+
+
+def test_warnings_are_counted_and_shown_with_debug() -> None:
+    from tritoninspect.progress import warnings_seen
+
+    seen = [("UserWarning", "Graph break: x", "a.py:1")] * 3 + [("UserWarning", "other", "b.py:2")]
+    console = piped()
+    with ProgressDisplay(console, "t"):
+        warnings_seen(seen)
+    assert console.file.getvalue().splitlines() == ["torch warned 4 times (2 distinct); --debug shows the warnings"]
+    console = piped()
+    with ProgressDisplay(console, "t", debug=True):
+        warnings_seen(seen)
+    assert console.file.getvalue().splitlines() == ["torch warned (x3): UserWarning: Graph break: x",
+                                                    "torch warned: UserWarning: other"]
+    console = piped()
+    with ProgressDisplay(console, "t", lines=False):
+        warnings_seen(seen)
+    assert console.file.getvalue() == ""

@@ -207,7 +207,9 @@ def capture_run(
     torch._dynamo.reset()
     try:
         # Inductor's files go to a directory of ours, removed after the run.
-        with scratch_inductor_cache(), recorder.installed(), warnings.catch_warnings(), \
+        # Python warnings raised meanwhile (torch repeats its graph-break warnings) are recorded,
+        # then counted on stderr (their text with --debug), not printed as they come.
+        with scratch_inductor_cache(), recorder.installed(), warnings.catch_warnings(record=True) as caught, \
                 contextlib.ExitStack() as stack:
             # Our force_disable_caches switches off Dynamo PGO; torch warns about it.
             warnings.filterwarnings("ignore", message="dynamo_pgo force disabled")
@@ -221,6 +223,9 @@ def capture_run(
             _compile_and_call(recorder, module, input_sets, dynamic=dynamic, backward=backward)
     finally:
         torch._dynamo.reset()
+        from tritoninspect.progress import warnings_seen
+
+        warnings_seen([(w.category.__name__, str(w.message), f"{w.filename}:{w.lineno}") for w in caught])
     recorder.capture.meta = {**_meta(info, stage, dynamic, backward, target, inputs), "calls": len(input_sets)}
     if env is not None:
         recorder.capture.problems.extend(env.problems)

@@ -109,7 +109,7 @@ def exit_if_failed(report: Report, err: Console) -> None:
 
 
 def report_for(target: str, options: CaptureOptions, *, given: Mapping[str, object], err: Console,
-               timeout: float | None = None, progress: bool = True) -> Report:
+               timeout: float | None = None, progress: bool = True, debug: bool = False) -> Report:
     """A saved report, read as it is, or `target` captured with `options`.
 
     `given` names the capture options the user typed (see `given_options`): a saved
@@ -133,7 +133,7 @@ def report_for(target: str, options: CaptureOptions, *, given: Mapping[str, obje
     from tritoninspect.progress import ProgressDisplay
 
     # The stage and elapsed time: a live status on a terminal; piped, a line per stage unless `progress` is off.
-    display = ProgressDisplay(err, f"Compiling {spec.name}", lines=progress)
+    display = ProgressDisplay(err, f"Compiling {spec.name}", lines=progress, debug=debug)
     with display, stdout_to_stderr(), time_limit(timeout):
         return pipeline.run(spec, options)
 

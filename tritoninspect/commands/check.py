@@ -61,7 +61,7 @@ def check(
         options = CaptureOptions(inputs=inputs, device=device.value, dynamic=dynamic, backward=backward,
                                  stage=stage.value if stage else needed)
         report = report_for(target, options, given=given_options(options, stage=stage is not None, timeout=timeout),
-                            err=err, timeout=timeout, progress=not (quiet or json_out))
+                            err=err, timeout=timeout, progress=not (quiet or json_out), debug=debug)
         from tritoninspect.analyse.checks import run_checks
         from tritoninspect.render.emit import emit
 

@@ -75,7 +75,7 @@ def graph(
         given = given_options(options, stage=stage is not Stage.inductor, resources=resources, target=target_arch,
                               timeout=timeout)
         report = report_for(target, options, given=given, err=err, timeout=timeout,
-                            progress=not (quiet or json_out))
+                            progress=not (quiet or json_out), debug=debug)
         from tritoninspect.render.emit import emit
 
         shown, text = report, "text"
