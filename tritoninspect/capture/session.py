@@ -21,6 +21,7 @@ import torch
 
 from tritoninspect import __version__
 from tritoninspect.capture import compat
+from tritoninspect.capture.crash import fatal_signal_stacks
 from tritoninspect.capture.failure import Progress, failure_record
 from tritoninspect.capture.patching import Patcher
 from tritoninspect.capture.recorder import Recorder
@@ -220,6 +221,8 @@ def capture_run(
                 stack.enter_context(extra(recorder.capture))
             if not torch_logs:
                 stack.enter_context(quiet_torch_logs())
+            # An abort inside Triton's interpreter then names the kernel and the launching line.
+            stack.enter_context(fatal_signal_stacks())
             _compile_and_call(recorder, module, input_sets, dynamic=dynamic, backward=backward)
     finally:
         torch._dynamo.reset()
