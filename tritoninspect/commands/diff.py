@@ -62,7 +62,7 @@ def diff(
     ] = False,
     jobs: Annotated[
         Optional[int], typer.Option("--jobs", "-j", min=1, metavar="N",
-                                    help="Captures run at once (default: one per CPU core, at most one per side).")
+                                    help="Captures run at once (default: one per CPU core, at most one per side; 1 with --bench).")
     ] = None,
     json_out: JsonOpt = False,
     output: Annotated[
@@ -135,7 +135,8 @@ def _sides(targets: list[str], options: CaptureOptions, *, inputs_b: str | None,
     per_side = [dataclasses.replace(options, inputs=inputs_b if i == 1 and inputs_b is not None else options.inputs)
                 for i in range(len(targets))]
     captured = sum(not is_saved_report(t) for t in targets)
-    jobs = jobs or max(1, min(captured, os.cpu_count() or 1))
+    # --bench times each side in its own process: timings must not share the GPU or the cores.
+    jobs = 1 if bench else jobs or max(1, min(captured, os.cpu_count() or 1))
     with usage_errors():
         if save is not None:
             sides.check_save_dir(save, len(targets))  # before long compiles, not after them
