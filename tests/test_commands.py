@@ -320,7 +320,7 @@ def test_check_captures_the_earliest_stage_that_shows_the_conditions(
 
 
 def test_check_text_and_exit_codes(captured: FakeCapture) -> None:
-    ok = run("check", RAW, "--no-breaks", "--entry", "add_kernel=hop")
+    ok = run("check", RAW, "--no-breaks", "--entry", "add_kernel=hop", "-q")
     assert ok.exit_code == ExitCode.OK and ok.stderr == ""
     assert ok.stdout == f"ok: 2 conditions hold for {RAW} (--no-breaks, --entry add_kernel=hop)\n"
     bad = run("check", BREAKS, "--no-breaks", "--max-graphs", "5", "--entry", "gelu_kernel=hop")
