@@ -41,7 +41,8 @@ def render_overview(report: Report, *, color: bool | None = None, width: int | N
     kernels = summarise(report, cwd)
     advice = advise(report, kernels)
     blocks = [_header(report, cwd), failure_section(report, cwd), _kernel_block(kernels, console.width),
-              recompile_limit_section(report, cwd), _findings(advice), _advice(advice), _footer(report)]
+              recompile_limit_section(report, cwd), _findings(advice), _advice(advice), _diagnostics(report),
+              _footer(report)]
     first = True
     for block in blocks:
         if not block:
@@ -188,6 +189,23 @@ def _numbered_grid() -> Table:
     grid.add_column(no_wrap=True, style="bold")
     grid.add_column(overflow="fold")
     return grid
+
+
+def _diagnostics(report: Report) -> list[RenderableType]:
+    """Warnings and errors (what tritoninspect could not do or check) one line each; notes only counted."""
+    problems = [d for d in report.diagnostics if d.severity != "note"]
+    notes = len(report.diagnostics) - len(problems)
+    lines: list[RenderableType] = []
+    if problems:
+        lines.append(heading("Diagnostics", len(problems)))
+        grid = _numbered_grid()
+        for d in problems:
+            grid.add_row(d.severity, Text(f"{d.source}: {fmt.first_line(d.message)}"))
+        lines.append(grid)
+    if notes:
+        what = "what this mode cannot show" if report.meta.mode == "compile-only" else "details"
+        lines.append(Text(f"{fmt.plural(notes, 'note')} ({what}): --detail", style="dim"))
+    return lines
 
 
 def _footer(report: Report) -> list[RenderableType]:
