@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from tritoninspect.analyse.summary import KernelSummary, short_location, summarise
+from tritoninspect.analyse.summary import KernelSummary, short_location, size_text, summarise
 from tritoninspect.report import GraphBreak, Recompile, Report
 
 #: Impact levels: the order findings are shown in (highest first).
@@ -94,7 +94,7 @@ def inplace_clones(report: Report, kernels: Sequence[KernelSummary]) -> list[Adv
         args = ", ".join(k.cloned)
         advice.append(Advice(
             rule="inplace_clones", impact=COPIES, kernel=k.name,
-            finding=f"{k.name} writes {args} in place: Inductor copies {_bytes(k.clone_bytes)} per call "
+            finding=f"{k.name} writes {args} in place: Inductor copies {size_text(k.clone_bytes)} per call "
                     "to keep the original values.",
             action=f"Write into a fresh output (torch.empty_like) instead of {args}, or launch on a tensor "
                    "that is not a view of an input and is not read again after the kernel; then "
@@ -253,13 +253,6 @@ def _between(k: KernelSummary) -> str:
     if k.after:
         return f" (before the Inductor kernel of {', '.join(k.after)})"
     return ""
-
-
-def _bytes(n: int) -> str:
-    for unit, size in (("GB", 1 << 30), ("MB", 1 << 20), ("KB", 1 << 10)):
-        if n >= size:
-            return f"{n / size:.1f} {unit}"
-    return f"{n} B"
 
 
 def _times(n: int) -> str:

@@ -163,3 +163,11 @@ def short_location(file: str | None, line: int | None, cwd: Path | None = None) 
         return "-"
     shown = short_path(file, cwd)
     return f"{shown}:{line}" if line is not None else shown
+
+
+def size_text(n: int) -> str:
+    """Bytes for a sentence: "128 B", "4.0 MB"."""
+    for unit, size in (("GB", 1 << 30), ("MB", 1 << 20), ("KB", 1 << 10)):
+        if n >= size:
+            return f"{n / size:.1f} {unit}"
+    return f"{n} B"

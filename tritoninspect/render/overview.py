@@ -18,7 +18,7 @@ from rich.table import Table
 from rich.text import Text
 
 from tritoninspect.analyse.advice import Advice, advise
-from tritoninspect.analyse.summary import KernelSummary, summarise
+from tritoninspect.analyse.summary import KernelSummary, size_text, summarise
 from tritoninspect.render import _format as fmt
 from tritoninspect.render._console import console_text, make_console
 from tritoninspect.render._failure import failure_section, recompile_limit_section
@@ -149,7 +149,7 @@ def clones_cell(k: KernelSummary) -> str:
         return "?" if k.reinplaced else NONE
     if not k.cloned:
         return "none"
-    size = f" {_size(k.clone_bytes)}" if k.clone_bytes is not None else ""
+    size = f" {size_text(k.clone_bytes)}" if k.clone_bytes is not None else ""
     return " ".join(k.cloned) + size
 
 
@@ -217,13 +217,6 @@ def _longest_word(text: Text) -> int:
     return max((len(word) for word in text.plain.split()), default=0)
 
 
-def _size(n: int | None) -> str:
-    if n is None:
-        return "?"
-    for unit, size in (("GB", 1 << 30), ("MB", 1 << 20), ("KB", 1 << 10)):
-        if n >= size:
-            return f"{n / size:.1f} {unit}"
-    return f"{n} B"
 
 
 def one_kernel(report: Report, name: str) -> Report:
