@@ -80,7 +80,7 @@ class Recorder:
     def backend(self, gm: torch.fx.GraphModule, example_inputs: list[Any]) -> Any:
         """The function given to `torch.compile(backend=...)`."""
         cid = compat.dynamo.current_compile_id() or "?"
-        stage(f"AOTAutograd: graph {cid} from Dynamo")
+        stage(f"Dynamo: graph {cid} traced; compiling it")
         self._record_graph(gm, cid, "dynamo", "")
         # Timed per compile id: what AOTAutograd and Inductor spent on this graph.
         with self._timed(len(self.capture.graphs) - 1):
