@@ -147,3 +147,22 @@ def test_no_word_is_split_at_80_columns_in_the_stacked_layout(in_repo: Path) -> 
     text = render_overview(load("recompile_constexpr"), color=False, width=80)
     assert "samples/recompile_constexpr.py:20" in text.split()
     assert not re.search(r"\bvisib$", text, re.M)
+
+
+@pytest.mark.slow
+def test_graph_of_a_file_alone_prints_the_summary_and_progress() -> None:
+    import subprocess
+    import sys
+
+    from _expect import cli_env
+
+    proc = subprocess.run([sys.executable, "-m", "tritoninspect", "graph", "samples/custom_op.py", "--device", "cpu"],
+                          capture_output=True, text=True, env=cli_env(), cwd=REPO, timeout=900)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    lines = proc.stdout.splitlines()
+    assert lines[0].endswith("samples/custom_op.py:Net")
+    row = next(line for line in lines if line.startswith("add_kernel"))
+    assert row.split()[1:3] == ["custom_op", "0/0"] and row.endswith("opaque")
+    assert "torch.library.triton_op" in proc.stdout
+    stages = [line for line in proc.stderr.splitlines() if line.startswith("[")]
+    assert any("Inductor: compiling 0/0 inference" in line for line in stages), proc.stderr
