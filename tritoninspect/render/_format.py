@@ -178,7 +178,8 @@ def _hidden_clauses(kernel: Kernel) -> list[str]:
     clauses = []
     if Entry.CUSTOM_OP.value in kernel.entries:
         ops = ", ".join(custom_ops(kernel, Entry.CUSTOM_OP.value)) or "a custom op"
-        clauses.append(f"opaque inside custom_op {ops}: Inductor cannot see or fuse it")
+        clauses.append(f"opaque inside custom_op {ops}: Inductor cannot see or fuse it (a "
+                       "torch.library.triton_op launching it through wrap_triton would let Inductor see it)")
     if Entry.EAGER.value in kernel.entries:
         clauses.append("launched eagerly outside compiled graphs")
     return clauses
