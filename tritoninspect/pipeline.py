@@ -64,6 +64,7 @@ def capture_target(spec: TargetSpec, options: CaptureOptions = CaptureOptions())
     # The directory the target is loaded from is the user's (tritoninspect/origin.py).
     from tritoninspect.progress import stage
 
+    stage("importing torch and Triton")
     with _mode(options, user_dir=spec.sys_path_entry) as mode:
         stage(f"importing {spec.display_name} and building its inputs")
         loaded = load(spec, options, device=mode.info.torch_device)
