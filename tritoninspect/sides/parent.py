@@ -5,6 +5,7 @@ See the package docstring for the request and answer the child exchanges with us
 
 from __future__ import annotations
 
+import contextvars
 import dataclasses
 import json
 import os
@@ -27,6 +28,10 @@ if TYPE_CHECKING:
 #: The directory holding the `tritoninspect` package, put on the child's PYTHONPATH
 #: so a checkout run without installing (PYTHONPATH=.) works in the child too.
 _PACKAGE_PARENT = str(Path(__file__).resolve().parents[2])
+
+#: The capture children of the `get_sides` call running in this context, so it can end them all.
+_RUNNING: contextvars.ContextVar[set[subprocess.Popen[str]] | None] = contextvars.ContextVar(
+    "tritoninspect_side_children", default=None)
 
 #: The files `--save DIR` writes for two sides (more sides: C.json, D.json, ...).
 SAVED_NAMES = ("A.json", "B.json")
@@ -66,14 +71,23 @@ def get_sides(sources: Sequence[str], options: Sequence[CaptureOptions], *, jobs
     from concurrent.futures import ThreadPoolExecutor
 
     labels = side_labels(len(sources))
+    running: set[subprocess.Popen[str]] = set()
+    token = _RUNNING.set(running)
+    try:
+        context = contextvars.copy_context()  # each task sees `running`, to register its child in
+    finally:
+        _RUNNING.reset(token)
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        futures = [pool.submit(get_side, label, source, options=opts, bench=bench, debug=debug, timeout=timeout)
+        futures = [pool.submit(context.copy().run, get_side, label, source, options=opts, bench=bench, debug=debug,
+                               timeout=timeout)
                    for label, source, opts in zip(labels, sources, options)]
         try:
             return [f.result() for f in futures]
         except BaseException:
             for f in futures:
                 f.cancel()  # not started yet: never started
+            for proc in list(running):
+                proc.kill()  # Ctrl-C or a failed side: the other captures end now, as one capture would
             raise
 
 
@@ -114,12 +128,24 @@ def run_child(request: dict[str, Any], *, debug: bool = False,
         request_file, out = Path(tmp) / "request.json", Path(tmp) / "side.json"
         request_file.write_text(json.dumps(request))
         # With --debug the child's output goes to our stderr as it comes; stdout stays clean for --json.
-        proc = subprocess.run(
+        with subprocess.Popen(
             child_command(request_file, out), env=_child_env(),
             stdout=sys.stderr.fileno() if debug else subprocess.PIPE,
-            stderr=None if debug else subprocess.PIPE, text=True, timeout=timeout,
-        )
-        return _read_payload(out), proc.returncode, proc.stderr or ""
+            stderr=None if debug else subprocess.PIPE, text=True,
+        ) as proc:
+            running = _RUNNING.get()
+            if running is not None:
+                running.add(proc)
+            try:
+                _, stderr = proc.communicate(timeout=timeout)
+            except BaseException:  # a timeout (or Ctrl-C): the child ends with us, as subprocess.run does
+                proc.kill()
+                proc.wait()
+                raise
+            finally:
+                if running is not None:
+                    running.discard(proc)
+        return _read_payload(out), proc.returncode, stderr or ""
 
 
 def child_command(request: Path, out: Path) -> list[str]:
