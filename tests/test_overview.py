@@ -166,3 +166,19 @@ def test_graph_of_a_file_alone_prints_the_summary_and_progress() -> None:
     assert "torch.library.triton_op" in proc.stdout
     stages = [line for line in proc.stderr.splitlines() if line.startswith("[")]
     assert any("Inductor: compiling 0/0 inference" in line for line in stages), proc.stderr
+
+
+def test_kernel_option_narrows_the_detail_to_one_kernel(in_repo: Path) -> None:
+    from typer.testing import CliRunner
+
+    from tritoninspect.cli import app
+
+    saved = str(TESTS / "fixtures" / "gpu" / "graph_break.json")
+    result = CliRunner().invoke(app, ["graph", saved, "--kernel", "scale_kernel"])
+    assert result.exit_code == 0, result.output
+    assert "User-defined Triton kernels (1)" in result.stdout and "add_kernel  " not in result.stdout
+    wrong = CliRunner().invoke(app, ["graph", saved, "--kernel", "nope"])
+    assert wrong.exit_code == 2
+    assert "--kernel nope: no such kernel in this report; kernels: add_kernel, scale_kernel" in wrong.stderr
+    detail = CliRunner().invoke(app, ["graph", saved, "--detail"])
+    assert "Verdict" in detail.stdout and "Findings" not in detail.stdout
