@@ -301,7 +301,7 @@ def test_shown_reason_drops_the_attribution_and_the_link() -> None:
 
 def test_render_check() -> None:
     assert render_check(CheckResult("m.py:Net", ("--no-breaks",), ())) == (
-        "ok: 1 condition hold for m.py:Net (--no-breaks)"
+        "ok: 1 condition holds for m.py:Net (--no-breaks)"
     )
     failed = CheckResult("m.py:Net", ("--no-breaks", "--max-graphs 1"), ("--no-breaks: 2", "--max-graphs 1: 3"))
     assert render_check(failed) == "FAIL --no-breaks: 2\nFAIL --max-graphs 1: 3"

@@ -89,7 +89,7 @@ def cases(s: Setup) -> dict[str, tuple[list[str], dict[str, Any]]]:
         ),
         "missing file": (["graph", "no_such_model.py:Net"], {}),
         "missing file --debug": (["graph", "no_such_model.py:Net", "--debug"], {}),
-        "no colon": (["graph", "samples/add_raw.py", "--json"], {}),
+        "no colon": (["graph", "samples/add_raw", "--json"], {}),
         "bad attribute": (["graph", "samples/add_raw.py:1Net", "--json"], {}),
         "missing attribute": (["graph", f"{SIMPLE}:Nett", "--json"], {}),
         "import error": (["graph", f"{BROKEN.relative_to(REPO)}:Net"], {}),
@@ -142,12 +142,16 @@ def cli(tmp_path_factory: pytest.TempPathFactory) -> Any:
 # --- checks -------------------------------------------------------------------------------------
 
 
+PROGRESS = re.compile(r"^\[ *\d+\.\d s\] ")
+
+
 def error_line(proc: subprocess.CompletedProcess[str], code: int, kind: str | None = None) -> str:
     """The one `error:` line of a tool error: stderr holds that line and maybe a hint, no
     traceback; stdout is empty, or with --json only a JSON error of type `kind`."""
     assert proc.returncode == code, explain(proc)
     assert "Traceback" not in proc.stderr, proc.stderr
-    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    # Progress lines (`[  2.5 s] importing ...`) may come first: the capture had started.
+    lines = [line for line in proc.stderr.splitlines() if line.strip() and not PROGRESS.match(line)]
     assert lines and lines[0].startswith("error: "), proc.stderr
     assert all(line.startswith("hint: ") for line in lines[1:]), proc.stderr
     message = lines[0].removeprefix("error: ")

@@ -108,13 +108,20 @@ def envelope(result: Result) -> dict[str, Any]:
 
 
 def test_graph_prints_the_report(captured: FakeCapture) -> None:
-    result = run("graph", RAW)
+    result = run("graph", RAW, "--quiet")
     assert result.exit_code == 0, result.stderr
     assert result.stdout == render.render_as(report_of(RAW), "text") + "\n"
     assert result.stderr == ""
     spec, options = captured.calls[0]
     assert (spec.display_name, spec.attr) == ("samples/add_raw.py", "Net")
     assert options == CaptureOptions()
+
+
+def test_graph_progress_lines_on_stderr_unless_quiet(captured: FakeCapture) -> None:
+    # Piped (CliRunner), each stage is one line with the elapsed time; --quiet and --json silence them.
+    lines = run("graph", RAW).stderr.splitlines()
+    assert lines and all(line.startswith("[") and " s] " in line for line in lines), lines
+    assert run("graph", RAW, "--quiet").stderr == "" and run("graph", RAW, "--json").stderr == ""
 
 
 def test_graph_passes_every_capture_option(captured: FakeCapture) -> None:
@@ -146,7 +153,7 @@ def test_graph_show_a_stage_the_capture_lacks(captured: FakeCapture) -> None:
 @pytest.mark.parametrize(("name", "fmt"), [("out.txt", "text"), ("out.json", "json")])
 def test_graph_output_file(captured: FakeCapture, tmp_path: Path, name: str, fmt: str) -> None:
     out = tmp_path / name
-    result = run("graph", RAW, "-o", str(out))
+    result = run("graph", RAW, "-o", str(out), "-q")
     assert result.exit_code == 0, result.stderr
     assert result.stdout == "" and result.stderr == f"wrote {out}\n"
     assert out.read_text() == render.render_as(report_of(RAW), fmt, color=False) + "\n"
@@ -168,7 +175,7 @@ def test_graph_output_that_cannot_be_written(captured: FakeCapture, tmp_path: Pa
 
 
 def test_graph_dump(captured: FakeCapture, tmp_path: Path) -> None:
-    result = run("graph", RAW, "--dump", str(tmp_path / "d"))
+    result = run("graph", RAW, "--dump", str(tmp_path / "d"), "-q")
     assert result.exit_code == 0, result.stderr
     files = sorted(p.name for p in (tmp_path / "d").iterdir() if not p.name.startswith("."))
     assert "report.json" in files and "0_0_dynamo.py" in files
@@ -184,7 +191,7 @@ def test_graph_refuses_a_foreign_dump_directory_before_capturing(captured: FakeC
 
 def test_graph_strict(captured: FakeCapture) -> None:
     assert run("graph", RAW, "--strict").exit_code == ExitCode.OK
-    result = run("graph", INLINE_ASM, "--strict")
+    result = run("graph", INLINE_ASM, "--strict", "-q")
     problems = [d for d in report_of(INLINE_ASM).diagnostics if d.severity != "note"]
     assert problems and result.exit_code == ExitCode.FINDINGS
     assert result.stderr == f"--strict: {len(problems)} diagnostic(s)\n"
@@ -244,7 +251,7 @@ def test_the_users_error_shows_their_traceback(captured: FakeCapture, name: str)
 
 @pytest.mark.parametrize("name", list(COMMANDS))
 def test_a_bad_target_fails_before_capturing(captured: FakeCapture, name: str) -> None:
-    result = run(*command(name, "samples/add_raw.py", "--json"))
+    result = run(*command(name, "samples/add_raw", "--json"))
     assert "no ':'" in error_of(result, ExitCode.TARGET)
     assert envelope(result)["type"] == "TargetError"
     assert captured.calls == []
@@ -313,7 +320,7 @@ def test_check_captures_the_earliest_stage_that_shows_the_conditions(
 
 
 def test_check_text_and_exit_codes(captured: FakeCapture) -> None:
-    ok = run("check", RAW, "--no-breaks", "--entry", "add_kernel=hop")
+    ok = run("check", RAW, "--no-breaks", "--entry", "add_kernel=hop", "-q")
     assert ok.exit_code == ExitCode.OK and ok.stderr == ""
     assert ok.stdout == f"ok: 2 conditions hold for {RAW} (--no-breaks, --entry add_kernel=hop)\n"
     bad = run("check", BREAKS, "--no-breaks", "--max-graphs", "5", "--entry", "gelu_kernel=hop")

@@ -248,7 +248,7 @@ def test_raw_against_custom_op(raw: Report, custom: Report) -> None:
     kernels = rows(diff, "kernels")
     assert kernels["add_kernel: entries"] == ("hop", "custom_op", True)
     assert kernels["add_kernel: in op"] == ("-", "tisample_custom_op::add", True)
-    assert kernels["add_kernel: in output code"] == ("yes", "no", True)
+    assert kernels["add_kernel: in output code"] == ("yes", "inside custom_op", True)
     graphs = rows(diff, "graphs")
     assert graphs["graph breaks"] == (0, 0, False)
     assert graphs["opaque ops"][1] == "tisample_custom_op::add"
@@ -388,7 +388,7 @@ def test_diff_report_json_round_trips(raw: Report, custom: Report) -> None:
 @pytest.mark.parametrize(
     ("text", "message"),
     [("{", "diff report: not valid JSON: "),
-     ('{"schema_version": 99}', "diff report: schema_version: this tritoninspect reads version 2, got 99"),
+     ('{"schema_version": 99}', "diff report: schema_version: this tritoninspect reads version 3, got 99"),
      ('{"schema_version": 1, "a": {}, "b": {}}', "diff report: a.label: missing (and 29 more)")],
 )
 def test_diff_report_rejects_bad_json(text: str, message: str) -> None:

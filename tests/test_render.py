@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
+from tritoninspect.render.overview import render_overview
 from tritoninspect.render import (
     JSONRenderer,
     TerminalRenderer,
@@ -140,7 +141,8 @@ def test_guess_format_html() -> None:
 
 def test_render_dispatches(report: Report, in_tmp: Path) -> None:
     assert render(report, "json") == report.to_json()
-    assert render(report, "text", color=False) == TerminalRenderer(color=False).render(report)
+    assert render(report, "text", color=False) == render_overview(report, color=False)
+    assert render(report, "detail", color=False) == TerminalRenderer(color=False).render(report)
     assert render(report, "text", show="aot", color=False) == render_stage(report, "aot", color=False)
     # Like to_json(), text comes without a final newline; the CLI adds one.
     assert not render(report, "text", color=False).endswith("\n")

@@ -97,7 +97,7 @@ def test_every_text_view_is_clean(hostile: Report, color: bool) -> None:
 
 
 def test_check_lines_are_clean() -> None:
-    assert render_check(CheckResult(f"m.py:{HYPERLINK}", ("--no-breaks",), ())) == "ok: 1 condition hold for m.py:x (--no-breaks)"
+    assert render_check(CheckResult(f"m.py:{HYPERLINK}", ("--no-breaks",), ())) == "ok: 1 condition holds for m.py:x (--no-breaks)"
     assert render_check(CheckResult("m.py:Net", (), (f"--entry {CLEAR}k=hop: k entered as eager",))) == (
         "FAIL --entry k=hop: k entered as eager"
     )

@@ -133,7 +133,7 @@ def test_windows_drive_is_not_a_second_colon() -> None:
 @pytest.mark.parametrize(
     ("text", "reason"),
     [
-        ("assets/simple_model.py", "no ':'"),
+        ("assets/simple_model", "no ':'"),
         ("", "no ':'"),
         ("assets/simple_model.py:", "empty"),
         (":Net", "empty"),

@@ -18,6 +18,7 @@ import typer
 from tritoninspect import __version__
 from tritoninspect.errors import ExitCode
 from tritoninspect.commands import breaks, check, diff, graph
+from tritoninspect.commands._help import EXAMPLES, HelpCommand, HelpGroup
 
 EXIT_CODES = (
     "Exit codes: 0 ok · 1 findings (--strict, check) · 2 usage · 3 target or inputs · "
@@ -27,6 +28,7 @@ EXIT_CODES = (
 
 app = typer.Typer(
     name="tritoninspect",
+    cls=HelpGroup,
     help="See what torch.compile did with your user-defined Triton kernels.",
     epilog=EXIT_CODES,
     rich_markup_mode="rich",
@@ -47,14 +49,15 @@ def _version(value: bool) -> None:
 @app.callback()
 def _root(
     version: Annotated[
-        Optional[bool], typer.Option("--version", callback=_version, is_eager=True, help="Show the version and exit.")
+        Optional[bool], typer.Option("--version", callback=_version, is_eager=True, metavar="",
+                                     help="Show the version and exit.")
     ] = None,
 ) -> None:
     """See what torch.compile did with your user-defined Triton kernels."""
 
 
 for _command in (graph.graph, diff.diff, breaks.breaks, check.check):
-    app.command()(_command)
+    app.command(cls=HelpCommand, epilog=EXAMPLES[_command.__name__])(_command)
 
 
 def main() -> None:

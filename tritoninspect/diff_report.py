@@ -9,6 +9,10 @@ Schema changelog:
   1  first version: sides a and b, rows, graph_diffs, bench, notes.
   2  Side.failure: the side's compile or run failed (one line); the diff compares what
      was captured before it. Version 1 diff reports still read (no failures then).
+  3  DiffReport.summary: the line the diff opens with (what B changed, in counts and compile
+     time); DiffReport.others: `diff A B C ...` compares A with each further variant, each
+     comparison a DiffReport of its own (its `b.label` "C", "D", ...). Versions 1 and 2 still
+     read: they lack both fields (a summary of "", no others).
 
 Its JSON Schema, `tritoninspect/schemas/diff.schema.json`, is generated from the dataclasses
 below (`json_schema()`), and `DiffReport.from_json` validates against it.
@@ -25,9 +29,9 @@ from tritoninspect import __version__, schema
 from tritoninspect._json import Schema, parse_json
 from tritoninspect.errors import ReportError
 
-DIFF_SCHEMA_VERSION = 2
-#: Versions this tritoninspect reads: version 2 only added a field.
-READABLE_DIFF_VERSIONS = (1, 2)
+DIFF_SCHEMA_VERSION = 3
+#: Versions this tritoninspect reads: versions 2 and 3 only added fields.
+READABLE_DIFF_VERSIONS = (1, 2, 3)
 
 #: Sections of `DiffReport.rows`, in the order they are built and rendered.
 SECTIONS = (
@@ -147,9 +151,18 @@ class DiffReport:
     bench: Bench | None = None
     #: Caveats about the comparison itself (different modes, stages, versions, inputs).
     notes: tuple[str, ...] = ()
+    #: What B changed against A, on one line (analyse/diff_summary.py).
+    summary: str = ""
+    #: With more than two variants: A against each further one (C, D, ...), in order.
+    others: tuple[DiffReport, ...] = ()
     tool: str = "tritoninspect"
     tool_version: str = __version__
     schema_version: int = DIFF_SCHEMA_VERSION
+
+    @property
+    def comparisons(self) -> tuple[DiffReport, ...]:
+        """A against each variant: this diff (A, B), then `others`."""
+        return (self, *self.others)
 
     @property
     def changed_rows(self) -> tuple[Row, ...]:
@@ -184,7 +197,7 @@ def json_schema() -> dict[str, Any]:
     """The JSON Schema of `DiffReport.to_json()`, generated from the dataclasses (shipped as
     `tritoninspect/schemas/diff.schema.json`)."""
     return schema.generate(DiffReport, version=DIFF_SCHEMA_VERSION, title="tritoninspect diff report",
-                           schema_id="urn:tritoninspect:schema:diff", optional=frozenset({"Side.failure"}))
+                           schema_id="urn:tritoninspect:schema:diff", optional=frozenset({"Side.failure", "DiffReport.summary", "DiffReport.others"}))
 
 
 def side_bench_from_dict(data: dict[str, Any]) -> SideBench:
@@ -200,6 +213,7 @@ _SCHEMA = Schema(
         (DiffReport, "rows"): (Row, True),
         (DiffReport, "graph_diffs"): (GraphDiff, True),
         (DiffReport, "bench"): (Bench, False),
+        (DiffReport, "others"): (DiffReport, True),
         (Bench, "a"): (SideBench, False),
         (Bench, "b"): (SideBench, False),
         (SideBench, "eager"): (Timing, False),

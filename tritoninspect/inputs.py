@@ -13,7 +13,8 @@ import torch
 
 from tritoninspect.errors import InputsError
 
-_INPUTS_FORMS = 'expected e.g. "4x128:float16,4x128" (dims joined by x, optional :dtype)'
+_INPUTS_FORMS = ('expected e.g. "4x128:float16,4x128,scalar:i64=8" (dims joined by x, optional :dtype, '
+                 'optional =value to fill with)')
 #: Seed for tensors made from --inputs, so two runs see the same values.
 INPUTS_SEED = 0
 
@@ -44,9 +45,12 @@ class InputSpec:
 
     shape: tuple[int, ...]
     dtype: str
+    #: `=VALUE`: every element is this value (a scalar's value); None: random values.
+    value: bool | int | float | None = None
 
     def __str__(self) -> str:
-        return format_input(self.shape, self.dtype)
+        text = format_input(self.shape, self.dtype)
+        return text if self.value is None else f"{text}={self.value}"
 
 
 def format_input(shape: tuple[int, ...] | torch.Size, dtype: str | torch.dtype) -> str:
@@ -64,10 +68,28 @@ def parse_inputs(text: str) -> tuple[InputSpec, ...]:
 
 
 def _parse_input_entry(entry: str, text: str) -> InputSpec:
-    dims, colon, dtype = entry.partition(":")
-    if not dims or ":" in dtype or (colon and not dtype):
+    entry, equals, value = entry.partition("=")
+    dims, colon, dtype = entry.strip().partition(":")
+    if not dims or ":" in dtype or (colon and not dtype) or (equals and not value.strip()):
         raise InputsError(f"bad --inputs entry {entry!r} in {text!r}: {_INPUTS_FORMS}")
-    return InputSpec(shape=_parse_dims(dims.strip(), text), dtype=_canonical_dtype(dtype or "float32"))
+    canonical = _canonical_dtype(dtype or "float32")
+    filled = _parse_value(value.strip(), canonical, text) if equals else None
+    return InputSpec(shape=_parse_dims(dims.strip(), text), dtype=canonical, value=filled)
+
+
+def _parse_value(value: str, dtype: str, text: str) -> bool | int | float:
+    """`=VALUE` as the dtype's kind of number: "8" for ints, "true"/"1" for bool, "0.5" for floats."""
+    kind = getattr(torch, dtype)
+    try:
+        if kind == torch.bool:
+            if value.lower() not in ("true", "false", "1", "0"):
+                raise ValueError(value)
+            return value.lower() in ("true", "1")
+        if kind in _INTEGER_DTYPES:
+            return int(value, 0)
+        return float(value)
+    except ValueError:
+        raise InputsError(f"bad value {value!r} for {dtype} in --inputs {text!r}: {_INPUTS_FORMS}") from None
 
 
 def _parse_dims(dims: str, text: str) -> tuple[int, ...]:
@@ -161,6 +183,8 @@ def _bytes_text(count: int) -> str:
 
 def _random_tensor(spec: InputSpec, generator: torch.Generator) -> torch.Tensor:
     dtype = getattr(torch, spec.dtype)
+    if spec.value is not None:
+        return torch.full(spec.shape, spec.value, dtype=dtype)
     if dtype.is_complex:
         return torch.randn(spec.shape, generator=generator, dtype=dtype)
     if dtype.is_floating_point:

@@ -62,9 +62,14 @@ def capture_target(spec: TargetSpec, options: CaptureOptions = CaptureOptions())
     # Compile-only mode is entered before the user's module is imported:
     # kernel libraries probe has_triton() / the driver at import time.
     # The directory the target is loaded from is the user's (tritoninspect/origin.py).
+    from tritoninspect.progress import stage
+
+    stage("importing torch and Triton")
     with _mode(options, user_dir=spec.sys_path_entry) as mode:
+        stage(f"importing {spec.display_name} and building its inputs")
         loaded = load(spec, options, device=mode.info.torch_device)
-        return _capture(mode, loaded.module, loaded.input_sets, options, name=f"{spec.display_name}:{spec.attr}",
+        stage("Dynamo: tracing the first call")
+        return _capture(mode, loaded.module, loaded.input_sets, options, name=loaded.spec.name,
                         requires_grad=loaded.requires_grad)
 
 
@@ -86,7 +91,9 @@ def load(spec: TargetSpec, options: CaptureOptions, *, device: str) -> LoadedTar
 def analyse(capture: Capture) -> Report:
     """Every analysis over a capture, assembled into the report."""
     from tritoninspect.analyse import build_report
+    from tritoninspect.progress import stage
 
+    stage("analysing the capture")
     return build_report(capture)
 
 

@@ -6,6 +6,7 @@ torch: a mistyped target fails in a fraction of a second, before the heavy impor
 
 from __future__ import annotations
 
+import dataclasses
 import keyword
 import re
 from dataclasses import dataclass
@@ -24,6 +25,7 @@ class TargetSpec:
     raw: str
     path: Path | None
     module: str
+    #: "" for ``model.py`` alone: the only nn.Module subclass the file defines (found on load).
     attr: str
     sys_path_entry: Path | None
 
@@ -32,7 +34,16 @@ class TargetSpec:
         """The file as typed (``model.py``), or the dotted module name."""
         if self.path is None:
             return self.module
-        return self.raw.rpartition(":")[0]
+        return self.raw.rpartition(":")[0] if self.attr else self.raw
+
+    @property
+    def name(self) -> str:
+        """``model.py:Net``; just ``model.py`` while the attribute is still to be found."""
+        return f"{self.display_name}:{self.attr}" if self.attr else self.display_name
+
+    def with_attr(self, attr: str) -> TargetSpec:
+        """This spec with the attribute found for ``model.py`` alone."""
+        return dataclasses.replace(self, raw=f"{self.display_name}:{attr}", attr=attr)
 
 
 def is_saved_report(text: str) -> bool:
@@ -41,7 +52,7 @@ def is_saved_report(text: str) -> bool:
 
 
 def parse_spec(text: str) -> TargetSpec:
-    """Parse ``path/to/model.py:Net`` or ``package.module:Net`` into a `TargetSpec`.
+    """Parse ``path/to/model.py:Net``, ``path/to/model.py`` or ``package.module:Net`` into a `TargetSpec`.
 
     A file inside packages (directories with ``__init__.py``) is imported by
     its dotted name from the outermost package, so its relative imports work.
@@ -54,6 +65,8 @@ def parse_spec(text: str) -> TargetSpec:
 
 def _split_spec(text: str) -> tuple[str, str]:
     target, colon, attr = text.strip().rpartition(":")
+    if not colon and text.strip().endswith(".py"):
+        return text.strip(), ""  # model.py alone: its only nn.Module, found when it is imported
     if not colon:
         raise _bad_spec(text, "no ':' between module and attribute")
     if ":" in target and not _WINDOWS_DRIVE.match(target):

@@ -22,7 +22,7 @@ from typing import Any
 
 import torch
 
-from tritoninspect.errors import EnvironmentProblem, InputsError, TargetError, UserCodeError
+from tritoninspect.errors import EnvironmentProblem, InputsError, TargetError, UsageError, UserCodeError
 from tritoninspect.inputs import InputSpec, describe_inputs, make_inputs, parse_inputs
 from tritoninspect.spec import TargetSpec, parse_spec
 
@@ -154,11 +154,13 @@ class LoadedTarget:
 def load_target(spec: TargetSpec, *, inputs: str | None = None, device: str = "cpu") -> LoadedTarget:
     """Import the spec, build the model, find example inputs and move both to ``device``.
 
-    Inputs come from, first found: the ``inputs`` string, a module-level
-    ``example_inputs()``, or an ``example_inputs`` attribute of the model's class.
+    Inputs come from, first found: the ``inputs`` string, an ``example_inputs``
+    attribute of the model (its class's staticmethod), or a module-level ``example_inputs()``.
     """
     target_device = _parse_device(device)
     user_module = import_target_module(spec)
+    if not spec.attr:
+        spec = spec.with_attr(only_module_class(user_module, spec))
     model = _resolve_model(user_module, spec)
     input_sets, source = _find_input_sets(spec, user_module, model, inputs)
     _check_fits_forward(model, input_sets, source)  # before copying inputs to a GPU
@@ -167,6 +169,23 @@ def load_target(spec: TargetSpec, *, inputs: str | None = None, device: str = "c
         p.requires_grad for p in model.parameters()
     )
     return LoadedTarget(spec, model, input_sets, source, requires_grad)
+
+
+def only_module_class(user_module: types.ModuleType, spec: TargetSpec) -> str:
+    """For ``model.py`` alone: the name of the one nn.Module subclass the file defines.
+
+    None or several is a UsageError (exit 2) naming them, on one line.
+    """
+    found = [name for name, value in vars(user_module).items()
+             if isinstance(value, type) and issubclass(value, torch.nn.Module)
+             and value.__module__ == user_module.__name__ and not name.startswith("_")]
+    if len(found) == 1:
+        return found[0]
+    file = spec.display_name
+    if not found:
+        raise UsageError(f"{file} defines no nn.Module subclass; name the model to inspect: {file}:NAME")
+    raise UsageError(f"{file} defines {len(found)} nn.Module subclasses ({', '.join(found)}); "
+                     f"name one, e.g. {file}:{found[0]}")
 
 
 def _resolve_model(user_module: types.ModuleType, spec: TargetSpec) -> torch.nn.Module:
@@ -260,12 +279,13 @@ def _find_input_sets(
     """The input sets and where they came from; the first source found wins."""
     if inputs is not None:
         return [make_inputs(parse_inputs(inputs))], "--inputs"
-    if hasattr(user_module, "example_inputs"):
-        return _call_example_inputs(lambda: user_module.example_inputs, "example_inputs")
     class_name = type(model).__name__
+    # The model's own inputs first, so one file can hold models with different signatures.
     # getattr_static: only look, so a property that raises is reported as the user's error below.
     if inspect.getattr_static(model, "example_inputs", None) is not None:
         return _call_example_inputs(lambda: model.example_inputs, f"{class_name}.example_inputs")
+    if hasattr(user_module, "example_inputs"):
+        return _call_example_inputs(lambda: user_module.example_inputs, "example_inputs")
     raise InputsError(
         f"No example inputs for {class_name}: pass --inputs \"4x128:float16\", define "
         f"example_inputs() in {spec.display_name}, or add an example_inputs staticmethod to {class_name}"

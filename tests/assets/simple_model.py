@@ -13,15 +13,15 @@ class Net(nn.Module):
     def forward(self, x, y):
         return x * self.scale + y
 
-    @staticmethod
-    def example_inputs():
-        # Never used: the module-level example_inputs() wins (three inputs would not fit).
-        return torch.ones(4), torch.ones(4), torch.ones(4)
-
 
 class Block(nn.Module):
     def forward(self, x, y):
         return x - y
+
+    @staticmethod
+    def example_inputs():
+        # The class's own inputs win over the module-level example_inputs() below.
+        return torch.ones(2), torch.zeros(2)
 
 
 class NeedsArgs(nn.Module):

@@ -81,7 +81,7 @@ KNOWN_CAUSES: tuple[KnownCause, ...] = (
         "the break is specialised to each value (a recompile per value). Set "
         "torch._dynamo.config.capture_scalar_outputs = True to keep it symbolic in one graph (an unbacked "
         "size in the grid), or derive the grid from tensor sizes.",
-        "GB0124 (torch/_dynamo/variables/tensor.py); torch-internals notes §7 pitfall 3",
+        "GB0124 (torch/_dynamo/variables/tensor.py); torch._dynamo.config.capture_scalar_outputs",
     ),
     _cause(
         r"torch\.compiler\.disable",

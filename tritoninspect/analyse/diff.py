@@ -182,6 +182,9 @@ def _in_output_code(report: Report, kernel: Kernel | None) -> str | None:
         return "MISSING"
     if any(o.stage == "output_code" and o.in_output_code for o in kernel.occurrences):
         return "yes"
+    if kernel.entries and all(e == "custom_op" for e in kernel.entries):
+        # Not a bug: Inductor calls the op, and the op launches the kernel at run time.
+        return "inside custom_op"
     return "no" if any(g.stage == "output_code" for g in report.graphs) else "n/a"
 
 
@@ -418,7 +421,8 @@ def comparison_notes(a: Side, b: Side) -> tuple[str, ...]:
         ("inputs", ", ".join(a.inputs), ", ".join(b.inputs)),
     ):
         if va != vb:
-            notes.append(f"A and B differ in {what} ({va} vs {vb}): not every difference below is the model's")
+            notes.append(f"{a.label} and {b.label} differ in {what} ({va} vs {vb}): "
+                         "not every difference below is the model's")
     return tuple(notes)
 
 
@@ -430,14 +434,17 @@ def diff_reports(
     saved: tuple[bool, bool] = (False, False),
     bench: Bench | None = None,
     context: int = 3,
+    labels: tuple[str, str] = ("A", "B"),
 ) -> DiffReport:
     """Compare two reports: every row section, every stage's graph diff, and `bench` as given."""
-    side_a = side("A", a, source=sources[0] or a.meta.target, saved=saved[0])
-    side_b = side("B", b, source=sources[1] or b.meta.target, saved=saved[1])
+    from tritoninspect.analyse.diff_summary import summary_line
+
+    side_a = side(labels[0], a, source=sources[0] or a.meta.target, saved=saved[0])
+    side_b = side(labels[1], b, source=sources[1] or b.meta.target, saved=saved[1])
     rows = [row for build in ROW_BUILDERS for row in build(a, b)]
     return DiffReport(
         a=side_a, b=side_b, rows=tuple(rows), graph_diffs=diff_graphs(a, b, context=context),
-        bench=bench, notes=comparison_notes(side_a, side_b),
+        bench=bench, notes=comparison_notes(side_a, side_b), summary=summary_line(a, b, labels[1]),
     )
 
 

@@ -45,6 +45,7 @@ from tritoninspect.capture.records import (
     RecompileRecord,
 )
 from tritoninspect.capture.resources import LaunchTemplate, hop_template, launch_template
+from tritoninspect.progress import stage
 
 
 class Recorder:
@@ -79,6 +80,7 @@ class Recorder:
     def backend(self, gm: torch.fx.GraphModule, example_inputs: list[Any]) -> Any:
         """The function given to `torch.compile(backend=...)`."""
         cid = compat.dynamo.current_compile_id() or "?"
+        stage(f"Dynamo: graph {cid} traced; compiling it")
         self._record_graph(gm, cid, "dynamo", "")
         # Timed per compile id: what AOTAutograd and Inductor spent on this graph.
         with self._timed(len(self.capture.graphs) - 1):
@@ -131,6 +133,7 @@ class Recorder:
     def _inner_compile(self, gm: torch.fx.GraphModule, example_inputs: Any, **kwargs: Any) -> Any:
         part = "backward" if kwargs.get("is_backward") else "inference" if kwargs.get("is_inference") else "forward"
         cid = compat.dynamo.current_compile_id() or "?"
+        stage(f"Inductor: compiling {cid} {part}")
         self._record_graph(gm, cid, f"aot_{part}", part)
         index = len(self.capture.graphs) - 1
         previous, self._part = self._part, part

@@ -21,6 +21,7 @@ import torch
 
 from tritoninspect import __version__
 from tritoninspect.capture import compat
+from tritoninspect.capture.crash import fatal_signal_stacks
 from tritoninspect.capture.failure import Progress, failure_record
 from tritoninspect.capture.patching import Patcher
 from tritoninspect.capture.recorder import Recorder
@@ -207,7 +208,9 @@ def capture_run(
     torch._dynamo.reset()
     try:
         # Inductor's files go to a directory of ours, removed after the run.
-        with scratch_inductor_cache(), recorder.installed(), warnings.catch_warnings(), \
+        # Python warnings raised meanwhile (torch repeats its graph-break warnings) are recorded,
+        # then counted on stderr (their text with --debug), not printed as they come.
+        with scratch_inductor_cache(), recorder.installed(), warnings.catch_warnings(record=True) as caught, \
                 contextlib.ExitStack() as stack:
             # Our force_disable_caches switches off Dynamo PGO; torch warns about it.
             warnings.filterwarnings("ignore", message="dynamo_pgo force disabled")
@@ -218,15 +221,23 @@ def capture_run(
                 stack.enter_context(extra(recorder.capture))
             if not torch_logs:
                 stack.enter_context(quiet_torch_logs())
+            # An abort inside Triton's interpreter then names the kernel and the launching line.
+            stack.enter_context(fatal_signal_stacks())
             _compile_and_call(recorder, module, input_sets, dynamic=dynamic, backward=backward)
     finally:
         torch._dynamo.reset()
+        from tritoninspect.progress import warnings_seen
+
+        warnings_seen([(w.category.__name__, str(w.message), f"{w.filename}:{w.lineno}") for w in caught])
     recorder.capture.meta = {**_meta(info, stage, dynamic, backward, target, inputs), "calls": len(input_sets)}
     if env is not None:
         recorder.capture.problems.extend(env.problems)
         recorder.capture.emulation = env.emulation()
     if recorder.launch_templates is not None and recorder.capture.failure is None:
         # After the run, hooks gone: each kernel compiles once per config for the mode's target.
+        from tritoninspect.progress import stage
+
+        stage("--resources: compiling each kernel per autotune config")
         records, problems = measure(recorder.launch_templates, gpu=info.mode == "gpu")
         recorder.capture.resources.extend(records)
         recorder.capture.problems.extend(problems)

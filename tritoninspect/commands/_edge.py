@@ -6,7 +6,7 @@
   `--json`, the error envelope on stdout. Commands only raise.
 - `report_for(target, options, given=..., err=...)`: a saved report as it is (capture
   options refused), or the target captured through the pipeline, the heap frozen first
-  and a spinner on stderr.
+  and its progress on stderr (tritoninspect/progress.py).
 
 Heavy imports (torch, triton, the capture layer) happen inside these functions only.
 """
@@ -109,7 +109,7 @@ def exit_if_failed(report: Report, err: Console) -> None:
 
 
 def report_for(target: str, options: CaptureOptions, *, given: Mapping[str, object], err: Console,
-               timeout: float | None = None) -> Report:
+               timeout: float | None = None, progress: bool = True, debug: bool = False) -> Report:
     """A saved report, read as it is, or `target` captured with `options`.
 
     `given` names the capture options the user typed (see `given_options`): a saved
@@ -130,7 +130,11 @@ def report_for(target: str, options: CaptureOptions, *, given: Mapping[str, obje
 
     from tritoninspect.stdout_guard import stdout_to_stderr
 
-    with spinner(err, f"Compiling {spec.display_name}:{spec.attr}"), stdout_to_stderr(), time_limit(timeout):
+    from tritoninspect.progress import ProgressDisplay
+
+    # The stage and elapsed time: a live status on a terminal; piped, a line per stage unless `progress` is off.
+    display = ProgressDisplay(err, f"Compiling {spec.name}", lines=progress, debug=debug)
+    with display, stdout_to_stderr(), time_limit(timeout):
         return pipeline.run(spec, options)
 
 

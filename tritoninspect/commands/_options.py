@@ -37,7 +37,9 @@ TargetArg = Annotated[
     str, typer.Argument(metavar="TARGET", help="model.py:Net, package.module:Net, or a saved report.json.")
 ]
 InputsOpt = Annotated[
-    Optional[str], typer.Option("--inputs", "-i", help='Example inputs, e.g. "4x128:float16,4x128".')
+    Optional[str], typer.Option("--inputs", "-i", metavar="SPEC",
+                                help='Example inputs: shapes with optional dtype and value, e.g. '
+                                     '"4x128:float16,4x128,scalar:i64=8".')
 ]
 DeviceOpt = Annotated[Device, typer.Option(help="auto: CUDA when available, else compile-only CPU mode.")]
 DynamicOpt = Annotated[bool, typer.Option("--dynamic", help="Compile with dynamic shapes from the start.")]
@@ -62,6 +64,10 @@ TimeoutOpt = Annotated[
                  help="Stop a capture (import, compile, run) that takes longer: exit 8."),
 ]
 DumpOpt = Annotated[
-    Optional[Path], typer.Option("--dump", help="Write every artifact to DIR, named by compile id and stage.")
+    Optional[Path], typer.Option("--dump", metavar="DIR",
+                                 help="Write every artifact to DIR, named by compile id and stage.")
 ]
 DebugOpt = Annotated[bool, typer.Option("--debug", help="Show full tracebacks.")]
+QuietOpt = Annotated[
+    bool, typer.Option("--quiet", "-q", help="No progress lines on stderr (they are off with --json too).")
+]

@@ -30,6 +30,7 @@ from tritoninspect.commands._options import (
     ForceOpt,
     InputsOpt,
     JsonOpt,
+    QuietOpt,
     OutputOpt,
     Stage,
     TargetArg,
@@ -55,10 +56,11 @@ def breaks(
     json_out: JsonOpt = False,
     output: OutputOpt = None,
     dump: Annotated[
-        Optional[Path], typer.Option("--dump", help="Write the artifacts (and depyf's dump with --decompile) to DIR.")
+        Optional[Path], typer.Option("--dump", metavar="DIR", help="Write the artifacts (and depyf's dump with --decompile) to DIR.")
     ] = None,
     force: ForceOpt = False,
     timeout: TimeoutOpt = None,
+    quiet: QuietOpt = False,
     debug: DebugOpt = False,
 ) -> None:
     """Explain graph breaks and recompiles around Triton kernels: where, which kernel, why, what to do."""
@@ -71,7 +73,8 @@ def breaks(
                                      stage=stage.value if stage else "dynamo", decompile=decompile,
                                      depyf_dump=depyf_dir)
             given = given_options(options, stage=stage is not None, decompile=decompile, timeout=timeout)
-            report = report_for(target, options, given=given, err=err, timeout=timeout)
+            report = report_for(target, options, given=given, err=err, timeout=timeout,
+                                progress=not (quiet or json_out), debug=debug)
             extra = read_depyf_dump(Path(depyf_dir)) if depyf_dir else {}
         # The renderers are imported only when text or files are asked for: `--json` alone needs none.
         from tritoninspect.render.emit import emit

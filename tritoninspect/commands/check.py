@@ -15,6 +15,7 @@ from tritoninspect.commands._options import (
     DynamicOpt,
     InputsOpt,
     JsonOpt,
+    QuietOpt,
     Stage,
     TargetArg,
     TimeoutOpt,
@@ -26,15 +27,15 @@ def check(
     target: TargetArg,
     no_breaks: Annotated[bool, typer.Option("--no-breaks", help="Fail on any graph break.")] = False,
     max_graphs: Annotated[
-        Optional[int], typer.Option("--max-graphs", min=0, help="Fail on more than N Dynamo graphs.")
+        Optional[int], typer.Option("--max-graphs", min=0, metavar="N", help="Fail on more than N Dynamo graphs.")
     ] = None,
     entry: Annotated[
         Optional[list[str]],
-        typer.Option("--entry", help="KERNEL=hop|triton_op|custom_op: the only way KERNEL may enter (repeatable)."),
+        typer.Option("--entry", metavar="KERNEL=ENTRY", help="KERNEL=hop|triton_op|custom_op: the only way KERNEL may enter (repeatable)."),
     ] = None,
     no_clones: Annotated[
         Optional[list[str]],
-        typer.Option("--no-clones", help="Fail when Inductor still clones an argument of KERNEL after re-inplacing (repeatable)."),
+        typer.Option("--no-clones", metavar="KERNEL", help="Fail when Inductor still clones an argument of KERNEL after re-inplacing (repeatable)."),
     ] = None,
     no_fallback: Annotated[bool, typer.Option("--no-fallback", help="Fail on a mutation-analysis fallback.")] = False,
     inputs: InputsOpt = None,
@@ -46,6 +47,7 @@ def check(
     ] = None,
     json_out: JsonOpt = False,
     timeout: TimeoutOpt = None,
+    quiet: QuietOpt = False,
     debug: DebugOpt = False,
 ) -> None:
     """Exit 1 when a condition fails (one line each), 0 when all hold: for CI."""
@@ -59,7 +61,7 @@ def check(
         options = CaptureOptions(inputs=inputs, device=device.value, dynamic=dynamic, backward=backward,
                                  stage=stage.value if stage else needed)
         report = report_for(target, options, given=given_options(options, stage=stage is not None, timeout=timeout),
-                            err=err, timeout=timeout)
+                            err=err, timeout=timeout, progress=not (quiet or json_out), debug=debug)
         from tritoninspect.analyse.checks import run_checks
         from tritoninspect.render.emit import emit
 

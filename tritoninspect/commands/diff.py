@@ -1,12 +1,14 @@
-"""`tritoninspect diff`: two variants of a model (or two saved reports), side by side.
+"""`tritoninspect diff A B [C ...]`: variants of a model (or saved reports), each against the first.
 
-Each target is captured in its own fresh process (`tritoninspect/sides/`), so the two
-compiles share no state; `--bench` times each side there too.
+Each target is captured in its own fresh process (`tritoninspect/sides/`), several at a
+time (`--jobs`), so the compiles share no state; `--bench` times each side there too.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Optional
@@ -42,12 +44,15 @@ if TYPE_CHECKING:
 
 
 def diff(
-    a: Annotated[str, typer.Argument(metavar="A", help="A: model.py:Net, package.module:Net, or a saved report.json.")],
-    b: Annotated[str, typer.Argument(metavar="B", help="B: the same forms as A, e.g. model.py:OpNet.")],
+    targets: Annotated[list[str], typer.Argument(
+        metavar="A B [C ...]", show_default=False,
+        help="Two or more variants, each model.py:Net, package.module:Net or a saved report.json; "
+             "B, C, ... are each compared with A.")],
     inputs: Annotated[
-        Optional[str], typer.Option("--inputs", "-i", help="Example inputs for A, and for B unless --inputs-b.")
+        Optional[str], typer.Option("--inputs", "-i", metavar="SPEC",
+                                    help="Example inputs for every side (for B: unless --inputs-b).")
     ] = None,
-    inputs_b: Annotated[Optional[str], typer.Option("--inputs-b", help="Example inputs for B.")] = None,
+    inputs_b: Annotated[Optional[str], typer.Option("--inputs-b", metavar="SPEC", help="Example inputs for B.")] = None,
     device: DeviceOpt = Device.auto,
     dynamic: DynamicOpt = False,
     backward: BackwardOpt = None,
@@ -55,89 +60,100 @@ def diff(
     bench: Annotated[
         bool, typer.Option("--bench", help="Time each side eager and compiled on the GPU (compile times only on CPU).")
     ] = False,
+    jobs: Annotated[
+        Optional[int], typer.Option("--jobs", "-j", min=1, metavar="N",
+                                    help="Captures run at once (default: one per CPU core, at most one per side; 1 with --bench).")
+    ] = None,
     json_out: JsonOpt = False,
     output: Annotated[
-        Optional[Path], typer.Option("--output", "-o", help="Also write the diff to a file (.json, .html or text).")
+        Optional[Path], typer.Option("--output", "-o", metavar="FILE",
+                                     help="Also write the diff to a file (.json, .html or text).")
     ] = None,
     save: Annotated[
-        Optional[Path], typer.Option("--save", help="Write each side's report to DIR/A.json and DIR/B.json.")
+        Optional[Path], typer.Option("--save", metavar="DIR",
+                                     help="Write each side's report to DIR/A.json, DIR/B.json, ...")
     ] = None,
-    context: Annotated[int, typer.Option("--context", min=0, help="Lines of context in graph diffs.")] = 3,
+    context: Annotated[int, typer.Option("--context", min=0, metavar="LINES", help="Lines of context in graph diffs.")] = 3,
     force: ForceOpt = False,
     timeout: TimeoutOpt = None,
     debug: Annotated[
         bool, typer.Option("--debug", help="Show full tracebacks and the capture processes' output.")
     ] = False,
 ) -> None:
-    """Compare two variants of a model (or two saved reports): graphs, kernels, copies, compile and run time.
+    """Compare variants of a model (or saved reports) with the first: kernels, graphs, copies, compile and run time.
 
-    Each target is compiled in its own fresh process, so the two compiles share no state.
+    Each target is compiled in its own fresh process, so the compiles share no state; the
+    diff opens with one summary line per variant.
     """
     from tritoninspect.pipeline import CaptureOptions
 
     with edge(json_out=json_out, debug=debug) as err:
+        if len(targets) < 2:
+            raise UsageError("diff needs two or more targets: A B [C ...]")
         options = CaptureOptions(inputs=inputs, device=device.value, dynamic=dynamic, backward=backward,
                                  stage=stage.value)
-        _check_options(a, b, options, inputs_b=inputs_b, bench=bench, stage_given=stage is not Stage.inductor)
-        check_output_file(output, [a, b], force=force)
-        side_a, side_b = _sides(a, b, options, inputs_b=inputs_b, bench=bench, save=save, debug=debug, err=err,
-                                timeout=timeout)
+        _check_options(targets, options, inputs_b=inputs_b, bench=bench, stage_given=stage is not Stage.inductor)
+        check_output_file(output, targets, force=force)
+        results = _sides(targets, options, inputs_b=inputs_b, bench=bench, save=save, debug=debug, err=err,
+                         timeout=timeout, jobs=jobs)
         from tritoninspect.render.emit import emit
-        from tritoninspect.sides.parent import build_diff
+        from tritoninspect.sides.parent import build_diff, side_labels
 
         # The diff is printed even with -o; .json and .html get those formats, any other suffix the text (README).
         suffix = output.suffix.lower() if output is not None else ""
         file_fmt = None if output is None else {".json": "json", ".html": "html", ".htm": "html"}.get(suffix, "diff")
-        built = build_diff(side_a, side_b, context=context)
+        built = build_diff(*results, context=context)
         if file_fmt == "html":
             from tritoninspect.render.html_diff import DiffPage
 
             # The page draws each side's pictures from its report, not only from the diff.
-            emit(DiffPage(built, (side_a.report, side_b.report)), None, output, file_fmt="html")
+            emit(DiffPage(built, tuple(side.report for side in results)), None, output, file_fmt="html")
             output = None
         emit(built, "json" if json_out else "diff", output, file_fmt=file_fmt)
-        failed = [s for s in (side_a, side_b) if s.report.failure is not None]
+        failed = [(label, s) for label, s in zip(side_labels(len(results)), results) if s.report.failure is not None]
         if failed:
             from tritoninspect.render._failure import failure_line
 
-            for label, s in zip(("A", "B"), (side_a, side_b)):
-                if s.report.failure is not None:
-                    err.print(f"[bold red]error:[/] {label}: {escape(one_line(failure_line(s.report.failure)))}",
-                              highlight=False, soft_wrap=True)
+            for label, s in failed:
+                err.print(f"[bold red]error:[/] {label}: {escape(one_line(failure_line(s.report.failure)))}",
+                          highlight=False, soft_wrap=True)
             raise typer.Exit(int(ExitCode.USER_CODE))
 
 
-def _check_options(a: str, b: str, options: CaptureOptions, *, inputs_b: str | None, bench: bool,
+def _check_options(targets: list[str], options: CaptureOptions, *, inputs_b: str | None, bench: bool,
                    stage_given: bool) -> None:
     from tritoninspect.spec import is_saved_report
 
-    saved_a, saved_b = is_saved_report(a), is_saved_report(b)
-    if saved_a and saved_b:
+    saved = [is_saved_report(t) for t in targets]
+    if all(saved):
         given = given_options(options, stage=stage_given, bench=bench)
         refuse_capture_options({"inputs": given.pop("inputs"), "inputs_b": inputs_b, **given})
-    if bench and (saved_a or saved_b):
-        raise UsageError("--bench times targets in fresh processes: give two targets, not a saved report")
-    if inputs_b is not None and saved_b:
+    if bench and any(saved):
+        raise UsageError("--bench times targets in fresh processes: give targets, not saved reports")
+    if inputs_b is not None and saved[1]:
         raise UsageError("--inputs-b: B is a saved report, nothing is compiled for it")
 
 
-def _sides(a: str, b: str, options: CaptureOptions, *, inputs_b: str | None, bench: bool, save: Path | None,
-           debug: bool, err: Console, timeout: float | None) -> tuple[SideResult, SideResult]:
-    """Each side, saved or captured in a fresh process; written to `save` when asked."""
+def _sides(targets: list[str], options: CaptureOptions, *, inputs_b: str | None, bench: bool, save: Path | None,
+           debug: bool, err: Console, timeout: float | None, jobs: int | None) -> list[SideResult]:
+    """Each side, saved or captured in a fresh process (`jobs` at a time); written to `save` when asked."""
     from tritoninspect.sides import parent as sides
+    from tritoninspect.spec import is_saved_report
 
-    b_inputs = options.inputs if inputs_b is None else inputs_b
+    per_side = [dataclasses.replace(options, inputs=inputs_b if i == 1 and inputs_b is not None else options.inputs)
+                for i in range(len(targets))]
+    captured = sum(not is_saved_report(t) for t in targets)
+    # --bench times each side in its own process: timings must not share the GPU or the cores.
+    jobs = 1 if bench else jobs or max(1, min(captured, os.cpu_count() or 1))
     with usage_errors():
         if save is not None:
-            sides.check_save_dir(save)  # before two long compiles, not after them
-        results = []
-        for label, source, side_inputs in (("A", a, options.inputs), ("B", b, b_inputs)):
-            with spinner(err, f"{label}: compiling {source} in a fresh process"):
-                side_options = dataclasses.replace(options, inputs=side_inputs)
-                results.append(sides.get_side(label, source, options=side_options, bench=bench, debug=debug,
-                                              timeout=timeout))
-        side_a, side_b = results
+            sides.check_save_dir(save, len(targets))  # before long compiles, not after them
+        what = f"compiling {captured} targets, {jobs} at a time, each in a fresh process" if captured > 1 else \
+            f"compiling {next((t for t in targets if not is_saved_report(t)), '')} in a fresh process"
+        with spinner(err, what) if captured else contextlib.nullcontext():
+            results = sides.get_sides(targets, per_side, jobs=jobs, bench=bench, debug=debug, timeout=timeout)
         if save is not None:
-            sides.save_reports(save, side_a, side_b)
-            sys.stderr.write(f"wrote {save / 'A.json'} and {save / 'B.json'}\n")
-    return side_a, side_b
+            written = sides.save_reports(save, *results)
+            names = [str(p) for p in written]
+            sys.stderr.write(f"wrote {', '.join(names[:-1])} and {names[-1]}\n")
+    return results

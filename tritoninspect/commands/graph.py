@@ -23,6 +23,7 @@ from tritoninspect.commands._options import (
     ForceOpt,
     InputsOpt,
     JsonOpt,
+    QuietOpt,
     OutputOpt,
     Show,
     Stage,
@@ -51,13 +52,20 @@ def graph(
         bool, typer.Option("--resources", help="Compile each kernel per autotune config: registers, shared memory, spills.")
     ] = False,
     target_arch: Annotated[
-        Optional[str], typer.Option("--target", help="Compile-only mode's GPU architecture (default sm_90).")
+        Optional[str], typer.Option("--target", metavar="ARCH", help="Compile-only mode's GPU architecture (default sm_90).")
+    ] = None,
+    detail: Annotated[
+        bool, typer.Option("--detail", help="Every stage's tables for every kernel, instead of the one-screen summary.")
+    ] = False,
+    kernel: Annotated[
+        Optional[str], typer.Option("--kernel", metavar="NAME", help="The stage-by-stage tables of this kernel only.")
     ] = None,
     force: ForceOpt = False,
     timeout: TimeoutOpt = None,
+    quiet: QuietOpt = False,
     debug: DebugOpt = False,
 ) -> None:
-    """Compile a model and report where each Triton kernel went."""
+    """Compile a model and report where each Triton kernel went, what it costs, and what to change."""
     from tritoninspect.pipeline import CaptureOptions
 
     with edge(json_out=json_out, debug=debug) as err:
@@ -66,12 +74,21 @@ def graph(
                                  stage=stage.value, resources=resources, arch=target_arch)
         given = given_options(options, stage=stage is not Stage.inductor, resources=resources, target=target_arch,
                               timeout=timeout)
-        report = report_for(target, options, given=given, err=err, timeout=timeout)
+        report = report_for(target, options, given=given, err=err, timeout=timeout,
+                            progress=not (quiet or json_out), debug=debug)
         from tritoninspect.render.emit import emit
 
+        shown, text = report, "text"
+        if detail or kernel:
+            from tritoninspect.render.overview import one_kernel
+
+            shown, text = (one_kernel(report, kernel) if kernel else report), "detail"
         # With -o alone the report goes to the file only; --json and --show still print.
-        stdout = "json" if json_out else f"show:{show.value}" if show else None if output else "text"
-        emit(report, stdout, output, dump=dump)
+        stdout = "json" if json_out else f"show:{show.value}" if show else None if output else text
+        # Files (-o, --dump) get the whole report; --kernel narrows what is printed only.
+        emit(report, None, output, dump=dump, text=text)
+        if stdout is not None:
+            emit(report if json_out or show else shown, stdout)
         exit_if_failed(report, err)
         problems = [d for d in report.diagnostics if d.severity != "note"]
         if strict and problems:

@@ -19,6 +19,12 @@ class Renderer(Protocol):
 
 
 def _report_text(report: Any, *, color: bool | None = None, width: int | None = None) -> str:
+    from tritoninspect.render.overview import render_overview
+
+    return render_overview(report, color=color, width=width)
+
+
+def _report_detail(report: Any, *, color: bool | None = None, width: int | None = None) -> str:
     from tritoninspect.render.terminal import TerminalRenderer
 
     return TerminalRenderer(width=width, color=color).render(report)
@@ -85,10 +91,12 @@ def _show(view: str) -> Renderer:
     return render_view
 
 
-#: Output format -> renderer. "text" is the report as `graph` prints it; "breaks",
+#: Output format -> renderer. "text" is the report as `graph` prints it (one screen: kernels,
+#: findings, advice), "detail" its stage-by-stage tables (`graph --detail`); "breaks",
 #: "diff" and "check" are the other commands' text; "show:<view>" a `--show` view.
 RENDERERS: dict[str, Renderer] = {
     "text": _report_text,
+    "detail": _report_detail,
     "json": _json,
     "breaks": _breaks_text,
     "diff": _diff_text,

@@ -125,7 +125,7 @@ def fallback_occurrences(kernel: Kernel) -> list[Occurrence]:
 
 
 def output_code_status(kernel: Kernel) -> str:
-    """yes / no / n/a / "MISSING in 1/0" for the kernel table.
+    """yes / no / n/a / "inside custom_op" / "MISSING in 1/0" for the kernel table.
 
     "n/a" means the kernel sat in graphs but no output code was captured to check against.
     """
@@ -137,6 +137,9 @@ def output_code_status(kernel: Kernel) -> str:
     in_graphs = [o for o in occurrences if o.stage in GRAPH_STAGES and o.entry in VISIBLE_ENTRIES]
     if in_graphs and all(o.in_output_code is None for o in in_graphs):
         return "n/a"
+    if Entry.CUSTOM_OP.value in kernel.entries and not in_graphs:
+        # Not a bug: the output code calls the op, which launches the kernel at run time.
+        return "inside custom_op"
     return "no"
 
 
@@ -175,7 +178,8 @@ def _hidden_clauses(kernel: Kernel) -> list[str]:
     clauses = []
     if Entry.CUSTOM_OP.value in kernel.entries:
         ops = ", ".join(custom_ops(kernel, Entry.CUSTOM_OP.value)) or "a custom op"
-        clauses.append(f"opaque inside custom_op {ops}: Inductor cannot see or fuse it")
+        clauses.append(f"opaque inside custom_op {ops}: Inductor cannot see or fuse it (a "
+                       "torch.library.triton_op launching it through wrap_triton would let Inductor see it)")
     if Entry.EAGER.value in kernel.entries:
         clauses.append("launched eagerly outside compiled graphs")
     return clauses

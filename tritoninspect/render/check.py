@@ -12,5 +12,6 @@ def render_check(result: CheckResult) -> str:
     if result.failures:
         return safe_text("\n".join(f"FAIL {line}" for line in result.failures))
     conditions = len(result.conditions)
-    return safe_text(f"ok: {fmt.plural(conditions, 'condition')} hold for {result.target} "
+    verb = "holds" if conditions == 1 else "hold"
+    return safe_text(f"ok: {fmt.plural(conditions, 'condition')} {verb} for {result.target} "
                      f"({', '.join(result.conditions)})")

@@ -47,8 +47,17 @@ class DiffRenderer:
 
     def print_to(self, console: Console, diff: DiffReport) -> None:
         diff = safe_record(diff)
-        blocks = [_header(diff), _bench(diff.bench, diff), *(_section(diff, s) for s in SECTIONS), _graph_diffs(diff)]
-        first = True
+        # The answer first: one summary line per variant, then each comparison in full.
+        self._print_blocks(console, [_title(diff)], first=True)
+        for pair in diff.comparisons:
+            if len(diff.comparisons) > 1:
+                self._print_blocks(console, [[heading(f"{pair.a.label} vs {pair.b.label}")]], first=False)
+            blocks = [_header(pair), _bench(pair.bench, pair), *(_section(pair, s) for s in SECTIONS),
+                      _graph_diffs(pair)]
+            self._print_blocks(console, blocks, first=len(diff.comparisons) == 1)
+
+    @staticmethod
+    def _print_blocks(console: Console, blocks: Sequence[Sequence[RenderableType]], *, first: bool) -> None:
         for block in blocks:
             if not block:
                 continue
@@ -66,20 +75,26 @@ class DiffRenderer:
 # --- header ----------------------------------------------------------------------------------
 
 
+def _title(diff: DiffReport) -> list[RenderableType]:
+    """The tool line, then what each variant changed against A (reports before schema 3 have no summary)."""
+    lines: list[RenderableType] = [Text.assemble((f"{diff.tool} {diff.tool_version}", "bold"), "  diff")]
+    for pair in diff.comparisons:
+        if pair.summary:
+            lines.append(Text(pair.summary, style="bold"))
+    return lines
+
+
 def _header(diff: DiffReport) -> list[RenderableType]:
     a, b = diff.a, diff.b
-    lines: list[RenderableType] = [
-        Text.assemble((f"{diff.tool} {diff.tool_version}", "bold"), "  diff"),
-        _side_line(a),
-        _side_line(b),
-    ]
+    lines: list[RenderableType] = [_side_line(a), _side_line(b)]
     lines += [Text.assemble((f"{s.label}  FAILED ", "bold red"), s.failure,
                             (" (the diff compares what was captured before it)", "dim"))
               for s in (a, b) if s.failure]
     lines += [_mode_line(s, both=a.mode == b.mode) for s in ((a,) if a.mode == b.mode else (a, b))]
     for describe in (_versions, _options):
         same = describe(a) == describe(b)
-        lines.append(Text(describe(a) if same else f"A: {describe(a)}\nB: {describe(b)}", style="dim"))
+        lines.append(Text(describe(a) if same else f"{a.label}: {describe(a)}\n{b.label}: {describe(b)}",
+                          style="dim"))
     lines += [Text(f"note: {note}", style="yellow") for note in diff.notes]
     lines.append(_summary(diff))
     return lines
@@ -125,7 +140,7 @@ def _section(diff: DiffReport, section: str) -> list[RenderableType]:
     rows = [r for r in diff.rows if r.section == section]
     if not rows:
         return []
-    t = _two_columns(diff, last="B/A" if section == "compile time" else "")
+    t = _two_columns(diff, last=f"{diff.b.label}/{diff.a.label}" if section == "compile time" else "")
     for row in rows:
         _add_fact(t, row)
     return [heading(_SECTION_TITLES.get(section, section)), t]
@@ -133,7 +148,7 @@ def _section(diff: DiffReport, section: str) -> list[RenderableType]:
 
 def _two_columns(diff: DiffReport, *, last: str = "") -> Table:
     name_a, name_b = _column_names(diff)
-    t = table("", f"A {name_a}", f"B {name_b}", last)
+    t = table("", f"{diff.a.label} {name_a}", f"{diff.b.label} {name_b}", last)
     for column, width in zip(t.columns, WIDTHS):
         column.width = width
     return t
@@ -187,7 +202,7 @@ def _bench(bench: Bench | None, diff: DiffReport) -> list[RenderableType]:
         return []
     title = heading("Run and compile time (--bench)")
     where = Text(f"{bench.mode}: {bench.device}", style="dim")
-    t = _two_columns(diff, last="B/A")
+    t = _two_columns(diff, last=f"{diff.b.label}/{diff.a.label}")
     rows = _bench_rows(bench)
     for name, a, b, ratio in rows:
         t.add_row(Text(name), Text(a), Text(b), Text(ratio, style="bold" if ratio else ""))

@@ -118,7 +118,11 @@ def _opaque_ops(report: Report, cwd: Path) -> list[RenderableType]:
         add_row(t, op.compile_id, op.stage, Text(op.op, style="yellow"), op.node, inside)
     note = Text("custom ops Inductor calls as a black box: it cannot see, fuse or reorder the kernels inside",
                 style="dim")
-    return [heading("Opaque ops", len(report.opaque_ops)), note, t]
+    # One op appears once per stage that holds it: count the ops, not the rows.
+    ops = len({(op.compile_id, op.op) for op in report.opaque_ops})
+    stages = len({op.stage for op in report.opaque_ops})
+    title = f"Opaque ops ({ops}, seen at {fmt.plural(stages, 'stage')})" if stages > 1 else f"Opaque ops ({ops})"
+    return [heading(title), note, t]
 
 
 def _graph_breaks(report: Report, cwd: Path) -> list[RenderableType]:

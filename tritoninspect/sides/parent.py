@@ -5,12 +5,14 @@ See the package docstring for the request and answer the child exchanges with us
 
 from __future__ import annotations
 
+import contextvars
 import dataclasses
 import json
 import os
 import subprocess
 import sys
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -27,8 +29,17 @@ if TYPE_CHECKING:
 #: so a checkout run without installing (PYTHONPATH=.) works in the child too.
 _PACKAGE_PARENT = str(Path(__file__).resolve().parents[2])
 
-#: The files `--save DIR` writes.
+#: The capture children of the `get_sides` call running in this context, so it can end them all.
+_RUNNING: contextvars.ContextVar[set[subprocess.Popen[str]] | None] = contextvars.ContextVar(
+    "tritoninspect_side_children", default=None)
+
+#: The files `--save DIR` writes for two sides (more sides: C.json, D.json, ...).
 SAVED_NAMES = ("A.json", "B.json")
+
+
+def side_labels(count: int) -> tuple[str, ...]:
+    """"A", "B", "C", ... for `count` sides (A is the one the others are compared with)."""
+    return tuple(chr(ord("A") + i) for i in range(count))
 
 
 @dataclass(frozen=True)
@@ -48,6 +59,36 @@ def get_side(label: str, source: str, *, options: CaptureOptions, bench: bool = 
     if is_saved_report(source):
         return load_side(label, source)
     return capture_side(label, source, options=options, bench=bench, debug=debug, timeout=timeout)
+
+
+def get_sides(sources: Sequence[str], options: Sequence[CaptureOptions], *, jobs: int, bench: bool = False,
+              debug: bool = False, timeout: float | None = None) -> list[SideResult]:
+    """Every side, in order: saved ones read, targets captured in fresh processes, `jobs` at a time.
+
+    Each capture is its own child process; a thread per running child only waits for it.
+    The first side's error (in order) is raised once every started capture has ended.
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    labels = side_labels(len(sources))
+    running: set[subprocess.Popen[str]] = set()
+    token = _RUNNING.set(running)
+    try:
+        context = contextvars.copy_context()  # each task sees `running`, to register its child in
+    finally:
+        _RUNNING.reset(token)
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        futures = [pool.submit(context.copy().run, get_side, label, source, options=opts, bench=bench, debug=debug,
+                               timeout=timeout)
+                   for label, source, opts in zip(labels, sources, options)]
+        try:
+            return [f.result() for f in futures]
+        except BaseException:
+            for f in futures:
+                f.cancel()  # not started yet: never started
+            for proc in list(running):
+                proc.kill()  # Ctrl-C or a failed side: the other captures end now, as one capture would
+            raise
 
 
 def load_side(label: str, source: str) -> SideResult:
@@ -87,12 +128,24 @@ def run_child(request: dict[str, Any], *, debug: bool = False,
         request_file, out = Path(tmp) / "request.json", Path(tmp) / "side.json"
         request_file.write_text(json.dumps(request))
         # With --debug the child's output goes to our stderr as it comes; stdout stays clean for --json.
-        proc = subprocess.run(
+        with subprocess.Popen(
             child_command(request_file, out), env=_child_env(),
             stdout=sys.stderr.fileno() if debug else subprocess.PIPE,
-            stderr=None if debug else subprocess.PIPE, text=True, timeout=timeout,
-        )
-        return _read_payload(out), proc.returncode, proc.stderr or ""
+            stderr=None if debug else subprocess.PIPE, text=True,
+        ) as proc:
+            running = _RUNNING.get()
+            if running is not None:
+                running.add(proc)
+            try:
+                _, stderr = proc.communicate(timeout=timeout)
+            except BaseException:  # a timeout (or Ctrl-C): the child ends with us, as subprocess.run does
+                proc.kill()
+                proc.wait()
+                raise
+            finally:
+                if running is not None:
+                    running.discard(proc)
+        return _read_payload(out), proc.returncode, stderr or ""
 
 
 def child_command(request: Path, out: Path) -> list[str]:
@@ -105,8 +158,15 @@ def error_from_payload(label: str, target: str, data: dict[str, Any]) -> TritonI
     return error_from_dict(data, prefix=f"{label} ({target}): ")
 
 
-def build_diff(a: SideResult, b: SideResult, *, context: int = 3) -> DiffReport:
-    """The diff of two sides, with their timings when both were benchmarked."""
+def build_diff(a: SideResult, b: SideResult, *more: SideResult, context: int = 3) -> DiffReport:
+    """The diff of A with B (and, in `others`, with each further side), with timings where both were benchmarked."""
+    labels = side_labels(2 + len(more))
+    first = _pair(a, b, (labels[0], labels[1]), context=context)
+    others = tuple(_pair(a, side, (labels[0], label), context=context) for side, label in zip(more, labels[2:]))
+    return dataclasses.replace(first, others=others) if others else first
+
+
+def _pair(a: SideResult, b: SideResult, labels: tuple[str, str], *, context: int) -> DiffReport:
     from tritoninspect.analyse.diff import bench_pair, diff_reports
 
     bench = None
@@ -114,27 +174,27 @@ def build_diff(a: SideResult, b: SideResult, *, context: int = 3) -> DiffReport:
         meta = a.report.meta
         bench = bench_pair(meta.mode, meta.device, a.bench_method or b.bench_method, a.bench, b.bench)
     return diff_reports(a.report, b.report, sources=(a.source, b.source), saved=(a.saved, b.saved),
-                        bench=bench, context=context)
+                        bench=bench, context=context, labels=labels)
 
 
-def check_save_dir(directory: Path) -> None:
+def check_save_dir(directory: Path, count: int = 2) -> None:
     """Raise ValueError if `save_reports` would have to overwrite something that is
     not a tritoninspect report, or `directory` is not a directory."""
     if directory.exists() and not directory.is_dir():
         raise ValueError(f"--save: {directory} exists and is not a directory")
-    for name in SAVED_NAMES:
-        path = directory / name
+    for label in side_labels(count):
+        path = directory / f"{label}.json"
         if path.exists() and not _is_report_file(path):
             raise ValueError(f"--save: {path} exists and is not a tritoninspect report; choose another directory")
 
 
-def save_reports(directory: Path, a: SideResult, b: SideResult) -> list[Path]:
-    """Write each side's report as DIR/A.json and DIR/B.json (the directory is made if needed)."""
-    check_save_dir(directory)
+def save_reports(directory: Path, *sides: SideResult) -> list[Path]:
+    """Write each side's report as DIR/A.json, DIR/B.json, ... (the directory is made if needed)."""
+    check_save_dir(directory, len(sides))
     directory.mkdir(parents=True, exist_ok=True)
     written = []
-    for name, result in zip(SAVED_NAMES, (a, b)):
-        path = directory / name
+    for label, result in zip(side_labels(len(sides)), sides):
+        path = directory / f"{label}.json"
         path.write_text(result.report.to_json() + "\n")
         written.append(path)
     return written

@@ -1,0 +1,125 @@
+"""The advice rules (analyse/advice.py): one test per rule, on stored reports, plus the contract
+every rule keeps (a finding, an action, the torch behaviour and where it lives in torch)."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from tritoninspect.analyse import advice as rules
+from tritoninspect.analyse.advice import RULES, advise
+from tritoninspect.analyse.summary import summarise
+from tritoninspect.report import ArgChange, GraphBreak, Recompile, RecompileLimit, Report, read_report
+
+FIXTURES = Path(__file__).parent / "fixtures"
+GPU = sorted((FIXTURES / "gpu").glob("*.json"))
+
+
+def gpu(name: str) -> Report:
+    return read_report(FIXTURES / "gpu" / f"{name}.json")
+
+
+def run(rule: str, report: Report) -> list[rules.Advice]:
+    return RULES[rule](report, summarise(report))
+
+
+def test_custom_op_hides_kernel() -> None:
+    (a,) = run("custom_op_hides_kernel", gpu("custom_op"))
+    assert a.kernel == "add_kernel" and "tisample_custom_op::add" in a.finding
+    # The neighbours come from the output code: the op's call sits between sin and cos*mul.
+    assert "(between the Inductor kernels of sin and of cos, mul)" in a.finding
+    assert "torch.library.triton_op" in a.action and "wrap_triton" in a.action
+    assert "FallbackKernel" in a.because
+    assert run("custom_op_hides_kernel", gpu("triton_op")) == []
+
+
+def test_kernel_missing() -> None:
+    (a,) = run("kernel_missing", read_report(FIXTURES / "report_small.json"))
+    assert a.kernel == "sub_kernel" and "1/1" in a.finding and a.impact == rules.BROKEN
+    assert "eliminate_dead_code" in a.cite
+    assert run("kernel_missing", gpu("add_raw")) == []
+
+
+def test_inplace_clones() -> None:
+    (a,) = run("inplace_clones", gpu("inplace"))
+    assert a.kernel == "add_inplace_kernel" and "x_ptr" in a.finding and "128 B per call" in a.finding
+    assert "reinplace" in a.cite
+    # add_raw's out_ptr clone is re-inplaced away: nothing to advise.
+    assert run("inplace_clones", gpu("add_raw")) == []
+
+
+def test_mutation_fallback() -> None:
+    (a,) = run("mutation_fallback", gpu("inline_asm"))
+    assert a.kernel == "asm_copy_kernel" and "pure=True" in a.action
+    assert "identify_accessed_tensors" in a.because
+    assert run("mutation_fallback", gpu("add_raw")) == []
+
+
+def test_eager_launches_names_the_break_and_uses_its_hint() -> None:
+    report = gpu("break_pre_hook")
+    (a,) = run("eager_launches", report)
+    brk = next(b for b in report.graph_breaks if "scale_kernel" in (b.kernel, *b.eager_kernels))
+    assert a.kernel == "scale_kernel" and f"break_pre_hook.py:{brk.line}" in a.finding
+    assert a.action == brk.hint
+    assert run("eager_launches", gpu("add_raw")) == []
+
+
+def test_graph_breaks_grouped_and_not_repeated_for_eager_kernels() -> None:
+    report = gpu("graph_break")
+    found = run("graph_breaks", report)
+    # Line 54's break is said with scale_kernel's eager launch; line 55's stands alone.
+    assert [a.finding.split(":")[1] for a in found] == ["55"]
+    brk = dataclasses.replace(report.graph_breaks[1], kernel=None)
+    twice = dataclasses.replace(report, graph_breaks=(brk, brk))
+    (a,) = run("graph_breaks", twice)
+    assert "(logged 2 times)" in a.finding
+
+
+def test_recompiles_grouped_by_the_constexpr_that_changed() -> None:
+    (a,) = run("recompiles", gpu("recompile_constexpr"))
+    assert a.finding == "2 recompiles (0/1, 0/2): constexpr BLOCK of one_block_kernel took 64 -> 128 -> 256."
+    assert a.action == gpu("recompile_constexpr").recompiles[-1].hint
+
+
+def test_recompile_limit() -> None:
+    report = dataclasses.replace(
+        gpu("add_raw"), recompile_limits=(RecompileLimit("0/8", "recompile_limit", 8, function="forward"),))
+    (a,) = run("recompiles", report)
+    assert a.impact == rules.BROKEN and "recompile_limit (8) for forward" in a.finding
+
+
+def test_recompile_without_kernel_changes() -> None:
+    report = dataclasses.replace(gpu("add_raw"), recompiles=(Recompile("0/1", "size mismatch", guard="x size"),))
+    (a,) = run("recompiles", report)
+    assert a.finding == "1 recompile (0/1): x size." and a.kernel is None
+    change = ArgChange("k", "scalar", "n", "4", "8", guarded=True)
+    report = dataclasses.replace(report, recompiles=(Recompile("0/1", "r", changes=(change,), hint="H"),))
+    (a,) = run("recompiles", report)
+    assert a.kernel == "k" and a.action == "H"
+
+
+@pytest.mark.parametrize("path", GPU, ids=[p.stem for p in GPU])
+def test_every_advice_cites_the_torch_behaviour(path: Path) -> None:
+    for a in advise(read_report(path)):
+        assert a.rule in RULES and a.finding and a.action and a.because and a.cite
+        assert "torch" in a.cite  # a torch source file or config, never an internal note
+        assert "notes" not in a.cite and "§" not in a.because + a.action
+
+
+def test_advice_is_ordered_by_impact() -> None:
+    found = advise(read_report(FIXTURES / "report_small.json"))
+    assert [a.impact for a in found] == sorted((a.impact for a in found), reverse=True)
+    assert found[0].rule == "kernel_missing"
+
+
+def test_no_advice_for_a_clean_model() -> None:
+    assert advise(gpu("add_raw")) == [] and advise(gpu("triton_op")) == []
+
+
+def test_graph_break_hint_wins_over_the_generic_action() -> None:
+    brk = GraphBreak("0/0", "reason", "m.py", 3, headline="H", hint="do this")
+    report = dataclasses.replace(gpu("add_raw"), graph_breaks=(brk,))
+    (a,) = advise(report)
+    assert a.action == "do this" and a.finding == "graph break at m.py:3: H."

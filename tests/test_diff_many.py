@@ -1,0 +1,148 @@
+"""`diff A B [C ...]`: the summary line per variant, N sides against the first, parallel captures.
+
+Pure tests read the stored GPU reports (tests/fixtures/gpu/); the slow one compiles the three
+entry variants of one model on CPU, in parallel child processes.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from _expect import REPO, cli_env
+from tritoninspect.analyse.diff_summary import summary_line
+from tritoninspect.diff_report import DiffReport
+from tritoninspect.pipeline import CaptureOptions
+from tritoninspect.render.diff import DiffRenderer
+from tritoninspect.report import Report, read_report
+from tritoninspect.sides import parent
+from tritoninspect.sides.parent import SideResult, build_diff, save_reports, side_labels
+
+GPU = REPO / "tests" / "fixtures" / "gpu"
+
+
+def gpu(name: str) -> Report:
+    return read_report(GPU / f"{name}.json")
+
+
+def seconds(report: Report) -> float:
+    return sum(g.compile_time_s or 0 for g in report.graphs if g.stage == "dynamo")
+
+
+def test_summary_of_custom_op_against_raw() -> None:
+    raw, custom = gpu("add_raw"), gpu("custom_op")
+    ratio = seconds(custom) / seconds(raw)
+    assert summary_line(raw, custom) == (f"B hides add_kernel from Inductor (custom_op); -1 user kernel launch, "
+                                         f"+1 extern call, compile time {ratio:.2f}x")
+
+
+def test_summary_of_triton_op_and_back() -> None:
+    raw, op, custom = gpu("add_raw"), gpu("triton_op"), gpu("custom_op")
+    assert summary_line(raw, op).startswith("B enters add_kernel as triton_op (was hop); compile time ")
+    assert summary_line(custom, op, "C").startswith("C shows add_kernel to Inductor; +1 user kernel launch")
+
+
+def test_summary_counts_breaks_and_eager_kernels() -> None:
+    line = summary_line(gpu("add_raw"), gpu("graph_break"))
+    assert "B adds scale_kernel (eager)" in line and "+2 graph breaks" in line
+
+
+def test_summary_of_identical_reports() -> None:
+    raw = gpu("add_raw")
+    assert summary_line(raw, raw) == "B keeps every kernel's entry; compile time 1.00x"
+
+
+def side(name: str) -> SideResult:
+    return SideResult(gpu(name), None, f"{name}.json", saved=True)
+
+
+def test_three_sides_compare_each_with_the_first(tmp_path: Path) -> None:
+    diff = build_diff(side("add_raw"), side("triton_op"), side("custom_op"))
+    assert [(p.a.label, p.b.label) for p in diff.comparisons] == [("A", "B"), ("A", "C")]
+    assert diff.others[0].summary.startswith("C hides add_kernel from Inductor")
+    again = DiffReport.from_json(diff.to_json())
+    assert again == diff
+    text = DiffRenderer(width=100, color=False).render(diff)
+    lines = text.splitlines()
+    assert lines[1].startswith("B enters add_kernel as triton_op") and lines[2].startswith("C hides add_kernel")
+    assert "A vs B" in lines and "A vs C" in lines
+    assert [p.name for p in save_reports(tmp_path, *(side(n) for n in ("add_raw", "triton_op", "custom_op")))] == \
+        ["A.json", "B.json", "C.json"]
+
+
+def test_two_sides_keep_the_old_shape() -> None:
+    diff = build_diff(side("add_raw"), side("custom_op"))
+    assert diff.others == () and json.loads(diff.to_json())["others"] == []
+    assert "A vs B" not in DiffRenderer(width=100, color=False).render(diff).splitlines()
+
+
+def test_side_labels() -> None:
+    assert side_labels(4) == ("A", "B", "C", "D")
+
+
+def test_sides_are_captured_at_the_same_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    running, most = [0], [0]
+    lock = threading.Lock()
+
+    def fake_get_side(label: str, source: str, **_: object) -> SideResult:
+        with lock:
+            running[0] += 1
+            most[0] = max(most[0], running[0])
+        time.sleep(0.2)
+        with lock:
+            running[0] -= 1
+        return SideResult(gpu("add_raw"), None, f"{label}:{source}", saved=False)
+
+    monkeypatch.setattr(parent, "get_side", fake_get_side)
+    opts = [CaptureOptions()] * 3
+    results = parent.get_sides(["a", "b", "c"], opts, jobs=3)
+    assert [r.source for r in results] == ["A:a", "B:b", "C:c"] and most[0] == 3
+    most[0] = 0
+    parent.get_sides(["a", "b", "c"], opts, jobs=1)
+    assert most[0] == 1
+
+
+def test_the_first_failing_side_in_order_is_raised(monkeypatch: pytest.MonkeyPatch) -> None:
+    def fake_get_side(label: str, source: str, **_: object) -> SideResult:
+        if source != "ok":
+            time.sleep(0.1 if label == "B" else 0)
+            raise ValueError(label)
+        return SideResult(gpu("add_raw"), None, source, saved=False)
+
+    monkeypatch.setattr(parent, "get_side", fake_get_side)
+    with pytest.raises(ValueError, match="B"):
+        parent.get_sides(["ok", "bad", "bad"], [CaptureOptions()] * 3, jobs=3)
+
+
+def test_diff_needs_two_targets() -> None:
+    proc = subprocess.run([sys.executable, "-m", "tritoninspect", "diff", str(GPU / "add_raw.json")],
+                          capture_output=True, text=True, env=cli_env(), cwd=REPO, timeout=120)
+    assert proc.returncode == 2 and proc.stderr.startswith("error: diff needs two or more targets")
+
+
+def test_diff_of_three_saved_reports_on_the_command_line() -> None:
+    args = [str(GPU / f"{n}.json") for n in ("add_raw", "triton_op", "custom_op")]
+    proc = subprocess.run([sys.executable, "-m", "tritoninspect", "diff", *args, "--json"],
+                          capture_output=True, text=True, env=cli_env(), cwd=REPO, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    diff = DiffReport.from_json(proc.stdout)
+    assert [p.b.label for p in diff.comparisons] == ["B", "C"]
+
+
+@pytest.mark.slow
+def test_three_samples_compiled_in_parallel_on_cpu(tmp_path: Path) -> None:
+    targets = [f"samples/{n}.py:Net" for n in ("add_raw", "triton_op", "custom_op")]
+    proc = subprocess.run([sys.executable, "-m", "tritoninspect", "diff", *targets, "--device", "cpu",
+                           "--save", str(tmp_path)], capture_output=True, text=True, env=cli_env(), cwd=REPO,
+                          timeout=900)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    lines = proc.stdout.splitlines()
+    assert lines[1].startswith("B enters add_kernel as triton_op (was hop)")
+    assert lines[2].startswith("C hides add_kernel from Inductor (custom_op); -1 user kernel launch, +1 extern call")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["A.json", "B.json", "C.json"]

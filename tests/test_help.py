@@ -1,0 +1,38 @@
+"""Help written for users (commands/_help.py): real metavars, examples and the example_inputs convention."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from typer.testing import CliRunner
+
+from tritoninspect.cli import app
+
+COMMANDS = ("graph", "diff", "breaks", "check")
+
+
+def help_of(*args: str) -> str:
+    result = CliRunner().invoke(app, [*args, "--help"], env={"COLUMNS": "120", "NO_COLOR": "1"})
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+@pytest.mark.parametrize("command", [None, *COMMANDS])
+def test_no_type_placeholders(command: str | None) -> None:
+    text = help_of(*([command] if command else []))
+    assert not re.search(r"<(bool|str|path|int|list\[|int range)", text), text
+    assert "{" not in text  # no {TARGET} in the usage line
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_examples_and_the_inputs_convention(command: str) -> None:
+    text = " ".join(help_of(command).replace("│", " ").split())
+    assert "Examples" in text and f"tritoninspect {command} " in text
+    assert "staticmethod example_inputs() on the model class, else a module-level example_inputs()" in text
+
+
+def test_usage_lines() -> None:
+    assert "Usage: tritoninspect graph [OPTIONS] TARGET" in help_of("graph")
+    assert "Usage: tritoninspect diff [OPTIONS] A B [C ...]" in help_of("diff")
+    assert "SPEC" in help_of("graph") and "KERNEL=ENTRY" in help_of("check")

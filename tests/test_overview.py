@@ -1,0 +1,184 @@
+"""The default `graph` text (render/overview.py) and its kernel summaries, from saved reports only.
+
+Gold files: tests/gold/overview/<sample>.<width>.txt for every stored GPU report
+(tests/fixtures/gpu/, see tests/fixtures/README.md) and the hand-written report_small.json,
+at 80 and 120 columns. Rewrite them with TRITONINSPECT_UPDATE_GOLD=1.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import os
+import re
+from pathlib import Path, PurePath
+
+import pytest
+
+from tritoninspect.analyse.summary import short_location, short_path, summarise
+from tritoninspect.render.overview import clones_cell, render_overview
+from tritoninspect.report import Report, read_report
+
+TESTS = Path(__file__).parent
+REPO = TESTS.parent
+GOLD = TESTS / "gold" / "overview"
+MISMATCH = TESTS / "gold" / "_mismatch"
+UPDATE_GOLD = os.environ.get("TRITONINSPECT_UPDATE_GOLD") == "1"
+SAMPLES = sorted(p.stem for p in (TESTS / "fixtures" / "gpu").glob("*.json"))
+WIDTHS = (80, 120)
+
+
+def load(name: str) -> Report:
+    """A stored report, its sample paths moved under this checkout (they hold the GPU machine's)."""
+    path = TESTS / "fixtures" / ("report_small.json" if name == "report_small" else f"gpu/{name}.json")
+    report = read_report(path)
+    kernels = tuple(dataclasses.replace(k, file=_here(k.file)) for k in report.kernels)
+    breaks = tuple(dataclasses.replace(b, file=_here(b.file)) for b in report.graph_breaks)
+    meta = dataclasses.replace(report.meta, tool_version="<tool_version>", torch="<torch>", triton="<triton>",
+                               python="<python>")
+    return dataclasses.replace(report, meta=meta, kernels=kernels, graph_breaks=breaks)
+
+
+def _here(file: str | None) -> str | None:
+    if file is None or "/samples/" not in file:
+        return file
+    return str(REPO / "samples" / file.rsplit("/samples/", 1)[1])
+
+
+@pytest.fixture
+def in_repo(monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.chdir(REPO)
+    return REPO
+
+
+def compare_gold(name: str, actual: str) -> None:
+    gold = GOLD / name
+    if UPDATE_GOLD:
+        gold.parent.mkdir(parents=True, exist_ok=True)
+        gold.write_text(actual, encoding="utf-8")
+        return
+    assert gold.exists(), f"missing {gold}; create it with TRITONINSPECT_UPDATE_GOLD=1"
+    expected = gold.read_text(encoding="utf-8")
+    if actual != expected:
+        MISMATCH.mkdir(parents=True, exist_ok=True)
+        (MISMATCH / name).write_text(actual, encoding="utf-8")
+        diff = "".join(difflib.unified_diff(expected.splitlines(True), actual.splitlines(True), name, "actual"))
+        pytest.fail(f"{name} differs from its gold file:\n{diff[:4000]}")
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("name", [*SAMPLES, "report_small"])
+def test_overview_gold(name: str, width: int, in_repo: Path) -> None:
+    compare_gold(f"{name}.{width}.txt", render_overview(load(name), color=False, width=width) + "\n")
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("name", [*SAMPLES, "report_small"])
+def test_overview_fits_and_never_splits_a_name(name: str, width: int, in_repo: Path) -> None:
+    report = load(name)
+    text = render_overview(report, color=False, width=width)
+    assert max(len(line) for line in text.splitlines()) <= width
+    words = set(text.split())
+    for k in summarise(report):
+        # Each kernel's name and short source location stand whole on some line.
+        assert k.name in words and k.source in words, (k.name, k.source)
+
+
+def test_overview_is_one_screen_for_every_sample(in_repo: Path) -> None:
+    for name in SAMPLES:
+        lines = render_overview(load(name), color=False, width=120).splitlines()
+        assert len(lines) <= 50, (name, len(lines))
+
+
+def test_custom_op_row_says_opaque_not_missing(in_repo: Path) -> None:
+    text = render_overview(load("custom_op"), color=False, width=120)
+    row = next(line for line in text.splitlines() if line.startswith("add_kernel"))
+    assert row.split()[1:3] == ["custom_op", "0/0"] and row.rstrip().endswith("opaque")
+    assert "in output code: no" not in text and "MISSING" not in text
+    assert "torch.library.triton_op" in text and "wrap_triton" in text
+
+
+def test_inplace_row_shows_the_clone_left_after_reinplacing(in_repo: Path) -> None:
+    (k,) = summarise(load("inplace"))
+    # The n=64 launch is re-inplaced; the launch on the x[:32] view still clones 32 floats.
+    assert (k.cloned, k.clone_bytes) == (("x_ptr",), 128)
+    assert clones_cell(k) == "x_ptr 128 B"
+    (raw,) = summarise(load("add_raw"))
+    assert (raw.cloned, raw.reinplaced, clones_cell(raw)) == ((), ("out_ptr",), "none")
+    assert (raw.before, raw.after) == (("sin",), ("cos", "mul"))
+
+
+def test_eager_kernel_row(in_repo: Path) -> None:
+    kernels = {k.name: k for k in summarise(load("graph_break"))}
+    assert (kernels["scale_kernel"].verdict, kernels["scale_kernel"].eager_launches) == ("eager", 1)
+    assert kernels["add_kernel"].compile_ids == ("0/0", "2/0") and kernels["add_kernel"].verdict == "visible"
+
+
+def test_missing_kernel_verdict(in_repo: Path) -> None:
+    kernels = {k.name: k for k in summarise(load("report_small"))}
+    assert kernels["sub_kernel"].verdict == "missing" and kernels["sub_kernel"].missing == ("1/1",)
+
+
+def test_compile_time_per_stage_in_the_text(in_repo: Path) -> None:
+    report = load("add_raw")
+    backend = sum(g.compile_time_s or 0 for g in report.graphs if g.stage == "dynamo")
+    inductor = sum(g.compile_time_s or 0 for g in report.graphs if g.stage.startswith("aot_"))
+    text = render_overview(report, color=False, width=120)
+    assert f"Inductor {inductor:.2f} s = {backend:.2f} s" in text
+
+
+@pytest.mark.parametrize(("file", "expected"), [
+    ("/x/.venv/lib/python3.11/site-packages/liger_kernel/ops/rms_norm.py", "liger_kernel/ops/rms_norm.py"),
+    ("/usr/lib/python3/dist-packages/pkg/mod.py", "pkg/mod.py"),
+    ("/elsewhere/deep/dir/model.py", "dir/model.py"),
+    ("samples/add_raw.py", "samples/add_raw.py"),
+])
+def test_short_path(file: str, expected: str) -> None:
+    assert short_path(file, cwd=Path("/work/checkout")) == expected
+
+
+def test_short_path_relative_to_cwd() -> None:
+    assert short_location("/work/checkout/samples/a.py", 3, cwd=Path("/work/checkout")) == "samples/a.py:3"
+    assert short_location(None, None) == "-"
+    assert PurePath(short_path(str(REPO / "samples" / "a.py"), cwd=REPO)) == PurePath("samples/a.py")
+
+
+def test_no_word_is_split_at_80_columns_in_the_stacked_layout(in_repo: Path) -> None:
+    text = render_overview(load("recompile_constexpr"), color=False, width=80)
+    assert "samples/recompile_constexpr.py:20" in text.split()
+    assert not re.search(r"\bvisib$", text, re.M)
+
+
+@pytest.mark.slow
+def test_graph_of_a_file_alone_prints_the_summary_and_progress() -> None:
+    import subprocess
+    import sys
+
+    from _expect import cli_env
+
+    proc = subprocess.run([sys.executable, "-m", "tritoninspect", "graph", "samples/custom_op.py", "--device", "cpu"],
+                          capture_output=True, text=True, env=cli_env(), cwd=REPO, timeout=900)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    lines = proc.stdout.splitlines()
+    assert lines[0].endswith("samples/custom_op.py:Net")
+    row = next(line for line in lines if line.startswith("add_kernel"))
+    assert row.split()[1:3] == ["custom_op", "0/0"] and row.endswith("opaque")
+    assert "torch.library.triton_op" in proc.stdout
+    stages = [line for line in proc.stderr.splitlines() if line.startswith("[")]
+    assert any("Inductor: compiling 0/0 inference" in line for line in stages), proc.stderr
+
+
+def test_kernel_option_narrows_the_detail_to_one_kernel(in_repo: Path) -> None:
+    from typer.testing import CliRunner
+
+    from tritoninspect.cli import app
+
+    saved = str(TESTS / "fixtures" / "gpu" / "graph_break.json")
+    result = CliRunner().invoke(app, ["graph", saved, "--kernel", "scale_kernel"])
+    assert result.exit_code == 0, result.output
+    assert "User-defined Triton kernels (1)" in result.stdout and "add_kernel  " not in result.stdout
+    wrong = CliRunner().invoke(app, ["graph", saved, "--kernel", "nope"])
+    assert wrong.exit_code == 2
+    assert "--kernel nope: no such kernel in this report; kernels: add_kernel, scale_kernel" in wrong.stderr
+    detail = CliRunner().invoke(app, ["graph", saved, "--detail"])
+    assert "Verdict" in detail.stdout and "Findings" not in detail.stdout

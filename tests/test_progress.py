@@ -1,0 +1,79 @@
+"""Progress (tritoninspect/progress.py): stages go to a listener only when one is installed."""
+
+from __future__ import annotations
+
+import io
+import itertools
+
+from rich.console import Console
+
+from tritoninspect.progress import ProgressDisplay, listening, stage
+
+
+def piped() -> Console:
+    return Console(file=io.StringIO(), force_terminal=False, width=80)
+
+
+def test_stage_without_listener_is_silent() -> None:
+    stage("nobody listens")  # no error, nothing printed
+
+
+def test_listening_is_scoped() -> None:
+    heard: list[str] = []
+    with listening(heard.append):
+        stage("one")
+    stage("two")
+    assert heard == ["one"]
+
+
+def test_piped_display_prints_one_line_per_stage_with_elapsed_time() -> None:
+    console = piped()
+    ticks = itertools.count(0.0, 1.5)
+    with ProgressDisplay(console, "Compiling m.py:Net", clock=lambda: next(ticks)):
+        stage("Dynamo: tracing the first call")
+        stage("Inductor: compiling 0/0 inference")
+    assert console.file.getvalue().splitlines() == [
+        "[  1.5 s] Dynamo: tracing the first call",
+        "[  3.0 s] Inductor: compiling 0/0 inference",
+    ]
+
+
+def test_quiet_display_prints_nothing() -> None:
+    console = piped()
+    with ProgressDisplay(console, "t", lines=False):
+        stage("x")
+    assert console.file.getvalue() == ""
+
+
+def test_a_failing_listener_never_breaks_the_capture() -> None:
+    def boom(message: str) -> None:
+        raise RuntimeError(message)
+
+    with listening(boom):
+        stage("still fine")
+
+
+def test_terminal_status_shows_stage_and_elapsed_time() -> None:
+    console = Console(file=io.StringIO(), force_terminal=True, width=80)
+    display = ProgressDisplay(console, "Compiling m.py:Net", clock=itertools.count(0.0, 2.0).__next__)
+    display("Inductor: compiling 0/0 inference")
+    assert display.__rich__().plain == "Compiling m.py:Net · Inductor: compiling 0/0 inference · 4 s"
+
+
+def test_warnings_are_counted_and_shown_with_debug() -> None:
+    from tritoninspect.progress import warnings_seen
+
+    seen = [("UserWarning", "Graph break: x", "a.py:1")] * 3 + [("UserWarning", "other", "b.py:2")]
+    console = piped()
+    with ProgressDisplay(console, "t"):
+        warnings_seen(seen)
+    assert console.file.getvalue().splitlines() == ["torch warned 4 times (2 distinct); --debug shows the warnings"]
+    console = piped()
+    with ProgressDisplay(console, "t", debug=True):
+        warnings_seen(seen)
+    assert console.file.getvalue().splitlines() == ["torch warned (x3): UserWarning: Graph break: x",
+                                                    "torch warned: UserWarning: other"]
+    console = piped()
+    with ProgressDisplay(console, "t", lines=False):
+        warnings_seen(seen)
+    assert console.file.getvalue() == ""

@@ -1,0 +1,80 @@
+"""Target loading added by issue 14: `model.py` alone, the class's own example_inputs first, `=VALUE` inputs."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import torch
+
+from tritoninspect.errors import ExitCode, InputsError, UsageError
+from tritoninspect.inputs import parse_inputs
+from tritoninspect.spec import parse_spec
+from tritoninspect.target import load_target, make_inputs
+
+TESTS = Path(__file__).parent
+ASSETS = TESTS / "assets"
+
+
+@pytest.fixture(autouse=True)
+def isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    before = set(sys.modules)
+    yield
+    for name in set(sys.modules) - before:
+        if (getattr(sys.modules[name], "__file__", None) or "").startswith((str(tmp_path), str(ASSETS))):
+            del sys.modules[name]
+
+
+def write(tmp_path: Path, name: str, source: str) -> str:
+    (tmp_path / name).write_text(source)
+    return name
+
+
+ONE = "import torch\nclass Only(torch.nn.Module):\n    def forward(self, x):\n        return x\n" \
+      "def example_inputs():\n    return (torch.ones(3),)\n"
+
+
+def test_a_file_alone_picks_its_only_module(tmp_path: Path) -> None:
+    spec = parse_spec(write(tmp_path, "one.py", ONE + "from torch.nn import Linear\n"))
+    assert (spec.attr, spec.display_name, spec.name) == ("", "one.py", "one.py")
+    loaded = load_target(spec)
+    assert type(loaded.module).__name__ == "Only" and loaded.spec.name == "one.py:Only"
+
+
+def test_a_file_with_several_modules_lists_them_in_one_line(tmp_path: Path) -> None:
+    name = write(tmp_path, "two.py", ONE + "class Other(Only):\n    pass\n")
+    with pytest.raises(UsageError) as info:
+        load_target(parse_spec(name))
+    assert info.value.message == "two.py defines 2 nn.Module subclasses (Only, Other); name one, e.g. two.py:Only"
+    assert info.value.exit_code == ExitCode.USAGE and "\n" not in info.value.message
+
+
+def test_a_file_without_modules(tmp_path: Path) -> None:
+    with pytest.raises(UsageError, match="defines no nn.Module subclass"):
+        load_target(parse_spec(write(tmp_path, "none.py", "X = 1\n")))
+
+
+def test_the_class_inputs_beat_the_module_level_ones() -> None:
+    loaded = load_target(parse_spec(f"{ASSETS / 'simple_model.py'}:Block"))
+    assert loaded.inputs_source == "Block.example_inputs()"
+    assert [tuple(t.shape) for t in loaded.input_sets[0]] == [(2,), (2,)]
+    net = load_target(parse_spec(f"{ASSETS / 'simple_model.py'}:Net"))
+    assert net.inputs_source == "example_inputs()"  # Net has none of its own
+
+
+def test_inputs_set_values() -> None:
+    specs = parse_inputs("64,scalar:i64=8,2:bool=true,3:fp16=0.5")
+    assert [str(s) for s in specs] == ["64:float32", "scalar:int64=8", "2:bool=True", "3:float16=0.5"]
+    x, n, flags, half = make_inputs(specs)
+    assert x.shape == (64,) and n.item() == 8 and n.dtype == torch.int64 and n.dim() == 0
+    assert flags.tolist() == [True, True] and half.tolist() == [0.5, 0.5, 0.5]
+
+
+@pytest.mark.parametrize("text", ["scalar:i64=", "scalar:i64=x", "4:bool=2", "4=1=2"])
+def test_bad_values_are_one_inputs_error(text: str) -> None:
+    with pytest.raises(InputsError, match="bad"):
+        parse_inputs(text)

@@ -1,0 +1,235 @@
+"""The default `graph` text: one screen that answers "what happened to my kernels, and what should I change".
+
+Header and counts, one row per kernel (`analyse/summary.py`), the findings ordered by
+impact, then the advice (`analyse/advice.py`). The stage-by-stage tables stay in the
+detailed view (`--detail`, `render/terminal.py`), and `--kernel NAME` shows one kernel's.
+Words never split across lines: cells wrap at spaces, and a column is never narrower
+than its longest word.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from rich.console import RenderableType
+from rich.padding import Padding
+from rich.table import Table
+from rich.text import Text
+
+from tritoninspect.analyse.advice import Advice, advise
+from tritoninspect.analyse.summary import KernelSummary, size_text, summarise
+from tritoninspect.render import _format as fmt
+from tritoninspect.render._console import console_text, make_console
+from tritoninspect.render._failure import failure_section, recompile_limit_section
+from tritoninspect.render._safe import safe_record
+from tritoninspect.render._widgets import ALERT, ENTRY_STYLES, heading
+from tritoninspect.render.terminal import _counts, _mode_line
+from tritoninspect.report import Report
+
+#: Verdict words and their colours (see `KernelSummary.verdict`).
+VERDICT_STYLES = {"visible": "green", "opaque": "yellow", "eager": "red", "missing": ALERT, "unseen": "dim"}
+#: Shown for an unknown or not-applicable cell.
+NONE = "-"
+
+
+def render_overview(report: Report, *, color: bool | None = None, width: int | None = None) -> str:
+    """The default text of a report."""
+    console = make_console(width=width, color=color)
+    report = safe_record(report)
+    cwd = Path.cwd()
+    kernels = summarise(report, cwd)
+    advice = advise(report, kernels)
+    blocks = [_header(report, cwd), failure_section(report, cwd), _kernel_block(kernels, console.width),
+              recompile_limit_section(report, cwd), _findings(advice), _advice(advice), _diagnostics(report),
+              _footer(report)]
+    first = True
+    for block in blocks:
+        if not block:
+            continue
+        if not first:
+            console.print()
+        first = False
+        for renderable in block:
+            console.print(renderable)
+    return console_text(console)
+
+
+def _header(report: Report, cwd: Path) -> list[RenderableType]:
+    meta = report.meta
+    versions = f"torch {meta.torch} · triton {meta.triton}"
+    inputs = f" · inputs {', '.join(meta.inputs)}" if meta.inputs else ""
+    lines: list[RenderableType] = [
+        Text.assemble((f"{meta.tool} {meta.tool_version}", "bold"), "  ", (meta.target, "bold")),
+        _mode_line(report),
+        Text(versions + inputs, style="dim"),
+        *_counts(report, cwd),
+    ]
+    compile_line = compile_time_line(report)
+    if compile_line:
+        lines.append(Text(compile_line))
+    return lines
+
+
+def compile_time_line(report: Report) -> str:
+    """`compile: AOTAutograd 1.16 s + Inductor 1.64 s = 2.80 s`, summed over every compile.
+
+    Dynamo's graph time is the backend call (AOTAutograd and Inductor); the AOT graphs'
+    time is Inductor's compile of that part. Dynamo's own tracing is not timed.
+    """
+    backend = [g.compile_time_s for g in report.graphs if g.stage == "dynamo" and g.compile_time_s is not None]
+    inductor = [g.compile_time_s for g in report.graphs if g.stage.startswith("aot_") and g.compile_time_s is not None]
+    if not backend:
+        return ""
+    total, lowered = sum(backend), sum(inductor)
+    if not inductor:
+        return f"compile: {total:.2f} s in the backend"
+    return f"compile: AOTAutograd {max(total - lowered, 0.0):.2f} s + Inductor {lowered:.2f} s = {total:.2f} s"
+
+
+def _kernel_block(kernels: Sequence[KernelSummary], width: int) -> list[RenderableType]:
+    title = heading("Kernels", len(kernels))
+    if not kernels:
+        return [title, Text("no user-defined Triton kernels were seen", style="yellow")]
+    table = kernel_rows(kernels)
+    if _min_width(table) <= width:
+        return [title, table]
+    # Too narrow for the table without splitting a word: one block per kernel instead.
+    return [title, *(line for k in kernels for line in _stacked(k))]
+
+
+HEADERS = ("kernel", "entry", "graphs", "clones", "before/after", "eager", "verdict")
+#: Spaces between table columns.
+GAP = 2
+
+
+def kernel_rows(kernels: Sequence[KernelSummary]) -> Table:
+    """One row per kernel: name and source, entry, graphs, clones, neighbours, eager launches, verdict."""
+    cells = [_cells(k) for k in kernels]
+    t = Table(box=None, show_edge=False, pad_edge=False, header_style="bold", padding=(0, GAP, 0, 0))
+    for i, name in enumerate(HEADERS):
+        longest = max([len(name)] + [_longest_word(row[i]) for row in cells])
+        t.add_column(name, min_width=longest, overflow="fold", no_wrap=i in (0, 5, 6))
+    for row in cells:
+        t.add_row(*row)
+    return t
+
+
+def _min_width(table: Table) -> int:
+    return sum(c.min_width or 0 for c in table.columns) + GAP * (len(table.columns) - 1)
+
+
+def _stacked(k: KernelSummary) -> list[RenderableType]:
+    cells = _cells(k)
+    facts = Text()
+    for i, (label, cell) in enumerate(zip(HEADERS[1:], cells[1:])):
+        facts.append(" · " if i else "")
+        facts.append(f"{label} ", style="dim")
+        facts.append_text(cell)
+    return [cells[0], Padding(facts, (0, 0, 0, 2))]
+
+
+def _cells(k: KernelSummary) -> list[Text]:
+    name = Text(k.name, style="bold")
+    name.append("\n" + k.source, style="dim")
+    entry = Text()
+    for i, e in enumerate(k.entries or (NONE,)):
+        entry.append((" " if i else "") + e, style=ENTRY_STYLES.get(e, ""))
+    verdict = Text()
+    for i, word in enumerate(k.verdict.split("+")):
+        verdict.append((" " if i else "") + word, style=VERDICT_STYLES.get(word, ""))
+    eager = Text(str(k.eager_launches), style="red" if k.eager_launches else "")
+    return [name, entry, Text(" ".join(k.compile_ids) or NONE), Text(clones_cell(k)), Text(around_cell(k)),
+            eager, verdict]
+
+
+def clones_cell(k: KernelSummary) -> str:
+    """What is still cloned after re-inplacing: "none", "x_ptr 128 B", "?" (not captured), "-" (not analysed)."""
+    if k.clone_bytes is None and not k.cloned:
+        return "?" if k.reinplaced else NONE
+    if not k.cloned:
+        return "none"
+    size = f" {size_text(k.clone_bytes)}" if k.clone_bytes is not None else ""
+    return " ".join(k.cloned) + size
+
+
+def around_cell(k: KernelSummary) -> str:
+    """The ops of the Inductor kernels just before and after its launch: `sin / cos mul`."""
+    if not k.before and not k.after:
+        return NONE
+    fused = " (epilogue fused)" if k.epilogue == "fused" else ""
+    return f"{' '.join(k.before) or NONE} / {' '.join(k.after) or NONE}{fused}"
+
+
+def _findings(advice: Sequence[Advice]) -> list[RenderableType]:
+    if not advice:
+        return []
+    grid = _numbered_grid()
+    for i, a in enumerate(advice, 1):
+        grid.add_row(f"{i}.", Text(a.finding, style=ALERT if a.impact >= 50 else ""))
+    return [heading("Findings, by impact", len(advice)), grid]
+
+
+def _advice(advice: Sequence[Advice]) -> list[RenderableType]:
+    """What to change for each finding that has an action, numbered as the findings."""
+    actions = [(i, a) for i, a in enumerate(advice, 1) if a.action]
+    if not actions:
+        return []
+    grid = _numbered_grid()
+    for i, a in actions:
+        body = Text(a.action)
+        body.append(f"\nwhy: {a.because} [{a.cite}]", style="dim")
+        grid.add_row(f"{i}.", body)
+    return [heading("Advice"), grid]
+
+
+def _numbered_grid() -> Table:
+    # Two columns: the number, and the text wrapped at spaces with a hanging indent.
+    grid = Table.grid(padding=(0, 1, 0, 0))
+    grid.add_column(no_wrap=True, style="bold")
+    grid.add_column(overflow="fold")
+    return grid
+
+
+def _diagnostics(report: Report) -> list[RenderableType]:
+    """Warnings and errors (what tritoninspect could not do or check) one line each; notes only counted."""
+    problems = [d for d in report.diagnostics if d.severity != "note"]
+    notes = len(report.diagnostics) - len(problems)
+    lines: list[RenderableType] = []
+    if problems:
+        lines.append(heading("Diagnostics", len(problems)))
+        grid = _numbered_grid()
+        for d in problems:
+            grid.add_row(d.severity, Text(f"{d.source}: {fmt.first_line(d.message)}"))
+        lines.append(grid)
+    if notes:
+        what = "what this mode cannot show" if report.meta.mode == "compile-only" else "details"
+        lines.append(Text(f"{fmt.plural(notes, 'note')} ({what}): --detail", style="dim"))
+    return lines
+
+
+def _footer(report: Report) -> list[RenderableType]:
+    hint = "more: --detail (every stage) · --kernel NAME · --show code"
+    return [Text(hint, style="dim")]
+
+
+def _longest_word(text: Text) -> int:
+    return max((len(word) for word in text.plain.split()), default=0)
+
+
+
+
+def one_kernel(report: Report, name: str) -> Report:
+    """The report with only kernel `name` (by name or id), for `graph --kernel NAME`.
+
+    Raises UsageError naming the kernels there are when none has that name.
+    """
+    import dataclasses
+
+    from tritoninspect.errors import UsageError
+
+    kernel = report.kernel(name)
+    if kernel is None:
+        names = ", ".join(dict.fromkeys(k.name for k in report.kernels)) or "none"
+        raise UsageError(f"--kernel {name}: no such kernel in this report; kernels: {names}")
+    return dataclasses.replace(report, kernels=(kernel,))
