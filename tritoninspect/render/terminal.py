@@ -89,6 +89,10 @@ def _mode_line(report: Report) -> Text:
         return Text(f"mode: compile-only ({detail})", style="bold black on yellow")
     if meta.mode == Mode.GPU.value:
         return Text(f"mode: gpu ({meta.device})", style="bold green")
+    if meta.mode == Mode.TRACE.value:
+        rank = f", rank {meta.rank}" if meta.rank is not None else ""
+        return Text(f"mode: trace (read from the TORCH_TRACE log of a {meta.device} run{rank}; "
+                    "not run here: no launch counts)", style="bold cyan")
     return Text(f"mode: {meta.mode} ({meta.device})", style="bold")
 
 

@@ -1,0 +1,117 @@
+"""Reports read from TORCH_TRACE logs (tier a): the traces of the samples in tests/fixtures/traces/
+were made by plain `torch.compile` with TORCH_TRACE set (tools/make_trace_fixtures.py); their
+reports must say what a live capture of the same sample says about the compiled program.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from _trace_expect import TRACES, assert_same_kernels, breaks, live_report, opaque_ops, recompiles
+from tritoninspect.textformats import fx_graph
+from tritoninspect.textformats.torch_trace import read_trace
+from tritoninspect.traces import trace_reports
+
+SAMPLES = sorted(p.name for p in TRACES.iterdir() if p.is_dir() and any(p.glob("*.log"))) if TRACES.exists() else []
+#: Samples whose only kernel launches inside an opaque custom_op: a trace shows the op, not the kernel.
+OPAQUE_ONLY = {"custom_op"}
+
+
+def trace_report(sample: str):
+    (report,) = trace_reports(str(TRACES / sample))
+    return report
+
+
+@pytest.mark.parametrize("sample", SAMPLES)
+def test_trace_gives_the_live_kernel_entries_breaks_and_recompiles(sample: str) -> None:
+    live = live_report(sample)
+    if live is None:
+        pytest.skip(f"no live capture or stored report of {sample}")
+    trace = trace_report(sample)
+    assert trace.meta.mode == "trace"
+    assert_same_kernels(trace, live)
+    assert breaks(trace) == breaks(live)
+    assert recompiles(trace) == recompiles(live)
+    assert opaque_ops(trace) == opaque_ops(live)
+
+
+def test_kernel_inside_an_opaque_custom_op_is_unknown_not_guessed() -> None:
+    trace = trace_report("custom_op")
+    live = live_report("custom_op")
+    assert [k.name for k in live.kernels] == ["add_kernel"]
+    assert trace.kernels == ()
+    assert {o.op for o in trace.opaque_ops} == {"tisample_custom_op::add"}
+    assert all(o.kernels == () for o in trace.opaque_ops)
+    assert any("opaque custom_op" in u for u in trace.meta.unknown)
+    assert any(d.severity == "note" and "opaque custom_op" in d.message for d in trace.diagnostics)
+
+
+def test_triton_op_nested_or_from_a_registered_backward_has_its_op_unknown() -> None:
+    trace = trace_report("triton_op_autograd")
+    ops = {k.name: {o.custom_op for o in k.occurrences} for k in trace.kernels}
+    assert ops == {"mul_kernel": {None}, "scale_kernel": {None}, "mul_grads_kernel": {None}}
+    assert {k.name: k.entries for k in trace.kernels} == {n: ("triton_op",) for n in ops}
+    notes = [d.message for d in trace.diagnostics if d.severity == "note"]
+    assert any("mul_grads_kernel" in n and "registered backward" in n for n in notes)
+
+
+def test_trace_report_says_where_the_trace_came_from() -> None:
+    report = trace_report("add_raw")
+    assert report.meta.torch.startswith("2.")
+    assert report.meta.device == "cpu"
+    assert report.meta.triton
+    assert all(o.launches is None for k in report.kernels for o in k.occurrences)
+
+
+def test_reading_a_trace_imports_no_torch() -> None:
+    code = textwrap.dedent(f"""
+        import sys
+        from tritoninspect.traces import trace_reports
+        trace_reports({str(TRACES / 'triton_op')!r})
+        assert "torch" not in sys.modules and "triton" not in sys.modules, sorted(sys.modules)
+    """)
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_trace_events_payloads_and_interned_stacks(tmp_path: Path) -> None:
+    log = tmp_path / "dedicated_log_torch_trace_rank_1_abc.log"
+    log.write_text(
+        'V1130 08:00:00.000001 7 torch/_logging/structured.py:28] {"str": ["model.py", 0]}\n'
+        'V1130 08:00:00.000002 7 torch/_dynamo/convert_frame.py:1] {"dynamo_start": {"stack": '
+        '[{"line": 3, "name": "f", "filename": 0}]}, "rank": 1, "frame_id": 2, "frame_compile_id": 1, "attempt": 1}\n'
+        'V1130 08:00:00.000003 7 torch/_dynamo/output_graph.py:1] {"dynamo_output_graph": {}, "rank": 1, '
+        '"frame_id": 2, "frame_compile_id": 1, "attempt": 0, "has_payload": "x"}\n'
+        "\tclass GraphModule(torch.nn.Module):\n\t    def forward(self):\n"
+    )
+    trace = read_trace(log)
+    assert trace.rank == 1
+    start, graph = trace.events
+    assert start.meta["stack"][0]["filename"] == "model.py"
+    assert (start.compile_id, graph.compile_id) == ("2/1", "2/1")
+    assert graph.payload.splitlines() == ["class GraphModule(torch.nn.Module):", "    def forward(self):"]
+
+
+def test_hop_nodes_parse_from_printed_graphs() -> None:
+    code = textwrap.dedent('''\
+        class GraphModule(torch.nn.Module):
+            def forward(self, L_x_: "f32[64][1]cuda:0", s77: "Sym(s77)"):
+                l_x_ = L_x_
+                # File: m.py:9 in forward, code: wrap_triton(add_kernel)[(triton.cdiv(n, 16),)](x, x, n)
+                floordiv: "Sym(((s77 + 15)//16))" = s77 // 16
+                t = torch.ops.higher_order.triton_kernel_wrapper_functional(kernel_idx = 3, constant_args_idx = 4, grid = [(floordiv, 1, 1)], tma_descriptor_metadata = {}, kwargs = {'x_ptr': l_x_, 'n': s77, 'note': 'a), b'}, tensors_to_clone = ['x_ptr']);  l_x_ = None
+                y = torch.ops.mylib.opaque.default(l_x_)
+                return (y,)
+    ''')
+    graph = fx_graph.parse_graph(code, frozenset({"aten"}))
+    (hop,) = graph.hops
+    assert (hop.kernel_idx, hop.form, hop.tensors_to_clone) == (3, "functional", ("x_ptr",))
+    assert hop.kwargs["note"] == "a), b" and hop.grid == ((fx_graph.Ref("floordiv"), 1, 1),)
+    assert fx_graph.launched_name(hop.source.code) == "add_kernel"
+    assert fx_graph.tensor_info(graph.types["l_x_"]) == ("float32[64]", 256)
+    assert fx_graph.sym_expr(graph.types["floordiv"]) == "((s77 + 15)//16)"
+    assert [(o.name, o.op) for o in graph.ops] == [("y", "mylib::opaque")]
