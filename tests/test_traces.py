@@ -17,7 +17,9 @@ from tritoninspect.textformats import fx_graph
 from tritoninspect.textformats.torch_trace import read_trace
 from tritoninspect.traces import trace_reports
 
-SAMPLES = sorted(p.name for p in TRACES.iterdir() if p.is_dir() and any(p.glob("*.log"))) if TRACES.exists() else []
+#: Folders of tests/fixtures/traces/ that are not one sample's trace made here.
+NOT_SAMPLES = {"ranks", "provenance", "gpu"}
+SAMPLES = sorted(p.name for p in TRACES.iterdir() if p.is_dir() and p.name not in NOT_SAMPLES)
 #: Samples whose only kernel launches inside an opaque custom_op: a trace shows the op, not the kernel.
 OPAQUE_ONLY = {"custom_op"}
 

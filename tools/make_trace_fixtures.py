@@ -70,8 +70,9 @@ with mode:
 """
 
 
-def make(sample: str, out: Path, device: str, trimmed: bool = True) -> tuple[str, int, str]:
-    """Run one sample under TORCH_TRACE=out/sample; return (sample, exit code, stderr tail)."""
+def make(sample: str, out: Path, device: str, trimmed: bool = True, provenance: bool = False) -> tuple[str, int, str]:
+    """Run one sample under TORCH_TRACE=out/sample; return (sample, exit code, stderr tail).
+    `provenance`: with Inductor's provenance tracking on (INDUCTOR_PROVENANCE=1)."""
     target = out / sample
     target.mkdir(parents=True, exist_ok=True)
     for old in target.glob("*.log"):
@@ -80,6 +81,8 @@ def make(sample: str, out: Path, device: str, trimmed: bool = True) -> tuple[str
         env = {**os.environ, "TORCH_TRACE": str(target), "TORCHINDUCTOR_CACHE_DIR": cache,
                "TORCHINDUCTOR_FORCE_DISABLE_CACHES": "1"}
         env.pop("TRITON_INTERPRET", None)
+        if provenance:
+            env["INDUCTOR_PROVENANCE"] = "1"
         proc = subprocess.run([sys.executable, "-c", _CHILD, sample, device], cwd=REPO, env=env,
                               capture_output=True, text=True, timeout=600)
     for log in target.glob("*.log"):
@@ -132,10 +135,13 @@ def main() -> int:
     parser.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--full", action="store_true", help="keep every event (no trimming)")
+    parser.add_argument("--provenance", action="store_true",
+                        help="with INDUCTOR_PROVENANCE=1, into OUT/provenance/<sample>")
     args = parser.parse_args()
     failed = 0
     with ThreadPoolExecutor(args.jobs) as pool:
-        for sample, rc, err in pool.map(lambda s: make(s, args.out, args.device, not args.full), args.samples):
+        for sample, rc, err in pool.map(lambda s: make(s, args.out / "provenance" if args.provenance else args.out, args.device,
+                                                       not args.full, args.provenance), args.samples):
             print(f"{sample}: {'ok' if rc == 0 else f'exit {rc}'}", flush=True)
             if rc != 0:
                 failed += 1

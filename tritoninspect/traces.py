@@ -41,7 +41,7 @@ def _report(log: object, target: str) -> Report:
 
     capture = capture_from_trace(log, target)  # type: ignore[arg-type]
     report = build_report(capture)
-    notes = tuple(Diagnostic("note", "trace", text) for text in capture.meta.get("notes", ()))
+    notes = tuple(Diagnostic("note", source, text) for source, text in capture.meta.get("notes", ()))
     notes += tuple(Diagnostic("note", "trace", f"unknown from a trace: {u}") for u in TRACE_UNKNOWNS)
     meta = dataclasses.replace(report.meta, rank=capture.meta.get("rank"), unknown=TRACE_UNKNOWNS)
     return dataclasses.replace(report, meta=meta, diagnostics=report.diagnostics + notes)

@@ -24,6 +24,7 @@ from typing import Any
 
 from tritoninspect import textformats
 from tritoninspect.analyse.trace_kernels import KernelIndex, op_kinds
+from tritoninspect.analyse.trace_provenance import kernel_posts, named_by_provenance
 from tritoninspect.capture.records import (
     BreakRecord,
     Capture,
@@ -74,6 +75,8 @@ class _Reader:
     codes: list[OutputCodeRecord] = field(default_factory=list)
     capture: Capture = field(default_factory=Capture)
     metrics: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: (compile id, part, Inductor kernel -> post-grad nodes) from provenance artifacts.
+    provenance: list[tuple[str, str, dict[str, list[str]]]] = field(default_factory=list)
 
 
 def capture_from_trace(log: TraceLog, target: str) -> Capture:
@@ -85,11 +88,13 @@ def capture_from_trace(log: TraceLog, target: str) -> Capture:
     capture = reader.capture
     capture.output_code = reader.codes
     capture.graphs = [_graph_record(g, reader.metrics) for g in reader.graphs]
-    index = KernelIndex.build(reader.graphs, reader.codes)
+    named = named_by_provenance(reader.graphs, reader.codes, reader.provenance)
+    index = KernelIndex.build(reader.graphs, reader.codes, named)
     capture.kernels = index.records()
     capture.nodes = _nodes(reader, index)
     capture.problems.extend(index.problems)
-    capture.meta = {**_meta(log, reader, target), "notes": list(index.notes)}
+    notes = [("kernel_idx", n) for n in index.mapping_notes(reader.graphs)] + [("trace", n) for n in index.notes]
+    capture.meta = {**_meta(log, reader, target), "notes": notes}
     return capture
 
 
@@ -106,6 +111,10 @@ def _read_event(reader: _Reader, event: TraceEvent) -> None:
         reader.capture.breaks.append(_break(cid, event.payload))
     elif event.name == "compilation_metrics":
         _metrics(reader, cid, event.meta)
+    elif event.artifact == "inductor_provenance_tracking_node_mappings":
+        # Traced right after the output code of the graph it describes (compile_fx.py).
+        codes = [c for c in reader.codes if c.compile_id == cid]
+        reader.provenance.append((cid, codes[-1].part if codes else "", kernel_posts(event.payload)))
 
 
 def _add_graph(reader: _Reader, cid: str, stage: str, part: str, code: str) -> None:

@@ -62,6 +62,8 @@ class KernelIndex:
 
     #: kernel_idx -> kernel id.
     ids: dict[int, str] = field(default_factory=dict)
+    #: kernel_idx -> how it was named: Inductor's provenance, launch order, launch line, unknown.
+    how: dict[int, str] = field(default_factory=dict)
     kernels: dict[str, KernelRecord] = field(default_factory=dict)
     #: (compile id, kernel_idx, file, line) of every Dynamo-graph HOP: raw launches.
     raw: set[tuple[str, int | None, str | None, int | None]] = field(default_factory=set)
@@ -100,6 +102,8 @@ class KernelIndex:
         for idx in sorted({h.kernel_idx for g in graphs for h in g.parsed.hops if h.kernel_idx is not None}):
             given = (named or {}).get(idx) or launched.get(idx)
             name = given[0] if given else (launches[idx].most_common(1)[0][0] if launches[idx] else None)
+            index.how[idx] = ("Inductor's provenance" if idx in (named or {}) else "launch order in the output code"
+                              if given else "launch line" if name else "unknown")
             index._register(idx, name, given, defined)
         kinds = op_kinds(graphs, codes)
         for (cid, op), kind in kinds.items():
@@ -151,6 +155,20 @@ class KernelIndex:
             ops = {op for op in ops if kinds.get((cid, op)) == "triton_op"}
             if len(ops) == 1:
                 self.launch_ops[(cid, idx)] = ops.pop()
+
+    def mapping_notes(self, graphs: list[Any]) -> list[str]:
+        """`[0/0] kernel_idx 0 -> add_kernel, samples/add_raw.py:13 (how)`, per compile."""
+        notes = []
+        for cid in dict.fromkeys(g.compile_id for g in graphs):
+            idxs = sorted({h.kernel_idx for g in graphs if g.compile_id == cid for h in g.parsed.hops
+                           if h.kernel_idx is not None})
+            for idx in idxs:
+                record = self.kernels.get(self.ids.get(idx, ""))
+                if record is None:
+                    continue
+                where = f"{record.file}:{record.line}" if record.file else "source unknown"
+                notes.append(f"[{cid}] kernel_idx {idx} → {record.name}, {where} (from {self.how.get(idx, 'unknown')})")
+        return notes
 
     def records(self) -> dict[str, KernelRecord]:
         return dict(self.kernels)

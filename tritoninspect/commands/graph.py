@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
@@ -30,6 +31,7 @@ from tritoninspect.commands._options import (
     TargetArg,
     TimeoutOpt,
 )
+from tritoninspect.commands._traces import emit_ranks, logs_in, say_trace_written, trace_reports_many
 from tritoninspect.errors import ExitCode
 
 
@@ -53,6 +55,10 @@ def graph(
     target_arch: Annotated[
         Optional[str], typer.Option("--target", help="Compile-only mode's GPU architecture (default sm_90).")
     ] = None,
+    trace: Annotated[
+        Optional[Path], typer.Option("--trace", metavar="DIR",
+                                     help="Also write the run's TORCH_TRACE log into DIR (tlparse opens it).")
+    ] = None,
     force: ForceOpt = False,
     timeout: TimeoutOpt = None,
     debug: DebugOpt = False,
@@ -63,10 +69,15 @@ def graph(
     with edge(json_out=json_out, debug=debug) as err:
         check_outputs(output=output, dump=dump, targets=[target], force=force)
         options = CaptureOptions(inputs=inputs, device=device.value, dynamic=dynamic, backward=backward,
-                                 stage=stage.value, resources=resources, arch=target_arch)
+                                 stage=stage.value, resources=resources, arch=target_arch,
+                                 trace_dir=str(trace) if trace else None)
         given = given_options(options, stage=stage is not Stage.inductor, resources=resources, target=target_arch,
-                              timeout=timeout)
+                              timeout=timeout, trace=trace)
+        if trace_reports_many(target, given):
+            return emit_ranks(target, json_out=json_out, output=output)
+        written = logs_in(trace)
         report = report_for(target, options, given=given, err=err, timeout=timeout)
+        say_trace_written(err, trace, written)
         from tritoninspect.render.emit import emit
 
         # With -o alone the report goes to the file only; --json and --show still print.
