@@ -2,22 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from pathlib import Path
 
 from rich.console import Console
 from rich.markup import escape
 
-from tritoninspect.commands._edge import refuse_capture_options
 
-
-def trace_reports_many(target: str, given: Mapping[str, object]) -> bool:
-    """Is `target` a trace of several logs (ranks)? Capture options are refused for any trace."""
+def is_trace_of_ranks(target: str) -> bool:
+    """Is `target` a trace of several logs (ranks)?"""
     from tritoninspect.traces import is_trace
 
     if not is_trace(target):
         return False
-    refuse_capture_options(given)
     from tritoninspect.textformats.torch_trace import trace_files
 
     return len(trace_files(Path(target))) > 1

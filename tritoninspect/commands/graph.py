@@ -12,6 +12,7 @@ from tritoninspect.commands._edge import (
     edge,
     exit_if_failed,
     given_options,
+    refuse_capture_options,
     report_for,
 )
 from tritoninspect.commands._options import (
@@ -31,7 +32,7 @@ from tritoninspect.commands._options import (
     TargetArg,
     TimeoutOpt,
 )
-from tritoninspect.commands._traces import emit_ranks, logs_in, say_trace_written, trace_reports_many
+from tritoninspect.commands._traces import emit_ranks, is_trace_of_ranks, logs_in, say_trace_written
 from tritoninspect.errors import ExitCode
 
 
@@ -73,7 +74,8 @@ def graph(
                                  trace_dir=str(trace) if trace else None)
         given = given_options(options, stage=stage is not Stage.inductor, resources=resources, target=target_arch,
                               timeout=timeout, trace=trace)
-        if trace_reports_many(target, given):
+        if is_trace_of_ranks(target):
+            refuse_capture_options(given)
             return emit_ranks(target, json_out=json_out, output=output)
         written = logs_in(trace)
         report = report_for(target, options, given=given, err=err, timeout=timeout)
