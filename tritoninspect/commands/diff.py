@@ -103,7 +103,9 @@ def _check_options(a: str, b: str, options: CaptureOptions, *, inputs_b: str | N
                    stage_given: bool) -> None:
     from tritoninspect.spec import is_saved_report
 
-    saved_a, saved_b = is_saved_report(a), is_saved_report(b)
+    from tritoninspect.traces import is_trace
+
+    saved_a, saved_b = is_saved_report(a) or is_trace(a), is_saved_report(b) or is_trace(b)
     if saved_a and saved_b:
         given = given_options(options, stage=stage_given, bench=bench)
         refuse_capture_options({"inputs": given.pop("inputs"), "inputs_b": inputs_b, **given})
