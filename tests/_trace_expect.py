@@ -8,6 +8,7 @@ kernel's entries and occurrences from the graph stages and the output code only 
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -70,7 +71,15 @@ def breaks(report: Report) -> list[tuple[Any, ...]]:
 
 
 def recompiles(report: Report) -> list[tuple[str, str]]:
-    return [(r.compile_id, r.reason) for r in report.recompiles]
+    """(compile id, guard text), the text without what depends on the machine or the torch build:
+    the checkout's location (Dynamo cuts long paths: `ork/main/samples/x.py`) and the torch
+    frame that evaluated the guard (`(_dynamo/variables/tensor.py:2606 in evaluate_expr)`)."""
+    return [(r.compile_id, _version_free(r.reason)) for r in report.recompiles]
+
+
+def _version_free(text: str) -> str:
+    text = re.sub(r"[^\s\"]*?(samples/)", r"\1", text)
+    return re.sub(r"\((?:torch/)?_(?:dynamo|inductor)/[\w/]+\.py:\d+ in \w+\)", "(torch frame)", text)
 
 
 def opaque_ops(report: Report) -> list[tuple[str, str, str]]:

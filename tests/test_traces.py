@@ -42,6 +42,30 @@ def test_trace_gives_the_live_kernel_entries_breaks_and_recompiles(sample: str) 
     assert opaque_ops(trace) == opaque_ops(live)
 
 
+GPU_TRACES = TRACES / "gpu"
+GPU_SAMPLES = sorted(p.name for p in GPU_TRACES.iterdir() if p.is_dir() and p.name not in NOT_SAMPLES) \
+    if GPU_TRACES.is_dir() else []
+
+
+@pytest.mark.skipif(not GPU_SAMPLES, reason="no GPU trace fixtures (tests/fixtures/traces/gpu/, made by scripts/gpu-traces)")
+@pytest.mark.parametrize("sample", GPU_SAMPLES or ["none"])
+def test_gpu_trace_gives_the_gpu_reports_kernel_entries_breaks_and_recompiles(sample: str) -> None:
+    """A trace made on the GPU machine (torch 2.11, gpu mode) against the gpu-mode report of the
+    same sample from that machine (tests/fixtures/gpu/)."""
+    from tritoninspect.report import read_report
+
+    stored = TRACES.parent / "gpu" / f"{sample}.json"
+    if not stored.exists():
+        pytest.skip(f"no stored gpu report of {sample}")
+    live = read_report(stored)
+    (trace,) = trace_reports(str(GPU_TRACES / sample))
+    assert trace.meta.device == "cuda" and trace.meta.torch == live.meta.torch
+    assert_same_kernels(trace, live)
+    assert breaks(trace) == breaks(live)
+    assert recompiles(trace) == recompiles(live)
+    assert opaque_ops(trace) == opaque_ops(live)
+
+
 def test_kernel_inside_an_opaque_custom_op_is_unknown_not_guessed() -> None:
     trace = trace_report("custom_op")
     live = live_report("custom_op")

@@ -3,7 +3,7 @@
     python tools/make_rank_trace.py [--out DIR] [--device cpu|cuda]
 
 `torchrun --nproc-per-node 2` runs this file's `--child` part on two processes with the
-gloo backend (nccl with --device cuda) and TORCH_TRACE set: each rank joins the group,
+gloo backend and TORCH_TRACE set (with --device cuda both ranks share the first GPU): each rank joins the group,
 all-reduces a tensor, and calls `torch.compile(Net())` of samples/recompile_constexpr.py
 (plain Inductor, compile-only mode on a CPU-only machine, as tools/make_trace_fixtures.py
 does). Rank 0 calls it on 40 elements; rank 1 on 40 then 100, so rank 1 recompiles and
@@ -32,11 +32,11 @@ def child(device: str) -> None:
 
     from tritoninspect.capture.session import compile_only
 
-    dist.init_process_group("nccl" if device == "cuda" else "gloo")
+    # gloo on CPU tensors in both modes: the GPU machine may have a single GPU, which both
+    # ranks then share for their compiled model.
+    dist.init_process_group("gloo")
     rank = dist.get_rank()
-    if device == "cuda":
-        torch.cuda.set_device(rank)
-    ones = torch.ones(1, device=device if device == "cpu" else f"cuda:{rank}")
+    ones = torch.ones(1)
     dist.all_reduce(ones)
     mode = compile_only() if device == "cpu" else contextlib.nullcontext()
     with mode:
@@ -49,7 +49,7 @@ def child(device: str) -> None:
         sizes = (40,) if rank == 0 else (40, 100)
         with torch.no_grad():
             for n in sizes:
-                compiled(torch.randn(n, device=ones.device))
+                compiled(torch.randn(n, device=device))
     dist.barrier()
     dist.destroy_process_group()
 
