@@ -15,6 +15,7 @@ part from its `# AOT ID: ['0_forward']` line.
 
 from __future__ import annotations
 
+import dataclasses
 import linecache
 import re
 from collections import defaultdict
@@ -24,7 +25,7 @@ from typing import Any
 
 from tritoninspect import textformats
 from tritoninspect.analyse.trace_kernels import KernelIndex, op_kinds
-from tritoninspect.analyse.trace_provenance import kernel_posts, named_by_provenance
+from tritoninspect.analyse.trace_provenance import kernel_ops, kernel_posts, named_by_provenance
 from tritoninspect.capture.records import (
     BreakRecord,
     Capture,
@@ -76,7 +77,7 @@ class _Reader:
     capture: Capture = field(default_factory=Capture)
     metrics: dict[str, dict[str, Any]] = field(default_factory=dict)
     #: (compile id, part, Inductor kernel -> post-grad nodes) from provenance artifacts.
-    provenance: list[tuple[str, str, dict[str, list[str]]]] = field(default_factory=list)
+    provenance: list[tuple[str, str, dict[str, list[list[str]]]]] = field(default_factory=list)
 
 
 def capture_from_trace(log: TraceLog, target: str) -> Capture:
@@ -85,6 +86,7 @@ def capture_from_trace(log: TraceLog, target: str) -> Capture:
     for event in log.events:
         _read_event(reader, event)
     _assign_post_grad_parts(reader)
+    _ops_from_provenance(reader)
     capture = reader.capture
     capture.output_code = reader.codes
     capture.graphs = [_graph_record(g, reader.metrics) for g in reader.graphs]
@@ -148,6 +150,20 @@ def _assign_post_grad_parts(reader: _Reader) -> None:
             seen[g.compile_id] += 1
             known = codes[g.compile_id] or parts_in_order[g.compile_id]
             g.part = known[n] if n < len(known) else ""
+
+
+def _ops_from_provenance(reader: _Reader) -> None:
+    """Each Inductor kernel's ops from its provenance (the post-grad nodes it was made
+    from), where the trace has it; otherwise the output code's comments say them."""
+    for cid, part, posts in reader.provenance:
+        finals = [g for g in reader.graphs if (g.compile_id, g.stage, g.part) == (cid, "post_grad_final", part)]
+        if len(finals) != 1:
+            continue
+        ops = kernel_ops(posts, finals[0].parsed.targets)
+        for i, code in enumerate(reader.codes):
+            if (code.compile_id, code.part) == (cid, part):
+                calls = textformats.output_code.parse_code_calls(code.code, ops)
+                reader.codes[i] = dataclasses.replace(code, calls=calls)
 
 
 def _graph_record(g: _Graph, metrics: dict[str, dict[str, Any]]) -> GraphRecord:

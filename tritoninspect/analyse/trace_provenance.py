@@ -18,8 +18,9 @@ from typing import Any
 from tritoninspect.capture.records import OutputCodeRecord
 
 
-def kernel_posts(payload: str) -> dict[str, list[str]]:
-    """Inductor kernel name (debug handle dropped) -> post-grad node names, from a
+def kernel_posts(payload: str) -> dict[str, list[list[str]]]:
+    """Inductor kernel name (debug handle dropped) -> the post-grad node names of each of
+    its calls, in handle order (a handle per call Inductor wrote), from an
     `inductor_provenance_tracking_node_mappings` payload; {} when it is not that layout."""
     try:
         data = json.loads(payload)
@@ -28,15 +29,26 @@ def kernel_posts(payload: str) -> dict[str, list[str]]:
     mapping = data.get("cppCodeToPost") if isinstance(data, dict) else None
     if not isinstance(mapping, dict):
         return {}
-    posts: dict[str, list[str]] = {}
+    calls: list[tuple[int, str, list[str]]] = []
     for kernel, nodes in mapping.items():
-        if isinstance(nodes, list):
-            posts.setdefault(str(kernel).rsplit(":", 1)[0], []).extend(str(n) for n in nodes)
+        name, _, handle = str(kernel).rpartition(":")
+        if isinstance(nodes, list) and name:
+            calls.append((int(handle) if handle.isdigit() else 0, name, [str(n) for n in nodes]))
+    posts: dict[str, list[list[str]]] = {}
+    for _, name, nodes in sorted(calls, key=lambda c: c[0]):
+        posts.setdefault(name, []).append(nodes)
     return posts
 
 
+def kernel_ops(posts: dict[str, list[list[str]]], targets: dict[str, str]) -> dict[str, list[tuple[str, ...]]]:
+    """Inductor kernel -> the ops of each call, from its post-grad nodes' targets (the
+    `kernel_ops` that `textformats.output_code.parse_code_calls` takes)."""
+    return {name: [tuple(dict.fromkeys(targets[n] for n in nodes if n in targets)) for nodes in per_call]
+            for name, per_call in posts.items()}
+
+
 def named_by_provenance(graphs: list[Any], codes: list[OutputCodeRecord],
-                        provenance: list[tuple[str, str, dict[str, list[str]]]]
+                        provenance: list[tuple[str, str, dict[str, list[list[str]]]]]
                         ) -> dict[int, tuple[str, str | None, int | None]]:
     """kernel_idx -> (name, file, line): each user kernel of an output code whose provenance
     names the post-grad HOP node it was lowered from. `provenance`: (compile id, part, mapping)."""
@@ -48,7 +60,7 @@ def named_by_provenance(graphs: list[Any], codes: list[OutputCodeRecord],
             if (code.compile_id, code.part) != (cid, part):
                 continue
             for kernel in code.user_kernels:
-                for node in posts.get(kernel.inductor_name, ()):
+                for node in (n for call in posts.get(kernel.inductor_name, ()) for n in call):
                     hop = hops.get(node)
                     if hop is not None and hop.kernel_idx is not None:
                         found.setdefault(hop.kernel_idx, (kernel.name, kernel.file, kernel.line))

@@ -118,7 +118,8 @@ def _opaque_ops(report: Report, cwd: Path) -> list[RenderableType]:
         return []
     t = table("compile id", "stage", "custom op", "node", "kernels launched inside")
     for op in sorted(report.opaque_ops, key=lambda o: fmt.compile_id_key(o.compile_id)):
-        inside = ", ".join(fmt.kernels_inside(report, op)) or "none seen"
+        unseen = "unknown (not in a trace)" if report.meta.mode == "trace" else "none seen"
+        inside = ", ".join(fmt.kernels_inside(report, op)) or unseen
         add_row(t, op.compile_id, op.stage, Text(op.op, style="yellow"), op.node, inside)
     note = Text("custom ops Inductor calls as a black box: it cannot see, fuse or reorder the kernels inside",
                 style="dim")

@@ -28,6 +28,7 @@ _CLASS_RE = re.compile(r"^(?P<indent>\s*)class (?P<name>[\w<>]+)\(torch\.nn\.Mod
 _FILE_RE = re.compile(r"^\s*# File: (?P<file>.+?):(?P<line>\d+) in (?P<func>[\w<>.]+), code: (?P<code>.*)$")
 _NODE_RE = re.compile(r'^\s*(?P<name>\w+)(?:: "(?P<type>[^"]*)")? = (?P<rhs>.*)$')
 _HOP_RE = re.compile(r"torch\.ops\.higher_order\.triton_kernel_wrapper_(?P<form>mutation|functional)\(")
+_TARGET_RE = re.compile(r"torch\.ops\.(?P<ns>\w+)\.(?P<op>\w+)[.(]")
 _OP_RE = re.compile(r"\btorch\.ops\.(?P<ns>\w+)\.(?P<op>\w+)\.(?P<overload>\w+)\(")
 _ANNOTATION_RE = re.compile(r'(?P<name>\w+): "(?P<type>[^"]*)"')
 _CALL_RE = re.compile(r"^(?:torch\.|operator\.|\w+\.\w+\(|\w+ [-+*/] |\w+\[)")
@@ -92,6 +93,9 @@ class ParsedGraph:
     ops: list[OpCall] = field(default_factory=list)
     #: node name -> its printed type, e.g. "f32[64][1]cpu" or "Sym(s77)".
     types: dict[str, str] = field(default_factory=dict)
+    #: node name -> its op as an `Original ATen` comment names it: "sin", "mylib.op",
+    #: "triton_kernel_wrapper_mutation" (torch.ops.* calls only).
+    targets: dict[str, str] = field(default_factory=dict)
     subgraphs: list[str] = field(default_factory=list)
     op_count: int = 0
 
@@ -138,6 +142,10 @@ def _node(graph: ParsedGraph, node: re.Match[str], subgraph: str, source: Source
         graph.types.setdefault(name, graph.types[statement])
     if _CALL_RE.match(statement):
         graph.op_count += 1
+    target = _TARGET_RE.match(statement)
+    if target is not None:
+        ns, op = target["ns"], target["op"]
+        graph.targets[name] = op if ns in ("aten", "higher_order") else f"{ns}.{op}"
     hop = _HOP_RE.search(statement)
     if hop is not None:
         parsed = _hop(name, hop["form"], statement[hop.start():], subgraph, source)
