@@ -82,6 +82,14 @@ def test_a_folder_of_logs_with_one_log_is_one_report() -> None:
     assert json.loads(result.stdout)["meta"]["mode"] == "trace"
 
 
+def test_a_log_without_trace_events_is_one_error_line(tmp_path: Path) -> None:
+    log = tmp_path / "train.log"
+    log.write_text("epoch 1 loss 0.3\n")
+    result = cli("graph", str(log))
+    assert result.exit_code == 2
+    assert "no TORCH_TRACE events" in result.output and "Traceback" not in result.output
+
+
 @pytest.mark.slow
 def test_graph_trace_writes_a_trace_that_reads_back_as_the_same_report(tmp_path: Path) -> None:
     trace_dir = tmp_path / "trace"

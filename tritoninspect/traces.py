@@ -28,7 +28,14 @@ def trace_reports(target: str) -> list[Report]:
     files = trace_files(Path(target))
     if not files:
         raise UsageError(f"{target}: no TORCH_TRACE logs here (files named *.log holding trace events)")
-    return [_report(read_trace(f), _name(target, f, len(files))) for f in files]
+    reports = []
+    for file in files:
+        log = read_trace(file)
+        if not log.events:
+            raise UsageError(f"{file}: no TORCH_TRACE events in it",
+                             hint="give the folder TORCH_TRACE named, or one of the .log files torch wrote there")
+        reports.append(_report(log, _name(target, file, len(files))))
+    return reports
 
 
 def _name(target: str, file: Path, count: int) -> str:
