@@ -141,3 +141,16 @@ def test_hop_nodes_parse_from_printed_graphs() -> None:
     assert fx_graph.tensor_info(graph.types["l_x_"]) == ("float32[64]", 256)
     assert fx_graph.sym_expr(graph.types["floordiv"]) == "((s77 + 15)//16)"
     assert [(o.name, o.op) for o in graph.ops] == [("y", "mylib::opaque")]
+
+
+@pytest.mark.parametrize("sample", ["add_raw", "triton_op", "inplace"])
+def test_fusion_neighbourhood_from_a_trace_is_the_live_one(sample: str) -> None:
+    """The launches around each user kernel and the epilogue-fusion verdict come from the
+    output code (and Inductor's config in the compile metrics), which a trace holds."""
+    def around(report):
+        return sorted((o.compile_id, n.call, n.before.name if n.before else None, n.after.name if n.after else None,
+                       n.epilogue_fusion) for k in report.kernels for o in k.occurrences
+                      if o.stage == "output_code" for n in o.neighbourhood or ())
+
+    trace, live = trace_report(sample), live_report(sample)
+    assert around(trace) and around(trace) == around(live)

@@ -41,6 +41,8 @@ DROPPED_EVENTS = frozenset({"chromium_event", "describe_storage", "describe_tens
 DROPPED_ARTIFACTS = frozenset({"fx_graph_runnable", "torch._functorch.config", "before_pre_grad_graph",
                                "after_pre_grad_graph", "before_joint_graph", "after_joint_graph",
                                "aot_forward_graph_fw_metadata", "runtime_wrapper_orchestration"})
+#: Of `inductor_config`, what tritoninspect reads.
+KEPT_INDUCTOR_CONFIG = ("epilogue_fusion_user_defined_triton_kernel", "trace.provenance_tracking_level")
 #: compilation_metrics keys holding whole configs (tens of kB each).
 DROPPED_METRICS = frozenset({"dynamo_config", "inductor_config", "functorch_config", "compiler_config"})
 
@@ -111,8 +113,12 @@ def trim(text: str) -> str:
             record = None
         keep = _kept(record)
         if keep and record is not None and "compilation_metrics" in record:
-            record["compilation_metrics"] = {k: v for k, v in record["compilation_metrics"].items()
-                                             if k not in DROPPED_METRICS}
+            metrics = record["compilation_metrics"]
+            record["compilation_metrics"] = {k: v for k, v in metrics.items() if k not in DROPPED_METRICS}
+            if isinstance(metrics.get("inductor_config"), str):  # the settings tritoninspect reads, only
+                config = json.loads(metrics["inductor_config"])
+                record["compilation_metrics"]["inductor_config"] = json.dumps(
+                    {k: config[k] for k in KEPT_INDUCTOR_CONFIG if k in config})
             line = f"{head}] {json.dumps(record)}\n"
         if keep:
             out.append(line)

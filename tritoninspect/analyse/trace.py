@@ -16,6 +16,7 @@ part from its `# AOT ID: ['0_forward']` line.
 from __future__ import annotations
 
 import dataclasses
+import json
 import linecache
 import re
 from collections import defaultdict
@@ -202,6 +203,7 @@ def _context(file: str | None, line: int | None) -> tuple[tuple[str, ...], int |
 
 def _metrics(reader: _Reader, cid: str, m: dict[str, Any]) -> None:
     reader.metrics[cid] = m
+    _epilogue_setting(reader, cid, m.get("inductor_config"))
     capture = reader.capture
     fail_type, fail_reason = m.get("fail_type"), str(m.get("fail_reason") or "")
     limit = textformats.breaks.recompile_limit(fail_reason) if fail_type else None
@@ -215,6 +217,20 @@ def _metrics(reader: _Reader, cid: str, m: dict[str, Any]) -> None:
         stage = "inductor" if any(c.compile_id == cid for c in reader.codes) else "dynamo"
         capture.failure = FailureRecord(stage, cid, "", str(fail_type).rsplit(".", 1)[-1],
                                         fail_reason.strip().splitlines()[-1] if fail_reason.strip() else "")
+
+
+def _epilogue_setting(reader: _Reader, cid: str, config: Any) -> None:
+    """Inductor's `epilogue_fusion_user_defined_triton_kernel` when the compile's metrics
+    carry its config (`inductor_config`, a JSON string) and it is off: its output code then
+    fused nothing into user kernels. On, whether it did is left unknown (a trace lacks the
+    kernel's own source to compare with)."""
+    try:
+        value = json.loads(config).get("epilogue_fusion_user_defined_triton_kernel") if config else None
+    except (ValueError, AttributeError):
+        return
+    if value is False:
+        reader.codes = [dataclasses.replace(c, epilogue_fusion=False) if c.compile_id == cid else c
+                        for c in reader.codes]
 
 
 # --- kernel nodes --------------------------------------------------------------------------
