@@ -154,3 +154,30 @@ def test_fusion_neighbourhood_from_a_trace_is_the_live_one(sample: str) -> None:
 
     trace, live = trace_report(sample), live_report(sample)
     assert around(trace) and around(trace) == around(live)
+
+
+def test_provenance_names_the_kernels_where_torch_traced_it() -> None:
+    """tests/fixtures/traces/provenance/triton_op_autograd: INDUCTOR_PROVENANCE=1. torch 2.13 traces
+    the mappings of the forward compile; the lazily compiled backward's come out empty, so its
+    kernel is named by launch order, as without provenance."""
+    (traced,) = trace_reports(str(TRACES / "provenance" / "triton_op_autograd"))
+    plain = trace_report("triton_op_autograd")
+    assert_same_kernels(traced, plain)
+    how = {d.message.split(" → ")[1].split(",")[0]: d.message.rsplit("(from ", 1)[1] for d in traced.diagnostics
+           if d.source == "kernel_idx"}
+    assert how == {"mul_kernel": "Inductor's provenance)", "scale_kernel": "Inductor's provenance)",
+                   "mul_grads_kernel": "launch order in the output code)"}
+    # The Inductor kernels around the user kernels got their ops from provenance too.
+    calls = [c for g in traced.graphs if g.stage == "output_code" and g.part == "forward" for c in g.code_calls]
+    assert {(c.name, c.ops, c.ops_source) for c in calls if c.kind == "inductor"} >= {("cpp_fused_sin_0", ("sin",), "inductor")}
+
+
+def test_provenance_mapping_keeps_one_entry_per_call_in_handle_order() -> None:
+    from tritoninspect.analyse.trace_provenance import kernel_ops, kernel_posts
+
+    payload = ('{"cppCodeToPost": {"k_0:7": ["b"], "k_0:3": ["a", "x"], "add_kernel_0:5": ["hop"]},'
+               ' "postToCppCode": {}, "version": 2.0}')
+    posts = kernel_posts(payload)
+    assert posts == {"k_0": [["a", "x"], ["b"]], "add_kernel_0": [["hop"]]}
+    assert kernel_ops(posts, {"a": "sin", "x": "cos", "b": "mul"})["k_0"] == [("sin", "cos"), ("mul",)]
+    assert kernel_posts("not json") == {} and kernel_posts('{"version": 2.0}') == {}

@@ -61,7 +61,9 @@ with mode:
     if device == "cpu":
         os.environ["TRITON_INTERPRET"] = "1"
     inputs = module.example_inputs()
+    # As tritoninspect's target loader reads example_inputs(): a list of call tuples, a tuple, or one tensor.
     sets = inputs if isinstance(inputs, list) else [inputs]
+    sets = [s if isinstance(s, tuple) else (s,) for s in sets]
     model = module.Net().to(device)
     compiled = torch.compile(model)
     for args in sets:
