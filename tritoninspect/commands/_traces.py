@@ -45,5 +45,5 @@ def say_trace_written(err: Console, directory: Path | None, before: set[Path]) -
         err.print(f"[yellow]--trace {escape(str(directory))}: no trace was written (nothing compiled?)[/]")
         return
     for log in new:
-        err.print(f"wrote {escape(str(log))}  (tlparse {escape(str(directory))}; tritoninspect graph {escape(str(log))})",
-                  highlight=False, soft_wrap=True)
+        err.print(f"wrote {escape(str(log))}  (open it with: tlparse {escape(str(log))}; "
+                  f"tritoninspect graph {escape(str(directory))})", highlight=False, soft_wrap=True)
