@@ -2,17 +2,20 @@
 
 A trace has no side table: `kernel_idx` is only an index into the traced process's
 `kernel_side_table`, stable within that process (one log). A kernel is named from what
-the trace holds, in this order: Inductor's provenance artifacts (`trace/provenance.py`,
-where torch has them), the launch line in the node's `# File:` comment
-(`add_kernel[grid](...)`, `wrap_triton(add_kernel)[grid](...)`), matched with the output
-code's user-kernel definitions (`# Original path: file:line`) for its file and line. A node
-whose kernel cannot be named stays `kernel_idx N`, with a problem saying so.
+the trace holds, in this order: Inductor's provenance artifacts (`trace_provenance.py`,
+where traced), the output code's user-kernel launches paired in graph order with the final
+post-grad graph's mutation HOPs, the launch line in the node's `# File:` comment
+(`add_kernel[grid](...)`, `wrap_triton(add_kernel)[grid](...)`); file and line come from the
+output code's definition (`# Original path: file:line`). A kernel none of these names stays
+`kernel_idx_N`, with a problem saying so.
 
 Entry: a HOP node whose kernel and source line also appear as a HOP in the Dynamo graph of
 the same compile is a raw launch (`hop`). One that appears only from AOTAutograd on was
-made by `wrap_triton` while AOTAutograd decomposed an op: a `triton_op`, whose name is the
-Dynamo-graph op whose function the node's source line is in, else unknown (decomposed
-before any traced graph, e.g. called from a registered backward).
+made by `wrap_triton` while AOTAutograd decomposed an op: a `triton_op`. Its op is the
+triton_op the Dynamo graph calls from the node's source line (decomposed nodes keep the op
+call's line), else the one its output-code launch names as source node, else unknown: in a
+backward graph (a registered backward called it), or when the op's decomposition holds
+several kernels (an op nested in it launched some; the trace cannot tell which).
 """
 
 from __future__ import annotations
@@ -87,50 +90,60 @@ class KernelIndex:
               named: dict[int, tuple[str, str | None, int | None]] | None = None) -> KernelIndex:
         """`named`: kernel_idx -> (name, file, line) known otherwise (provenance), first."""
         index = cls()
-        defined = _defined_kernels(codes)
+        index.raw = {_raw_key(g.compile_id, h) for g in graphs if g.stage == "dynamo" for h in g.parsed.hops}
+        sources: dict[tuple[str, int], tuple[str, ...]] = {}
+        index._name_kernels(graphs, codes, named or {}, sources)
+        kinds = op_kinds(graphs, codes)
+        index._index_triton_ops(graphs, kinds)
+        index._ops_from_sources(graphs, kinds, sources)
+        index._attribute(graphs)
+        return index
+
+    def _name_kernels(self, graphs: list[Any], codes: list[OutputCodeRecord],
+                      named: dict[int, tuple[str, str | None, int | None]],
+                      sources: dict[tuple[str, int], tuple[str, ...]]) -> None:
         launches: dict[int, Counter[str]] = defaultdict(Counter)
         for g in graphs:
             for hop in g.parsed.hops:
-                if hop.kernel_idx is not None and hop.source is not None:
-                    name = fx_graph.launched_name(hop.source.code)
-                    if name:
-                        launches[hop.kernel_idx][name] += 1
-                if g.stage == "dynamo":
-                    index.raw.add(_raw_key(g.compile_id, hop))
-        sources: dict[tuple[str, int], tuple[str, ...]] = {}
+                name = fx_graph.launched_name(hop.source.code) if hop.source else None
+                if hop.kernel_idx is not None and name:
+                    launches[hop.kernel_idx][name] += 1
         launched = _launched_kernels(graphs, codes, sources)
+        defined = _defined_kernels(codes)
         for idx in sorted({h.kernel_idx for g in graphs for h in g.parsed.hops if h.kernel_idx is not None}):
-            given = (named or {}).get(idx) or launched.get(idx)
+            given = named.get(idx) or launched.get(idx)
             name = given[0] if given else (launches[idx].most_common(1)[0][0] if launches[idx] else None)
-            index.how[idx] = ("Inductor's provenance" if idx in (named or {}) else "launch order in the output code"
-                              if given else "launch line" if name else "unknown")
-            index._register(idx, name, given, defined)
-        kinds = op_kinds(graphs, codes)
+            self.how[idx] = ("Inductor's provenance" if idx in named else "launch order in the output code"
+                             if given else "launch line" if name else "unknown")
+            self._register(idx, name, given, defined)
+
+    def _index_triton_ops(self, graphs: list[Any], kinds: dict[tuple[str, str], str]) -> None:
         for (cid, op), kind in kinds.items():
             if kind == "triton_op":
-                index.triton_ops[(cid, op.split("::", 1)[-1])] = op
-        index._ops_from_sources(graphs, kinds, sources)
+                self.triton_ops[(cid, op.split("::", 1)[-1])] = op
         for g in graphs:
             for op in g.parsed.ops if g.stage == "dynamo" else ():
                 if kinds.get((g.compile_id, op.op)) == "triton_op" and op.source is not None:
-                    index.op_lines.setdefault((g.compile_id, op.source.file, op.source.line), set()).add(op.op)
+                    self.op_lines.setdefault((g.compile_id, op.source.file, op.source.line), set()).add(op.op)
+
+    def _attribute(self, graphs: list[Any]) -> None:
+        """Which ops are ambiguous, then each op's kernels."""
         reached: dict[tuple[str, str], set[str]] = defaultdict(set)
         for g in graphs:
-            for hop in g.parsed.hops:
-                op, _ = index._candidate_op(g.compile_id, hop, g.stage)
-                kid = index.kernel_id(hop.kernel_idx)
+            for hop in g.parsed.hops if g.part != "backward" else ():
+                op, _ = self._candidate_op(g.compile_id, hop, g.stage)
+                kid = self.kernel_id(hop.kernel_idx)
                 if op and kid:
                     reached[(g.compile_id, op)].add(kid)
         # One op call decomposed into several kernels: an op nested in it launched some of
         # them, and the trace cannot tell which are whose (every node keeps the outer call's line).
-        index.ambiguous = {key for key, kids in reached.items() if len(kids) > 1}
+        self.ambiguous = {key for key, kids in reached.items() if len(kids) > 1}
         for g in graphs:
             for hop in g.parsed.hops:
-                op, _ = index.op_of(g.compile_id, hop, stage=g.stage, part=g.part)
-                kid = index.kernel_id(hop.kernel_idx)
-                if op and kid and kid not in index.op_kernels[op]:
-                    index.op_kernels[op].append(kid)
-        return index
+                op, _ = self.op_of(g.compile_id, hop, stage=g.stage, part=g.part)
+                kid = self.kernel_id(hop.kernel_idx)
+                if op and kid and kid not in self.op_kernels[op]:
+                    self.op_kernels[op].append(kid)
 
     def _register(self, idx: int, name: str | None, given: Any, defined: dict[str, tuple[Any, ...]]) -> None:
         if name is None:
