@@ -2,6 +2,7 @@
 
     python tools/make_trace_fixtures.py                    # every sample, compile-only mode on this CPU
     python tools/make_trace_fixtures.py add_raw triton_op  # some of them
+    python tools/make_trace_fixtures.py tests/assets/failures/shape_mismatch.py   # any target file with a Net
     python tools/make_trace_fixtures.py --out DIR --device cuda   # GPU mode (scripts/gpu-traces)
 
 Each sample runs in a fresh process with `TORCH_TRACE=<out>/<sample>` set before torch is
@@ -54,7 +55,9 @@ from tritoninspect.capture.session import compile_only, call_once
 import contextlib
 mode = compile_only() if device == "cpu" else contextlib.nullcontext()
 with mode:
-    spec = importlib.util.spec_from_file_location(sample, os.path.join("samples", sample + ".py"))
+    path = sample if sample.endswith(".py") else os.path.join("samples", sample + ".py")
+    sample = os.path.splitext(os.path.basename(path))[0]
+    spec = importlib.util.spec_from_file_location(sample, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[sample] = module
     spec.loader.exec_module(module)
@@ -77,7 +80,7 @@ with mode:
 def make(sample: str, out: Path, device: str, trimmed: bool = True, provenance: bool = False) -> tuple[str, int, str]:
     """Run one sample under TORCH_TRACE=out/sample; return (sample, exit code, stderr tail).
     `provenance`: with Inductor's provenance tracking on (INDUCTOR_PROVENANCE=1)."""
-    target = out / sample
+    target = out / Path(sample).stem  # a sample's name, or a target file's (tests/assets/failures/x.py)
     target.mkdir(parents=True, exist_ok=True)
     for old in target.glob("*.log"):
         old.unlink()

@@ -294,12 +294,19 @@ def _meta(log: TraceLog, reader: _Reader, target: str) -> dict[str, Any]:
         "triton": str(metrics.get("triton_version") or ""),
         "target": target,
         "python": str(metrics.get("python_version") or "").split(" (", 1)[0],
-        "stage": "inductor" if reader.codes else "dynamo" if not any(g.stage != "dynamo" for g in reader.graphs) else "aot",
+        "stage": _last_stage(reader),
         "dynamic": None,
         "backward": any(g.stage == "aot_backward" for g in reader.graphs),
         "calls": 1,
         "rank": log.rank,
     }
+
+
+def _last_stage(reader: _Reader) -> str:
+    """How far the traced run went, in `--stage` words: inductor (output code), aot or dynamo."""
+    if reader.codes:
+        return "inductor"
+    return "aot" if any(g.stage != "dynamo" for g in reader.graphs) else "dynamo"
 
 
 _DEVICE_RE = re.compile(r'"[a-z]\w*\[[^\]]*\]\[[^\]]*\](?P<device>cuda|cpu|xpu|mps|hip)(?::\d+)?"')
