@@ -109,3 +109,15 @@ def test_graph_trace_writes_a_trace_that_reads_back_as_the_same_report(tmp_path:
     assert any("provenance" in d.message for d in trace.diagnostics if d.source == "kernel_idx")
     # One trace, not two: the recorder's handler only reads.
     assert sum(1 for line in log.read_text().splitlines() if '"inductor_output_code"' in line) == 1
+
+
+def test_a_trace_of_a_failed_compile_reports_the_failure_and_exits_4() -> None:
+    """tests/fixtures/traces/shape_mismatch: tests/assets/failures/shape_mismatch.py under plain
+    torch.compile, which fails while Dynamo traces (the trace's compilation_metrics say why)."""
+    (report,) = trace_reports(str(TRACES / "shape_mismatch"))
+    failure = report.failure
+    assert (failure.stage, failure.compile_id, failure.exc_type) == ("dynamo", "0/0", "RuntimeError")
+    assert failure.message == "matmul: a and b must have same reduction dim, but got [2, 4] X [5, 3]."
+    assert failure.user_frame == "tests/assets/failures/shape_mismatch.py:14"
+    result = cli("graph", str(TRACES / "shape_mismatch"))
+    assert result.exit_code == 4

@@ -39,7 +39,7 @@ from tritoninspect.capture.records import (
 )
 from tritoninspect.textformats import fx_graph
 from tritoninspect.textformats.output_code import TORCH_OP_NAMESPACES
-from tritoninspect.textformats.torch_trace import TraceEvent, TraceLog
+from tritoninspect.textformats.torch_trace import TraceEvent, TraceLog, failure_summary
 
 _GRAPH_EVENTS = {
     "dynamo_output_graph": ("dynamo", ""),
@@ -215,8 +215,11 @@ def _metrics(reader: _Reader, cid: str, m: dict[str, Any]) -> None:
         capture.recompiles.append(RecompileRecord(cid, str(m["recompile_reason"])))
     if fail_type and capture.failure is None:
         stage = "inductor" if any(c.compile_id == cid for c in reader.codes) else "dynamo"
-        capture.failure = FailureRecord(stage, cid, "", str(fail_type).rsplit(".", 1)[-1],
-                                        fail_reason.strip().splitlines()[-1] if fail_reason.strip() else "")
+        file, line = m.get("fail_user_frame_filename"), m.get("fail_user_frame_lineno")
+        frame = f"{file}:{line}" if file and line else None
+        exc_type, message = failure_summary(str(fail_type), fail_reason)
+        capture.failure = FailureRecord(stage, cid, "", exc_type, message, user_frame=frame,
+                                        user_stack=(frame,) if frame else ())
 
 
 def _epilogue_setting(reader: _Reader, cid: str, config: Any) -> None:

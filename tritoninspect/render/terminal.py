@@ -91,7 +91,8 @@ def _mode_line(report: Report) -> Text:
         return Text(f"mode: gpu ({meta.device})", style="bold green")
     if meta.mode == Mode.TRACE.value:
         rank = f", rank {meta.rank}" if meta.rank is not None else ""
-        return Text(f"mode: trace (read from the TORCH_TRACE log of a {meta.device} run{rank}; "
+        run = "a run (device unknown)" if meta.device == "unknown" else f"a {meta.device} run"
+        return Text(f"mode: trace (read from the TORCH_TRACE log of {run}{rank}; "
                     "not run here: no launch counts)", style="bold cyan")
     return Text(f"mode: {meta.mode} ({meta.device})", style="bold")
 

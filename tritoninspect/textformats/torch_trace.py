@@ -186,3 +186,19 @@ def compile_id(record: dict[str, Any]) -> str | None:
     if record.get("compiled_autograd_id") is not None:
         text = f"!{record['compiled_autograd_id']}/{text}"
     return text
+
+
+_FAKE_CALL_RE = re.compile(
+    r"call_function <(?:built-in )?function (?P<op>[\w.]+)[^>]*>.*: got (?P<exc>\w+)\('(?P<msg>.*)'\)\s*$", re.M)
+
+
+def failure_summary(fail_type: str, fail_reason: str) -> tuple[str, str]:
+    """(exception type, one line) for a failed compile's `fail_type` / `fail_reason`
+    (compilation_metrics). An op that failed on fake tensors gives the innermost exception,
+    "RuntimeError", "matmul: a and b must have same reduction dim, ...", as a live capture
+    words it (Dynamo's TorchRuntimeError wrapper removed); else the type and the reason's first line."""
+    match = _FAKE_CALL_RE.search(fail_reason)
+    if match:
+        return match["exc"], f"{match['op']}: {match['msg']}"
+    lines = [line.strip() for line in fail_reason.strip().splitlines() if line.strip()]
+    return fail_type.rsplit(".", 1)[-1], lines[0] if lines else ""
