@@ -58,6 +58,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=REPO / "tests" / "fixtures" / "traces" / "ranks")
     parser.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
+    parser.add_argument("--timeout", type=float, default=900, help="seconds for the whole job")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -74,7 +75,10 @@ def main() -> int:
         env.pop("TRITON_INTERPRET", None)
         command = [sys.executable, "-m", "torch.distributed.run", "--nproc-per-node", "2",
                    str(Path(__file__).resolve()), "--child", "--device", args.device]
-        proc = subprocess.run(command, cwd=REPO, env=env, timeout=900)
+        try:
+            proc = subprocess.run(command, cwd=REPO, env=env, timeout=args.timeout)
+        except subprocess.TimeoutExpired:  # torchrun is killed (and with it its workers)
+            proc = subprocess.CompletedProcess(command, 124)
     for log in args.out.glob("*.log"):
         log.write_text(trim(scrub(log.read_text())))
     print(f"exit {proc.returncode}; logs: {sorted(p.name for p in args.out.glob('*.log'))}")

@@ -77,7 +77,8 @@ with mode:
 """
 
 
-def make(sample: str, out: Path, device: str, trimmed: bool = True, provenance: bool = False) -> tuple[str, int, str]:
+def make(sample: str, out: Path, device: str, trimmed: bool = True, provenance: bool = False,
+         timeout: float = 600) -> tuple[str, int, str]:
     """Run one sample under TORCH_TRACE=out/sample; return (sample, exit code, stderr tail).
     `provenance`: with Inductor's provenance tracking on (INDUCTOR_PROVENANCE=1)."""
     target = out / Path(sample).stem  # a sample's name, or a target file's (tests/assets/failures/x.py)
@@ -90,8 +91,11 @@ def make(sample: str, out: Path, device: str, trimmed: bool = True, provenance: 
         env.pop("TRITON_INTERPRET", None)
         if provenance:
             env["INDUCTOR_PROVENANCE"] = "1"
-        proc = subprocess.run([sys.executable, "-c", _CHILD, sample, device], cwd=REPO, env=env,
-                              capture_output=True, text=True, timeout=600)
+        try:
+            proc = subprocess.run([sys.executable, "-c", _CHILD, sample, device], cwd=REPO, env=env,
+                                  capture_output=True, text=True, timeout=timeout)
+        except subprocess.TimeoutExpired:  # the child is killed; what it traced so far is kept
+            proc = subprocess.CompletedProcess([], 124, "", f"timed out after {timeout:g} s")
     for log in target.glob("*.log"):
         log.write_text(trim(scrub(log.read_text())) if trimmed else scrub(log.read_text()))
     return sample, proc.returncode, proc.stderr[-2000:]
@@ -146,13 +150,14 @@ def main() -> int:
     parser.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--full", action="store_true", help="keep every event (no trimming)")
+    parser.add_argument("--timeout", type=float, default=600, help="seconds per sample (its process is killed after)")
     parser.add_argument("--provenance", action="store_true",
                         help="with INDUCTOR_PROVENANCE=1, into OUT/provenance/<sample>")
     args = parser.parse_args()
     failed = 0
     with ThreadPoolExecutor(args.jobs) as pool:
         for sample, rc, err in pool.map(lambda s: make(s, args.out / "provenance" if args.provenance else args.out, args.device,
-                                                       not args.full, args.provenance), args.samples):
+                                                       not args.full, args.provenance, args.timeout), args.samples):
             print(f"{sample}: {'ok' if rc == 0 else f'exit {rc}'}", flush=True)
             if rc != 0:
                 failed += 1
