@@ -18,7 +18,7 @@ from tritoninspect.textformats.torch_trace import read_trace
 from tritoninspect.traces import trace_reports
 
 #: Folders of tests/fixtures/traces/ that are not one sample's trace made here.
-NOT_SAMPLES = {"ranks", "provenance", "gpu"}
+NOT_SAMPLES = {"ranks", "provenance", "gpu", "shape_mismatch"}  # shape_mismatch: tests/test_traces_cli.py
 SAMPLES = sorted(p.name for p in TRACES.iterdir() if p.is_dir() and p.name not in NOT_SAMPLES)
 #: Samples whose only kernel launches inside an opaque custom_op: a trace shows the op, not the kernel.
 OPAQUE_ONLY = {"custom_op"}
