@@ -181,3 +181,14 @@ def test_provenance_mapping_keeps_one_entry_per_call_in_handle_order() -> None:
     assert posts == {"k_0": [["a", "x"], ["b"]], "add_kernel_0": [["hop"]]}
     assert kernel_ops(posts, {"a": "sin", "x": "cos", "b": "mul"})["k_0"] == [("sin", "cos"), ("mul",)]
     assert kernel_posts("not json") == {} and kernel_posts('{"version": 2.0}') == {}
+
+
+def test_a_gzipped_log_reads_the_same(tmp_path: Path) -> None:
+    import gzip
+
+    (log,) = (TRACES / "add_raw").glob("*.log")
+    packed = tmp_path / (log.name + ".gz")
+    packed.write_bytes(gzip.compress(log.read_bytes()))
+    (plain,) = trace_reports(str(log))
+    (unpacked,) = trace_reports(str(packed))
+    assert unpacked.kernels == plain.kernels and unpacked.graphs == plain.graphs

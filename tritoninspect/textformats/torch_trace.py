@@ -2,7 +2,7 @@
 
 Layout, as torch writes it (torch/_logging/_internal.py `TorchLogsFormatter(trace=True)` and
 `trace_structured`, the same in torch 2.11-2.14): one file per process,
-`dedicated_log_torch_trace[_rank_<r>]_<random>.log`; each event is one glog line
+`dedicated_log_torch_trace[_rank_<r>]_<random>.log` (read gzipped too, `.log.gz`); each event is one glog line
 
     V1130 08:00:58.429000 5453 torch/_inductor/graph.py:2745] {"inductor_output_code": {...}, "frame_id": 0, ...}
 
@@ -16,12 +16,13 @@ each prefixed with a tab. `{"str": [text, index]}` events intern stack file name
 
 from __future__ import annotations
 
+import gzip
 import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 _GLOG_RE = re.compile(
     r"^[VIWEC]\d{4} \d{2}:\d{2}:\d{2}\.\d{6} (?P<thread>\d+) (?P<path>[^:\]]+):(?P<line>\d+)\] (?P<json>\{.*)$"
@@ -80,7 +81,7 @@ def is_trace_path(text: str) -> bool:
     path = Path(text)
     if path.is_dir():
         return any(_log_files(path))
-    return path.suffix == ".log" and path.is_file()
+    return path.name.endswith((".log", ".log.gz")) and path.is_file()
 
 
 def trace_files(path: Path) -> list[Path]:
@@ -91,7 +92,7 @@ def trace_files(path: Path) -> list[Path]:
 
 
 def _log_files(directory: Path) -> Iterator[Path]:
-    for pattern in ("*.log", "*/*.log"):
+    for pattern in ("*.log", "*.log.gz", "*/*.log", "*/*.log.gz"):
         for candidate in sorted(directory.glob(pattern)):
             if candidate.is_file() and _looks_like_trace(candidate):
                 yield candidate
@@ -99,7 +100,7 @@ def _log_files(directory: Path) -> Iterator[Path]:
 
 def _looks_like_trace(path: Path) -> bool:
     try:
-        with path.open(encoding="utf-8", errors="replace") as f:
+        with _open(path) as f:
             for _ in range(20):
                 line = f.readline()
                 if not line:
@@ -109,6 +110,13 @@ def _looks_like_trace(path: Path) -> bool:
     except OSError:
         return False
     return False
+
+
+def _open(path: Path) -> IO[str]:
+    """A log as text; `.gz` ones (a cluster's compressed copy) decompressed as read."""
+    if path.name.endswith(".gz"):
+        return gzip.open(path, "rt", encoding="utf-8", errors="replace")
+    return path.open(encoding="utf-8", errors="replace")
 
 
 def _file_rank(path: Path) -> int | None:
@@ -122,7 +130,7 @@ def read_trace(path: Path) -> TraceLog:
     strings: dict[int, str] = {}
     head: tuple[dict[str, Any], int] | None = None
     payload: list[str] = []
-    with path.open(encoding="utf-8", errors="replace") as f:
+    with _open(path) as f:
         for number, raw in enumerate(f, 1):
             if raw.startswith("\t"):
                 if head is not None:
