@@ -99,6 +99,10 @@ def test_reading_a_trace_imports_no_torch() -> None:
         import sys
         from tritoninspect.traces import trace_reports
         trace_reports({str(TRACES / 'triton_op')!r})
+        from typer.testing import CliRunner
+        from tritoninspect.cli import app
+        for args in (["graph", {str(TRACES / 'ranks')!r}], ["breaks", {str(TRACES / 'graph_break')!r}]):
+            assert CliRunner().invoke(app, args).exit_code == 0
         assert "torch" not in sys.modules and "triton" not in sys.modules, sorted(sys.modules)
     """)
     subprocess.run([sys.executable, "-c", code], check=True)
