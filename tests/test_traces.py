@@ -196,3 +196,12 @@ def test_a_gzipped_log_reads_the_same(tmp_path: Path) -> None:
     (plain,) = trace_reports(str(log))
     (unpacked,) = trace_reports(str(packed))
     assert unpacked.kernels == plain.kernels and unpacked.graphs == plain.graphs
+
+
+def test_compile_ids_as_torch_prints_them() -> None:
+    from tritoninspect.textformats.torch_trace import compile_id
+
+    assert compile_id({"frame_id": 1, "frame_compile_id": 2, "attempt": 1}) == "1/2"
+    assert compile_id({"compiled_autograd_id": 0, "frame_id": 1, "frame_compile_id": 2}) == "!0/1/2"
+    assert compile_id({"compiled_autograd_id": 3}) == "!3"
+    assert compile_id({}) is None

@@ -184,15 +184,15 @@ def _unintern(frame: Any, strings: dict[int, str]) -> Any:
 
 
 def compile_id(record: dict[str, Any]) -> str | None:
-    """"frame/compile" as torch prints it (`[0/1]`), compiled autograd's prefixed `!n/`.
-    The attempt (Dynamo's restarts of the same compile) is left out, as in a live
-    capture's ids: a break logged by an attempt Dynamo restarted belongs to that compile."""
+    """The compile id as torch prints it (torch._guards.CompileId.__str__, the same in tlparse):
+    "0/1"; compiled autograd's "!2/0/1", or "!2" outside a Dynamo frame. The attempt (Dynamo's
+    restarts of one compile) is left out, as in a live capture's ids: a break logged by an
+    attempt Dynamo restarted belongs to that compile."""
     frame, count = record.get("frame_id"), record.get("frame_compile_id")
-    if frame is None or count is None:
-        return None
-    text = f"{frame}/{count}"
-    if record.get("compiled_autograd_id") is not None:
-        text = f"!{record['compiled_autograd_id']}/{text}"
+    autograd = record.get("compiled_autograd_id")
+    text = f"{frame}/{count}" if frame is not None and count is not None else None
+    if autograd is not None:
+        return f"!{autograd}/{text}" if text else f"!{autograd}"
     return text
 
 
