@@ -47,6 +47,8 @@ class CaptureOptions:
     decompile: bool = False
     #: ...and write depyf's own dump into this directory.
     depyf_dump: str | None = None
+    #: Write the run's structured trace (TORCH_TRACE, what tlparse reads) into this directory.
+    trace_dir: str | None = None
 
 
 # --- the route ------------------------------------------------------------------------------
@@ -136,12 +138,22 @@ def _capture(mode: _Mode, module: Any, input_sets: list[tuple[Any, ...]], option
     from tritoninspect.capture.session import capture_run
     from tritoninspect.target import describe_inputs
 
-    with _user_or_tool_errors():
+    with _user_or_tool_errors(), _tracing(options.trace_dir):
         return capture_run(
             module, input_sets, info=mode.info, stage=options.stage, dynamic=True if options.dynamic else None,
             backward=requires_grad if options.backward is None else options.backward, target=name,
             inputs=describe_inputs(input_sets), env=mode.env, extras=mode.extras, resources=options.resources,
         )
+
+
+def _tracing(directory: str | None) -> contextlib.AbstractContextManager[Any]:
+    if directory is None:
+        return contextlib.nullcontext()
+    from pathlib import Path
+
+    from tritoninspect.capture.compat.trace_log import writing_trace
+
+    return writing_trace(Path(directory))
 
 
 def _extras(options: CaptureOptions) -> list[Any]:

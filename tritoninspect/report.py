@@ -26,6 +26,11 @@ Schema changelog:
      Before, ops missing from a comment were split out of the kernel's name, which
      also holds ops the kernel does not run. Version 1 and 2 reports still read:
      they lack these two fields (reading as "", not said).
+  4  Reports read from a TORCH_TRACE log: Meta.mode "trace" (Meta.torch, .triton and
+     .device are the traced run's), Meta.rank (the log's rank, None when not
+     distributed or not a trace) and Meta.unknown (what a trace cannot tell: launch
+     counts, eager launches, kernels inside opaque custom ops...). Versions 1-3 still
+     read: they lack these two fields.
 
 The JSON Schema of this model, `tritoninspect/schemas/report.schema.json`, is generated
 from the dataclasses below (`json_schema()`; tests/test_schema.py keeps the file equal to
@@ -65,9 +70,9 @@ from tritoninspect.report_kernel import (
     StageName,
 )
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 #: Versions this tritoninspect reads: every change so far only added fields.
-READABLE_VERSIONS = (1, 2, 3)
+READABLE_VERSIONS = (1, 2, 3, 4)
 
 
 @dataclass(frozen=True)
@@ -87,6 +92,10 @@ class Meta:
     inputs: tuple[str, ...] = ()
     #: How many times the model was called (one per example input set).
     calls: int = 1
+    #: mode "trace": the rank whose log this is (None: not distributed).
+    rank: int | None = None
+    #: mode "trace": what the report cannot know from a trace (each a short phrase).
+    unknown: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -389,9 +398,10 @@ ADDED_IN_VERSION_1 = frozenset({
     "GraphBreak.eager_kernels", "GraphBreak.hint", "GraphBreak.hint_source", "Recompile.guard",
     "Recompile.previous", "Recompile.changes", "Recompile.hint", "Report.decompiled",
 })
-#: Fields a readable report may lack: those added in version 1, and version 2's and 3's additions.
+#: Fields a readable report may lack: those added in version 1, and version 2's, 3's and 4's additions.
 MAY_BE_ABSENT = ADDED_IN_VERSION_1 | {
     "Report.failure", "Report.recompile_limits", "CodeCall.ops_source", "Neighbour.ops_source",
+    "Meta.rank", "Meta.unknown",
 }
 
 

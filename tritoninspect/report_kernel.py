@@ -27,6 +27,8 @@ class Mode(str, Enum):
 
     GPU = "gpu"
     COMPILE_ONLY = "compile-only"
+    #: Read from a TORCH_TRACE log made elsewhere (`meta.torch`, `meta.device`: the traced run's).
+    TRACE = "trace"
 
 
 #: Stages in pipeline order. `runtime` is a kernel launch seen while running.
@@ -40,7 +42,7 @@ STAGES: tuple[str, ...] = get_args(StageName)
 # The closed sets of values a field may hold (Literal, so the JSON Schema generated from these
 # hints lists them: tritoninspect/schema.py). `EntryKind` is `Entry`'s values, `ModeName` `Mode`'s.
 EntryKind = Literal["hop", "triton_op", "custom_op", "eager"]
-ModeName = Literal["gpu", "compile-only"]
+ModeName = Literal["gpu", "compile-only", "trace"]
 Severity = Literal["error", "warning", "note"]
 #: Who made a launch in an output module's `call()`.
 CallKind = Literal["inductor", "user", "extern"]

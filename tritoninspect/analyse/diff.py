@@ -161,7 +161,7 @@ def kernel_rows(a: Report, b: Report) -> list[Row]:
         rows.append(_row("kernels", f"{name}: entries", _entries(ka), _entries(kb)))
         rows.append(_row("kernels", f"{name}: in op", _ops(ka), _ops(kb)))
         rows.append(_row("kernels", f"{name}: in output code", _in_output_code(a, ka), _in_output_code(b, kb)))
-        rows.append(_row("kernels", f"{name}: run-time launches", _launches(ka), _launches(kb)))
+        rows.append(_row("kernels", f"{name}: run-time launches", _launches(a, ka), _launches(b, kb)))
     return rows
 
 
@@ -188,9 +188,11 @@ def _in_output_code(report: Report, kernel: Kernel | None) -> str | None:
     return "no" if any(g.stage == "output_code" for g in report.graphs) else "n/a"
 
 
-def _launches(kernel: Kernel | None) -> int | None:
+def _launches(report: Report, kernel: Kernel | None) -> int | str | None:
     if kernel is None:
         return None
+    if report.meta.mode == "trace":  # a trace holds the compile, not the run
+        return "unknown (trace)"
     return sum(o.launches or 0 for o in kernel.occurrences if o.stage == "runtime")
 
 

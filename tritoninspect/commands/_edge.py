@@ -124,6 +124,11 @@ def report_for(target: str, options: CaptureOptions, *, given: Mapping[str, obje
         from tritoninspect.report import read_report
 
         return read_report(target)
+    from tritoninspect import traces
+
+    if traces.is_trace(target):  # a TORCH_TRACE log or folder: read, torch not imported
+        refuse_capture_options(given)
+        return traces.one_report(target)
     spec = parse_spec(target)  # a typo fails here, before the heavy imports
     ready_to_capture()
     from tritoninspect import pipeline
@@ -200,6 +205,10 @@ def source_file(target: str) -> Path | None:
     from tritoninspect.spec import is_saved_report, parse_spec
 
     if is_saved_report(target):
+        return Path(target)
+    from tritoninspect.traces import is_trace
+
+    if is_trace(target):
         return Path(target)
     try:
         return parse_spec(target).path

@@ -124,7 +124,9 @@ def _check_options(targets: list[str], options: CaptureOptions, *, inputs_b: str
                    stage_given: bool) -> None:
     from tritoninspect.spec import is_saved_report
 
-    saved = [is_saved_report(t) for t in targets]
+    from tritoninspect.traces import is_trace
+
+    saved = [is_saved_report(t) or is_trace(t) for t in targets]
     if all(saved):
         given = given_options(options, stage=stage_given, bench=bench)
         refuse_capture_options({"inputs": given.pop("inputs"), "inputs_b": inputs_b, **given})

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
@@ -11,6 +12,7 @@ from tritoninspect.commands._edge import (
     edge,
     exit_if_failed,
     given_options,
+    refuse_capture_options,
     report_for,
 )
 from tritoninspect.commands._options import (
@@ -31,6 +33,7 @@ from tritoninspect.commands._options import (
     TargetArg,
     TimeoutOpt,
 )
+from tritoninspect.commands._traces import emit_ranks, is_trace_of_ranks, logs_in, say_trace_written
 from tritoninspect.errors import ExitCode
 
 
@@ -60,6 +63,10 @@ def graph(
     kernel: Annotated[
         Optional[str], typer.Option("--kernel", metavar="NAME", help="The stage-by-stage tables of this kernel only.")
     ] = None,
+    trace: Annotated[
+        Optional[Path], typer.Option("--trace", metavar="DIR",
+                                     help="Also write the run's TORCH_TRACE log into DIR (tlparse opens it).")
+    ] = None,
     force: ForceOpt = False,
     timeout: TimeoutOpt = None,
     quiet: QuietOpt = False,
@@ -71,11 +78,17 @@ def graph(
     with edge(json_out=json_out, debug=debug) as err:
         check_outputs(output=output, dump=dump, targets=[target], force=force)
         options = CaptureOptions(inputs=inputs, device=device.value, dynamic=dynamic, backward=backward,
-                                 stage=stage.value, resources=resources, arch=target_arch)
+                                 stage=stage.value, resources=resources, arch=target_arch,
+                                 trace_dir=str(trace) if trace else None)
         given = given_options(options, stage=stage is not Stage.inductor, resources=resources, target=target_arch,
-                              timeout=timeout)
+                              timeout=timeout, trace=trace)
+        if is_trace_of_ranks(target):
+            refuse_capture_options(given)
+            return emit_ranks(target, json_out=json_out, output=output)
+        written = logs_in(trace)
         report = report_for(target, options, given=given, err=err, timeout=timeout,
                             progress=not (quiet or json_out), debug=debug)
+        say_trace_written(err, trace, written)
         from tritoninspect.render.emit import emit
 
         shown, text = report, "text"

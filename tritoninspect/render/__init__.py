@@ -47,6 +47,12 @@ def _diff_text(diff: Any, *, color: bool | None = None, width: int | None = None
     return DiffRenderer(width=width, color=color).render(diff)
 
 
+def _ranks_text(summary: Any, *, color: bool | None = None, width: int | None = None) -> str:
+    from tritoninspect.render.ranks import render_ranks
+
+    return render_ranks(summary, color=color, width=width)
+
+
 def _check_text(result: Any, *, color: bool | None = None, width: int | None = None) -> str:
     from tritoninspect.render.check import render_check
 
@@ -103,6 +109,7 @@ RENDERERS: dict[str, Renderer] = {
     "check": _check_text,
     "html": _html,
     "html:breaks": _html_breaks,
+    "ranks": _ranks_text,
     **{f"show:{view}": _show(view) for view in SHOW_VIEWS},
 }
 

@@ -22,7 +22,9 @@ def kernel_table(report: Report, cwd: Path) -> list[RenderableType]:
     """The one-row-per-kernel summary; never omitted, so "no kernels" is said out loud."""
     title = heading("User-defined Triton kernels", len(report.kernels))
     if not report.kernels:
-        return [title, Text("no user-defined Triton kernels were seen", style="yellow")]
+        unseen = " in the traced graphs (kernels inside opaque custom ops do not show in a trace)" \
+            if report.meta.mode == "trace" else ""
+        return [title, Text(f"no user-defined Triton kernels were seen{unseen}", style="yellow")]
     t = table("kernel", "entries", "compile ids", "source", "in output code", "mutation fallback")
     for k in report.kernels:
         status = fmt.output_code_status(k)
@@ -33,7 +35,7 @@ def kernel_table(report: Report, cwd: Path) -> list[RenderableType]:
             ", ".join(fmt.sorted_ids(o.compile_id for o in k.occurrences)) or fmt.NONE,
             fmt.location(k.file, k.line, cwd=cwd),
             Text(status, style=ALERT if status.startswith("MISSING") else ""),
-            Text("yes", style=ALERT) if fmt.fallback_occurrences(k) else "no",
+            Text("yes", style=ALERT) if fmt.fallback_occurrences(k) else "unknown" if report.meta.mode == "trace" else "no",
         )
     return [title, t]
 

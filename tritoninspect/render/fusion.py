@@ -38,6 +38,8 @@ def kernels_description(report: Report) -> str:
         return "CPU (C++) kernels in compile-only mode"
     if report.meta.mode == Mode.GPU.value:
         return "Triton kernels"
+    if report.meta.mode == Mode.TRACE.value:
+        return f"{'Triton' if 'cuda' in report.meta.device else 'CPU (C++)'} kernels of the traced run"
     return f"{report.meta.mode} kernels"
 
 
@@ -121,7 +123,8 @@ def _marked_calls(report: Report, graph: Graph) -> set[int]:
 def _kernel_block(report: Report, kernel: Kernel, cwd: Path) -> RenderableType:
     where = fmt.location(kernel.file, kernel.line, cwd=cwd)
     parts: list[RenderableType] = [Text.assemble((kernel.name, "bold"), f"  {where}  ", entries_text(kernel.entries))]
-    body = [*_dropped(kernel), *_neighbourhoods(kernel), *_clones(kernel, cwd)]
+    traced = report.meta.mode == Mode.TRACE.value
+    body = [*_dropped(kernel), *_neighbourhoods(kernel, traced), *_clones(kernel, cwd)]
     if not body:
         body = [Text(_nothing_to_show(report, kernel), style="dim")]
     parts += [Padding(b, (0, 0, 0, 2)) for b in body]
@@ -147,15 +150,15 @@ def _dropped(kernel: Kernel) -> list[RenderableType]:
     return lines
 
 
-def _neighbourhoods(kernel: Kernel) -> list[RenderableType]:
+def _neighbourhoods(kernel: Kernel, traced: bool = False) -> list[RenderableType]:
     blocks: list[RenderableType] = []
     for o in kernel.occurrences:
         for n in o.neighbourhood or ():
-            blocks.append(_neighbourhood(o, n))
+            blocks.append(_neighbourhood(o, n, traced))
     return blocks
 
 
-def _neighbourhood(o: Occurrence, n: Neighbourhood) -> RenderableType:
+def _neighbourhood(o: Occurrence, n: Neighbourhood, traced: bool = False) -> RenderableType:
     opaque = o.stage == "runtime" and o.custom_op is not None
     what = f"inside opaque {o.custom_op}: extern call {n.call}" if opaque else f"launch {n.call}"
     lines: list[RenderableType] = [Text.assemble((f"[{n.compile_id}] {n.part}", "bold"), f": {what} (#{n.index})")]
@@ -168,7 +171,7 @@ def _neighbourhood(o: Occurrence, n: Neighbourhood) -> RenderableType:
         if r.index not in adjacent:
             add_row(facts, "shares", _neighbour_text(r, opaque))
     lines.append(Padding(facts, (0, 0, 0, 2)))
-    lines += [Padding(line, (0, 0, 0, 2)) for line in _verdict(o, n, opaque)]
+    lines += [Padding(line, (0, 0, 0, 2)) for line in _verdict(o, n, opaque, traced)]
     return Group(*lines)
 
 
@@ -190,7 +193,7 @@ def _arg_name(arg: str, opaque: bool) -> str:
     return arg
 
 
-def _verdict(o: Occurrence, n: Neighbourhood, opaque: bool) -> list[Text]:
+def _verdict(o: Occurrence, n: Neighbourhood, opaque: bool, traced: bool = False) -> list[Text]:
     split = [x for x in (n.before, n.after) if x and x.shared]
     if opaque:
         if len(split) == 2:
@@ -204,6 +207,9 @@ def _verdict(o: Occurrence, n: Neighbourhood, opaque: bool) -> list[Text]:
     elif n.epilogue_fusion == "off" and n.after and any(s.flow == "consumer" for s in n.after.shared):
         lines.append(Text("not fused: epilogue fusion into user kernels is off "
                           "(torch._inductor.config.epilogue_fusion_user_defined_triton_kernel)", style="dim"))
+    elif n.epilogue_fusion is None and traced:
+        lines.append(Text("epilogue fusion: not known from a trace (it does not hold the kernel's own source)",
+                          style="dim"))
     elif n.epilogue_fusion is None:
         lines.append(Text("not fused: this torch cannot fuse into user kernels", style="dim"))
     return lines

@@ -89,6 +89,11 @@ def _mode_line(report: Report) -> Text:
         return Text(f"mode: compile-only ({detail})", style="bold black on yellow")
     if meta.mode == Mode.GPU.value:
         return Text(f"mode: gpu ({meta.device})", style="bold green")
+    if meta.mode == Mode.TRACE.value:
+        rank = f", rank {meta.rank}" if meta.rank is not None else ""
+        run = "a run (device unknown)" if meta.device == "unknown" else f"a {meta.device} run"
+        return Text(f"mode: trace (read from the TORCH_TRACE log of {run}{rank}; "
+                    "not run here: no launch counts)", style="bold cyan")
     return Text(f"mode: {meta.mode} ({meta.device})", style="bold")
 
 
@@ -114,7 +119,8 @@ def _opaque_ops(report: Report, cwd: Path) -> list[RenderableType]:
         return []
     t = table("compile id", "stage", "custom op", "node", "kernels launched inside")
     for op in sorted(report.opaque_ops, key=lambda o: fmt.compile_id_key(o.compile_id)):
-        inside = ", ".join(fmt.kernels_inside(report, op)) or "none seen"
+        unseen = "unknown (not in a trace)" if report.meta.mode == "trace" else "none seen"
+        inside = ", ".join(fmt.kernels_inside(report, op)) or unseen
         add_row(t, op.compile_id, op.stage, Text(op.op, style="yellow"), op.node, inside)
     note = Text("custom ops Inductor calls as a black box: it cannot see, fuse or reorder the kernels inside",
                 style="dim")

@@ -58,6 +58,10 @@ def get_side(label: str, source: str, *, options: CaptureOptions, bench: bool = 
     """A saved report as it is, or a target captured in a fresh process (ended after `timeout` s)."""
     if is_saved_report(source):
         return load_side(label, source)
+    from tritoninspect import traces
+
+    if traces.is_trace(source):  # a TORCH_TRACE log: read like a saved report (one rank)
+        return SideResult(traces.one_report(source), None, source, saved=True)
     return capture_side(label, source, options=options, bench=bench, debug=debug, timeout=timeout)
 
 

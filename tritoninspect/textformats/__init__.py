@@ -5,12 +5,14 @@
 - `output_code`: Inductor's output code (user kernels, custom-op calls, what `call()` launches).
 - `ttir`: Triton IR text (from an op to its kernel source line).
 - `fx_graph`: FX graph code as reports keep it (nodes and their inputs, for the HTML report's pictures).
+- `fx_readable`: `print_readable` graphs of a TORCH_TRACE (kernel HOP nodes with their kwargs, op calls, source lines).
+- `torch_trace`: TORCH_TRACE log records.
 
 Anything derived from live torch (e.g. the aten op names) is passed in as an argument.
 """
 
 from __future__ import annotations
 
-from tritoninspect.textformats import breaks, fx_graph, output_code, paths, ttir
+from tritoninspect.textformats import breaks, fx_graph, fx_readable, output_code, paths, torch_trace, ttir
 
-__all__ = ["breaks", "fx_graph", "output_code", "paths", "ttir"]
+__all__ = ["breaks", "fx_graph", "fx_readable", "output_code", "paths", "torch_trace", "ttir"]

@@ -21,6 +21,7 @@ torch-free in `tritoninspect.textformats`.
 - `device_queries`: compile-only mode's answers to torch.cuda's device queries (an emulated GPU).
 - `interpreter`: launches through Triton's interpreter in compile-only mode.
 - `triton_compile`: `--resources`: compile per config, metadata, registers.
+- `trace_log`: `graph --trace DIR`: torch's structured-trace handler writing to a directory of ours.
 """
 
 from __future__ import annotations
@@ -34,11 +35,12 @@ from tritoninspect.capture.compat import (
     interpreter,
     kernels,
     library,
+    trace_log,
     triton_compile,
     versions,
 )
 
 __all__ = [
     "compile_only", "device_queries", "dynamo", "hops", "inductor", "interpreter", "kernels", "library",
-    "triton_compile", "versions",
+    "trace_log", "triton_compile", "versions",
 ]

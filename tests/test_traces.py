@@ -1,0 +1,207 @@
+"""Reports read from TORCH_TRACE logs (tier a): the traces of the samples in tests/fixtures/traces/
+were made by plain `torch.compile` with TORCH_TRACE set (tools/make_trace_fixtures.py); their
+reports must say what a live capture of the same sample says about the compiled program.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from _trace_expect import TRACES, assert_same_kernels, breaks, live_report, opaque_ops, recompiles
+from tritoninspect.textformats import fx_readable as fx_graph
+from tritoninspect.textformats.torch_trace import read_trace
+from tritoninspect.traces import trace_reports
+
+#: Folders of tests/fixtures/traces/ that are not one sample's trace made here.
+NOT_SAMPLES = {"ranks", "provenance", "gpu", "shape_mismatch"}  # shape_mismatch: tests/test_traces_cli.py
+SAMPLES = sorted(p.name for p in TRACES.iterdir() if p.is_dir() and p.name not in NOT_SAMPLES)
+#: Samples whose only kernel launches inside an opaque custom_op: a trace shows the op, not the kernel.
+OPAQUE_ONLY = {"custom_op"}
+
+
+def trace_report(sample: str):
+    (report,) = trace_reports(str(TRACES / sample))
+    return report
+
+
+@pytest.mark.parametrize("sample", SAMPLES)
+def test_trace_gives_the_live_kernel_entries_breaks_and_recompiles(sample: str) -> None:
+    live = live_report(sample)
+    if live is None:
+        pytest.skip(f"no live capture or stored report of {sample}")
+    trace = trace_report(sample)
+    assert trace.meta.mode == "trace"
+    assert_same_kernels(trace, live)
+    assert breaks(trace) == breaks(live)
+    assert recompiles(trace) == recompiles(live)
+    assert opaque_ops(trace) == opaque_ops(live)
+
+
+GPU_TRACES = TRACES / "gpu"
+GPU_SAMPLES = sorted(p.name for p in GPU_TRACES.iterdir() if p.is_dir() and p.name not in NOT_SAMPLES) \
+    if GPU_TRACES.is_dir() else []
+
+
+@pytest.mark.skipif(not GPU_SAMPLES, reason="no GPU trace fixtures (tests/fixtures/traces/gpu/, made by scripts/gpu-traces)")
+@pytest.mark.parametrize("sample", GPU_SAMPLES or ["none"])
+def test_gpu_trace_gives_the_gpu_reports_kernel_entries_breaks_and_recompiles(sample: str) -> None:
+    """A trace made on the GPU machine (torch 2.11, gpu mode) against the gpu-mode report of the
+    same sample from that machine (tests/fixtures/gpu/)."""
+    from tritoninspect.report import read_report
+
+    stored = TRACES.parent / "gpu" / f"{sample}.json"
+    if not stored.exists():
+        pytest.skip(f"no stored gpu report of {sample}")
+    live = read_report(stored)
+    (trace,) = trace_reports(str(GPU_TRACES / sample))
+    assert trace.meta.device == "cuda" and trace.meta.torch == live.meta.torch
+    assert_same_kernels(trace, live)
+    assert breaks(trace) == breaks(live)
+    assert recompiles(trace) == recompiles(live)
+    assert opaque_ops(trace) == opaque_ops(live)
+
+
+def test_kernel_inside_an_opaque_custom_op_is_unknown_not_guessed() -> None:
+    trace = trace_report("custom_op")
+    live = live_report("custom_op")
+    assert [k.name for k in live.kernels] == ["add_kernel"]
+    assert trace.kernels == ()
+    assert {o.op for o in trace.opaque_ops} == {"tisample_custom_op::add"}
+    assert all(o.kernels == () for o in trace.opaque_ops)
+    assert any("opaque custom_op" in u for u in trace.meta.unknown)
+    assert any(d.severity == "note" and "opaque custom_op" in d.message for d in trace.diagnostics)
+
+
+def test_triton_op_nested_or_from_a_registered_backward_has_its_op_unknown() -> None:
+    trace = trace_report("triton_op_autograd")
+    ops = {k.name: {o.custom_op for o in k.occurrences} for k in trace.kernels}
+    assert ops == {"mul_kernel": {None}, "scale_kernel": {None}, "mul_grads_kernel": {None}}
+    assert {k.name: k.entries for k in trace.kernels} == {n: ("triton_op",) for n in ops}
+    notes = [d.message for d in trace.diagnostics if d.severity == "note"]
+    assert any("mul_grads_kernel" in n and "registered backward" in n for n in notes)
+
+
+def test_trace_report_says_where_the_trace_came_from() -> None:
+    report = trace_report("add_raw")
+    assert report.meta.torch.startswith("2.")
+    assert report.meta.device == "cpu"
+    assert report.meta.triton
+    assert all(o.launches is None for k in report.kernels for o in k.occurrences)
+
+
+def test_reading_a_trace_imports_no_torch() -> None:
+    code = textwrap.dedent(f"""
+        import sys
+        from tritoninspect.traces import trace_reports
+        trace_reports({str(TRACES / 'triton_op')!r})
+        from typer.testing import CliRunner
+        from tritoninspect.cli import app
+        for args in (["graph", {str(TRACES / 'ranks')!r}], ["breaks", {str(TRACES / 'graph_break')!r}]):
+            assert CliRunner().invoke(app, args).exit_code == 0
+        assert "torch" not in sys.modules and "triton" not in sys.modules, sorted(sys.modules)
+    """)
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_trace_events_payloads_and_interned_stacks(tmp_path: Path) -> None:
+    log = tmp_path / "dedicated_log_torch_trace_rank_1_abc.log"
+    log.write_text(
+        'V1130 08:00:00.000001 7 torch/_logging/structured.py:28] {"str": ["model.py", 0]}\n'
+        'V1130 08:00:00.000002 7 torch/_dynamo/convert_frame.py:1] {"dynamo_start": {"stack": '
+        '[{"line": 3, "name": "f", "filename": 0}]}, "rank": 1, "frame_id": 2, "frame_compile_id": 1, "attempt": 1}\n'
+        'V1130 08:00:00.000003 7 torch/_dynamo/output_graph.py:1] {"dynamo_output_graph": {}, "rank": 1, '
+        '"frame_id": 2, "frame_compile_id": 1, "attempt": 0, "has_payload": "x"}\n'
+        "\tclass GraphModule(torch.nn.Module):\n\t    def forward(self):\n"
+    )
+    trace = read_trace(log)
+    assert trace.rank == 1
+    start, graph = trace.events
+    assert start.meta["stack"][0]["filename"] == "model.py"
+    assert (start.compile_id, graph.compile_id) == ("2/1", "2/1")
+    assert graph.payload.splitlines() == ["class GraphModule(torch.nn.Module):", "    def forward(self):"]
+
+
+def test_hop_nodes_parse_from_printed_graphs() -> None:
+    code = textwrap.dedent('''\
+        class GraphModule(torch.nn.Module):
+            def forward(self, L_x_: "f32[64][1]cuda:0", s77: "Sym(s77)"):
+                l_x_ = L_x_
+                # File: m.py:9 in forward, code: wrap_triton(add_kernel)[(triton.cdiv(n, 16),)](x, x, n)
+                floordiv: "Sym(((s77 + 15)//16))" = s77 // 16
+                t = torch.ops.higher_order.triton_kernel_wrapper_functional(kernel_idx = 3, constant_args_idx = 4, grid = [(floordiv, 1, 1)], tma_descriptor_metadata = {}, kwargs = {'x_ptr': l_x_, 'n': s77, 'note': 'a), b'}, tensors_to_clone = ['x_ptr']);  l_x_ = None
+                y = torch.ops.mylib.opaque.default(l_x_)
+                return (y,)
+    ''')
+    graph = fx_graph.parse_graph(code, frozenset({"aten"}))
+    (hop,) = graph.hops
+    assert (hop.kernel_idx, hop.form, hop.tensors_to_clone) == (3, "functional", ("x_ptr",))
+    assert hop.kwargs["note"] == "a), b" and hop.grid == ((fx_graph.Ref("floordiv"), 1, 1),)
+    assert fx_graph.launched_name(hop.source.code) == "add_kernel"
+    assert fx_graph.tensor_info(graph.types["l_x_"]) == ("float32[64]", 256)
+    assert fx_graph.sym_expr(graph.types["floordiv"]) == "((s77 + 15)//16)"
+    assert [(o.name, o.op) for o in graph.ops] == [("y", "mylib::opaque")]
+
+
+@pytest.mark.parametrize("sample", ["add_raw", "triton_op", "inplace"])
+def test_fusion_neighbourhood_from_a_trace_is_the_live_one(sample: str) -> None:
+    """The launches around each user kernel and the epilogue-fusion verdict come from the
+    output code (and Inductor's config in the compile metrics), which a trace holds."""
+    def around(report):
+        return sorted((o.compile_id, n.call, n.before.name if n.before else None, n.after.name if n.after else None,
+                       n.epilogue_fusion) for k in report.kernels for o in k.occurrences
+                      if o.stage == "output_code" for n in o.neighbourhood or ())
+
+    trace, live = trace_report(sample), live_report(sample)
+    assert around(trace) and around(trace) == around(live)
+
+
+def test_provenance_names_the_kernels_where_torch_traced_it() -> None:
+    """tests/fixtures/traces/provenance/triton_op_autograd: INDUCTOR_PROVENANCE=1. torch 2.13 traces
+    the mappings of the forward compile; the lazily compiled backward's come out empty, so its
+    kernel is named by launch order, as without provenance."""
+    (traced,) = trace_reports(str(TRACES / "provenance" / "triton_op_autograd"))
+    plain = trace_report("triton_op_autograd")
+    assert_same_kernels(traced, plain)
+    how = {d.message.split(" → ")[1].split(",")[0]: d.message.rsplit("(from ", 1)[1] for d in traced.diagnostics
+           if d.source == "kernel_idx"}
+    assert how == {"mul_kernel": "Inductor's provenance)", "scale_kernel": "Inductor's provenance)",
+                   "mul_grads_kernel": "launch order in the output code)"}
+    # The Inductor kernels around the user kernels got their ops from provenance too.
+    calls = [c for g in traced.graphs if g.stage == "output_code" and g.part == "forward" for c in g.code_calls]
+    assert {(c.name, c.ops, c.ops_source) for c in calls if c.kind == "inductor"} >= {("cpp_fused_sin_0", ("sin",), "inductor")}
+
+
+def test_provenance_mapping_keeps_one_entry_per_call_in_handle_order() -> None:
+    from tritoninspect.analyse.trace_provenance import kernel_ops, kernel_posts
+
+    payload = ('{"cppCodeToPost": {"k_0:7": ["b"], "k_0:3": ["a", "x"], "add_kernel_0:5": ["hop"]},'
+               ' "postToCppCode": {}, "version": 2.0}')
+    posts = kernel_posts(payload)
+    assert posts == {"k_0": [["a", "x"], ["b"]], "add_kernel_0": [["hop"]]}
+    assert kernel_ops(posts, {"a": "sin", "x": "cos", "b": "mul"})["k_0"] == [("sin", "cos"), ("mul",)]
+    assert kernel_posts("not json") == {} and kernel_posts('{"version": 2.0}') == {}
+
+
+def test_a_gzipped_log_reads_the_same(tmp_path: Path) -> None:
+    import gzip
+
+    (log,) = (TRACES / "add_raw").glob("*.log")
+    packed = tmp_path / (log.name + ".gz")
+    packed.write_bytes(gzip.compress(log.read_bytes()))
+    (plain,) = trace_reports(str(log))
+    (unpacked,) = trace_reports(str(packed))
+    assert unpacked.kernels == plain.kernels and unpacked.graphs == plain.graphs
+
+
+def test_compile_ids_as_torch_prints_them() -> None:
+    from tritoninspect.textformats.torch_trace import compile_id
+
+    assert compile_id({"frame_id": 1, "frame_compile_id": 2, "attempt": 1}) == "1/2"
+    assert compile_id({"compiled_autograd_id": 0, "frame_id": 1, "frame_compile_id": 2}) == "!0/1/2"
+    assert compile_id({"compiled_autograd_id": 3}) == "!3"
+    assert compile_id({}) is None

@@ -1,0 +1,123 @@
+"""The commands on TORCH_TRACE logs: several ranks, `breaks`/`check`/`diff` on traces, and
+`graph --trace DIR` writing a trace that reads back as the same report (slow: it compiles)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner, Result
+
+from _trace_expect import TRACES, assert_same_kernels, breaks, recompiles
+from tritoninspect.cli import app
+from tritoninspect.traces import trace_reports
+
+RANKS = TRACES / "ranks"
+REPO = Path(__file__).resolve().parents[1]
+
+
+def cli(*args: str) -> Result:
+    return CliRunner().invoke(app, list(args), catch_exceptions=False)
+
+
+def rank_log(rank: int) -> str:
+    (log,) = RANKS.glob(f"*_rank_{rank}_*.log")
+    return str(log)
+
+
+def test_two_rank_trace_gives_a_report_per_rank_and_where_they_differ() -> None:
+    result = cli("graph", str(RANKS), "--json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["ranks"] == ["rank 0", "rank 1"]
+    assert [r["meta"]["rank"] for r in data["reports"]] == [0, 1]
+    differ = {d["what"]: {g["ranks"][0]: g["value"] for g in d["groups"]} for d in data["differences"]}
+    # tools/make_rank_trace.py: rank 1 also ran 100 elements, so it recompiled and rank 0 did not.
+    assert differ["recompiles"]["rank 0"] == "none"
+    assert "size mismatch" in differ["recompiles"]["rank 1"]
+    assert differ["kernel one_block_kernel"] == {"rank 0": "hop in 0/0", "rank 1": "hop in 0/0, 0/1"}
+    assert "graph breaks" not in differ
+
+
+def test_two_rank_trace_text_names_the_differences_then_each_rank() -> None:
+    result = cli("graph", str(RANKS))
+    assert result.exit_code == 0, result.output
+    text = result.stdout
+    assert "Where ranks differ" in text and "recompiles" in text
+    assert text.index("═ rank 0 ═") < text.index("═ rank 1 ═")
+
+
+def test_diff_of_two_rank_logs() -> None:
+    result = cli("diff", rank_log(0), rank_log(1), "--json")
+    assert result.exit_code in (0, 1), result.output
+    data = json.loads(result.stdout)
+    assert (data["a"]["mode"], data["b"]["mode"]) == ("trace", "trace")
+    rows = {r["name"]: (r["a"], r["b"]) for r in data["rows"] if r["section"] == "graphs"}
+    assert rows["recompiles"] == (0, 1)
+
+
+def test_breaks_and_check_read_a_trace() -> None:
+    trace = str(TRACES / "graph_break")
+    shown = cli("breaks", trace)
+    assert shown.exit_code == 0, shown.output
+    assert "Skip calling `torch.compiler.disable()`d function" in shown.stdout
+    checked = cli("check", trace, "--no-breaks", "--entry", "add_kernel=hop")
+    assert checked.exit_code == 1
+    failures = [line for line in checked.stdout.splitlines() if line.startswith("FAIL")]
+    assert len(failures) == 1 and failures[0].startswith("FAIL --no-breaks: 2 graph break(s)")
+
+
+def test_capture_options_are_refused_for_a_trace() -> None:
+    result = cli("graph", str(RANKS), "--device", "cpu")
+    assert result.exit_code == 2
+    assert "--device" in result.output
+
+
+def test_a_folder_of_logs_with_one_log_is_one_report() -> None:
+    result = cli("graph", str(TRACES / "add_raw"), "--json")
+    assert result.exit_code == 0
+    assert json.loads(result.stdout)["meta"]["mode"] == "trace"
+
+
+def test_a_log_without_trace_events_is_one_error_line(tmp_path: Path) -> None:
+    log = tmp_path / "train.log"
+    log.write_text("epoch 1 loss 0.3\n")
+    result = cli("graph", str(log))
+    assert result.exit_code == 2
+    assert "no TORCH_TRACE events" in result.output and "Traceback" not in result.output
+
+
+@pytest.mark.slow
+def test_graph_trace_writes_a_trace_that_reads_back_as_the_same_report(tmp_path: Path) -> None:
+    trace_dir = tmp_path / "trace"
+    command = [sys.executable, "-m", "tritoninspect", "graph", "samples/triton_op.py:Net", "--device", "cpu",
+               "--trace", str(trace_dir), "-o", str(tmp_path / "live.json")]
+    done = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    (log,) = trace_dir.glob("*.log")
+    assert f"wrote {log}" in done.stderr
+    from tritoninspect.report import read_report
+
+    live = read_report(tmp_path / "live.json")
+    (trace,) = trace_reports(str(trace_dir))
+    assert_same_kernels(trace, live)
+    assert breaks(trace) == breaks(live) and recompiles(trace) == recompiles(live)
+    # Provenance was on for the run: the kernel was named from it.
+    assert any("provenance" in d.message for d in trace.diagnostics if d.source == "kernel_idx")
+    # One trace, not two: the recorder's handler only reads.
+    assert sum(1 for line in log.read_text().splitlines() if '"inductor_output_code"' in line) == 1
+
+
+def test_a_trace_of_a_failed_compile_reports_the_failure_and_exits_4() -> None:
+    """tests/fixtures/traces/shape_mismatch: tests/assets/failures/shape_mismatch.py under plain
+    torch.compile, which fails while Dynamo traces (the trace's compilation_metrics say why)."""
+    (report,) = trace_reports(str(TRACES / "shape_mismatch"))
+    failure = report.failure
+    assert (failure.stage, failure.compile_id, failure.exc_type) == ("dynamo", "0/0", "RuntimeError")
+    assert failure.message == "matmul: a and b must have same reduction dim, but got [2, 4] X [5, 3]."
+    assert failure.user_frame == "tests/assets/failures/shape_mismatch.py:14"
+    result = cli("graph", str(TRACES / "shape_mismatch"))
+    assert result.exit_code == 4

@@ -1,0 +1,96 @@
+"""Several ranks' reports (one TORCH_TRACE log each) and where they differ.
+
+A distributed job writes one log per rank. Ranks that compiled the same program agree on
+every facet below; a facet whose value differs between ranks is listed with the groups of
+ranks that share each value (ranks that break or recompile elsewhere, a kernel that entered
+as a HOP on one rank and never on another, different compile ids...).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+from tritoninspect.report import Report
+
+#: Version of the `graph DIR --json` document for several ranks (changelog: 1 first version).
+RANKS_SCHEMA_VERSION = 1
+
+
+@dataclass(frozen=True)
+class RankGroup:
+    ranks: tuple[str, ...]
+    value: str
+
+
+@dataclass(frozen=True)
+class RankDifference:
+    """One facet whose value is not the same on every rank."""
+
+    what: str
+    groups: tuple[RankGroup, ...]
+
+
+@dataclass(frozen=True)
+class RankSummary:
+    """The reports of several ranks and where they differ."""
+
+    source: str
+    ranks: tuple[str, ...]
+    reports: tuple[Report, ...]
+    differences: tuple[RankDifference, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "schema_version": RANKS_SCHEMA_VERSION,
+            "tool": "tritoninspect",
+            "source": self.source,
+            "ranks": list(self.ranks),
+            "differences": [{"what": d.what, "groups": [{"ranks": list(g.ranks), "value": g.value} for g in d.groups]}
+                            for d in self.differences],
+            "reports": [r.to_dict() for r in self.reports],
+        }
+
+    def to_json(self, indent: int | None = 2) -> str:
+        return json.dumps(self.to_dict(), indent=indent, default=str)
+
+
+def rank_name(report: Report, position: int) -> str:
+    """"rank 1" (from the log), else the log's position "log 2"."""
+    return f"rank {report.meta.rank}" if report.meta.rank is not None else f"log {position}"
+
+
+def summarise_ranks(source: str, reports: list[Report]) -> RankSummary:
+    """The facets on which the ranks' reports differ, in a fixed order."""
+    names = tuple(rank_name(r, i) for i, r in enumerate(reports))
+    facets: dict[str, list[str]] = {}
+    for report in reports:
+        for what, value in _facets(report).items():
+            facets.setdefault(what, [])
+    for what in facets:
+        facets[what] = [_facets(r).get(what, "none") for r in reports]
+    differences = []
+    for what, values in facets.items():
+        if len(set(values)) > 1:
+            groups = {v: tuple(n for n, x in zip(names, values) if x == v) for v in dict.fromkeys(values)}
+            differences.append(RankDifference(what, tuple(RankGroup(r, v) for v, r in groups.items())))
+    return RankSummary(source, names, tuple(reports), tuple(differences))
+
+
+def _facets(report: Report) -> dict[str, str]:
+    stages = Counter(g.stage for g in report.graphs)
+    facets = {
+        "graphs": ", ".join(f"{stage} {n}" for stage, n in stages.items()) or "none",
+        "compile ids": ", ".join(dict.fromkeys(g.compile_id for g in report.graphs if g.stage == "dynamo")) or "none",
+        "graph breaks": "; ".join(f"[{b.compile_id}] {b.file}:{b.line} {b.headline or b.reason}".strip()
+                                  for b in report.graph_breaks) or "none",
+        "recompiles": "; ".join(f"[{r.compile_id}] {r.reason}" for r in report.recompiles) or "none",
+        "opaque ops": ", ".join(sorted({o.op for o in report.opaque_ops})) or "none",
+        "failure": f"{report.failure.stage}: {report.failure.exc_type}" if report.failure else "none",
+    }
+    for kernel in report.kernels:
+        cids = sorted({o.compile_id for o in kernel.occurrences if o.compile_id})
+        facets[f"kernel {kernel.name}"] = f"{'/'.join(kernel.entries)} in {', '.join(cids) or 'no graph'}"
+    return facets

@@ -1,0 +1,321 @@
+"""A TORCH_TRACE log turned into the plain records a live capture makes, torch-free.
+
+The report of a trace is then built by the same analyses as a live one
+(`analyse.build_report`). What a trace cannot tell is left unknown, never guessed, and
+said in `TRACE_UNKNOWNS` notes: run-time launches (counts, eager launches outside
+compiled graphs), the kernels inside an opaque custom op (the op never reaches Inductor),
+the op of a `triton_op` decomposed before any graph the trace holds (e.g. called from a
+registered backward), mutation-analysis fallbacks (logged, not traced).
+
+Stages: `dynamo_output_graph` -> dynamo; `aot_{forward,backward,inference}_graph` ->
+aot_*; `before_post_grad_graph` -> post_grad (the graph as post-grad passes begin);
+`inductor_post_grad_graph` -> post_grad_final; `inductor_output_code` -> output code, its
+part from its `# AOT ID: ['0_forward']` line.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import linecache
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tritoninspect import textformats
+from tritoninspect.analyse.trace_kernels import KernelIndex, op_kinds
+from tritoninspect.analyse.trace_provenance import kernel_ops, kernel_posts, named_by_provenance
+from tritoninspect.capture.records import (
+    BreakRecord,
+    Capture,
+    FailureRecord,
+    GraphRecord,
+    NodeRecord,
+    OutputCodeRecord,
+    RecompileLimitRecord,
+    RecompileRecord,
+)
+from tritoninspect.textformats import fx_readable as fx_graph
+from tritoninspect.textformats.output_code import TORCH_OP_NAMESPACES
+from tritoninspect.textformats.torch_trace import TraceEvent, TraceLog, failure_summary
+
+_GRAPH_EVENTS = {
+    "dynamo_output_graph": ("dynamo", ""),
+    "aot_forward_graph": ("aot_forward", "forward"),
+    "aot_backward_graph": ("aot_backward", "backward"),
+    "aot_inference_graph": ("aot_inference", "inference"),
+}
+_POST_GRAD_ARTIFACTS = {"before_post_grad_graph": "post_grad", "inductor_post_grad_graph": "post_grad_final"}
+_AOT_ID_RE = re.compile(r"#\s*AOT ID: \['\d+_(?P<part>\w+)'\]")
+_CONTEXT_RADIUS = 2
+
+#: What a report read from a trace cannot know (shown as notes, `meta.unknown` in JSON).
+TRACE_UNKNOWNS = (
+    "run-time launches: how often each kernel ran, and launches outside compiled graphs (eager)",
+    "kernels launched inside an opaque custom_op (Inductor calls the op as a black box)",
+    "mutation-analysis fallbacks (torch logs them, it does not trace them)",
+)
+
+
+@dataclass
+class _Graph:
+    compile_id: str
+    stage: str
+    part: str
+    code: str
+    parsed: fx_graph.ParsedGraph
+    op_count: int | None = None
+
+
+@dataclass
+class _Reader:
+    """What has been read so far of one log."""
+
+    graphs: list[_Graph] = field(default_factory=list)
+    codes: list[OutputCodeRecord] = field(default_factory=list)
+    capture: Capture = field(default_factory=Capture)
+    metrics: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: (compile id, part, Inductor kernel -> post-grad nodes) from provenance artifacts.
+    provenance: list[tuple[str, str, dict[str, list[list[str]]]]] = field(default_factory=list)
+
+
+def capture_from_trace(log: TraceLog, target: str) -> Capture:
+    """The records of one trace log (one rank), as a live capture would hold them."""
+    reader = _Reader()
+    for event in log.events:
+        _read_event(reader, event)
+    _assign_post_grad_parts(reader)
+    _ops_from_provenance(reader)
+    capture = reader.capture
+    capture.output_code = reader.codes
+    capture.graphs = [_graph_record(g, reader.metrics) for g in reader.graphs]
+    named = named_by_provenance(reader.graphs, reader.codes, reader.provenance)
+    index = KernelIndex.build(reader.graphs, reader.codes, named)
+    capture.kernels = index.records()
+    capture.nodes = _nodes(reader, index)
+    capture.problems.extend(index.problems)
+    notes = [("kernel_idx", n) for n in index.mapping_notes(reader.graphs)] + [("trace", n) for n in index.notes]
+    capture.meta = {**_meta(log, reader, target), "notes": notes}
+    return capture
+
+
+def _read_event(reader: _Reader, event: TraceEvent) -> None:
+    cid = event.compile_id or "?"
+    if event.name in _GRAPH_EVENTS:
+        stage, part = _GRAPH_EVENTS[event.name]
+        _add_graph(reader, cid, stage, part, event.payload)
+    elif event.artifact in _POST_GRAD_ARTIFACTS:
+        _add_graph(reader, cid, _POST_GRAD_ARTIFACTS[event.artifact], "", event.payload)
+    elif event.name == "inductor_output_code":
+        reader.codes.append(_output_code(cid, event.payload))
+    elif event.artifact == "dynamo_graph_break_reason":
+        reader.capture.breaks.append(_break(cid, event.payload))
+    elif event.name == "compilation_metrics":
+        _metrics(reader, cid, event.meta)
+    elif event.artifact == "inductor_provenance_tracking_node_mappings":
+        # Traced right after the output code of the graph it describes (compile_fx.py).
+        codes = [c for c in reader.codes if c.compile_id == cid]
+        reader.provenance.append((cid, codes[-1].part if codes else "", kernel_posts(event.payload)))
+
+
+def _add_graph(reader: _Reader, cid: str, stage: str, part: str, code: str) -> None:
+    parsed = fx_graph.parse_graph(code, TORCH_OP_NAMESPACES)
+    reader.graphs.append(_Graph(cid, stage, part, code, parsed))
+
+
+def _output_code(cid: str, code: str) -> OutputCodeRecord:
+    kernels, externs = textformats.output_code.parse_output_code(code)
+    calls = textformats.output_code.parse_code_calls(code)
+    match = _AOT_ID_RE.search(code[:500])
+    return OutputCodeRecord(cid, match["part"] if match else "", code, kernels, externs, calls)
+
+
+def _assign_post_grad_parts(reader: _Reader) -> None:
+    """Post-grad graphs carry no part: each is the graph of the next output code of its
+    compile (Inductor lowers it and writes that code next); without one, the AOT parts in order."""
+    codes: dict[str, list[str]] = defaultdict(list)
+    for code in reader.codes:
+        codes[code.compile_id].append(code.part)
+    parts_in_order: dict[str, list[str]] = defaultdict(list)
+    for g in reader.graphs:
+        if g.stage.startswith("aot_"):
+            parts_in_order[g.compile_id].append(g.part)
+    for stage in _POST_GRAD_ARTIFACTS.values():
+        seen: dict[str, int] = defaultdict(int)
+        for g in reader.graphs:
+            if g.stage != stage:
+                continue
+            n = seen[g.compile_id]
+            seen[g.compile_id] += 1
+            known = codes[g.compile_id] or parts_in_order[g.compile_id]
+            g.part = known[n] if n < len(known) else ""
+
+
+def _ops_from_provenance(reader: _Reader) -> None:
+    """Each Inductor kernel's ops from its provenance (the post-grad nodes it was made
+    from), where the trace has it; otherwise the output code's comments say them."""
+    for cid, part, posts in reader.provenance:
+        finals = [g for g in reader.graphs if (g.compile_id, g.stage, g.part) == (cid, "post_grad_final", part)]
+        if len(finals) != 1:
+            continue
+        ops = kernel_ops(posts, finals[0].parsed.targets)
+        for i, code in enumerate(reader.codes):
+            if (code.compile_id, code.part) == (cid, part):
+                calls = textformats.output_code.parse_code_calls(code.code, ops)
+                reader.codes[i] = dataclasses.replace(code, calls=calls)
+
+
+def _graph_record(g: _Graph, metrics: dict[str, dict[str, Any]]) -> GraphRecord:
+    op_count = g.parsed.op_count
+    compile_time = None
+    if g.stage == "dynamo":
+        m = metrics.get(g.compile_id, {})
+        op_count = int(m.get("graph_op_count") or op_count)
+        compile_time = m.get("backend_compile_time_s")
+    return GraphRecord(g.compile_id, g.stage, g.part, g.code, op_count, tuple(g.parsed.subgraphs),
+                       compile_time_s=float(compile_time) if compile_time is not None else None)
+
+
+# --- graph breaks, recompiles, failures ------------------------------------------------------
+
+
+def _break(cid: str, payload: str) -> BreakRecord:
+    reason, file, line, stack, skipped = textformats.breaks.parse_graph_break(payload, ())
+    details = textformats.breaks.graph_break_details(payload)
+    context, start = _context(file, line)
+    library_context, library_start = _context(*textformats.breaks.frame_location(details["library_frame"] or ""))
+    return BreakRecord(cid, reason, file, line, stack, skipped, context=context, context_start=start,
+                       library_context=library_context, library_context_start=library_start, **details)
+
+
+def _context(file: str | None, line: int | None) -> tuple[tuple[str, ...], int | None]:
+    """Source lines around a break when the file is here too (a trace holds no source)."""
+    if not file or not line or not Path(file).is_file():
+        return (), None
+    start = max(1, line - _CONTEXT_RADIUS)
+    lines = [linecache.getline(file, n).rstrip("\n") for n in range(start, line + _CONTEXT_RADIUS + 1)]
+    while lines and not lines[-1]:
+        lines.pop()
+    return tuple(lines), start if lines else None
+
+
+def _metrics(reader: _Reader, cid: str, m: dict[str, Any]) -> None:
+    reader.metrics[cid] = m
+    _epilogue_setting(reader, cid, m.get("inductor_config"))
+    capture = reader.capture
+    fail_type, fail_reason = m.get("fail_type"), str(m.get("fail_reason") or "")
+    limit = textformats.breaks.recompile_limit(fail_reason) if fail_type else None
+    if limit is not None:
+        capture.recompile_limits.append(
+            RecompileLimitRecord(cid, *limit, m.get("co_name"), m.get("co_filename"), m.get("co_firstlineno")))
+        return
+    if m.get("recompile_reason") and not fail_type:
+        capture.recompiles.append(RecompileRecord(cid, str(m["recompile_reason"])))
+    if fail_type and capture.failure is None:
+        stage = "inductor" if any(c.compile_id == cid for c in reader.codes) else "dynamo"
+        file, line = m.get("fail_user_frame_filename"), m.get("fail_user_frame_lineno")
+        frame = f"{file}:{line}" if file and line else None
+        exc_type, message = failure_summary(str(fail_type), fail_reason)
+        capture.failure = FailureRecord(stage, cid, "", exc_type, message, user_frame=frame,
+                                        user_stack=(frame,) if frame else ())
+
+
+def _epilogue_setting(reader: _Reader, cid: str, config: Any) -> None:
+    """Inductor's `epilogue_fusion_user_defined_triton_kernel` when the compile's metrics
+    carry its config (`inductor_config`, a JSON string) and it is off: its output code then
+    fused nothing into user kernels. On, whether it did is left unknown (a trace lacks the
+    kernel's own source to compare with)."""
+    try:
+        value = json.loads(config).get("epilogue_fusion_user_defined_triton_kernel") if config else None
+    except (ValueError, AttributeError):
+        return
+    if value is False:
+        reader.codes = [dataclasses.replace(c, epilogue_fusion=False) if c.compile_id == cid else c
+                        for c in reader.codes]
+
+
+# --- kernel nodes --------------------------------------------------------------------------
+
+
+def _nodes(reader: _Reader, index: KernelIndex) -> list[NodeRecord]:
+    kinds = op_kinds(reader.graphs, reader.codes)
+    nodes: list[NodeRecord] = []
+    for g in reader.graphs:
+        for op in g.parsed.ops:
+            triton_op = kinds.get((g.compile_id, op.op)) == "triton_op"
+            kernels = index.kernels_of_op(op.op) if triton_op else []
+            for kid in kernels or [None]:
+                nodes.append(NodeRecord(g.compile_id, g.stage, g.part, op.subgraph, op.name, "op", kid, op.op,
+                                        triton_op))
+        for hop in g.parsed.hops:
+            nodes.append(_hop_record(g, hop, index))
+    return nodes
+
+
+def _hop_record(g: _Graph, hop: fx_graph.HopNode, index: KernelIndex) -> NodeRecord:
+    kid = index.kernel_id(hop.kernel_idx)
+    op, is_triton_op = index.op_of(g.compile_id, hop, stage=g.stage, part=g.part)
+    declared = set(index.constexpr_params(kid))
+    values = {k: _plain(v, g.parsed.types) for k, v in hop.kwargs.items() if not _is_tensor(v, g.parsed.types)}
+    tensors = {k: fx_graph.tensor_info(g.parsed.types.get(v.name, "")) for k, v in hop.kwargs.items()
+               if isinstance(v, fx_graph.Ref)}
+    tensors = {k: t for k, t in tensors.items() if t}
+    return NodeRecord(
+        g.compile_id, g.stage, g.part, hop.subgraph, hop.name, hop.form, kid, op, is_triton_op,
+        grid=tuple(tuple(_plain(x, g.parsed.types) for x in grid) for grid in hop.grid),
+        constexprs={k: v for k, v in values.items() if k in declared},
+        scalars={k: v for k, v in values.items() if k not in declared},
+        tensors_to_clone=hop.tensors_to_clone,
+        tensor_types={k: t for k, (t, _) in tensors.items()},
+        tensor_bytes={k: b for k, (_, b) in tensors.items()},
+    )
+
+
+def _is_tensor(value: Any, types: dict[str, str]) -> bool:
+    return isinstance(value, fx_graph.Ref) and fx_graph.tensor_info(types.get(value.name, "")) is not None
+
+
+def _plain(value: Any, types: dict[str, str]) -> Any:
+    """A SymInt node as its expression (as a live capture writes it), other nodes by name."""
+    if isinstance(value, fx_graph.Ref):
+        return fx_graph.sym_expr(types.get(value.name, "")) or value.name
+    return value
+
+
+def _meta(log: TraceLog, reader: _Reader, target: str) -> dict[str, Any]:
+    metrics = next(iter(reader.metrics.values()), {})
+    from tritoninspect import __version__
+
+    return {
+        "tool": "tritoninspect",
+        "tool_version": __version__,
+        "mode": "trace",
+        "device": _device(reader),
+        "torch": log.torch_version or str(metrics.get("pytorch_version") or ""),
+        "triton": str(metrics.get("triton_version") or ""),
+        "target": target,
+        "python": str(metrics.get("python_version") or "").split(" (", 1)[0],
+        "stage": _last_stage(reader),
+        "dynamic": None,
+        "backward": any(g.stage == "aot_backward" for g in reader.graphs),
+        "calls": 1,
+        "rank": log.rank,
+    }
+
+
+def _last_stage(reader: _Reader) -> str:
+    """How far the traced run went, in `--stage` words: inductor (output code), aot or dynamo."""
+    if reader.codes:
+        return "inductor"
+    return "aot" if any(g.stage != "dynamo" for g in reader.graphs) else "dynamo"
+
+
+_DEVICE_RE = re.compile(r'"[a-z]\w*\[[^\]]*\]\[[^\]]*\](?P<device>cuda|cpu|xpu|mps|hip)(?::\d+)?"')
+
+
+def _device(reader: _Reader) -> str:
+    """The device of the traced graphs' tensors, as printed in their types ("cuda", "cpu")."""
+    devices = {m["device"] for g in reader.graphs for m in _DEVICE_RE.finditer(g.code)}
+    return ", ".join(sorted(devices)) or "unknown"

@@ -1,0 +1,291 @@
+"""Which user kernel each `kernel_idx` of a trace is, and which op each kernel node came from.
+
+A trace has no side table: `kernel_idx` is only an index into the traced process's
+`kernel_side_table`, stable within that process (one log). A kernel is named from what
+the trace holds, in this order: Inductor's provenance artifacts (`trace_provenance.py`,
+where traced), the output code's user-kernel launches paired in graph order with the final
+post-grad graph's mutation HOPs, the launch line in the node's `# File:` comment
+(`add_kernel[grid](...)`, `wrap_triton(add_kernel)[grid](...)`); file and line come from the
+output code's definition (`# Original path: file:line`). A kernel none of these names stays
+`kernel_idx_N`, with a problem saying so.
+
+Entry: a HOP node whose kernel and source line also appear as a HOP in the Dynamo graph of
+the same compile is a raw launch (`hop`). One that appears only from AOTAutograd on was
+made by `wrap_triton` while AOTAutograd decomposed an op: a `triton_op`. Its op is the
+triton_op the Dynamo graph calls from the node's source line (decomposed nodes keep the op
+call's line), else the one its output-code launch names as source node, else unknown: in a
+backward graph (a registered backward called it), or when the op's decomposition holds
+several kernels (an op nested in it launched some; the trace cannot tell which).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tritoninspect.capture.records import KernelRecord, OutputCodeRecord
+from tritoninspect.textformats import fx_readable as fx_graph
+
+_SOURCE_NODES_RE = re.compile(r"#\s*(?:Topologically Sorted )?Source Nodes: \[(?P<nodes>[^\]]*)\]")
+_SIGNATURE_RE = re.compile(r"'signature': \{(?P<body>[^}]*)\}")
+
+
+def op_kinds(graphs: list[Any], codes: list[OutputCodeRecord]) -> dict[tuple[str, str], str]:
+    """(compile id, op) -> "custom_op" (AOTAutograd kept it: opaque), "triton_op" (called in
+    the Dynamo graph, gone from every later graph of the compile: decomposed) or "unknown"
+    (the trace holds no later graph of that compile)."""
+    later: dict[str, set[str]] = defaultdict(set)
+    has_later: set[str] = set()
+    for g in graphs:
+        if g.stage != "dynamo":
+            has_later.add(g.compile_id)
+            later[g.compile_id].update(op.op for op in g.parsed.ops)
+    for code in codes:
+        has_later.add(code.compile_id)
+        later[code.compile_id].update(code.extern_ops)
+    kinds: dict[tuple[str, str], str] = {}
+    for g in graphs:
+        for op in g.parsed.ops:
+            key = (g.compile_id, op.op)
+            if op.op in later[g.compile_id]:
+                kinds[key] = "custom_op"
+            elif g.compile_id not in has_later:
+                kinds.setdefault(key, "unknown")
+            else:
+                kinds.setdefault(key, "triton_op")
+    return kinds
+
+
+@dataclass
+class KernelIndex:
+    """kernel_idx -> kernel, and each HOP node's op, for one trace log."""
+
+    #: kernel_idx -> kernel id.
+    ids: dict[int, str] = field(default_factory=dict)
+    #: kernel_idx -> how it was named: Inductor's provenance, launch order, launch line, unknown.
+    how: dict[int, str] = field(default_factory=dict)
+    kernels: dict[str, KernelRecord] = field(default_factory=dict)
+    #: (compile id, kernel_idx, file, line) of every Dynamo-graph HOP: raw launches.
+    raw: set[tuple[str, int | None, str | None, int | None]] = field(default_factory=set)
+    #: (compile id, op short name) -> op, for the triton_ops of each compile.
+    triton_ops: dict[tuple[str, str], str] = field(default_factory=dict)
+    #: op -> kernel ids attributed to it.
+    op_kernels: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
+    problems: list[tuple[str, str]] = field(default_factory=list)
+    #: (compile id, file, line) -> the triton_ops the Dynamo graph calls from that line: the
+    #: nodes AOTAutograd decomposes an op into keep the op call's source line.
+    op_lines: dict[tuple[str, str, int], set[str]] = field(default_factory=dict)
+    #: (compile id, op) whose decomposition holds several kernels: their op is unknown.
+    ambiguous: set[tuple[str, str]] = field(default_factory=set)
+    #: What the trace leaves unknown about these kernels (notes in the report).
+    notes: list[str] = field(default_factory=list)
+    #: (compile id, kernel_idx) -> the triton_op its output-code launch names as source.
+    launch_ops: dict[tuple[str, int], str] = field(default_factory=dict)
+
+    @classmethod
+    def build(cls, graphs: list[Any], codes: list[OutputCodeRecord],
+              named: dict[int, tuple[str, str | None, int | None]] | None = None) -> KernelIndex:
+        """`named`: kernel_idx -> (name, file, line) known otherwise (provenance), first."""
+        index = cls()
+        index.raw = {_raw_key(g.compile_id, h) for g in graphs if g.stage == "dynamo" for h in g.parsed.hops}
+        sources: dict[tuple[str, int], tuple[str, ...]] = {}
+        index._name_kernels(graphs, codes, named or {}, sources)
+        kinds = op_kinds(graphs, codes)
+        index._index_triton_ops(graphs, kinds)
+        index._ops_from_sources(graphs, kinds, sources)
+        index._attribute(graphs)
+        return index
+
+    def _name_kernels(self, graphs: list[Any], codes: list[OutputCodeRecord],
+                      named: dict[int, tuple[str, str | None, int | None]],
+                      sources: dict[tuple[str, int], tuple[str, ...]]) -> None:
+        launches: dict[int, Counter[str]] = defaultdict(Counter)
+        for g in graphs:
+            for hop in g.parsed.hops:
+                name = fx_graph.launched_name(hop.source.code) if hop.source else None
+                if hop.kernel_idx is not None and name:
+                    launches[hop.kernel_idx][name] += 1
+        launched = _launched_kernels(graphs, codes, sources)
+        defined = _defined_kernels(codes)
+        for idx in sorted({h.kernel_idx for g in graphs for h in g.parsed.hops if h.kernel_idx is not None}):
+            given = named.get(idx) or launched.get(idx)
+            name = given[0] if given else (launches[idx].most_common(1)[0][0] if launches[idx] else None)
+            self.how[idx] = ("Inductor's provenance" if idx in named else "launch order in the output code"
+                             if given else "launch line" if name else "unknown")
+            self._register(idx, name, given, defined)
+
+    def _index_triton_ops(self, graphs: list[Any], kinds: dict[tuple[str, str], str]) -> None:
+        for (cid, op), kind in kinds.items():
+            if kind == "triton_op":
+                self.triton_ops[(cid, op.split("::", 1)[-1])] = op
+        for g in graphs:
+            for op in g.parsed.ops if g.stage == "dynamo" else ():
+                if kinds.get((g.compile_id, op.op)) == "triton_op" and op.source is not None:
+                    self.op_lines.setdefault((g.compile_id, op.source.file, op.source.line), set()).add(op.op)
+
+    def _attribute(self, graphs: list[Any]) -> None:
+        """Which ops are ambiguous, then each op's kernels."""
+        reached: dict[tuple[str, str], set[str]] = defaultdict(set)
+        for g in graphs:
+            for hop in g.parsed.hops if g.part != "backward" else ():
+                op, _ = self._candidate_op(g.compile_id, hop, g.stage)
+                kid = self.kernel_id(hop.kernel_idx)
+                if op and kid:
+                    reached[(g.compile_id, op)].add(kid)
+        # One op call decomposed into several kernels: an op nested in it launched some of
+        # them, and the trace cannot tell which are whose (every node keeps the outer call's line).
+        self.ambiguous = {key for key, kids in reached.items() if len(kids) > 1}
+        for g in graphs:
+            for hop in g.parsed.hops:
+                op, _ = self.op_of(g.compile_id, hop, stage=g.stage, part=g.part)
+                kid = self.kernel_id(hop.kernel_idx)
+                if op and kid and kid not in self.op_kernels[op]:
+                    self.op_kernels[op].append(kid)
+
+    def _register(self, idx: int, name: str | None, given: Any, defined: dict[str, tuple[Any, ...]]) -> None:
+        if name is None:
+            name = f"kernel_idx_{idx}"
+            self.problems.append(("trace", f"kernel_idx {idx}: no launch line or provenance names its kernel"))
+        file, line, constexprs = given[1] if given else None, given[2] if given else None, ()
+        if name in defined:
+            d_file, d_line, constexprs = defined[name]
+            file, line = file or d_file, line or d_line
+        kid = f"{Path(file).stem}.{name}" if file else name
+        self.ids[idx] = kid
+        if kid not in self.kernels:
+            self.kernels[kid] = KernelRecord(kid, name, file, line, (), tuple(constexprs))
+
+    def _ops_from_sources(self, graphs: list[Any], kinds: dict[tuple[str, str], str],
+                          sources: dict[tuple[str, int], tuple[str, ...]]) -> None:
+        """(compile id, kernel_idx) -> the triton_op whose Dynamo node is the only triton_op
+        among its launch's source nodes, for HOPs that carry no source line of their own."""
+        dynamo_ops = {(g.compile_id, op.name): op.op for g in graphs if g.stage == "dynamo" for op in g.parsed.ops}
+        for (cid, idx), names in sources.items():
+            ops = {dynamo_ops[(cid, n)] for n in names if (cid, n) in dynamo_ops}
+            ops = {op for op in ops if kinds.get((cid, op)) == "triton_op"}
+            if len(ops) == 1:
+                self.launch_ops[(cid, idx)] = ops.pop()
+
+    def mapping_notes(self, graphs: list[Any]) -> list[str]:
+        """`[0/0] kernel_idx 0 -> add_kernel, samples/add_raw.py:13 (how)`, per compile."""
+        notes = []
+        for cid in dict.fromkeys(g.compile_id for g in graphs):
+            idxs = sorted({h.kernel_idx for g in graphs if g.compile_id == cid for h in g.parsed.hops
+                           if h.kernel_idx is not None})
+            for idx in idxs:
+                record = self.kernels.get(self.ids.get(idx, ""))
+                if record is None:
+                    continue
+                where = f"{record.file}:{record.line}" if record.file else "source unknown"
+                notes.append(f"[{cid}] kernel_idx {idx} → {record.name}, {where} (from {self.how.get(idx, 'unknown')})")
+        return notes
+
+    def records(self) -> dict[str, KernelRecord]:
+        return dict(self.kernels)
+
+    def kernel_id(self, idx: int | None) -> str | None:
+        return self.ids.get(idx) if idx is not None else None
+
+    def constexpr_params(self, kid: str | None) -> tuple[str, ...]:
+        record = self.kernels.get(kid or "")
+        return record.constexpr_params if record else ()
+
+    def kernels_of_op(self, op: str) -> list[str]:
+        return list(self.op_kernels.get(op, ()))
+
+    def op_of(self, cid: str, hop: fx_graph.HopNode, stage: str = "", part: str = "") -> tuple[str | None, bool]:
+        """(the triton_op a HOP node came from, whether it came from one); (None, True)
+        when it came from a triton_op the trace does not name: one in a backward graph (a
+        registered backward called it; the node keeps the forward call's line), or one
+        nested in the op the graph called (see `ambiguous`)."""
+        op, is_triton_op = self._candidate_op(cid, hop, stage)
+        if op is not None and (part == "backward" or (cid, op) in self.ambiguous):
+            kid = self.kernel_id(hop.kernel_idx) or f"kernel_idx {hop.kernel_idx}"
+            note = (f"[{cid}] {kid.rsplit('.', 1)[-1]}: reached through a triton_op the trace does not name "
+                    f"({'called from a registered backward' if part == 'backward' else f'{op} decomposed into several kernels, some of an op nested in it'}); op unknown")
+            if note not in self.notes:
+                self.notes.append(note)
+            return None, True
+        return op, is_triton_op
+
+    def _candidate_op(self, cid: str, hop: fx_graph.HopNode, stage: str) -> tuple[str | None, bool]:
+        if stage == "dynamo" or _raw_key(cid, hop) in self.raw:
+            return None, False
+        source = hop.source
+        at_line = self.op_lines.get((cid, source.file, source.line), set()) if source else set()
+        if len(at_line) == 1:
+            return next(iter(at_line)), True
+        if (cid, hop.kernel_idx or -1) in self.launch_ops:
+            return self.launch_ops[(cid, hop.kernel_idx or -1)], True
+        return (self.triton_ops.get((cid, source.function)) if source else None), True
+
+
+def _launched_kernels(graphs: list[Any], codes: list[OutputCodeRecord],
+                      sources: dict[tuple[str, int], tuple[str, ...]] | None = None,
+                      ) -> dict[int, tuple[str, str | None, int | None]]:
+    """kernel_idx -> (name, file, line) of the user kernel its node launches in the output code.
+
+    Inductor lowers each mutation HOP of the final post-grad graph to one user-kernel
+    launch in `call()`, in graph order (torch/_inductor/lowering.py
+    `triton_kernel_wrap_`, 2.11-2.14): when a graph and the code of the same compile and
+    part have as many of each, the n-th node launches the n-th kernel. Otherwise nothing
+    is paired here. `sources` gets (compile id, kernel_idx) -> the launch's
+    `Topologically Sorted Source Nodes` (Dynamo-graph node names)."""
+    found: dict[int, tuple[str, str | None, int | None]] = {}
+    for code in codes:
+        finals = [g for g in graphs if g.stage == "post_grad_final" and (g.compile_id, g.part) == (code.compile_id, code.part)]
+        if len(finals) != 1:
+            continue
+        hops = [h for h in finals[0].parsed.hops if h.form == "mutation"]
+        calls = [c for c in code.calls if c.kind == "user"]
+        defined = {k.inductor_name: k for k in code.user_kernels}
+        if len(hops) != len(calls):
+            continue
+        for hop, call in zip(hops, calls):
+            kernel = defined.get(call.name)
+            if kernel is not None and hop.kernel_idx is not None:
+                found.setdefault(hop.kernel_idx, (kernel.name, kernel.file, kernel.line))
+                if sources is not None:
+                    sources[(code.compile_id, hop.kernel_idx)] = _source_nodes_above(code.code, call.line)
+    return found
+
+
+def _source_nodes_above(code: str, line: int) -> tuple[str, ...]:
+    """The node names of the `# Topologically Sorted Source Nodes: [...]` comment just above
+    output-code line `line` (1-based). That comment also names the neighbouring kernel's
+    nodes (torch 2.11, 2.13), so callers keep only names that are triton_op calls."""
+    lines = code.splitlines()
+    for number in range(line - 2, max(line - 5, -1), -1):
+        match = _SOURCE_NODES_RE.search(lines[number]) if 0 <= number < len(lines) else None
+        if match:
+            return tuple(n.strip() for n in match["nodes"].split(",") if n.strip())
+    return ()
+
+
+def _raw_key(cid: str, hop: fx_graph.HopNode) -> tuple[str, int | None, str | None, int | None]:
+    source = hop.source
+    return cid, hop.kernel_idx, source.file if source else None, source.line if source else None
+
+
+def _defined_kernels(codes: list[OutputCodeRecord]) -> dict[str, tuple[str | None, int | None, tuple[str, ...]]]:
+    """User-kernel name -> (file, line, constexpr parameters) from every output code."""
+    defined: dict[str, tuple[str | None, int | None, tuple[str, ...]]] = {}
+    for code in codes:
+        for kernel in code.user_kernels:
+            if kernel.name not in defined:
+                defined[kernel.name] = (kernel.file, kernel.line, _constexprs(code.code, kernel.inductor_name))
+    return defined
+
+
+def _constexprs(code: str, inductor_name: str) -> tuple[str, ...]:
+    """The constexpr parameters in a user kernel's `triton_meta` signature."""
+    start = code.find(f"{inductor_name} = async_compile.triton(")
+    if start < 0:
+        return ()
+    match = _SIGNATURE_RE.search(code, start)
+    if match is None:
+        return ()
+    return tuple(name for name, ty in re.findall(r"'(\w+)': '([^']*)'", match["body"]) if ty == "constexpr")

@@ -1,0 +1,212 @@
+"""TORCH_TRACE logs (the structured trace tlparse reads): files, ranks and events, torch-free.
+
+Layout, as torch writes it (torch/_logging/_internal.py `TorchLogsFormatter(trace=True)` and
+`trace_structured`, the same in torch 2.11-2.14): one file per process,
+`dedicated_log_torch_trace[_rank_<r>]_<random>.log` (read gzipped too, `.log.gz`); each event is one glog line
+
+    V1130 08:00:58.429000 5453 torch/_inductor/graph.py:2745] {"inductor_output_code": {...}, "frame_id": 0, ...}
+
+whose JSON holds the event name as its first key (its metadata under it) beside the
+context keys `rank`, `frame_id`, `frame_compile_id`, `attempt`, `compiled_autograd_id`,
+`has_payload` (the payload's md5), followed by the payload, one line per payload line,
+each prefixed with a tab. `{"str": [text, index]}` events intern stack file names
+(`torch/_logging/structured.py`). tlparse reads the same way (pytorch/tlparse src/lib.rs,
+`parse_path`: a glog regex, then tab-prefixed payload lines).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+_GLOG_RE = re.compile(
+    r"^[VIWEC]\d{4} \d{2}:\d{2}:\d{2}\.\d{6} (?P<thread>\d+) (?P<path>[^:\]]+):(?P<line>\d+)\] (?P<json>\{.*)$"
+)
+_RANK_FILE_RE = re.compile(r"_rank_(?P<rank>\d+)_")
+#: The events tritoninspect reads; others (chromium_event, describe_*, guards...) are skipped
+#: without keeping their payloads.
+WANTED = frozenset({
+    "dynamo_start", "dynamo_output_graph", "aot_forward_graph", "aot_backward_graph", "aot_inference_graph",
+    "aot_joint_graph", "inductor_output_code", "compilation_metrics", "artifact", "dynamo_error",
+    "missing_fake_kernel", "mismatched_fake_kernel",
+})
+
+
+@dataclass(frozen=True)
+class TraceEvent:
+    """One structured-trace event."""
+
+    #: The event name: "dynamo_output_graph", "compilation_metrics", "artifact", ...
+    name: str
+    #: For "artifact" events, the artifact's name ("inductor_post_grad_graph", ...); else "".
+    artifact: str
+    #: "0/0", "1/2"; "!0/0/0" style ids of compiled autograd keep its prefix; None outside a compile.
+    compile_id: str | None
+    #: The event's own metadata (what sits under its name).
+    meta: dict[str, Any]
+    payload: str
+    #: 1-based line of the event in its file.
+    line: int
+    rank: int | None = None
+
+
+@dataclass
+class TraceLog:
+    """The events of one log file (one process, one rank)."""
+
+    path: Path
+    rank: int | None
+    events: list[TraceEvent] = field(default_factory=list)
+    #: Lines that looked like events but did not parse (counted, not fatal: tlparse does the same).
+    unreadable: int = 0
+
+    @property
+    def torch_version(self) -> str:
+        for event in self.events:
+            if event.artifact == "torch_version":
+                try:
+                    return str(json.loads(event.payload).get("pytorch_version", ""))
+                except (ValueError, AttributeError):
+                    return ""
+        return ""
+
+
+def is_trace_path(text: str) -> bool:
+    """Does `text` name a TORCH_TRACE log or a directory holding them (not a model target)?"""
+    path = Path(text)
+    if path.is_dir():
+        return any(_log_files(path))
+    return path.name.endswith((".log", ".log.gz")) and path.is_file()
+
+
+def trace_files(path: Path) -> list[Path]:
+    """The log files of a trace: the file itself, or the `.log` files of a directory
+    (one level down too: a folder of per-rank folders), sorted by rank then name."""
+    files = [path] if path.is_file() else list(_log_files(path))
+    return sorted(files, key=lambda p: (_file_rank(p) is None, _file_rank(p) or 0, str(p)))
+
+
+def _log_files(directory: Path) -> Iterator[Path]:
+    for pattern in ("*.log", "*.log.gz", "*/*.log", "*/*.log.gz"):
+        for candidate in sorted(directory.glob(pattern)):
+            if candidate.is_file() and _looks_like_trace(candidate):
+                yield candidate
+
+
+def _looks_like_trace(path: Path) -> bool:
+    try:
+        with _open(path) as f:
+            for _ in range(20):
+                line = f.readline()
+                if not line:
+                    return False
+                if _GLOG_RE.match(line.rstrip("\n")):
+                    return True
+    except OSError:
+        return False
+    return False
+
+
+def _open(path: Path) -> IO[str]:
+    """A log as text; `.gz` ones (a cluster's compressed copy) decompressed as read."""
+    if path.name.endswith(".gz"):
+        return gzip.open(path, "rt", encoding="utf-8", errors="replace")
+    return path.open(encoding="utf-8", errors="replace")
+
+
+def _file_rank(path: Path) -> int | None:
+    match = _RANK_FILE_RE.search(path.name)
+    return int(match["rank"]) if match else None
+
+
+def read_trace(path: Path) -> TraceLog:
+    """Every wanted event of one log file, payloads joined, stack file names uninterned."""
+    log = TraceLog(path, _file_rank(path))
+    strings: dict[int, str] = {}
+    head: tuple[dict[str, Any], int] | None = None
+    payload: list[str] = []
+    with _open(path) as f:
+        for number, raw in enumerate(f, 1):
+            if raw.startswith("\t"):
+                if head is not None:
+                    payload.append(raw[1:].rstrip("\n"))
+                continue
+            if head is not None:
+                _finish(log, head, payload, strings)
+            head, payload = _head(log, raw.rstrip("\n"), number, strings), []
+    if head is not None:
+        _finish(log, head, payload, strings)
+    if log.rank is None:
+        log.rank = next((e.rank for e in log.events if e.rank is not None), None)
+    return log
+
+
+def _head(log: TraceLog, line: str, number: int, strings: dict[int, str]) -> tuple[dict[str, Any], int] | None:
+    match = _GLOG_RE.match(line)
+    if match is None:
+        return None
+    try:
+        record = json.loads(match["json"])
+    except ValueError:
+        log.unreadable += 1
+        return None
+    if not isinstance(record, dict) or not record:
+        return None
+    name = next(iter(record))
+    if name == "str":
+        text, index = record["str"]
+        strings[int(index)] = str(text)
+        return None
+    return (record, number) if name in WANTED else None
+
+
+def _finish(log: TraceLog, head: tuple[dict[str, Any], int], payload: list[str], strings: dict[int, str]) -> None:
+    record, number = head
+    name = next(iter(record))
+    meta = record[name] if isinstance(record[name], dict) else {}
+    if strings and isinstance(meta.get("stack"), list):
+        meta = {**meta, "stack": [_unintern(frame, strings) for frame in meta["stack"]]}
+    artifact = str(meta.get("name", "")) if name == "artifact" else ""
+    rank = record.get("rank")
+    log.events.append(TraceEvent(name, artifact, compile_id(record), meta, "\n".join(payload), number,
+                                 int(rank) if isinstance(rank, int) else None))
+
+
+def _unintern(frame: Any, strings: dict[int, str]) -> Any:
+    if isinstance(frame, dict) and isinstance(frame.get("filename"), int):
+        return {**frame, "filename": strings.get(frame["filename"], str(frame["filename"]))}
+    return frame
+
+
+def compile_id(record: dict[str, Any]) -> str | None:
+    """The compile id as torch prints it (torch._guards.CompileId.__str__, the same in tlparse):
+    "0/1"; compiled autograd's "!2/0/1", or "!2" outside a Dynamo frame. The attempt (Dynamo's
+    restarts of one compile) is left out, as in a live capture's ids: a break logged by an
+    attempt Dynamo restarted belongs to that compile."""
+    frame, count = record.get("frame_id"), record.get("frame_compile_id")
+    autograd = record.get("compiled_autograd_id")
+    text = f"{frame}/{count}" if frame is not None and count is not None else None
+    if autograd is not None:
+        return f"!{autograd}/{text}" if text else f"!{autograd}"
+    return text
+
+
+_FAKE_CALL_RE = re.compile(
+    r"call_function <(?:built-in )?function (?P<op>[\w.]+)[^>]*>.*: got (?P<exc>\w+)\('(?P<msg>.*)'\)\s*$", re.M)
+
+
+def failure_summary(fail_type: str, fail_reason: str) -> tuple[str, str]:
+    """(exception type, one line) for a failed compile's `fail_type` / `fail_reason`
+    (compilation_metrics). An op that failed on fake tensors gives the innermost exception,
+    "RuntimeError", "matmul: a and b must have same reduction dim, ...", as a live capture
+    words it (Dynamo's TorchRuntimeError wrapper removed); else the type and the reason's first line."""
+    match = _FAKE_CALL_RE.search(fail_reason)
+    if match:
+        return match["exc"], f"{match['op']}: {match['msg']}"
+    lines = [line.strip() for line in fail_reason.strip().splitlines() if line.strip()]
+    return fail_type.rsplit(".", 1)[-1], lines[0] if lines else ""

@@ -1,0 +1,64 @@
+"""TORCH_TRACE logs -> reports: the route for runs captured elsewhere (no torch import).
+
+`tritoninspect graph DIR` (a folder of logs, one per rank) or `graph FILE.log` read the
+trace's text only: `textformats.torch_trace` splits it into events, `analyse.trace` turns
+them into the records a live capture makes, and the usual analyses build the report.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+from tritoninspect.errors import UsageError
+from tritoninspect.report import Diagnostic, Report
+
+
+def is_trace(target: str) -> bool:
+    """Does `target` name a TORCH_TRACE log or a folder of them?"""
+    from tritoninspect.textformats.torch_trace import is_trace_path
+
+    return is_trace_path(target)
+
+
+def trace_reports(target: str) -> list[Report]:
+    """One report per log file (per rank, in rank order) of the trace at `target`."""
+    from tritoninspect.textformats.torch_trace import read_trace, trace_files
+
+    files = trace_files(Path(target))
+    if not files:
+        raise UsageError(f"{target}: no TORCH_TRACE logs here (files named *.log holding trace events)")
+    reports = []
+    for file in files:
+        log = read_trace(file)
+        if not log.events:
+            raise UsageError(f"{file}: no TORCH_TRACE events in it",
+                             hint="give the folder TORCH_TRACE named, or one of the .log files torch wrote there")
+        reports.append(_report(log, _name(target, file, len(files))))
+    return reports
+
+
+def _name(target: str, file: Path, count: int) -> str:
+    return target if count == 1 and Path(target).is_file() else str(file)
+
+
+def _report(log: object, target: str) -> Report:
+    from tritoninspect.analyse import build_report
+    from tritoninspect.analyse.trace import TRACE_UNKNOWNS, capture_from_trace
+
+    capture = capture_from_trace(log, target)  # type: ignore[arg-type]
+    report = build_report(capture)
+    notes = tuple(Diagnostic("note", source, text) for source, text in capture.meta.get("notes", ()))
+    notes += tuple(Diagnostic("note", "trace", f"unknown from a trace: {u}") for u in TRACE_UNKNOWNS)
+    meta = dataclasses.replace(report.meta, rank=capture.meta.get("rank"), unknown=TRACE_UNKNOWNS)
+    return dataclasses.replace(report, meta=meta, diagnostics=report.diagnostics + notes)
+
+
+def one_report(target: str) -> Report:
+    """The report of a single-rank trace; a usage error naming the ranks otherwise
+    (the commands that compare or check take one report per side)."""
+    reports = trace_reports(target)
+    if len(reports) > 1:
+        ranks = ", ".join(r.meta.target for r in reports)
+        raise UsageError(f"{target} holds {len(reports)} logs ({ranks}): name one log file")
+    return reports[0]
