@@ -18,13 +18,16 @@ import pytest
 from _expect import REPO, cli_env
 from _html_check import external_loads, parse
 from tritoninspect.analyse.diff import diff_reports
-from tritoninspect.analyse.pictures import kernel_pictures
+from tritoninspect.analyse.pictures import PEdge, Picture, PNode, kernel_pictures
+from tritoninspect.diff_report import SideBench, Timing
 from tritoninspect.render import render_as
 from tritoninspect.render._html_assets import JS
 from tritoninspect.render._safe import safe_text
+from tritoninspect.render._svg import picture_svg
 from tritoninspect.render.emit import written_by_tritoninspect
 from tritoninspect.render.html import HIGHLIGHT_BUDGET
-from tritoninspect.render.html_diff import DiffPage
+from tritoninspect.render.html_diff import DiffPage, differences, fact_rows
+from tritoninspect.sides.parent import SideResult, build_diff
 from tritoninspect.report import Failure, Report, read_report
 
 GPU = REPO / "tests" / "fixtures" / "gpu"
@@ -189,10 +192,14 @@ def test_a_javascript_doc_url_is_not_a_link() -> None:
 
 
 def test_hostile_diff_page() -> None:
-    a, b = hostile_report("custom_op"), hostile_report("triton_op")
-    root, builder = parse(page_of(DiffPage(diff_reports(a, b, sources=(HOSTILE, "b.json")), (a, b))))
-    assert not builder.mismatched and len(list(root.iter("script"))) == 1 and not list(root.iter("img"))
-    assert safe_text(HOSTILE) in root.all_text()
+    a, b, c = hostile_report("custom_op"), hostile_report("triton_op"), hostile_report("add_raw")
+    sides = [SideResult(r, None, source, True) for r, source in ((a, HOSTILE), (b, "b.json"), (c, HOSTILE + ".json"))]
+    for view in (DiffPage(diff_reports(a, b, sources=(HOSTILE, "b.json")), (a, b)),
+                 DiffPage(build_diff(*sides), (a, b, c))):
+        root, builder = parse(page_of(view))
+        assert not builder.mismatched and len(list(root.iter("script"))) == 1 and not list(root.iter("img"))
+        assert safe_text(HOSTILE) in root.all_text()
+        assert not [(el.tag, k) for el in root.iter() for k in el.attrs if k.startswith("on")]
 
 
 # --- diff -----------------------------------------------------------------------------
@@ -227,6 +234,114 @@ def test_diff_of_a_report_with_itself_marks_nothing() -> None:
     a = read_report(GPU / "autograd_function.json")
     root, _ = parse(diff_page(a, a))
     assert marked(root) == [] and len(list(root.iter("figure"))) == 2 * len(kernel_pictures(a, a.kernels[0]))
+
+
+def three_way(*names: str) -> DiffPage:
+    """`diff A B C -o x.html` on saved reports, built as the command builds it."""
+    sides = [SideResult(read_report(GPU / f"{n}.json"), None, f"{n}.json", True) for n in names]
+    return DiffPage(build_diff(*sides), tuple(s.report for s in sides))
+
+
+def section(root, name: str):  # type: ignore[no-untyped-def]
+    (found,) = [s for s in root.iter("section") if s.attrs.get("id") == name]
+    return found
+
+
+def classes(el) -> list[str]:  # type: ignore[no-untyped-def]
+    return el.attrs.get("class", "").split()
+
+
+def test_three_variant_diff_header_and_facts() -> None:
+    """Every variant against A: a summary line each on top, a column each in the facts, each marked on its own."""
+    view = three_way("add_raw", "triton_op", "custom_op")
+    root, builder = parse(page_of(view))
+    assert not builder.mismatched
+    (header,) = root.iter("header")
+    (summaries,) = [u for u in header.iter("ul") if "summaries" in classes(u)]
+    assert [li.all_text() for li in summaries.iter("li")] == [p.summary for p in view.diff.comparisons]
+    assert [li.all_text()[0] for li in summaries.iter("li")] == ["B", "C"]
+    heads = [d.all_text() for d in header.iter("div") if "side-head" in classes(d)]
+    assert [h.split(":")[0] for h in heads] == ["A", "B", "C"]
+    (table, every) = section(root, "summary").iter("table")
+    assert [th.all_text().split(" ")[0] for th in table.iter("th")] == ["section", "what", "A", "B", "C"]
+    facts = {(f.section, f.name): f for f in fact_rows(view.diff)}
+    body = [[td for td in tr.children if td.tag == "td"] for tr in every.iter("tr")]
+    shown = [(tr, cells) for tr, cells in zip(every.iter("tr"), body) if cells]
+    assert len(shown) == len(facts) and all(len(cells) == 5 for _, cells in shown)
+    for tr, cells in shown:
+        fact = facts[(cells[0].all_text(), cells[1].all_text())]
+        marks = [any("ne" in classes(s) for s in td.iter("span")) for td in cells[3:]]
+        assert marks == list(fact.changed) and ("changed" in classes(tr)) == fact.differs
+    assert sum(f.differs for f in facts.values()) == len(list(table.iter("tr"))) - 1
+    entries = facts[("kernels", "add_kernel: entries")]
+    assert (entries.a, entries.values, entries.changed) == ("hop", ("triton_op", "custom_op"), (True, True))
+    extern = facts[("graph totals", "inference: extern_calls")]
+    assert extern.changed == (False, True)  # only the custom op adds an extern call
+
+
+def test_three_variant_diff_pictures_graph_diffs_and_code() -> None:
+    view = three_way("add_raw", "triton_op", "custom_op")
+    page = page_of(view)
+    root, _ = parse(page)
+    rows = [d for d in section(root, "kernels").iter("div") if "side-by-side" in classes(d)]
+    pictures = [kernel_pictures(r, r.kernels[0]) for r in view.reports]
+    assert len(rows) == max(map(len, pictures)) and all(len(r.children) == 3 for r in rows)
+    assert [len(list(c.iter("figure"))) for r in rows for c in r.children] == [1] * 3 * len(rows)
+    # Against A: B (triton_op) draws the same graph as A (no node marked); C's custom op is a difference,
+    # and so are A's kernel and buffer that C lacks (A is marked against every variant).
+    (post_grad,) = [r for r in rows if "post-grad" in r.children[0].all_text()]
+    marked_per_side = [[g for g in c.iter("g") if "marked" in classes(g)] for c in post_grad.children]
+    assert marked_per_side[1] == [] and marked_per_side[0] and marked_per_side[2]
+    assert all("not in C" in g.all_text() for g in marked_per_side[0])
+    assert any("custom_op::add" in g.all_text() and "not in A" in g.all_text() for g in marked_per_side[2])
+    heads = [h.all_text() for h in section(root, "graph-diffs").iter("h3")]
+    assert [h.split(" (")[0] for h in heads] == ["A vs B", "A vs C"]
+    spans = [s.all_text() for s in section(root, "graph-diffs").iter("span")]
+    assert any(t.startswith("+++ C ") for t in spans) and any(t.startswith("+++ B ") for t in spans)
+    columns = [d for d in section(root, "code").iter("div") if "side-by-side" in classes(d)]
+    assert len(columns) == 1 and len(columns[0].children) == 3
+    ids = [el.attrs["id"] for el in root.iter() if "id" in el.attrs]
+    assert len(ids) == len(set(ids))
+    targets = [a.attrs["href"][1:] for a in root.iter("a") if a.attrs.get("href", "").startswith("#")]
+    assert targets and set(targets) <= set(ids) and external_loads(root) == []
+
+
+def test_three_variant_timings_have_a_column_and_ratio_per_variant() -> None:
+    timing = lambda ms: Timing(ms, ms, ms, ms, 10)  # noqa: E731
+    benches = {"add_raw": 1.0, "triton_op": 0.5, "custom_op": 2.0}
+    sides = [SideResult(read_report(GPU / f"{n}.json"), SideBench(timing(ms), timing(ms / 2)), n, True, "events")
+             for n, ms in benches.items()]
+    root, _ = parse(page_of(DiffPage(build_diff(*sides), tuple(s.report for s in sides))))
+    timings = list(section(root, "summary").iter("table"))[-1]
+    assert [th.all_text() for th in timings.iter("th")] == ["", "A", "B", "B/A", "C", "C/A"]
+    eager = [td.all_text() for td in next(timings.iter("tbody")).children[0].children]
+    assert eager == ["eager", "1.0000 ms", "0.5000 ms", "0.50×", "2.0000 ms", "2.00×"]
+
+
+def two_pictures() -> tuple[Picture, Picture]:
+    """x feeds z directly in one, through y in the other; `w` only in the first."""
+    nodes = (PNode("x", "aten.sin", "op"), PNode("y", "aten.cos", "op"), PNode("z", "k", "kernel"))
+    direct = Picture("k", "hop", "0/0", "post_grad_final", "inference", "z", nodes + (PNode("w", "aten.mul", "op"),),
+                     (PEdge("x", "z"), PEdge("y", "z"), PEdge("z", "w")))
+    through = Picture("k", "hop", "0/0", "post_grad_final", "inference", "z", nodes,
+                      (PEdge("x", "y"), PEdge("y", "z")))
+    return direct, through
+
+
+def test_edges_that_join_shared_nodes_differently_are_marked() -> None:
+    direct, through = two_pictures()
+    found = differences(direct, {"B": through})
+    assert found.nodes == {"w": "not in B"}
+    assert set(found.edges) == {0}  # x→z; not z→w: its node is the difference
+    assert differences(through, {"A": direct}).edges.keys() == {0}  # x→y
+    assert len(differences(direct, {"B": direct})) == 0
+    root, builder = parse(picture_svg(direct, "p", marked=found.nodes, marked_edges=found.edges))
+    assert not builder.mismatched
+    paths = [p for p in root.iter("path") if "e" in classes(p)]
+    assert ["marked" in classes(p) for p in paths] == [True, False, False]
+    assert paths[0].all_text() == found.edges[0]
+    ids = {el.attrs["id"] for el in root.iter() if "id" in el.attrs}
+    assert {p.attrs["marker-end"][5:-1] for p in paths} <= ids
 
 
 def test_a_bare_diff_report_renders_without_pictures() -> None:
@@ -289,6 +404,18 @@ def test_html_output_refuses_a_file_it_did_not_write(tmp_path: Path) -> None:
                           cwd=tmp_path, env=cli_env(), capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2 and "did not write" in proc.stderr
     assert out.read_text().endswith("mine</body></html>")
+
+
+def test_three_way_diff_to_html(tmp_path: Path) -> None:
+    out = tmp_path / "diff.html"
+    reports = [str(GPU / f"{n}.json") for n in ("add_raw", "triton_op", "custom_op")]
+    proc = run_cli("diff", *reports, "-o", str(out), cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.strip().splitlines()[-1] == "[]"
+    root, _ = parse(out.read_text())
+    (header,) = root.iter("header")
+    assert len([d for d in header.iter("div") if "side-head" in classes(d)]) == 3
+    assert len(list(root.iter("figure"))) == sum(len(kernel_pictures(r, r.kernels[0])) for r in map(read_report, reports))
 
 
 def test_diff_to_html(tmp_path: Path) -> None:

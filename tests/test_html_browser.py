@@ -23,6 +23,7 @@ from tritoninspect.analyse.diff import diff_reports
 from tritoninspect.render import render_as
 from tritoninspect.render.html_diff import DiffPage
 from tritoninspect.report import read_report
+from tritoninspect.sides.parent import SideResult, build_diff
 
 GPU = REPO / "tests" / "fixtures" / "gpu"
 DOCS = REPO / "docs"
@@ -64,6 +65,12 @@ def diff_page(tmp_path: Path, a: str, b: str) -> Path:
     ra, rb = read_report(GPU / f"{a}.json"), read_report(GPU / f"{b}.json")
     diff = diff_reports(ra, rb, sources=(f"samples/{a}.py:Net", f"samples/{b}.py:Net"))
     return write_page(tmp_path / "diff.html", DiffPage(diff, (ra, rb)))
+
+
+def three_way_page(tmp_path: Path, *names: str) -> Path:
+    """`diff A B C -o diff3.html` on saved reports, built as the command builds it."""
+    sides = [SideResult(read_report(GPU / f"{n}.json"), None, f"samples/{n}.py:Net", False) for n in names]
+    return write_page(tmp_path / "diff3.html", DiffPage(build_diff(*sides), tuple(s.report for s in sides)))
 
 
 def breaks_page(tmp_path: Path) -> Path:
@@ -141,7 +148,8 @@ def test_search_and_expand_all_work(tmp_path: Path) -> None:
 
 
 def test_diff_and_breaks_pages(tmp_path: Path) -> None:
-    for page in (diff_page(tmp_path, "custom_op", "triton_op"), breaks_page(tmp_path)):
+    three = three_way_page(tmp_path, "add_raw", "triton_op", "custom_op")
+    for page in (diff_page(tmp_path, "custom_op", "triton_op"), three, breaks_page(tmp_path)):
         dom, console = chromium(page, tmp_path / "profile", "--dump-dom")
         assert console == [], page.name
         assert list(parse(dom)[0].iter("section"))

@@ -69,13 +69,14 @@ def _graphs(report: Report, stage: str, part: str) -> list[Graph]:
 # --- graph diffs ---------------------------------------------------------------------------
 
 
-def diff_graphs(a: Report, b: Report, *, context: int = 3) -> tuple[GraphDiff, ...]:
-    """One normalised unified diff per stage and part, graphs paired in compile-id order."""
+def diff_graphs(a: Report, b: Report, *, context: int = 3, labels: tuple[str, str] = ("A", "B")) -> tuple[GraphDiff, ...]:
+    """One normalised unified diff per stage and part, graphs paired in compile-id order; `labels` name
+    the sides in each diff's `---`/`+++` lines (A and C when C is the variant)."""
     diffs = []
     for stage, part in _stage_parts(a, b):
         ga, gb = _graphs(a, stage, part), _graphs(b, stage, part)
         for i in range(max(len(ga), len(gb))):
-            diffs.append(graph_diff(stage, part, _at(ga, i), _at(gb, i), context=context))
+            diffs.append(graph_diff(stage, part, _at(ga, i), _at(gb, i), context=context, labels=labels))
     return tuple(diffs)
 
 
@@ -83,14 +84,15 @@ def _at(items: Sequence[Graph], index: int) -> Graph | None:
     return items[index] if index < len(items) else None
 
 
-def graph_diff(stage: str, part: str, ga: Graph | None, gb: Graph | None, *, context: int = 3) -> GraphDiff:
+def graph_diff(stage: str, part: str, ga: Graph | None, gb: Graph | None, *, context: int = 3,
+               labels: tuple[str, str] = ("A", "B")) -> GraphDiff:
     """The unified diff of two graphs of one stage (either may be missing)."""
     la = normalise_graph(ga.code, stage) if ga else []
     lb = normalise_graph(gb.code, stage) if gb else []
     title = stage_label(stage, part)
     lines = difflib.unified_diff(
-        la, lb, fromfile=f"A {title} [{ga.compile_id if ga else 'none'}]",
-        tofile=f"B {title} [{gb.compile_id if gb else 'none'}]", lineterm="", n=context,
+        la, lb, fromfile=f"{labels[0]} {title} [{ga.compile_id if ga else 'none'}]",
+        tofile=f"{labels[1]} {title} [{gb.compile_id if gb else 'none'}]", lineterm="", n=context,
     )
     changed = la != lb
     return GraphDiff(stage, part, ga.compile_id if ga else None, gb.compile_id if gb else None,
@@ -445,7 +447,7 @@ def diff_reports(
     side_b = side(labels[1], b, source=sources[1] or b.meta.target, saved=saved[1])
     rows = [row for build in ROW_BUILDERS for row in build(a, b)]
     return DiffReport(
-        a=side_a, b=side_b, rows=tuple(rows), graph_diffs=diff_graphs(a, b, context=context),
+        a=side_a, b=side_b, rows=tuple(rows), graph_diffs=diff_graphs(a, b, context=context, labels=labels),
         bench=bench, notes=comparison_notes(side_a, side_b), summary=summary_line(a, b, labels[1]),
     )
 

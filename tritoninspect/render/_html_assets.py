@@ -46,6 +46,8 @@ table.facts td{padding:2px 0}
 table.grid th,table.grid td{border:1px solid var(--line);padding:3px 8px;text-align:left;vertical-align:top}
 table.grid th{background:var(--soft);font-weight:600}
 table.grid tr.changed td{background:#fbefff}
+.ne{color:var(--mark);font-weight:600}
+ul.summaries{margin:6px 0 8px;padding-left:20px;font-weight:600}
 .figs{display:flex;flex-wrap:wrap;gap:14px;align-items:flex-start}
 figure{margin:0;border:1px solid var(--line);border-radius:8px;padding:8px;background:#fcfcfd;max-width:100%;overflow-x:auto}
 figcaption{font-size:13px;font-weight:600;margin-bottom:4px}
@@ -75,6 +77,8 @@ svg.pic .n-alloc text{fill:#6e7781}
 svg.pic .n-input rect,svg.pic .n-output rect{fill:#dafbe1;stroke:#4ac26b}
 svg.pic .n.marked rect{stroke:var(--mark);stroke-width:3}
 svg.pic .badge{fill:var(--mark);stroke:#fff;stroke-width:1.5}
+svg.pic .e.marked{stroke:var(--mark);stroke-width:2.6;stroke-dasharray:7 3}
+svg.pic .arrowhead-x{fill:var(--mark)}
 svg.pic a:hover rect{filter:brightness(.93)}
 .legend{display:flex;flex-wrap:wrap;gap:10px;font-size:12px;color:var(--muted);margin:4px 0 8px}
 .legend span.sw{display:inline-block;width:22px;height:12px;border-radius:3px;vertical-align:middle;margin-right:4px;border:1.5px solid #8c959f}

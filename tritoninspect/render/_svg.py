@@ -7,10 +7,11 @@ page's stylesheet (`render/_html_assets.py`), keyed by the node kinds' class nam
 
 from __future__ import annotations
 
-from collections.abc import Collection
-from tritoninspect.render._html import esc as escape
+from collections.abc import Mapping
+from types import MappingProxyType
 
 from tritoninspect.analyse.pictures import Picture, PNode
+from tritoninspect.render._html import esc as escape
 from tritoninspect.render._layout import layout
 
 __all__ = ["picture_svg"]
@@ -23,23 +24,23 @@ ONE_LINE_H = 28
 TWO_LINE_H = 42
 
 
-def picture_svg(picture: Picture, pid: str, *, link: str = "", marked: Collection[str] = (),
-                mark_text: str = "") -> str:
+def picture_svg(picture: Picture, pid: str, *, link: str = "", marked: Mapping[str, str] = MappingProxyType({}),
+                marked_edges: Mapping[int, str] = MappingProxyType({})) -> str:
     """`picture` as `<svg>`; `pid` makes its element ids unique in the page; nodes link to `#{link}-L{line}`.
 
-    `marked`: node ids drawn as differences (diff pages), with `mark_text` in their tooltip.
+    `marked`: node id -> why it is drawn as a difference (diff pages; the text goes in its tooltip);
+    `marked_edges`: the same for edges, by their index in `picture.edges`.
     """
     labels = {n.id: (_clip(n.label), _clip(n.sublabel)) for n in picture.nodes}
     sizes = [(n.id, *_size(*labels[n.id])) for n in picture.nodes]
     placed = layout(sizes, [(e.src, e.dst) for e in picture.edges])
     parts = [_open(picture, pid, placed.width, placed.height)]
-    for edge, route in zip(picture.edges, placed.routes):
+    for i, (edge, route) in enumerate(zip(picture.edges, placed.routes)):
         if route:
-            parts.append(_edge(edge.kind, edge.label, route, pid))
+            parts.append(_edge(edge.kind, edge.label, route, pid, marked_edges.get(i)))
     for node, (_, w, h) in zip(picture.nodes, sizes):
         x, y = placed.centres[node.id]
-        parts.append(_node(node, labels[node.id], x, y, w, h, link, node.id in marked, mark_text,
-                           node.id == picture.focus))
+        parts.append(_node(node, labels[node.id], x, y, w, h, link, marked.get(node.id), node.id == picture.focus))
     parts.append("</svg>")
     return "\n".join(parts)
 
@@ -64,13 +65,19 @@ def _open(picture: Picture, pid: str, width: float, height: float) -> str:
             f'markerHeight="7" orient="auto-start-reverse"><path d="M0,0L10,5L0,10z" class="arrowhead"/></marker>'
             f'<marker id="{pid}-arrow-m" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" '
             f'markerHeight="7" orient="auto-start-reverse"><path d="M0,0L10,5L0,10z" class="arrowhead-m"/></marker>'
+            f'<marker id="{pid}-arrow-x" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" '
+            f'markerHeight="7" orient="auto-start-reverse"><path d="M0,0L10,5L0,10z" class="arrowhead-x"/></marker>'
             f"</defs>")
 
 
-def _edge(kind: str, label: str, route: list[tuple[float, float]], pid: str) -> str:
+def _edge(kind: str, label: str, route: list[tuple[float, float]], pid: str, mark: str | None) -> str:
     marker = f"{pid}-arrow-m" if kind == "mutates" else f"{pid}-arrow"
     d = _path(route)
-    out = f'<path class="e e-{escape(kind)}" d="{d}" marker-end="url(#{marker})"/>'
+    if mark is None:
+        out = f'<path class="e e-{escape(kind)}" d="{d}" marker-end="url(#{marker})"/>'
+    else:
+        out = (f'<path class="e e-{escape(kind)} marked" d="{d}" marker-end="url(#{pid}-arrow-x)">'
+               f"<title>{escape(mark)}</title></path>")
     if label:
         # Halfway down the last stretch: edges into (or out of) one node are apart there.
         (x0, y0), (x1, y1) = route[-2], route[-1]
@@ -91,10 +98,11 @@ def _path(points: list[tuple[float, float]]) -> str:
 
 
 def _node(node: PNode, labels: tuple[str, str], x: float, y: float, w: float, h: float, link: str,
-          marked: bool, mark_text: str, focus: bool) -> str:
+          mark: str | None, focus: bool) -> str:
     label, sub = labels
+    marked = mark is not None
     classes = f"n n-{escape(node.kind)}" + (" focus" if focus else "") + (" marked" if marked else "")
-    tip = "\n".join(node.detail + ((mark_text,) if marked and mark_text else ()))
+    tip = "\n".join(node.detail + ((mark,) if mark else ()))
     left, top = x - w / 2, y - h / 2
     radius = h / 2 if node.kind in ("input", "output") else 6
     body = [f'<rect x="{left:.1f}" y="{top:.1f}" width="{w:.1f}" height="{h:.1f}" rx="{radius:.1f}"/>']

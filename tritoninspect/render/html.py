@@ -9,7 +9,9 @@ user-kernel lines marked. Torch-free: a saved report.json re-renders offline.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from pathlib import Path
+from types import MappingProxyType
 
 from tritoninspect.analyse.pictures import Picture, kernel_pictures
 from tritoninspect.render import _format as fmt
@@ -146,11 +148,13 @@ def _figures(report: Report, kernel: Kernel) -> str:
     return '<div class="figs">' + "".join(kernel_figure(report, p, f"k{k}p{i}") for i, p in enumerate(pictures)) + "</div>"
 
 
-def kernel_figure(report: Report, picture: Picture, pid: str, *, prefix: str = "", marked: frozenset[str] = frozenset(),
-                  mark_text: str = "") -> str:
-    """One picture with its caption; its nodes link to the lines of the graph it was drawn from."""
+def kernel_figure(report: Report, picture: Picture, pid: str, *, prefix: str = "",
+                  marked: Mapping[str, str] = MappingProxyType({}),
+                  marked_edges: Mapping[int, str] = MappingProxyType({})) -> str:
+    """One picture with its caption; its nodes link to the lines of the graph it was drawn from.
+    `marked`, `marked_edges`: differences (diff pages), node id or edge index -> its tooltip."""
     target = graph_anchor(report, picture.graph_index, prefix) if picture.graph_index >= 0 else ""
-    svg = picture_svg(picture, pid, link=target, marked=marked, mark_text=mark_text)
+    svg = picture_svg(picture, pid, link=target, marked=marked, marked_edges=marked_edges)
     code = f' · <a href="#{esc(target)}">code</a>' if target else ""
     return (f'<figure data-search="{esc(picture.title)}"><figcaption>{esc(picture.title)}'
             f'<span class="sub">{code} · nodes link to their lines</span></figcaption>{svg}</figure>')
