@@ -122,11 +122,18 @@ def diff(
 
 def _check_options(targets: list[str], options: CaptureOptions, *, inputs_b: str | None, bench: bool,
                    stage_given: bool) -> None:
-    from tritoninspect.spec import is_saved_report
-
+    from tritoninspect.errors import TargetError
+    from tritoninspect.sides.parent import side_labels
+    from tritoninspect.spec import is_saved_report, parse_spec
     from tritoninspect.traces import is_trace
 
     saved = [is_saved_report(t) or is_trace(t) for t in targets]
+    for label, target, is_saved in zip(side_labels(len(targets)), targets, saved):
+        try:
+            if not is_saved:
+                parse_spec(target)  # a bad target fails before any side starts compiling (they run in parallel)
+        except TargetError as error:
+            raise TargetError(f"{label} ({target}): {error}") from error
     if all(saved):
         given = given_options(options, stage=stage_given, bench=bench)
         refuse_capture_options({"inputs": given.pop("inputs"), "inputs_b": inputs_b, **given})
