@@ -17,7 +17,7 @@ import typer
 
 from tritoninspect import __version__
 from tritoninspect.errors import ExitCode
-from tritoninspect.commands import breaks, check, diff, graph
+from tritoninspect.commands import breaks, check, diff, export, graph
 
 EXIT_CODES = (
     "Exit codes: 0 ok · 1 findings (--strict, check) · 2 usage · 3 target or inputs · "
@@ -53,7 +53,7 @@ def _root(
     """See what torch.compile did with your user-defined Triton kernels."""
 
 
-for _command in (graph.graph, diff.diff, breaks.breaks, check.check):
+for _command in (graph.graph, diff.diff, breaks.breaks, check.check, export.export):
     app.command()(_command)
 
 

@@ -26,6 +26,10 @@ Schema changelog:
      Before, ops missing from a comment were split out of the kernel's name, which
      also holds ops the kernel does not run. Version 1 and 2 reports still read:
      they lack these two fields (reading as "", not said).
+  4  Report.export (ExportInfo, `tritoninspect export`): the exported program's signature,
+     dynamic dims, kernel entries and constraints, the AOTInductor package, findings with
+     hints. Graph stages "export" and "aoti_output_code". Versions 1-3 still read: they
+     lack Report.export (None).
 
 The JSON Schema of this model, `tritoninspect/schemas/report.schema.json`, is generated
 from the dataclasses below (`json_schema()`; tests/test_schema.py keeps the file equal to
@@ -64,10 +68,19 @@ from tritoninspect.report_kernel import (
     SharedBuffer,
     StageName,
 )
+from tritoninspect.report_export import (
+    AotiPackage,
+    ArgConstraint,
+    DynamicDim,
+    ExportedKernel,
+    ExportFinding,
+    ExportInfo,
+    SignatureEntry,
+)
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 #: Versions this tritoninspect reads: every change so far only added fields.
-READABLE_VERSIONS = (1, 2, 3)
+READABLE_VERSIONS = (1, 2, 3, 4)
 
 
 @dataclass(frozen=True)
@@ -308,6 +321,8 @@ class Report:
     diagnostics: tuple[Diagnostic, ...] = ()
     #: --decompile: each compiled frame's transformed code.
     decompiled: tuple[DecompiledFrame, ...] = ()
+    #: `tritoninspect export`: what torch.export and AOTInductor did; None for a compile's report.
+    export: ExportInfo | None = None
     schema_version: int = SCHEMA_VERSION
 
     def to_dict(self) -> dict[str, Any]:
@@ -370,9 +385,16 @@ _SCHEMA = Schema(
         (Kernel, "resources"): (Resources, True),
         (Recompile, "changes"): (ArgChange, True),
         (Report, "decompiled"): (DecompiledFrame, True),
+        (Report, "export"): (ExportInfo, False),
+        (ExportInfo, "signature"): (SignatureEntry, True),
+        (ExportInfo, "dynamic_dims"): (DynamicDim, True),
+        (ExportInfo, "kernels"): (ExportedKernel, True),
+        (ExportInfo, "constraints"): (ArgConstraint, True),
+        (ExportInfo, "aoti"): (AotiPackage, False),
+        (ExportInfo, "findings"): (ExportFinding, True),
     },
     nullable=frozenset(
-        {(Report, "failure"), (Occurrence, "clones"), (Occurrence, "neighbourhood"), (Neighbourhood, "before"), (Neighbourhood, "after")}
+        {(Report, "export"), (ExportInfo, "aoti"), (Report, "failure"), (Occurrence, "clones"), (Occurrence, "neighbourhood"), (Neighbourhood, "before"), (Neighbourhood, "after")}
     ),
     convert={"grid": lambda grid: tuple(tuple(g) for g in grid)},
 )
@@ -391,7 +413,7 @@ ADDED_IN_VERSION_1 = frozenset({
 })
 #: Fields a readable report may lack: those added in version 1, and version 2's and 3's additions.
 MAY_BE_ABSENT = ADDED_IN_VERSION_1 | {
-    "Report.failure", "Report.recompile_limits", "CodeCall.ops_source", "Neighbour.ops_source",
+    "Report.failure", "Report.recompile_limits", "CodeCall.ops_source", "Neighbour.ops_source", "Report.export",
 }
 
 
@@ -434,8 +456,15 @@ __all__ = [
     "read_report",
     "SCHEMA_VERSION",
     "READABLE_VERSIONS",
+    "AotiPackage",
     "ArgChange",
+    "ArgConstraint",
     "DecompiledFrame",
+    "DynamicDim",
+    "ExportedKernel",
+    "ExportFinding",
+    "ExportInfo",
+    "SignatureEntry",
     "ClonedArg",
     "Clones",
     "CodeCall",
