@@ -67,8 +67,8 @@ class ArgConstraint:
     dim: str
     #: "specialised": a tl.constexpr got the size, so the dimension is fixed to it in the
     #: exported program (pytorch/pytorch#137024); "symbolic": it stays symbolic (a runtime
-    #: argument); "fixed": the dimension was static anyway.
-    effect: Literal["specialised", "symbolic", "fixed"]
+    #: argument); "fixed": the dimension was static anyway; "unknown": export did not finish.
+    effect: Literal["specialised", "symbolic", "fixed", "unknown"]
 
 
 @dataclass(frozen=True)

@@ -54,9 +54,12 @@ def export_graphs(cap: ExportCapture) -> tuple[Graph, ...]:
         graphs.append(Graph(EXPORT_ID, "export", "", cap.graph_code, cap.op_count,
                             compile_time_s=cap.export_time_s))
     aoti = cap.aoti
-    for name, text in sorted((aoti.code if aoti else {}).items()):
-        if name.endswith(".cpp"):
-            graphs.append(Graph(EXPORT_ID, "aoti_output_code", "", text, 0, compile_time_s=aoti.build_time_s))
+    # The C++ wrapper first (what the package runs), then the Triton kernels' Python block.
+    for name, text in sorted((aoti.code if aoti else {}).items(), key=lambda item: not item[0].endswith(".cpp")):
+        if name.endswith((".cpp", ".py")):
+            comment = "//" if name.endswith(".cpp") else "#"
+            graphs.append(Graph(EXPORT_ID, "aoti_output_code", "", f"{comment} {name}\n{text}", 0,
+                                compile_time_s=aoti.build_time_s))
     return tuple(graphs)
 
 
@@ -108,7 +111,9 @@ def constraints(cap: ExportCapture) -> tuple[ArgConstraint, ...]:
 
 
 def _effect(kind: str, dim: DynamicDim) -> str:
-    if dim.specialised or (kind == "constexpr" and dim.exported == "?"):
+    if dim.exported == "?":  # export did not finish: a constexpr still must be known to compile
+        return "specialised" if kind == "constexpr" else "unknown"
+    if dim.specialised:
         return "specialised" if kind == "constexpr" else "fixed"
     return "symbolic" if not dim.exported.lstrip("-").isdigit() else "fixed"
 

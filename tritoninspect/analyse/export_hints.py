@@ -150,13 +150,6 @@ def aoti_mismatch(cap: ExportCapture) -> list[ExportFinding]:
     )]
 
 
-def aoti_unavailable(cap: ExportCapture) -> list[ExportFinding]:
-    aoti = cap.aoti
-    if aoti is None or aoti.status != "unavailable":
-        return []
-    return [ExportFinding("note", "aoti", "compile_only_aoti", note) for note in aoti.notes]
-
-
 RULES: tuple[Rule, ...] = (
     raw_launch_non_strict,
     raw_launch_strict_only,
@@ -164,7 +157,6 @@ RULES: tuple[Rule, ...] = (
     constexpr_specialises_dynamic_dim,
     triton_op_aoti_dynamic,
     aoti_mismatch,
-    aoti_unavailable,
 )
 
 

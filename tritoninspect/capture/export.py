@@ -64,7 +64,7 @@ def _run(cap: ExportCapture, module: Any, args: tuple[Any, ...], *, info: ModeIn
     cap.export_time_s = time.perf_counter() - start
     if cap.failure is not None:
         return
-    _record_program(cap, ep, args, dynamic_shapes)
+    _record_program(cap, ep, args)
     if stage != "export":
         cap.aoti = _aoti(cap, ep, args, reference, info)
 
@@ -149,18 +149,20 @@ def _kernel(cap: ExportCapture, obj: Any) -> str:
 # --- the exported program ----------------------------------------------------------------------
 
 
-def _record_program(cap: ExportCapture, ep: Any, args: tuple[Any, ...], dynamic_shapes: Any) -> None:
+def _record_program(cap: ExportCapture, ep: Any, args: tuple[Any, ...]) -> None:
     cap.graph_code = export_api.graph_code(ep)
     cap.signature = export_api.signature(ep)
     values = export_api.placeholder_values(ep)
     cap.tensors = {name: info[0] for name, v in values.items() if (info := compat.hops.tensor_info(v))}
     cap.ranges = export_api.range_constraints(ep)
     user = [name for direction, kind, name, _ in cap.signature if direction == "input" and kind == "USER_INPUT"]
-    tensors = [(name, a) for name, a in zip(user, args) if isinstance(a, torch.Tensor)]
-    for index, (name, example) in enumerate(tensors):
+    tensor_names = [name for name, a in zip(user, args) if isinstance(a, torch.Tensor)]
+    for i, record in enumerate(cap.inputs):
+        name = tensor_names[i] if i < len(tensor_names) else record.name
         val = values.get(name)
         exported = tuple(str(d) for d in val.shape) if isinstance(val, torch.Tensor) else ()
-        cap.inputs.append(InputDims(name, tuple(example.shape), exported, _requested(dynamic_shapes, index, example)))
+        cap.inputs[i] = InputDims(name, record.example, exported, record.requested)
+    cap.op_count = sum(1 for n in ep.graph.nodes if n.op == "call_function")
     for node in export_api.graph_nodes(ep):
         record = _node_record(cap, node)
         if record is not None:
@@ -250,8 +252,9 @@ def _aoti(cap: ExportCapture, ep: Any, args: tuple[Any, ...], reference: Any, in
     with tempfile.TemporaryDirectory(prefix="tritoninspect-aoti-") as tmp:
         path = os.path.join(tmp, "model.pt2")
         start = time.perf_counter()
-        with _interpreted(not gpu):
+        with _interpreted(not gpu), _traced_code() as traced:
             built = _step(cap, "aoti", lambda: export_api.aoti_compile(ep, path))
+        record.code.update(traced)
         record.build_time_s = time.perf_counter() - start
         if built is None:
             _unbuilt(cap, record, gpu)
@@ -261,6 +264,39 @@ def _aoti(cap: ExportCapture, ep: Any, args: tuple[Any, ...], reference: Any, in
         record.code = export_api.package_text(built)
         _load_and_compare(cap, record, built, args, reference, gpu)
     return record
+
+
+#: Structured-trace artifacts that hold AOTInductor's generated code, -> the name the report
+#: gives them. torch/_inductor/codegen/wrapper.py `generate_and_run_autotune_block` emits the
+#: Python block that compiles (and on a GPU autotunes) each Triton kernel for the C++ wrapper
+#: ("inductor_autotune_at_compile_time_code", torch 2.11-2.14; PR not found), before the C++
+#: is finished: compile-only mode keeps it even when the package cannot be built.
+TRACED_CODE = {"inductor_autotune_at_compile_time_code": "kernels.autotune_block.py"}
+
+
+@contextlib.contextmanager
+def _traced_code() -> Iterator[dict[str, str]]:
+    """Collect the generated code torch writes to its structured trace during the block."""
+    import logging
+
+    from tritoninspect.capture.recorder_parts import _Handler
+
+    found: dict[str, str] = {}
+
+    def on_trace(record: logging.LogRecord) -> None:
+        name, artifact, _ = compat.dynamo.trace_event(record)
+        label = TRACED_CODE.get(artifact or name)
+        payload = getattr(record, "payload", None)
+        if label and isinstance(payload, str):
+            found[label] = payload
+
+    handler = _Handler(on_trace)
+    logger = logging.getLogger(compat.dynamo.TRACE_LOGGER)
+    logger.addHandler(handler)
+    try:
+        yield found
+    finally:
+        logger.removeHandler(handler)
 
 
 @contextlib.contextmanager

@@ -101,11 +101,13 @@ def _aoti(report: Report, cwd: Path) -> list[RenderableType]:
     package = info.aoti
     lines: list[RenderableType] = [heading("AOTInductor"), _status_line(report, package)]
     lines += [Text(f"note: {note}", style="yellow") for note in package.notes]
-    code = [g for g in report.graphs if g.stage == "aoti_output_code"]
-    if code:
-        names = [k.name for k in info.kernels] + [k.op.replace("::", ".") for k in info.kernels if k.op]
-        lines.append(Text("generated code (the C++ wrapper), lines naming a kernel or its op:", style="dim"))
-        lines.append(_code_excerpt(code[0].code, names))
+    names = [k.name for k in info.kernels] + [k.op.replace("::", ".") for k in info.kernels if k.op]
+    if any(k.appears_as == "custom_op" for k in info.kernels):
+        names.append("proxy_executor_call_function")  # how the C++ wrapper calls a custom op
+    for graph in (g for g in report.graphs if g.stage == "aoti_output_code"):
+        title, _, code = graph.code.partition("\n")
+        lines.append(Text(f"generated code {title.lstrip('/# ')}: lines naming a kernel or its op", style="dim"))
+        lines.append(_code_excerpt(code, names))
     return lines
 
 
@@ -117,7 +119,8 @@ def _status_line(report: Report, package: AotiPackage) -> Text:
         where += ": not a GPU package"
     parts = [f"package: {package.status} for {where}"]
     if package.build_time_s is not None:
-        parts.append(f"built in {package.build_time_s:.1f} s")
+        verb = "built in" if package.status == "built" else "gave up after"
+        parts.append(f"{verb} {package.build_time_s:.1f} s")
     if package.loaded is not None:
         parts.append("loaded" if package.loaded else "did not load")
     if package.matches_eager is not None:
