@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -134,7 +133,7 @@ def _code_excerpt(code: str, names: Sequence[str]) -> Text:
     text = Text()
     lines = code.splitlines()
     for name in dict.fromkeys(names):
-        hits = [i for i, line in enumerate(lines) if re.search(rf"\b{re.escape(name)}", line)]
+        hits = [i for i, line in enumerate(lines) if name in line]
         for i in hits[:CODE_LINES_PER_KERNEL]:
             text.append(f"{i + 1:>6}  {lines[i].strip()[:160]}\n")
         if len(hits) > CODE_LINES_PER_KERNEL:
