@@ -39,6 +39,7 @@ SECTIONS = (
     "neighbourhood",
     "graph totals",
     "compile time",
+    "torch.compile vs export",
 )
 
 

@@ -16,6 +16,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from tritoninspect.analyse.diff_export import export_graph_diffs, export_rows
 from tritoninspect.analyse.diff_text import clone_copy_count, normalise_graph, normalise_value, output_code_stats
 from tritoninspect.diff_report import Bench, DiffReport, GraphDiff, Row, Side, SideBench
 from tritoninspect.report import STAGES, Graph, Kernel, Report
@@ -76,7 +77,7 @@ def diff_graphs(a: Report, b: Report, *, context: int = 3) -> tuple[GraphDiff, .
         ga, gb = _graphs(a, stage, part), _graphs(b, stage, part)
         for i in range(max(len(ga), len(gb))):
             diffs.append(graph_diff(stage, part, _at(ga, i), _at(gb, i), context=context))
-    return tuple(diffs)
+    return (*diffs, *export_graph_diffs(a, b, context=context))  # a compile's report against an export's
 
 
 def _at(items: Sequence[Graph], index: int) -> Graph | None:
@@ -392,7 +393,7 @@ def backend_seconds(report: Report) -> float | None:
 
 
 ROW_BUILDERS = (graph_rows, kernel_rows, op_rows, clone_rows, inductor_rows, neighbourhood_rows,
-                graph_total_rows, compile_time_rows)
+                graph_total_rows, compile_time_rows, export_rows)
 
 
 # --- the whole diff ----------------------------------------------------------------------------
