@@ -33,10 +33,10 @@ class Mode(str, Enum):
 #: `post_grad` is the graph as post-grad passes begin; `post_grad_final` after
 #: all of them (re-inplacing, clones decomposed), the graph Inductor lowers.
 #: `export` is torch.export's program, `aoti_output_code` AOTInductor's generated C++
-#: (`tritoninspect export` only; they come last so a compile's stage order is unchanged).
+#: (`tritoninspect export` only).
 StageName = Literal[
-    "dynamo", "aot_forward", "aot_backward", "aot_inference", "post_grad", "post_grad_final", "output_code", "runtime",
-    "export", "aoti_output_code",
+    "dynamo", "aot_forward", "aot_backward", "aot_inference", "post_grad", "post_grad_final", "output_code",
+    "export", "aoti_output_code", "runtime",
 ]
 STAGES: tuple[str, ...] = get_args(StageName)
 

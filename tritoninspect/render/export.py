@@ -165,9 +165,31 @@ def _finding(f: ExportFinding) -> list[RenderableType]:
     return out
 
 
-def export_sections() -> tuple:
-    """The export report's sections, in order (the terminal renderer's header and diagnostics around them)."""
-    from tritoninspect.render.terminal import _diagnostics, _header
+def _header(report: Report, cwd: Path) -> list[RenderableType]:
+    meta = report.meta
+    if meta.mode == Mode.COMPILE_ONLY.value:
+        # As the graph report says it: nothing here is GPU behaviour.
+        mode = Text("mode: compile-only (CPU; kernels ran in Triton's interpreter; no GPU package)",
+                    style="bold black on yellow")
+    else:
+        mode = Text(f"mode: {meta.mode} ({meta.device})", style="bold green" if meta.mode == "gpu" else "bold")
+    lines: list[RenderableType] = [
+        Text.assemble((f"{meta.tool} {meta.tool_version} export", "bold"), "  target: ", (meta.target, "bold")),
+        mode, Text(f"torch {meta.torch} · triton {meta.triton} · python {meta.python}", style="dim"),
+    ]
+    if meta.inputs:
+        lines.append(Text("inputs: " + ", ".join(meta.inputs), style="dim"))
+    return lines
 
-    return (_header, failure_section, _summary, _signature, _program, _kernels, _dynamic, _aoti, _findings,
-            _diagnostics)
+
+def _diagnostics(report: Report, cwd: Path) -> list[RenderableType]:
+    if not report.diagnostics:
+        return []
+    lines = [Text.assemble((d.severity, _SEVERITY_STYLE.get(d.severity, "")), f" {d.source}: ",
+                           fmt.first_line(d.message)) for d in report.diagnostics]
+    return [heading("Diagnostics", len(report.diagnostics)), *lines]
+
+
+#: The export report's sections, in order (render/terminal.py prints them for a report with `export`).
+EXPORT_SECTIONS = (_header, failure_section, _summary, _signature, _program, _kernels, _dynamic, _aoti, _findings,
+                   _diagnostics)

@@ -64,9 +64,9 @@ def _sections(report: Report) -> tuple[Section, ...]:
     """An export report (`tritoninspect export`) has its own sections (render/export.py)."""
     if getattr(report, "export", None) is None:
         return SECTIONS
-    from tritoninspect.render.export import export_sections
+    from tritoninspect.render.export import EXPORT_SECTIONS
 
-    return export_sections()
+    return EXPORT_SECTIONS
 
 
 def _header(report: Report, cwd: Path) -> list[RenderableType]:
