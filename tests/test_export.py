@@ -132,6 +132,10 @@ def test_auto_dim_fixed_by_a_constexpr_is_specialised_and_a_runtime_argument_sta
     assert dims[("x", 1)].specialised and not dims[("x", 0)].specialised
     shown = {(c.arg, c.effect, c.value) for c in report.export.constraints}
     assert shown == {("N_COLS", "specialised", "48"), ("n_rows", "symbolic", "s77")}
+    (finding,) = report.export.findings
+    assert (finding.cause, finding.kernel, finding.severity) == ("constexpr_specialised_dim", "row_scale_kernel",
+                                                                 "warning")
+    assert "x.size(1)" in finding.message and finding.issue.endswith("/137024")
 
 
 # --- the report --------------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from tritoninspect.analyse import _failure, _meta
-from tritoninspect.analyse.export_hints import export_findings
+from tritoninspect.analyse.export_hints import ISSUE, export_findings
 from tritoninspect.capture.export_records import EagerLaunch, ExportCapture, ExportNode
 from tritoninspect.capture.records import KernelRecord
 from tritoninspect.report import Diagnostic, Graph, Kernel, OpaqueOp, Occurrence, Report
@@ -18,6 +18,7 @@ from tritoninspect.report_export import (
     ArgConstraint,
     DynamicDim,
     ExportedKernel,
+    ExportFinding,
     ExportInfo,
     SignatureEntry,
 )
@@ -41,7 +42,25 @@ def export_info(cap: ExportCapture) -> ExportInfo:
         strict=cap.strict, strict_source=cap.strict_source, dynamic_shapes=cap.dynamic,
         export_time_s=cap.export_time_s, signature=signature(cap), dynamic_dims=dynamic_dims(cap),
         kernels=exported_kernels(cap), constraints=constraints(cap), aoti=aoti_package(cap),
-        findings=export_findings(cap),
+        findings=export_findings(cap) + specialised_by_constexpr(cap),
+    )
+
+
+def specialised_by_constexpr(cap: ExportCapture) -> tuple[ExportFinding, ...]:
+    """A dimension asked to be dynamic (Dim.AUTO) that export fixed, with the kernel's
+    tl.constexpr carrying its size: the package then accepts only that size."""
+    if cap.failure is not None:
+        return ()  # a failed export's own finding says it (constexpr_specialises_dynamic_dim)
+    return tuple(
+        ExportFinding(
+            "warning", "export", "constexpr_specialised_dim",
+            f"{c.dim} was asked to be dynamic but is fixed to {c.value} in the exported program: {c.kernel}'s "
+            f"tl.constexpr {c.arg} carries it, and a constexpr must be known when the kernel compiles",
+            kernel=c.kernel,
+            hint="pass the size as a runtime (non-constexpr) argument to keep the dimension dynamic",
+            issue=ISSUE.format(137024),
+        )
+        for c in constraints(cap) if c.effect == "specialised" and c.kind == "constexpr"
     )
 
 
