@@ -34,7 +34,9 @@ def _raw_kernels(cap: ExportCapture) -> list[str]:
 
 
 def raw_launch_non_strict(cap: ExportCapture) -> list[ExportFinding]:
-    """Non-strict export runs the Python of a raw launch on fake tensors: Triton asks for a data pointer."""
+    """Non-strict export runs the Python of a raw launch on fake tensors: Triton asks for a data pointer
+    ("Cannot access data pointer of Tensor", torch 2.11-2.13). https://github.com/pytorch/pytorch/pull/185827
+    (fixes #146066) rewrites that error to name triton_op / wrap_triton: both wordings match."""
     if cap.strict or not _failed(cap, "export", "data pointer", "data_ptr", "wrap_triton", "triton_op"):
         return []
     kernels = _raw_kernels(cap) or [None]
