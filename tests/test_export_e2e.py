@@ -26,6 +26,7 @@ RUNS = {
     "dynamic raw": ["samples/export_dynamic.py:RawNet", "--dynamic", "--strict", *STAGE],
     "no fake": ["tests/assets/export_nofake.py:Net", *STAGE],
     "named constexpr dim": ["tests/assets/export_constexpr_dim.py:Net", "--dynamic", *STAGE],
+    "bad shapes hook": ["tests/assets/export_bad_shapes.py:Net", "--dynamic", "--stage", "export"],
     "aoti custom_op": ["samples/custom_op.py:Net", "--json"],
     "aoti raw": ["samples/add_raw.py:Net", "--strict", "--json"],
 }
@@ -112,3 +113,11 @@ def test_compile_only_aoti_cannot_build_a_raw_kernel_but_shows_its_code(runs: An
     assert report["failure"] is None
     code = [g["code"] for g in report["graphs"] if g["stage"] == "aoti_output_code"]
     assert code and "add_kernel" in code[0]
+
+
+def test_a_raising_dynamic_shapes_hook_is_one_error_line_and_exit_3(runs: Any) -> None:
+    proc = runs.get("bad shapes hook")
+    assert proc.returncode == ExitCode.TARGET, explain(proc)
+    errors = [line for line in proc.stderr.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and "export_dynamic_shapes() raised ValueError: no shapes today" in errors[0]
+    assert "Traceback" not in proc.stderr and proc.stdout == ""
