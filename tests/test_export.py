@@ -147,7 +147,8 @@ def built_report() -> Report:
                   signature=[("input", "USER_INPUT", "x", None), ("output", "USER_OUTPUT", "add", None)],
                   launches=[EagerLaunch(ADD.id, "ns::add", {"BLOCK": 16}, {"n": 64})],
                   aoti=AotiRecord("built", "cpu (compile-only mode)", files=[("m/x.wrapper.cpp", 10)],
-                                  code={"x.wrapper.cpp": "aoti_torch_proxy_executor_call_function(1);\n"},
+                                  code={"x.wrapper.cpp": "aoti_torch_proxy_executor_call_function(1);\n",
+                                        "x.wrapper.json": '{"nodes": [{"target": "torch.ops.ns.add.default"}]}'},
                                   loaded=True, matches_eager=True, max_abs_diff=0.0,
                                   notes=["built and run for CPU in compile-only mode"]))
     return build_export_report(cap)
@@ -227,3 +228,35 @@ def test_json_of_a_failed_export_is_the_report_and_exit_4(monkeypatch: pytest.Mo
     assert result.exit_code == ExitCode.USER_CODE
     data = json.loads(result.stdout)
     assert data["failure"]["stage"] == "export" and data["export"]["findings"][0]["cause"] == "raw_launch_non_strict"
+
+
+# --- diff: a compile's report against an export report ------------------------------------------
+
+
+def test_diff_pairs_how_the_kernel_enters_compile_and_export() -> None:
+    from tritoninspect.analyse.diff import diff_reports
+    from tritoninspect.capture.records import Capture
+    from tritoninspect.pipeline import analyse
+
+    fixtures = Path(__file__).resolve().parent / "fixtures"
+    compiled = analyse(Capture.from_json((fixtures / "capture_custom_op.json").read_text(encoding="utf-8")))
+    exported = built_report()  # add_kernel inside an opaque op, as samples/custom_op.py exports
+    diff = diff_reports(compiled, exported)
+    rows = {r.name: (r.a, r.b) for r in diff.rows if r.section == "torch.compile vs export"}
+    assert rows["add_kernel: entry"] == ("custom_op", "custom_op")
+    assert rows["add_kernel: in the graph as"] == ("opaque custom_op call", "opaque custom_op call")
+    assert rows["add_kernel: launched by generated code"][1] == "yes"
+    assert rows["pipeline"][1].startswith("torch.export (non-strict)")
+    swapped = {r.name: (r.a, r.b) for r in diff_reports(exported, compiled).rows if r.section == "torch.compile vs export"}
+    assert swapped["pipeline"] == (rows["pipeline"][1], rows["pipeline"][0])
+    (cross,) = [g for g in diff.graph_diffs if g.stage == "dynamo | export"]
+    assert cross.compile_id_b == "export"
+    text = render(diff, "diff", width=120)
+    assert "torch.compile vs torch.export" in text
+
+
+def test_diff_of_two_compile_reports_has_no_export_section() -> None:
+    from tritoninspect.analyse.diff import diff_reports
+
+    report = built_report()
+    assert not [r for r in diff_reports(report, report).rows if r.section == "torch.compile vs export"]

@@ -41,7 +41,7 @@ def export_rows(a: Report, b: Report) -> list[Row]:
     for ek in info.kernels:
         kernel = compiled.kernel(ek.name)
         rows.append(_row(f"{ek.name}: entry", _entries(kernel), ek.entry, swapped))
-        rows.append(_row(f"{ek.name}: in the graph as", _compile_node(kernel), EXPORT_NODE[ek.appears_as], swapped))
+        rows.append(_row(f"{ek.name}: in the graph as", _compile_node(compiled, kernel), EXPORT_NODE[ek.appears_as], swapped))
         rows.append(_row(f"{ek.name}: op", _op(kernel), ek.op or "-", swapped))
         rows.append(_row(f"{ek.name}: launched by generated code", _in_output_code(compiled, kernel),
                          _yes_no(ek.in_aoti_code), swapped))
@@ -57,10 +57,15 @@ def _entries(kernel: Kernel | None) -> str:
     return "absent" if kernel is None else ", ".join(kernel.entries) or "none"
 
 
-def _compile_node(kernel: Kernel | None) -> str:
+def _compile_node(report: Report, kernel: Kernel | None) -> str:
+    """How the Dynamo graph holds the kernel: its node's entry; a kernel inside an opaque op has
+    no node of its own (only the op's), so it is seen launching from inside that op."""
     if kernel is None:
         return "absent"
     entries = [o.entry for o in kernel.occurrences if o.stage == "dynamo"]
+    opaque = {op.op for op in report.opaque_ops if op.stage == "dynamo"}
+    if not entries and any(o.custom_op in opaque for o in kernel.occurrences):
+        entries = ["custom_op"]
     return ", ".join(dict.fromkeys(COMPILE_NODE.get(e, e) for e in entries)) or COMPILE_NODE["eager"]
 
 
