@@ -73,11 +73,16 @@ def _graphs(report: Report, stage: str, part: str) -> list[Graph]:
 def diff_graphs(a: Report, b: Report, *, context: int = 3) -> tuple[GraphDiff, ...]:
     """One normalised unified diff per stage and part, graphs paired in compile-id order."""
     diffs = []
+    # A compile's report against an export's: their programs are paired instead, and the
+    # stages only one pipeline has are not diffed against nothing.
+    cross = export_graph_diffs(a, b, context=context)
     for stage, part in _stage_parts(a, b):
         ga, gb = _graphs(a, stage, part), _graphs(b, stage, part)
+        if cross and not (ga and gb):
+            continue
         for i in range(max(len(ga), len(gb))):
             diffs.append(graph_diff(stage, part, _at(ga, i), _at(gb, i), context=context))
-    return (*diffs, *export_graph_diffs(a, b, context=context))  # a compile's report against an export's
+    return (*diffs, *cross)
 
 
 def _at(items: Sequence[Graph], index: int) -> Graph | None:

@@ -70,15 +70,14 @@ def specialised_by_constexpr(cap: ExportCapture) -> tuple[ExportFinding, ...]:
 def export_graphs(cap: ExportCapture) -> tuple[Graph, ...]:
     graphs = []
     if cap.graph_code is not None:
-        graphs.append(Graph(EXPORT_ID, "export", "", cap.graph_code, cap.op_count,
-                            compile_time_s=cap.export_time_s))
+        # Times are export.export_time_s and export.aoti.build_time_s: Graph.compile_time_s means a backend's.
+        graphs.append(Graph(EXPORT_ID, "export", "", cap.graph_code, cap.op_count))
     aoti = cap.aoti
     # The C++ wrapper first (what the package runs), then the Triton kernels' Python block.
     for name, text in sorted((aoti.code if aoti else {}).items(), key=lambda item: not item[0].endswith(".cpp")):
         if name.endswith((".cpp", ".py")):
             comment = "//" if name.endswith(".cpp") else "#"
-            graphs.append(Graph(EXPORT_ID, "aoti_output_code", "", f"{comment} {name}\n{text}", 0,
-                                compile_time_s=aoti.build_time_s))
+            graphs.append(Graph(EXPORT_ID, "aoti_output_code", "", f"{comment} {name}\n{text}", 0))
     return tuple(graphs)
 
 
