@@ -105,6 +105,22 @@ def test_aoti_failure_with_triton_op_and_dynamic_dim_points_at_the_regression() 
     assert causes(build_export_report(static)) == []
 
 
+def test_decomposed_mutations_and_kernel_writes_are_reported_and_rendered() -> None:
+    # As tests/assets/export_buffer.py --strict: the kernel writes a buffer in place.
+    node = ExportNode("triton_kernel_wrapper_mutation_proxy", "hop", ADD.id, kernel_idx=0)
+    cap = capture(strict=True, nodes=[node], writes={ADD.id: ["out_ptr"]},
+                  signature=[("input", "BUFFER", "b_acc", "acc"), ("output", "USER_OUTPUT", "mul", None)],
+                  decomposed_signature=[("input", "BUFFER", "b_acc", "acc"),
+                                        ("output", "BUFFER_MUTATION", "getitem", "acc"),
+                                        ("output", "USER_OUTPUT", "mul", None)])
+    report = build_export_report(cap)
+    assert report.export.kernels[0].writes == ("out_ptr",)
+    assert [e.kind for e in report.export.decomposed_signature if e.direction == "output"] == [
+        "BUFFER_MUTATION", "USER_OUTPUT"]
+    text = render(report, "text", width=120)
+    assert "BUFFER_MUTATION  getitem -> acc" in text and "out_ptr" in text
+
+
 def test_strict_raw_launch_is_a_note_and_a_mismatch_an_error() -> None:
     node = ExportNode("triton_kernel_wrapper_mutation_proxy", "hop", ADD.id, kernel_idx=0, grid=((4, 1, 1),),
                       constexprs={"BLOCK": 16}, scalars={"n": 64})

@@ -26,6 +26,7 @@ RUNS = {
     "dynamic raw": ["samples/export_dynamic.py:RawNet", "--dynamic", "--strict", *STAGE],
     "no fake": ["tests/assets/export_nofake.py:Net", *STAGE],
     "named constexpr dim": ["tests/assets/export_constexpr_dim.py:Net", "--dynamic", *STAGE],
+    "buffer": ["tests/assets/export_buffer.py:Net", "--strict", *STAGE],
     "bad shapes hook": ["tests/assets/export_bad_shapes.py:Net", "--dynamic", "--stage", "export"],
     "aoti custom_op": ["samples/custom_op.py:Net", "--json"],
     "aoti raw": ["samples/add_raw.py:Net", "--strict", "--json"],
@@ -121,3 +122,12 @@ def test_a_raising_dynamic_shapes_hook_is_one_error_line_and_exit_3(runs: Any) -
     errors = [line for line in proc.stderr.splitlines() if line.startswith("error:")]
     assert len(errors) == 1 and "export_dynamic_shapes() raised ValueError: no shapes today" in errors[0]
     assert "Traceback" not in proc.stderr and proc.stdout == ""
+
+
+def test_a_kernel_write_to_a_buffer_is_a_mutation_only_after_decompositions(runs: Any) -> None:
+    info = export_of(runs, "buffer")["export"]
+    kinds = {(s["direction"], s["kind"], s["target"]) for s in info["signature"]}
+    assert ("input", "BUFFER", "acc") in kinds and not any("MUTATION" in k for _, k, _ in kinds)
+    decomposed = {(s["kind"], s["target"]) for s in info["decomposed_signature"] if s["direction"] == "output"}
+    assert ("BUFFER_MUTATION", "acc") in decomposed
+    assert kernel({"export": info}, "accumulate_kernel")["writes"] == ["acc_ptr"]

@@ -387,6 +387,7 @@ _SCHEMA = Schema(
         (Report, "decompiled"): (DecompiledFrame, True),
         (Report, "export"): (ExportInfo, False),
         (ExportInfo, "signature"): (SignatureEntry, True),
+        (ExportInfo, "decomposed_signature"): (SignatureEntry, True),
         (ExportInfo, "dynamic_dims"): (DynamicDim, True),
         (ExportInfo, "kernels"): (ExportedKernel, True),
         (ExportInfo, "constraints"): (ArgConstraint, True),

@@ -89,6 +89,10 @@ class ExportedKernel:
     #: Where AOTInductor's generated code names it (the kernel, or the op it runs in);
     #: None when no package code was generated.
     in_aoti_code: bool | None = None
+    #: The arguments it writes, as the functional program (after `run_decompositions()`) clones
+    #: them (`tensors_to_clone`); None where that program has no HOP for it (a triton_op or
+    #: custom_op stays an op there).
+    writes: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -140,6 +144,9 @@ class ExportInfo:
     #: Seconds torch.export.export took; None when it did not run.
     export_time_s: float | None = None
     signature: tuple[SignatureEntry, ...] = ()
+    #: The signature after `run_decompositions()` (the functional program AOTInductor lowers): a
+    #: kernel's in-place write to a buffer or input shows here as a mutation output, not above.
+    decomposed_signature: tuple[SignatureEntry, ...] = ()
     dynamic_dims: tuple[DynamicDim, ...] = ()
     kernels: tuple[ExportedKernel, ...] = ()
     constraints: tuple[ArgConstraint, ...] = ()

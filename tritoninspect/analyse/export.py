@@ -40,7 +40,8 @@ def build_export_report(cap: ExportCapture) -> Report:
 def export_info(cap: ExportCapture) -> ExportInfo:
     return ExportInfo(
         strict=cap.strict, strict_source=cap.strict_source, dynamic_shapes=cap.dynamic,
-        export_time_s=cap.export_time_s, signature=signature(cap), dynamic_dims=dynamic_dims(cap),
+        export_time_s=cap.export_time_s, signature=signature(cap),
+        decomposed_signature=signature(cap, cap.decomposed_signature), dynamic_dims=dynamic_dims(cap),
         kernels=exported_kernels(cap), constraints=constraints(cap), aoti=aoti_package(cap),
         findings=export_findings(cap) + specialised_by_constexpr(cap),
     )
@@ -81,9 +82,12 @@ def export_graphs(cap: ExportCapture) -> tuple[Graph, ...]:
     return tuple(graphs)
 
 
-def signature(cap: ExportCapture) -> tuple[SignatureEntry, ...]:
+def signature(cap: ExportCapture, rows: list[tuple[str, str, str, str | None]] | None = None,
+              ) -> tuple[SignatureEntry, ...]:
+    """The exported program's signature (or `rows`, another program's), tensors from the exported graph."""
+    rows = cap.signature if rows is None else rows
     return tuple(SignatureEntry(direction, kind, name, target, cap.tensors.get(name))  # type: ignore[arg-type]
-                 for direction, kind, name, target in cap.signature)
+                 for direction, kind, name, target in rows)
 
 
 # --- dynamic dimensions ------------------------------------------------------------------------
@@ -149,8 +153,9 @@ def exported_kernels(cap: ExportCapture) -> tuple[ExportedKernel, ...]:
         appears = _appears_as(node, entry)
         named = (op or record.name) if code is not None else None
         in_code = _named_in(code, record.name, op) if named else None
+        writes = tuple(dict.fromkeys(cap.writes[kid])) if kid in cap.writes else None
         result.append(ExportedKernel(kid, record.name, entry, appears, node.node if node else None, op,  # type: ignore[arg-type]
-                                     node.kernel_idx if node else None, in_code))
+                                     node.kernel_idx if node else None, in_code, writes))
     return tuple(result)
 
 

@@ -154,6 +154,7 @@ def _record_program(cap: ExportCapture, ep: Any, args: tuple[Any, ...]) -> None:
     cap.signature = export_api.signature(ep)
     values = export_api.placeholder_values(ep)
     cap.tensors = {name: info[0] for name, v in values.items() if (info := compat.hops.tensor_info(v))}
+    cap.tensors.update(export_api.output_tensors(ep))
     cap.ranges = export_api.range_constraints(ep)
     user = [name for direction, kind, name, _ in cap.signature if direction == "input" and kind == "USER_INPUT"]
     tensor_names = [name for name, a in zip(user, args) if isinstance(a, torch.Tensor)]
@@ -169,6 +170,23 @@ def _record_program(cap: ExportCapture, ep: Any, args: tuple[Any, ...]) -> None:
             cap.nodes.append(record)
     for op in {n.op for n in cap.nodes if n.op}:
         cap.ops.setdefault(op, compat.library.is_triton_op(op))
+    _record_decomposed(cap, ep)
+
+
+def _record_decomposed(cap: ExportCapture, ep: Any) -> None:
+    """The functional program's signature and each kernel's writes (its HOP's tensors_to_clone).
+    A failure here is a diagnostic: the exported program itself is recorded already."""
+    try:
+        functional = export_api.decomposed(ep)
+    except Exception as exc:  # noqa: BLE001 - AOTInductor will meet the same error and report it
+        cap.problems.append(("export", f"run_decompositions() failed ({type(exc).__name__}: {_first_line(exc)})"))
+        return
+    cap.decomposed_signature = export_api.signature(functional)
+    for node in export_api.graph_nodes(functional):
+        if compat.hops.hop_form(node) == "functional":
+            fields = compat.hops.hop_fields(node)
+            kid = _kernel(cap, compat.hops.side_table_kernel(fields["kernel_idx"]))
+            cap.writes.setdefault(kid, []).extend(fields["tensors_to_clone"] or [])
 
 
 def _record_inputs(cap: ExportCapture, module: Any, args: tuple[Any, ...], dynamic_shapes: Any) -> None:

@@ -90,6 +90,10 @@ class ExportCapture:
     #: call_function nodes of the exported graph.
     op_count: int = 0
     signature: list[tuple[str, str, str, str | None]] = field(default_factory=list)
+    #: The signature after `run_decompositions()` (what AOTInductor lowers): kernel writes show as mutations.
+    decomposed_signature: list[tuple[str, str, str, str | None]] = field(default_factory=list)
+    #: Kernel id -> the arguments its functional HOP clones (it writes them), after run_decompositions().
+    writes: dict[str, list[str]] = field(default_factory=dict)
     tensors: dict[str, str] = field(default_factory=dict)
     ranges: dict[str, tuple[str, str]] = field(default_factory=dict)
     inputs: list[InputDims] = field(default_factory=list)

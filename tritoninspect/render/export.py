@@ -42,7 +42,16 @@ def _signature(report: Report, cwd: Path) -> list[RenderableType]:
         style = "yellow" if "MUTATION" in entry.kind else ""
         add_row(t, entry.direction, Text(entry.kind, style=style), entry.name, entry.target or fmt.NONE,
                 entry.tensor or "")
-    return [heading("Graph signature", len(info.signature)), t]
+    out: list[RenderableType] = [heading("Graph signature", len(info.signature)), t]
+    mutations = [e for e in info.decomposed_signature if "MUTATION" in e.kind]
+    known = {(e.kind, e.target) for e in info.signature}
+    added = [e for e in mutations if (e.kind, e.target) not in known]
+    if added:
+        out.append(Text("after run_decompositions() (the functional program AOTInductor lowers), kernel writes "
+                        "become mutation outputs:", style="dim"))
+        for e in added:
+            out.append(Text.assemble("  output  ", (e.kind, "yellow"), f"  {e.name} -> {e.target or fmt.NONE}"))
+    return out
 
 
 def _program(report: Report, cwd: Path) -> list[RenderableType]:
@@ -65,13 +74,14 @@ def _kernels(report: Report, cwd: Path) -> list[RenderableType]:
     info = report.export
     if info is None or not info.kernels:
         return []
-    t = table("kernel", "entry", "in the exported program", "node", "op", "in AOTI code")
+    t = table("kernel", "entry", "in the exported program", "node", "op", "writes", "in AOTI code")
     for k in info.kernels:
         appears = {"hop": f"HOP, kernel_idx={k.kernel_idx}", "triton_op": "triton_op call (not decomposed)",
                    "custom_op": "opaque custom_op call", "absent": "absent (export did not finish)"}[k.appears_as]
         in_code = fmt.NONE if k.in_aoti_code is None else ("yes" if k.in_aoti_code else "no")
+        writes = fmt.NONE if k.writes is None else (", ".join(k.writes) or "nothing")
         add_row(t, Text(k.name, style="bold"), Text(k.entry, style=ENTRY_STYLES.get(k.entry, "")), appears,
-                k.node or fmt.NONE, k.op or fmt.NONE, in_code)
+                k.node or fmt.NONE, k.op or fmt.NONE, writes, in_code)
     return [heading("Kernels", len(info.kernels)), t]
 
 

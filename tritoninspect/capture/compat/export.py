@@ -65,6 +65,29 @@ def placeholder_values(ep: Any) -> dict[str, Any]:
     return {n.name: n.meta.get("val") for n in ep.graph.nodes if n.op == "placeholder"}
 
 
+def decomposed(ep: Any) -> Any:
+    """`ExportedProgram.run_decompositions()`: the functional program (core ATen), what
+    AOTInductor lowers. A user kernel's in-place writes become a functional HOP with
+    `tensors_to_clone` and mutation outputs in the signature (public API, torch 2.11-2.14)."""
+    return ep.run_decompositions()
+
+
+def output_tensors(ep: Any) -> dict[str, str]:
+    """Output name -> "float32[s6, 48]" for the graph's tensor outputs (the output node's args,
+    each an FX node with `meta["val"]`, torch 2.11-2.14)."""
+    from tritoninspect.capture.compat.hops import tensor_info
+
+    found: dict[str, str] = {}
+    for node in ep.graph.nodes:
+        if node.op == "output":
+            outs = node.args[0] if isinstance(node.args[0], (tuple, list)) else (node.args[0],)
+            for arg in outs:
+                info = tensor_info(arg) if isinstance(arg, torch.fx.Node) else None
+                if info is not None:
+                    found[arg.name] = info[0]
+    return found
+
+
 def range_constraints(ep: Any) -> dict[str, tuple[str, str]]:
     """Symbol -> (lower, upper) of `ExportedProgram.range_constraints` (sympy symbol ->
     ValueRanges with `.lower` / `.upper`, torch 2.1-2.14; `int_oo` prints as "int_oo")."""
