@@ -200,6 +200,23 @@ def _diagnostics(report: Report, cwd: Path) -> list[RenderableType]:
     return [heading("Diagnostics", len(report.diagnostics)), *lines]
 
 
-#: The export report's sections, in order (render/terminal.py prints them for a report with `export`).
+#: The export report's sections, in order.
 EXPORT_SECTIONS = (_header, failure_section, _summary, _signature, _program, _kernels, _dynamic, _aoti, _findings,
                    _diagnostics)
+
+
+def render_export(report: Report, *, color: bool | None = None, width: int | None = None) -> str:
+    """An export report as text: every non-empty section, blank lines between (as the terminal renderer)."""
+    from tritoninspect.render._console import console_text, make_console
+    from tritoninspect.render._safe import safe_record
+
+    console = make_console(width=width, color=color)
+    report = safe_record(report)
+    cwd = Path.cwd()
+    blocks = [renderables for section in EXPORT_SECTIONS if (renderables := section(report, cwd))]
+    for i, renderables in enumerate(blocks):
+        if i:
+            console.print()
+        for renderable in renderables:
+            console.print(renderable)
+    return console_text(console)

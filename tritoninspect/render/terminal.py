@@ -49,7 +49,7 @@ class TerminalRenderer:
         # Resolved once so every location in one report is relative to the same place.
         cwd = Path.cwd()
         first = True
-        for section in _sections(report):
+        for section in SECTIONS:
             renderables = section(report, cwd)
             if not renderables:
                 continue
@@ -58,15 +58,6 @@ class TerminalRenderer:
             first = False
             for renderable in renderables:
                 console.print(renderable)
-
-
-def _sections(report: Report) -> tuple[Section, ...]:
-    """An export report (`tritoninspect export`) has its own sections (render/export.py)."""
-    if getattr(report, "export", None) is None:
-        return SECTIONS
-    from tritoninspect.render.export import EXPORT_SECTIONS
-
-    return EXPORT_SECTIONS
 
 
 def _header(report: Report, cwd: Path) -> list[RenderableType]:
