@@ -27,7 +27,10 @@ SAMPLES_DIR = REPO / "samples"
 DIFF_SAMPLES = ("trio",)
 #: Samples about graph breaks and recompiles (`tritoninspect breaks`): tested in tests/test_breaks*.py.
 BREAK_SAMPLES = tuple(sorted(p.stem for p in SAMPLES_DIR.glob("*.py") if p.stem.startswith(("break_", "recompile_"))))
-SAMPLES = sorted(p.stem for p in SAMPLES_DIR.glob("*.py") if p.stem not in DIFF_SAMPLES and p.stem not in BREAK_SAMPLES)
+#: Samples for `tritoninspect export` (a dynamic shapes hook, two models): tested in tests/test_export_e2e.py.
+EXPORT_SAMPLES = ("export_dynamic",)
+SAMPLES = sorted(p.stem for p in SAMPLES_DIR.glob("*.py")
+                 if p.stem not in DIFF_SAMPLES and p.stem not in BREAK_SAMPLES and p.stem not in EXPORT_SAMPLES)
 
 GRAPH_STAGES = ("dynamo", "aot_forward", "aot_backward", "aot_inference", "post_grad", "post_grad_final")
 AOT_STAGES = ("aot_forward", "aot_backward", "aot_inference", "post_grad")

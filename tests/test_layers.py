@@ -97,7 +97,7 @@ COMMANDS = sorted(name for name in MODULES if name.startswith("tritoninspect.com
 
 
 def test_each_command_has_its_module() -> None:
-    assert [name.rpartition(".")[2] for name in COMMANDS] == ["breaks", "check", "diff", "graph"]
+    assert [name.rpartition(".")[2] for name in COMMANDS] == ["breaks", "check", "diff", "export", "graph"]
 
 
 @pytest.mark.parametrize("name", COMMANDS)

@@ -100,7 +100,7 @@ CASES: dict[str, Case] = {
     "several problems": Case(
         lambda r: (_set("graphs.1.op_count", "3")(r), _set("graphs.0.stage", "nowhere")(r)),
         'graphs[0].stage: expected one of "dynamo", "aot_forward", "aot_backward", "aot_inference", "post_grad", '
-        '"post_grad_final", "output_code", "runtime", got "nowhere" (and 1 more)',
+        '"post_grad_final", "output_code", "export", "aoti_output_code", "runtime", got "nowhere" (and 1 more)',
     ),
     "newer schema_version": Case(
         _set("schema_version", SCHEMA_VERSION + 1),

@@ -17,7 +17,7 @@ import typer
 
 from tritoninspect import __version__
 from tritoninspect.errors import ExitCode
-from tritoninspect.commands import breaks, check, diff, graph
+from tritoninspect.commands import breaks, check, diff, export, graph
 from tritoninspect.commands._help import EXAMPLES, HelpCommand, HelpGroup
 
 EXIT_CODES = (
@@ -56,7 +56,7 @@ def _root(
     """See what torch.compile did with your user-defined Triton kernels."""
 
 
-for _command in (graph.graph, diff.diff, breaks.breaks, check.check):
+for _command in (graph.graph, diff.diff, breaks.breaks, check.check, export.export):
     app.command(cls=HelpCommand, epilog=EXAMPLES[_command.__name__])(_command)
 
 

@@ -43,6 +43,7 @@ SECTIONS = (
     "neighbourhood",
     "graph totals",
     "compile time",
+    "torch.compile vs export",
 )
 
 

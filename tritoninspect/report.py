@@ -29,8 +29,11 @@ Schema changelog:
   4  Reports read from a TORCH_TRACE log: Meta.mode "trace" (Meta.torch, .triton and
      .device are the traced run's), Meta.rank (the log's rank, None when not
      distributed or not a trace) and Meta.unknown (what a trace cannot tell: launch
-     counts, eager launches, kernels inside opaque custom ops...). Versions 1-3 still
-     read: they lack these two fields.
+     counts, eager launches, kernels inside opaque custom ops...). Report.export
+     (ExportInfo, `tritoninspect export`): the exported program's signature, dynamic
+     dims, kernel entries and constraints, the AOTInductor package, findings with hints;
+     graph stages "export" and "aoti_output_code". Versions 1-3 still read: they lack
+     these fields (Meta.rank None, Meta.unknown empty, Report.export None).
 
 The JSON Schema of this model, `tritoninspect/schemas/report.schema.json`, is generated
 from the dataclasses below (`json_schema()`; tests/test_schema.py keeps the file equal to
@@ -68,6 +71,15 @@ from tritoninspect.report_kernel import (
     Severity,
     SharedBuffer,
     StageName,
+)
+from tritoninspect.report_export import (
+    AotiPackage,
+    ArgConstraint,
+    DynamicDim,
+    ExportedKernel,
+    ExportFinding,
+    ExportInfo,
+    SignatureEntry,
 )
 
 SCHEMA_VERSION = 4
@@ -317,6 +329,8 @@ class Report:
     diagnostics: tuple[Diagnostic, ...] = ()
     #: --decompile: each compiled frame's transformed code.
     decompiled: tuple[DecompiledFrame, ...] = ()
+    #: `tritoninspect export`: what torch.export and AOTInductor did; None for a compile's report.
+    export: ExportInfo | None = None
     schema_version: int = SCHEMA_VERSION
 
     def to_dict(self) -> dict[str, Any]:
@@ -379,9 +393,17 @@ _SCHEMA = Schema(
         (Kernel, "resources"): (Resources, True),
         (Recompile, "changes"): (ArgChange, True),
         (Report, "decompiled"): (DecompiledFrame, True),
+        (Report, "export"): (ExportInfo, False),
+        (ExportInfo, "signature"): (SignatureEntry, True),
+        (ExportInfo, "decomposed_signature"): (SignatureEntry, True),
+        (ExportInfo, "dynamic_dims"): (DynamicDim, True),
+        (ExportInfo, "kernels"): (ExportedKernel, True),
+        (ExportInfo, "constraints"): (ArgConstraint, True),
+        (ExportInfo, "aoti"): (AotiPackage, False),
+        (ExportInfo, "findings"): (ExportFinding, True),
     },
     nullable=frozenset(
-        {(Report, "failure"), (Occurrence, "clones"), (Occurrence, "neighbourhood"), (Neighbourhood, "before"), (Neighbourhood, "after")}
+        {(Report, "export"), (ExportInfo, "aoti"), (Report, "failure"), (Occurrence, "clones"), (Occurrence, "neighbourhood"), (Neighbourhood, "before"), (Neighbourhood, "after")}
     ),
     convert={"grid": lambda grid: tuple(tuple(g) for g in grid)},
 )
@@ -401,7 +423,7 @@ ADDED_IN_VERSION_1 = frozenset({
 #: Fields a readable report may lack: those added in version 1, and version 2's, 3's and 4's additions.
 MAY_BE_ABSENT = ADDED_IN_VERSION_1 | {
     "Report.failure", "Report.recompile_limits", "CodeCall.ops_source", "Neighbour.ops_source",
-    "Meta.rank", "Meta.unknown",
+    "Meta.rank", "Meta.unknown", "Report.export",
 }
 
 
@@ -444,8 +466,15 @@ __all__ = [
     "read_report",
     "SCHEMA_VERSION",
     "READABLE_VERSIONS",
+    "AotiPackage",
     "ArgChange",
+    "ArgConstraint",
     "DecompiledFrame",
+    "DynamicDim",
+    "ExportedKernel",
+    "ExportFinding",
+    "ExportInfo",
+    "SignatureEntry",
     "ClonedArg",
     "Clones",
     "CodeCall",

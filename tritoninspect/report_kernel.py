@@ -34,8 +34,11 @@ class Mode(str, Enum):
 #: Stages in pipeline order. `runtime` is a kernel launch seen while running.
 #: `post_grad` is the graph as post-grad passes begin; `post_grad_final` after
 #: all of them (re-inplacing, clones decomposed), the graph Inductor lowers.
+#: `export` is torch.export's program, `aoti_output_code` AOTInductor's generated C++
+#: (`tritoninspect export` only).
 StageName = Literal[
-    "dynamo", "aot_forward", "aot_backward", "aot_inference", "post_grad", "post_grad_final", "output_code", "runtime",
+    "dynamo", "aot_forward", "aot_backward", "aot_inference", "post_grad", "post_grad_final", "output_code",
+    "export", "aoti_output_code", "runtime",
 ]
 STAGES: tuple[str, ...] = get_args(StageName)
 

@@ -16,6 +16,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from tritoninspect.analyse.diff_export import export_graph_diffs, export_rows
 from tritoninspect.analyse.diff_text import clone_copy_count, normalise_graph, normalise_value, output_code_stats
 from tritoninspect.diff_report import Bench, DiffReport, GraphDiff, Row, Side, SideBench
 from tritoninspect.report import STAGES, Graph, Kernel, Report
@@ -73,11 +74,16 @@ def diff_graphs(a: Report, b: Report, *, context: int = 3, labels: tuple[str, st
     """One normalised unified diff per stage and part, graphs paired in compile-id order; `labels` name
     the sides in each diff's `---`/`+++` lines (A and C when C is the variant)."""
     diffs = []
+    # A compile's report against an export's: their programs are paired instead, and the
+    # stages only one pipeline has are not diffed against nothing.
+    cross = export_graph_diffs(a, b, context=context)
     for stage, part in _stage_parts(a, b):
         ga, gb = _graphs(a, stage, part), _graphs(b, stage, part)
+        if cross and not (ga and gb):
+            continue
         for i in range(max(len(ga), len(gb))):
             diffs.append(graph_diff(stage, part, _at(ga, i), _at(gb, i), context=context, labels=labels))
-    return tuple(diffs)
+    return (*diffs, *cross)
 
 
 def _at(items: Sequence[Graph], index: int) -> Graph | None:
@@ -399,7 +405,7 @@ def backend_seconds(report: Report) -> float | None:
 
 
 ROW_BUILDERS = (graph_rows, kernel_rows, op_rows, clone_rows, inductor_rows, neighbourhood_rows,
-                graph_total_rows, compile_time_rows)
+                graph_total_rows, compile_time_rows, export_rows)
 
 
 # --- the whole diff ----------------------------------------------------------------------------

@@ -45,6 +45,12 @@ EXAMPLES = {
         "  tritoninspect check model.py:Net --max-graphs 1 --no-clones add_kernel\n\n"
         f"{INPUTS_CONVENTION}"
     ),
+    "export": (
+        "[bold]Examples[/]\n\n"
+        "  tritoninspect export model.py:Net --stage export   [dim]# torch.export only: seconds[/]\n\n"
+        "  tritoninspect export model.py:Net --strict --dynamic -o e.json\n\n"
+        f"{INPUTS_CONVENTION}"
+    ),
 }
 
 

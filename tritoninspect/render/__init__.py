@@ -19,6 +19,10 @@ class Renderer(Protocol):
 
 
 def _report_text(report: Any, *, color: bool | None = None, width: int | None = None) -> str:
+    if getattr(report, "export", None) is not None:  # `tritoninspect export`'s report: its own sections
+        from tritoninspect.render.export import render_export
+
+        return render_export(report, color=color, width=width)
     from tritoninspect.render.overview import render_overview
 
     return render_overview(report, color=color, width=width)

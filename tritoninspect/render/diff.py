@@ -30,6 +30,7 @@ _SECTION_TITLES = {
     "neighbourhood": "Fusion neighbourhood",
     "graph totals": "Graph totals",
     "compile time": "Compile time (wall, per stage)",
+    "torch.compile vs export": "torch.compile vs torch.export (a graph report against an export report)",
 }
 
 

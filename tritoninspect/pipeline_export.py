@@ -1,0 +1,71 @@
+"""Spec -> mode -> target -> export capture -> analysis -> report: `tritoninspect export`'s route.
+
+The same mode and target loading as `pipeline.run` (compile-only mode entered before the
+user's module is imported), then `capture/export.py` instead of torch.compile.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from tritoninspect.errors import TargetError
+
+if TYPE_CHECKING:
+    from tritoninspect.report import Report
+    from tritoninspect.spec import TargetSpec
+
+#: A target module may define this function: it returns `dynamic_shapes` for torch.export
+#: (used with --dynamic instead of Dim.AUTO on every dimension).
+DYNAMIC_SHAPES_HOOK = "export_dynamic_shapes"
+
+
+@dataclass(frozen=True)
+class ExportOptions:
+    """How to export a target: the `export` command's options as one value."""
+
+    inputs: str | None = None
+    device: str = "auto"
+    #: None: torch.export's own default.
+    strict: bool | None = None
+    #: "export" (stop after torch.export) or "aoti".
+    stage: str = "aoti"
+    dynamic: bool = False
+    arch: str | None = None
+
+
+def run_export(spec: TargetSpec, options: ExportOptions = ExportOptions()) -> Report:
+    """The whole export route for a parsed target."""
+    from tritoninspect.analyse.export import build_export_report
+    from tritoninspect.capture.export import capture_export
+    from tritoninspect.pipeline import CaptureOptions, _mode, _user_or_tool_errors, load
+    from tritoninspect.target import describe_inputs
+
+    mode_options = CaptureOptions(inputs=options.inputs, device=options.device, arch=options.arch)
+    with _mode(mode_options, user_dir=spec.sys_path_entry) as mode:
+        loaded = load(spec, mode_options, device=mode.info.torch_device)
+        dynamic, shapes = _dynamic(options.dynamic, loaded, spec)
+        with _user_or_tool_errors():
+            capture = capture_export(
+                loaded.module, loaded.input_sets[0], info=mode.info, strict=options.strict, stage=options.stage,
+                dynamic=dynamic, dynamic_shapes=shapes, target=f"{spec.display_name}:{spec.attr}",
+                inputs=describe_inputs(loaded.input_sets[:1]),
+            )
+    return build_export_report(capture)
+
+
+def _dynamic(asked: bool, loaded: Any, spec: TargetSpec) -> tuple[str, Any]:
+    """("none" | "auto" | "target", dynamic_shapes): with --dynamic, the target module's
+    `export_dynamic_shapes()` when it defines one, else Dim.AUTO on every dimension."""
+    if not asked:
+        return "none", None
+    import sys
+
+    module = sys.modules.get(spec.module)
+    hook = getattr(module, DYNAMIC_SHAPES_HOOK, None)
+    if hook is None:
+        return "auto", None
+    try:
+        return "target", hook()
+    except Exception as exc:  # noqa: BLE001 - the user's function: a target error with their message
+        raise TargetError(f"{spec.display_name}:{DYNAMIC_SHAPES_HOOK}() raised {type(exc).__name__}: {exc}") from exc
