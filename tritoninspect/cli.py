@@ -59,12 +59,7 @@ for _command in (graph.graph, diff.diff, breaks.breaks, check.check):
 
 def main() -> None:
     """Console-script entry point: exits with the documented code."""
-    from tritoninspect.capture.scratch import scratch_inductor_cache
-
-    # Before torch is imported: what Inductor writes goes to a directory removed at exit.
-    with scratch_inductor_cache():
-        code = run(sys.argv[1:])
-    sys.exit(code)
+    sys.exit(run(sys.argv[1:]))
 
 
 def run(args: list[str]) -> int:
