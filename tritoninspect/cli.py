@@ -16,6 +16,7 @@ from typing import Annotated, Any, Optional
 import typer
 
 from tritoninspect import __version__
+from tritoninspect._quickhelp import import_help_formatter, wants_help
 from tritoninspect.errors import ExitCode
 from tritoninspect.commands import breaks, check, diff, graph
 
@@ -69,6 +70,8 @@ def run(args: list[str]) -> int:
     stdout with `--json`; here they go through the same contract as every other error.
     """
     json_out = "--json" in args
+    if wants_help(args):
+        import_help_formatter()  # without the Rich modules help never uses: tritoninspect/_quickhelp.py
     try:
         result = app(args=args, standalone_mode=False, prog_name=_prog_name())
     except KeyboardInterrupt:
