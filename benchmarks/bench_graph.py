@@ -6,7 +6,7 @@ Four ratios, all measured in this run, each the median over --repeat fresh proce
       against a baseline process that does a plain `torch.compile(model)` (default
       Inductor backend) and its first call(s) (forward, and backward when parameters or
       inputs require grad) on the same model and inputs. Both with empty compile caches.
-      Target: <= 1.00.
+      Target: <= 1.00 (<= 0.90 with --device cuda, for the Liger-style block of scripts/gpu-bench).
   (b) warm: the same two commands rerun over compile caches their own first run filled
       (a user rerunning the tool on an unchanged model). The baseline turns off the same
       stage caches the tool must turn off (FX graph, AOTAutograd, Dynamo PGO:
@@ -49,6 +49,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import FreshRuns, bench_arguments, import_sample, input_sets, report_ratio, to_device  # noqa: E402
 
 GRAPH_TARGET = 1.00
+#: On a GPU the issue asks for more (issue 15: the Liger-style block, fwd+bwd, empty caches).
+GRAPH_TARGET_GPU = 0.90
 WARM_TARGET = 1.00
 HELP_TARGET = 0.10
 ROWS = ("cold", "warm", "help")
@@ -85,18 +87,19 @@ def main() -> int:
     print()
     runs.print_commands()
     print()
-    over = report_rows(runs.wall, rows)
+    cold_target = GRAPH_TARGET_GPU if device == "cuda" else GRAPH_TARGET
+    over = report_rows(runs.wall, rows, cold_target)
     print("\nthe same ratios in CPU time (user+sys of each process and its children; steadier on a busy machine):")
-    report_rows(runs.cpu, rows)
+    report_rows(runs.cpu, rows, cold_target)
     return 1 if args.check and any(over) else 0
 
 
-def report_rows(times: dict[str, list[float]], rows: set[str]) -> list[bool]:
+def report_rows(times: dict[str, list[float]], rows: set[str], cold_target: float) -> list[bool]:
     """Print each ratio; True for each one over its target."""
     over = []
     if "cold" in rows:
         over.append(report_ratio("graph / torch.compile, cold caches", times["graph (cold)"],
-                                 times["torch.compile (cold)"], GRAPH_TARGET))
+                                 times["torch.compile (cold)"], cold_target))
     if "warm" in rows:
         over.append(report_ratio("graph / torch.compile, warm caches (same work)", times["graph (warm)"],
                                  times["torch.compile (warm, stage caches off)"], WARM_TARGET))
