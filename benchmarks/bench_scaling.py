@@ -9,7 +9,9 @@ in-process:
   capture   `pipeline.capture_target`: load the model, torch.compile it with the recording
             backend, run forward and backward (torch and triton imported before timing;
             the compile is nearly all of it): the "compile time" of the target below;
-  analysis  `pipeline.analyse`: every analysis, the report built;
+  analysis  `pipeline.analyse`: every analysis, the report built
+            (the heap is frozen after the imports and after the capture, as the CLI does:
+            commands/_edge.py);
   render    the JSON and the terminal text of that report.
 
 Targets: (analysis + render) <= 5% of capture at 64 layers, and linear in the number of
@@ -24,6 +26,7 @@ Exit status: 0, or with --check 1 when a target is missed.
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib
 import json
 import math
@@ -121,8 +124,10 @@ def child(layers: int, device: str) -> int:
     importlib.import_module("triton")
 
     spec = parse_spec(f"{MODEL}:Net{layers}")
+    gc.freeze()  # as the CLI does (commands/_edge.py `ready_to_capture`, `report_for`)
     start = time.perf_counter()
     capture = pipeline.capture_target(spec, pipeline.CaptureOptions(device=device))
+    gc.freeze()
     captured = time.perf_counter()
     report = pipeline.analyse(capture)
     analysed = time.perf_counter()

@@ -14,6 +14,7 @@ Heavy imports (torch, triton, the capture layer) happen inside these functions o
 from __future__ import annotations
 
 import contextlib
+import gc
 import sys
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
@@ -241,7 +242,6 @@ def ready_to_capture() -> None:
     `torch._dynamo.explain` went from 1.12 to 0.90 on a 2-core CPU (benchmarks/bench_breaks.py).
     Not done by the Python API, whose caller's process goes on.
     """
-    import gc
 
     for name in ("torch", "triton"):
         try:
