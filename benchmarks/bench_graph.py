@@ -1,29 +1,41 @@
 """How much slower is `tritoninspect graph` than the torch.compile it inspects?
 
-Two ratios, both measured in this run, each the median over --repeat fresh processes:
+Four ratios, all measured in this run, each the median over --repeat fresh processes:
 
-  (a) `python -m tritoninspect graph samples/<sample>.py:Net --json > /dev/null`
+  (a) cold: `python -m tritoninspect graph <model>:Net --device D --json > /dev/null`
       against a baseline process that does a plain `torch.compile(model)` (default
-      Inductor backend) and its first call(s) on the same model and inputs.
-      Target: <= 1.10 (the recording backend should cost little on top of the compile).
-  (b) `python -m tritoninspect --help` against `python -c "import torch"`.
-      Target: <= 0.10 (the CLI imports torch lazily, so help must start fast).
+      Inductor backend) and its first call(s) (forward, and backward when parameters or
+      inputs require grad) on the same model and inputs. Both with empty compile caches.
+      Target: <= 1.00 (<= 0.90 with --device cuda, for the Liger-style block of scripts/gpu-bench).
+  (b) warm: the same two commands rerun over compile caches their own first run filled
+      (a user rerunning the tool on an unchanged model). The baseline turns off the same
+      stage caches the tool must turn off (FX graph, AOTAutograd, Dynamo PGO:
+      tritoninspect/capture/compat/caches.py), so both sides do the same work: trace,
+      lower, generate code, and load the C++/Triton kernels from the cache. Target: <= 1.00.
+  (b') for information: warm `graph` against plain torch.compile with all its default
+      caches (an FX-graph-cache hit skips lowering and code generation, the stages the tool
+      exists to show; not a like-for-like ratio, no target).
+  (c) `python -m tritoninspect --help` against `python -c "import torch"`. Target: <= 0.10.
 
 Why it is measured this way:
   * Fresh processes: a first compile is what a user waits for; an in-process loop
-    would time warm Dynamo/Inductor state instead. Empty compile caches, compiled
-    Python, interleaved runs: see benchmarks/_common.py.
+    would time warm Dynamo/Inductor state instead. Compiled Python, interleaved runs
+    (run i of every command before run i+1 of any, so a busy spell of a shared machine
+    hits both sides of a ratio): see benchmarks/_common.py.
   * Same mode: the tool is run with an explicit --device; without CUDA the baseline
-    enters `tritoninspect.capture.session.compile_only()` before importing the
-    sample (Triton kernels cannot compile on a CPU otherwise) and, as the tool
-    does, sets TRITON_INTERPRET=1 around Inductor's compile_fx only (the default
-    backend is otherwise unchanged) and compiles a backward with its forward, inside
-    that window; with CUDA it is plain torch with the model and inputs on the GPU.
-  * Same work: inputs come from the sample's `example_inputs()` (a list of tuples
+    enters `tritoninspect.capture.session.compile_only()` before importing the model
+    (Triton kernels cannot compile on a CPU otherwise) and, as the tool does, sets
+    TRITON_INTERPRET=1 around Inductor's compile_fx only (the default backend is
+    otherwise unchanged) and compiles a backward with its forward, inside that window;
+    with CUDA it is plain torch with the model and inputs on the GPU.
+  * Same work: inputs come from the model file's `example_inputs()` (a list of tuples
     means one call per tuple), and the baseline runs under `torch.no_grad()` unless
     inputs or parameters require grad, then runs backward, as the tool does.
+  * Default model: benchmarks/models/mlp.py, small and kernel-free (fwd+bwd), so the
+    ratio is the tool's overhead over torch.compile's own work.
 
-Usage: python benchmarks/bench_graph.py [--sample add_raw] [--repeat 3] [--device auto] [--check]
+Usage: python benchmarks/bench_graph.py [--sample benchmarks/models/mlp.py] [--repeat 3] [--device auto]
+       [--only cold,warm,help] [--check]
 Exit status: 0, or with --check 1 when a ratio is over its target.
 """
 
@@ -36,50 +48,84 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import FreshRuns, bench_arguments, import_sample, input_sets, report_ratio, to_device  # noqa: E402
 
-GRAPH_TARGET = 1.10
+GRAPH_TARGET = 1.00
+#: On a GPU the issue asks for more (issue 15: the Liger-style block, fwd+bwd, empty caches).
+GRAPH_TARGET_GPU = 0.90
+WARM_TARGET = 1.00
 HELP_TARGET = 0.10
+ROWS = ("cold", "warm", "help")
 
 
 def main() -> int:
-    args = bench_arguments(__doc__, sample="add_raw", repeat=3)
+    args = bench_arguments(__doc__, sample="benchmarks/models/mlp.py", repeat=3,
+                           extra=[("--only", {"default": ",".join(ROWS), "help": "rows to run: cold,warm,help"})])
     if args.baseline_child:
         return run_baseline(*args.baseline_child)
     device, rel = args.device, args.path
     if device == "cpu":
         print("no CUDA: both sides run in compile-only mode (stub sm_90 Triton target, kernels interpreted).")
-        print("The baseline enters tritoninspect.capture.session.compile_only() before importing the sample")
+        print("The baseline enters tritoninspect.capture.session.compile_only() before importing the model")
         print("and, as the tool does, sets TRITON_INTERPRET=1 around Inductor's compile_fx and compiles any")
         print("backward together with its forward.")
-
+    rows = set(args.only.split(","))
     py = sys.executable
-    commands = {
-        "tritoninspect graph": [py, "-m", "tritoninspect", "graph", f"{rel}:Net", "--device", device, "--json"],
-        "torch.compile": [py, __file__, "--baseline-child", rel, device],
-        "tritoninspect --help": [py, "-m", "tritoninspect", "--help"],
-        "import torch": [py, "-c", "import torch"],
-    }
-    runs = FreshRuns(commands)
+    tool = [py, "-m", "tritoninspect", "graph", f"{rel}:Net", "--device", device, "--json"]
+    base = [py, __file__, "--baseline-child", rel, device]
+    commands: dict[str, list[str]] = {}
+    if "cold" in rows:
+        commands |= {"graph (cold)": tool, "torch.compile (cold)": [*base, "default"]}
+    if "warm" in rows:
+        commands |= {"graph (warm)": tool, "torch.compile (warm, stage caches off)": [*base, "stage-off"],
+                     "torch.compile (warm, all caches)": [*base, "default"]}
+    if "help" in rows:
+        commands |= {"tritoninspect --help": [py, "-m", "tritoninspect", "--help"],
+                     "import torch": [py, "-c", "import torch"]}
+    runs = FreshRuns(commands, warm=tuple(name for name in commands if "(warm" in name))
     runs.run(args.repeat)
     print()
     runs.print_table()
     print()
-    times = runs.wall
-    over = [
-        report_ratio("graph / torch.compile", times["tritoninspect graph"], times["torch.compile"], GRAPH_TARGET),
-        report_ratio("--help / import torch", times["tritoninspect --help"], times["import torch"], HELP_TARGET),
-    ]
+    runs.print_commands()
+    print()
+    cold_target = GRAPH_TARGET_GPU if device == "cuda" else GRAPH_TARGET
+    over = report_rows(runs.wall, rows, cold_target)
+    print("\nthe same ratios in CPU time (user+sys of each process and its children; steadier on a busy machine):")
+    report_rows(runs.cpu, rows, cold_target)
     return 1 if args.check and any(over) else 0
+
+
+def report_rows(times: dict[str, list[float]], rows: set[str], cold_target: float) -> list[bool]:
+    """Print each ratio; True for each one over its target."""
+    over = []
+    if "cold" in rows:
+        over.append(report_ratio("graph / torch.compile, cold caches", times["graph (cold)"],
+                                 times["torch.compile (cold)"], cold_target))
+    if "warm" in rows:
+        over.append(report_ratio("graph / torch.compile, warm caches (same work)", times["graph (warm)"],
+                                 times["torch.compile (warm, stage caches off)"], WARM_TARGET))
+        report_ratio("graph / torch.compile, warm, all caches (information only)", times["graph (warm)"],
+                     times["torch.compile (warm, all caches)"], None)
+    if "help" in rows:
+        over.append(report_ratio("--help / import torch", times["tritoninspect --help"], times["import torch"],
+                                 HELP_TARGET))
+    return over
 
 
 # --- the baseline process ------------------------------------------------------------------------
 
 
-def run_baseline(sample_path: str, device: str) -> int:
-    """Plain torch.compile of the sample's Net, called on each of its input sets (a child process)."""
+def run_baseline(sample_path: str, device: str, caches: str = "default") -> int:
+    """Plain torch.compile of the sample's Net, called on each of its input sets (a child process).
+    `caches`: "default" (torch's own settings) or "stage-off" (the stage caches the tool turns off)."""
     import contextlib
 
     import torch
 
+    if caches == "stage-off":
+        from tritoninspect.capture.compat.caches import stage_cache_patches
+
+        for config, name, value in stage_cache_patches():
+            setattr(config, name, value)
     mode = contextlib.nullcontext()
     if device == "cpu":
         import torch._functorch.config

@@ -16,6 +16,7 @@ from typing import Annotated, Any, Optional
 import typer
 
 from tritoninspect import __version__
+from tritoninspect._quickhelp import import_help_formatter, wants_help
 from tritoninspect.errors import ExitCode
 from tritoninspect.commands import breaks, check, diff, export, graph
 from tritoninspect.commands._help import EXAMPLES, HelpCommand, HelpGroup
@@ -62,12 +63,7 @@ for _command in (graph.graph, diff.diff, breaks.breaks, check.check, export.expo
 
 def main() -> None:
     """Console-script entry point: exits with the documented code."""
-    from tritoninspect.capture.scratch import scratch_inductor_cache
-
-    # Before torch is imported: what Inductor writes goes to a directory removed at exit.
-    with scratch_inductor_cache():
-        code = run(sys.argv[1:])
-    sys.exit(code)
+    sys.exit(run(sys.argv[1:]))
 
 
 def run(args: list[str]) -> int:
@@ -77,6 +73,8 @@ def run(args: list[str]) -> int:
     stdout with `--json`; here they go through the same contract as every other error.
     """
     json_out = "--json" in args
+    if wants_help(args):
+        import_help_formatter()  # without the Rich modules help never uses: tritoninspect/_quickhelp.py
     try:
         result = app(args=args, standalone_mode=False, prog_name=_prog_name())
     except KeyboardInterrupt:

@@ -56,6 +56,12 @@ class _Code:
     calls: tuple[CallRecord, ...]
     accesses: tuple[tuple[_Access, ...], ...]
     report_calls: tuple[CodeCall, ...]
+    #: The graph nodes of this module's compile id and part, by kernel id (`_nodes_by_kernel`).
+    nodes: dict[str | None, list[NodeRecord]]
+    #: User-kernel launch index -> its final post-grad node (`_launch_nodes`).
+    launch_nodes: dict[int, NodeRecord]
+    #: A value -> the calls that read it, in order: who shares a buffer with a call.
+    readers: dict[Version, tuple[int, ...]]
 
 
 def enrich_fusion(capture: Capture, fields: dict[str, Any]) -> dict[str, Any]:
@@ -71,46 +77,65 @@ def enrich_fusion(capture: Capture, fields: dict[str, Any]) -> dict[str, Any]:
 
 
 def _code(capture: Capture, record: OutputCodeRecord) -> _Code:
-    writes = _user_writes(capture, record)
+    nodes = _nodes_by_kernel(capture, record.compile_id, record.part)
+    writes = _user_writes(capture, record, nodes)
     accesses = _simulate(record.calls, writes)
     externs = {_extern_op(c.name) for c in record.calls if c.kind == "extern"}
-    feeders = _clone_feeders(capture, record, accesses)
+    launch_nodes = _launch_nodes(capture, record, nodes)
+    feeders = _clone_feeders(launch_nodes, accesses)
     report_calls = tuple(
         _code_call(c, a, externs, i in feeders) for i, (c, a) in enumerate(zip(record.calls, accesses))
     )
-    return _Code(record, record.calls, accesses, report_calls)
+    readers: dict[Version, list[int]] = {}
+    for i, call_accesses in enumerate(accesses):
+        for read in dict.fromkeys(a.read for a in call_accesses if a.read is not None):
+            readers.setdefault(read, []).append(i)
+    return _Code(record, record.calls, accesses, report_calls, nodes, launch_nodes,
+                 {read: tuple(calls) for read, calls in readers.items()})
 
 
-def _clone_feeders(capture: Capture, record: OutputCodeRecord, accesses: tuple[tuple[_Access, ...], ...]) -> set[int]:
+def _nodes_by_kernel(capture: Capture, cid: str, part: str) -> dict[str | None, list[NodeRecord]]:
+    """The nodes of one compile id and part, by kernel id, in capture order: gathered once
+    (scanning every node for each kernel and node made the analysis quadratic in model size)."""
+    found: dict[str | None, list[NodeRecord]] = {}
+    for n in capture.nodes:
+        if (n.compile_id, n.part) == (cid, part):
+            found.setdefault(n.kernel_id, []).append(n)
+    return found
+
+
+def _clone_feeders(launch_nodes: dict[int, NodeRecord], accesses: tuple[tuple[_Access, ...], ...]) -> set[int]:
     """Calls that write a clone Inductor made for a user kernel: whatever their
     name says (on CPU the clone of a slice is `cpp_fused_slice_0`), they copy."""
     feeders = set()
-    for i, node in _launch_nodes(capture, record).items():
+    for i, node in launch_nodes.items():
         for a in accesses[i]:
             if a.arg.param in (node.inductor_clones or {}) and a.read is not None and a.read[0] == "w":
                 feeders.add(a.read[1])
     return feeders
 
 
-def _launch_nodes(capture: Capture, record: OutputCodeRecord) -> dict[int, NodeRecord]:
+def _launch_nodes(capture: Capture, record: OutputCodeRecord,
+                  nodes: dict[str | None, list[NodeRecord]]) -> dict[int, NodeRecord]:
     """User-kernel launch index -> its node in the final post-grad graph: the
     n-th launch of a kernel is its n-th node there (Inductor keeps their order)."""
     found: dict[int, NodeRecord] = {}
     for kid in capture.kernels:
         names = {k.inductor_name for k in record.user_kernels if _kernel_id(capture, k.name, k.file, k.line) == kid}
         launches = [i for i, c in enumerate(record.calls) if c.kind == "user" and c.name in names]
-        finals = [n for n in _aot_nodes(capture, kid, record.compile_id, record.part, "post_grad_final") if n.form == "mutation"]
+        finals = [n for n in _aot_nodes(nodes.get(kid, ()), "post_grad_final") if n.form == "mutation"]
         found.update(zip(launches, finals))
     return found
 
 
-def _user_writes(capture: Capture, record: OutputCodeRecord) -> dict[str, set[str] | None]:
+def _user_writes(capture: Capture, record: OutputCodeRecord,
+                 nodes_of: dict[str | None, list[NodeRecord]]) -> dict[str, set[str] | None]:
     """Inductor name -> the parameters the user kernel writes (mutation
     analysis: the AOT functional HOP's tensors_to_clone); None when unknown."""
     writes: dict[str, set[str] | None] = {}
     for kernel in record.user_kernels:
         kid = _kernel_id(capture, kernel.name, kernel.file, kernel.line)
-        nodes = [n for n in _aot_nodes(capture, kid, record.compile_id, record.part) if n.tensors_to_clone is not None]
+        nodes = [n for n in _aot_nodes(nodes_of.get(kid, ())) if n.tensors_to_clone is not None]
         writes[kernel.inductor_name] = set(nodes[0].tensors_to_clone or ()) if nodes else None
     return writes
 
@@ -219,7 +244,8 @@ def _kernel(capture: Capture, kernel: Kernel, codes: dict[tuple[str, str], _Code
 
 def _occurrence(capture: Capture, kernel: Kernel, o: Occurrence, codes: dict[tuple[str, str], _Code]) -> Occurrence:
     if o.stage in _AOT_STAGES:
-        node = _node_of(capture, kernel, o)
+        code = codes.get((o.compile_id, o.part or "")) if o.compile_id is not None else None
+        node = _node_of(code.nodes.get(kernel.id, ()) if code is not None else capture.nodes, kernel, o)
         if node is not None and node.form == "functional":
             return dataclasses.replace(o, clones=clones(capture, kernel, node, codes))
     if o.stage == "output_code" and o.inductor_name and o.compile_id is not None:
@@ -232,8 +258,9 @@ def _occurrence(capture: Capture, kernel: Kernel, o: Occurrence, codes: dict[tup
     return o
 
 
-def _node_of(capture: Capture, kernel: Kernel, o: Occurrence) -> NodeRecord | None:
-    for n in capture.nodes:
+def _node_of(nodes: Iterable[NodeRecord], kernel: Kernel, o: Occurrence) -> NodeRecord | None:
+    """The occurrence's node among `nodes` (its compile id and part's, when known)."""
+    for n in nodes:
         if (n.kernel_id, n.compile_id, n.stage, n.part, n.node) == (kernel.id, o.compile_id, o.stage, o.part, o.node):
             if (n.subgraph or "") == (o.subgraph or ""):
                 return n
@@ -260,16 +287,17 @@ def _extern_calls(code: _Code, op: str) -> list[int]:
 def clones(capture: Capture, kernel: Kernel, node: NodeRecord, codes: dict[tuple[str, str], _Code]) -> Clones:
     """What is cloned for one AOT functional node of `kernel`, and why."""
     before = tuple(node.tensors_to_clone or ())
-    final = _final_node(capture, kernel, node)
+    code = codes.get((node.compile_id, node.part))
+    nodes = code.nodes if code is not None else _nodes_by_kernel(capture, node.compile_id, node.part)
+    final = _final_node(nodes.get(kernel.id, []), node)
     after = tuple(a for a in before if a in (final.inductor_clones or {})) if final is not None else None
     fallback = next((f for f in capture.fallbacks if (f.kernel_id, f.compile_id) == (kernel.id, node.compile_id)), None)
     reason = "assumed" if fallback is not None else "written"
     arguments = tuple(_cloned_arg(a, reason, node, final, after) for a in before)
-    code = codes.get((node.compile_id, node.part))
     return Clones(
         before_reinplace=before, after_reinplace=after, arguments=arguments,
         bytes=_total(a.bytes for a in arguments if a.cloned) if after is not None else None,
-        copies=_copies(capture, code, final) if code is not None else None,
+        copies=_copies(code, final) if code is not None else None,
         fallback=fallback.cause if fallback else None,
         fallback_file=fallback.file if fallback else None,
         fallback_line=fallback.line if fallback else None,
@@ -291,28 +319,31 @@ def _total(sizes: Iterable[int | None]) -> int | None:
     return total
 
 
-def _aot_nodes(capture: Capture, kid: str | None, cid: str, part: str, stage: str | None = None) -> list[NodeRecord]:
+def _aot_nodes(nodes: Iterable[NodeRecord], stage: str | None = None) -> list[NodeRecord]:
+    """Of one kernel's nodes in one compile id and part, those of `stage` (default: the AOT stages)."""
     stages = (stage,) if stage else _AOT_STAGES
-    return [n for n in capture.nodes if n.kernel_id == kid and (n.compile_id, n.part) == (cid, part) and n.stage in stages]
+    return [n for n in nodes if n.stage in stages]
 
 
-def _final_node(capture: Capture, kernel: Kernel, node: NodeRecord) -> NodeRecord | None:
+def _final_node(nodes: list[NodeRecord], node: NodeRecord) -> NodeRecord | None:
     """The node's counterpart in the final post-grad graph: the same kernel's
-    n-th HOP node there (Inductor keeps their order)."""
-    mine = [n for n in _aot_nodes(capture, kernel.id, node.compile_id, node.part, node.stage) if n.form == "functional"]
-    finals = [n for n in _aot_nodes(capture, kernel.id, node.compile_id, node.part, "post_grad_final") if n.form == "mutation"]
-    if node not in mine:
+    n-th HOP node there (Inductor keeps their order). `nodes`: the kernel's nodes
+    in the node's compile id and part."""
+    mine = [n for n in _aot_nodes(nodes, node.stage) if n.form == "functional"]
+    finals = [n for n in _aot_nodes(nodes, "post_grad_final") if n.form == "mutation"]
+    # By identity: comparing records field by field made this quadratic in a kernel's nodes.
+    k = next((i for i, n in enumerate(mine) if n is node), None)
+    if k is None:
         return None
-    k = mine.index(node)
     if k < len(finals):
         return finals[k]
     return None
 
 
-def _copies(capture: Capture, code: _Code, final: NodeRecord | None) -> tuple[str, ...]:
+def _copies(code: _Code, final: NodeRecord | None) -> tuple[str, ...]:
     """The copies made for this node's launch: the calls that fill its clones,
     and copy calls that read back what it wrote into them."""
-    launch = next((i for i, n in _launch_nodes(capture, code.record).items() if n is final), None)
+    launch = next((i for i, n in code.launch_nodes.items() if n is final), None)
     if launch is None:
         return ()
     cloned = final.inductor_clones or {} if final is not None else {}
@@ -322,8 +353,8 @@ def _copies(capture: Capture, code: _Code, final: NodeRecord | None) -> tuple[st
             continue
         if a.read is not None and a.read[0] == "w":
             found.append(code.calls[a.read[1]].name)
-        for j, accesses in enumerate(code.accesses):
-            if code.report_calls[j].copy and any(b.read == ("w", launch, a.arg.storage) for b in accesses):
+        for j in code.readers.get(("w", launch, a.arg.storage), ()):
+            if code.report_calls[j].copy:
                 found.append(code.calls[j].name)
     return tuple(dict.fromkeys(found))
 
@@ -338,7 +369,7 @@ def neighbourhood(code: _Code, index: int) -> Neighbourhood:
     inductor = [j for j, c in enumerate(code.calls) if c.kind == "inductor"]
     before = max((j for j in inductor if j < index), default=None)
     after = min((j for j in inductor if j > index), default=None)
-    related = tuple(_neighbour(code, index, j) for j in range(len(code.calls)) if j != index and _shared(code, index, j))
+    related = tuple(_neighbour(code, index, j) for j in _sharing(code, index) if _shared(code, index, j))
     return Neighbourhood(
         compile_id=record.compile_id, part=record.part, index=index, call=call.name,
         before=_neighbour(code, index, before) if before is not None else None,
@@ -351,6 +382,22 @@ def neighbourhood(code: _Code, index: int) -> Neighbourhood:
 def _neighbour(code: _Code, index: int, j: int) -> Neighbour:
     call = code.report_calls[j]
     return Neighbour(call.name, call.kind, j, call.ops, _shared(code, index, j), call.ops_source)
+
+
+def _sharing(code: _Code, i: int) -> list[int]:
+    """The calls that may share a buffer with call i (see `_shared`), in call order: the
+    writers of what it reads, the readers of what it writes, and the other readers of
+    what it reads. Only these are checked: checking every call was quadratic."""
+    candidates = set()
+    for a in code.accesses[i]:
+        if a.read is not None:
+            candidates.update(code.readers.get(a.read, ()))
+            if a.read[0] == "w":
+                candidates.add(a.read[1])
+        if a.writes:
+            candidates.update(code.readers.get(("w", i, a.arg.storage), ()))
+    candidates.discard(i)
+    return sorted(candidates)
 
 
 def _shared(code: _Code, i: int, j: int) -> tuple[SharedBuffer, ...]:

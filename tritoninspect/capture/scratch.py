@@ -1,16 +1,14 @@
-"""A private Inductor cache directory for a run, removed after it: a run leaves nothing in the temp dir.
+"""A private Inductor cache directory, removed after it: for `diff --bench`'s cold compile.
 
-With `force_disable_caches` (every capture sets it, and `--bench` for its fresh
-compile), each `compile_fx` makes a fresh cache directory under `cache_dir()` and
-keeps it (torch/_inductor/compile_fx.py `with_fresh_cache_if_config`:
-`fresh_cache(dir=cache_dir(), delete=False)`, checked in torch 2.13). `cache_dir()` is
-$TORCHINDUCTOR_CACHE_DIR, else <tempdir>/torchinductor_$USER, which it creates
-and writes back to the environment; torch 2.13 calls it when `torch._dynamo` is
-imported (torch/_dynamo/package.py `DynamoCache`). Nothing in it is reused with
-caches off, so pointing it at a directory of ours for the run loses nothing.
+A capture uses torch's default cache folders (kernel binaries are shared with the user's
+own runs; see capture/compat/caches.py). `--bench` times a *fresh* compile of each side,
+so it sets `force_disable_caches`, and with that each `compile_fx` makes a fresh cache
+directory under `cache_dir()` and keeps it (torch/_inductor/compile_fx.py
+`with_fresh_cache_if_config`: `fresh_cache(dir=cache_dir(), delete=False)`, checked in
+torch 2.13). Pointing $TORCHINDUCTOR_CACHE_DIR at a directory of ours for that compile
+loses nothing (nothing in it is reused with caches off) and leaves nothing behind.
 
-Torch-free: the CLI enters it before torch is imported; a capture enters it again
-for the Python API, whose caller imported torch long before.
+Torch-free, so it can be entered before torch is imported.
 """
 
 from __future__ import annotations

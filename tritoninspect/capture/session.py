@@ -27,7 +27,6 @@ from tritoninspect.capture.patching import Patcher
 from tritoninspect.capture.recorder import Recorder
 from tritoninspect.capture.records import Capture, DeviceQueryRecord, EmulationRecord
 from tritoninspect.capture.resources import measure
-from tritoninspect.capture.scratch import scratch_inductor_cache
 from tritoninspect.errors import EnvironmentProblem, TritonInspectError, UsageError
 
 #: The GPU architecture compile-only mode compiles for (sm_90: Hopper).
@@ -135,7 +134,11 @@ def compile_only(arch: int = DEFAULT_ARCH) -> Iterator[Environment]:
     env = Environment(gpu=gpu)
     registration = None
     compiler = compat.triton_compile.LaunchCompiler(env.uncompiled_launch)
+    scopes = contextlib.ExitStack()
     try:
+        # Every Triton compile for the stub target (launches, --resources) goes to a folder a
+        # real GPU run never reads (compat/caches.py says why).
+        scopes.enter_context(compat.caches.compile_only_triton_cache())
         utils = compat.device_queries.triton_utils(gpu, env.queried)
         patcher.set(driver, "_active", compat.compile_only.stub_driver(arch, utils=utils))
         compat.compile_only.prime_has_triton()
@@ -166,6 +169,7 @@ def compile_only(arch: int = DEFAULT_ARCH) -> Iterator[Environment]:
             registration.undo()
         compat.compile_only.reset_has_triton()
         compat.compile_only.clear_tma_caches()
+        scopes.close()
 
 
 @contextlib.contextmanager
@@ -207,13 +211,10 @@ def capture_run(
     recorder = Recorder(stage, compile_only=info.mode == "compile-only", resources=resources)
     torch._dynamo.reset()
     try:
-        # Inductor's files go to a directory of ours, removed after the run.
+        # Inductor's and Triton's kernel caches are torch's defaults, shared with the user's runs.
         # Python warnings raised meanwhile (torch repeats its graph-break warnings) are recorded,
         # then counted on stderr (their text with --debug), not printed as they come.
-        with scratch_inductor_cache(), recorder.installed(), warnings.catch_warnings(record=True) as caught, \
-                contextlib.ExitStack() as stack:
-            # Our force_disable_caches switches off Dynamo PGO; torch warns about it.
-            warnings.filterwarnings("ignore", message="dynamo_pgo force disabled")
+        with recorder.installed(), warnings.catch_warnings(record=True) as caught, contextlib.ExitStack() as stack:
             # Dynamo also warns for each untraceable builtin it breaks on (time.time inside Triton's
             # autotuner, ...): every one is a graph break in the report, with the same text.
             warnings.filterwarnings("ignore", message="Dynamo does not know how to trace", category=UserWarning)

@@ -20,13 +20,10 @@ from tritoninspect.errors import TritonInspectError, error_to_dict, internal_err
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Answer the request in argv[0] into the file argv[1]; return the exit code."""
-    from tritoninspect.capture.scratch import scratch_inductor_cache
-
     request_file, out = (sys.argv[1:] if argv is None else argv)[:2]
-    # Before torch is imported: what Inductor writes goes to a directory removed after.
     from tritoninspect.stdout_guard import stdout_to_stderr
 
-    with scratch_inductor_cache(), stdout_to_stderr():  # the target's prints go to stderr, marked
+    with stdout_to_stderr():  # the target's prints go to stderr, marked
         answer, code = respond(json.loads(Path(request_file).read_text()))
     Path(out).write_text(json.dumps(answer, default=str))
     return code

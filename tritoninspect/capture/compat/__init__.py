@@ -17,6 +17,7 @@ torch-free in `tritoninspect.textformats`.
 - `library`: custom_op / triton_op registrations.
 - `dynamo`: compile ids, frames, structured trace, mutation-analysis fallback, bytecode hooks.
 - `inductor`: Inductor and AOTAutograd: config patches, output-code hooks, launchers, cloned args, compile_fx.
+- `caches`: which compile caches a capture turns off; compile-only mode's Triton cache folder.
 - `compile_only`: the stub Triton driver, has_triton and TMA checks on a CPU-only machine.
 - `device_queries`: compile-only mode's answers to torch.cuda's device queries (an emulated GPU).
 - `interpreter`: launches through Triton's interpreter in compile-only mode.
@@ -27,6 +28,7 @@ torch-free in `tritoninspect.textformats`.
 from __future__ import annotations
 
 from tritoninspect.capture.compat import (
+    caches,
     compile_only,
     device_queries,
     dynamo,
@@ -41,6 +43,6 @@ from tritoninspect.capture.compat import (
 )
 
 __all__ = [
-    "compile_only", "device_queries", "dynamo", "hops", "inductor", "interpreter", "kernels", "library",
+    "caches", "compile_only", "device_queries", "dynamo", "hops", "inductor", "interpreter", "kernels", "library",
     "trace_log", "triton_compile", "versions",
 ]

@@ -30,12 +30,12 @@ def config_patches(record_post_grad: Any) -> list[tuple[Any, str, Any]]:
     import torch._functorch.config as functorch_config
     import torch._inductor.config as inductor_config
 
+    from tritoninspect.capture.compat import caches
+
+    # Caches that would replay a stage (FX graph, AOTAutograd, Dynamo PGO) are off; kernel
+    # binary caches (C++ codecache, precompiled headers, Triton) stay on: see compat/caches.py.
     patches = [
-        # Fresh compiles only: a cache hit skips post-grad passes (codecache.py).
-        # torch 2.11-2.14; made to work by https://github.com/pytorch/pytorch/pull/129257,
-        # aliased as torch.compiler.config.force_disable_caches by
-        # https://github.com/pytorch/pytorch/pull/158072 (this name still works in 2.14).
-        (inductor_config, "force_disable_caches", True),
+        *caches.stage_cache_patches(),
         # A plain callable here bypasses the FX/AOT caches as well. Added by
         # https://github.com/pytorch/pytorch/pull/108615 (torch 2.2), same to 2.14.
         (inductor_config, "post_grad_custom_post_pass", record_post_grad),
@@ -44,11 +44,6 @@ def config_patches(record_post_grad: Any) -> list[tuple[Any, str, Any]]:
         # ~line 378 in 2.13, present 2.11-2.14). PR not found.
         (functorch_config, "force_non_lazy_backward_lowering", True),
     ]
-    # Precompiled C++ headers live in <tempdir>/torchinductor_$USER/precompiled_headers
-    # whatever the cache dir (codecache.py `_HEADER_DIR`, checked in torch 2.13) and outlive the
-    # run; without them a capture leaves nothing in the temp dir (see capture/scratch.py). PR not found.
-    if hasattr(inductor_config, "cpp_cache_precompile_headers"):
-        patches.append((inductor_config, "cpp_cache_precompile_headers", False))
     return patches
 
 

@@ -3,12 +3,9 @@ autotune config for `--resources` (metadata, registers)."""
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
-import shutil
-import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -66,9 +63,10 @@ class LaunchCompiler:
 
     One private copy of each JITFunction (see `compile_kernel`) keeps Triton's own
     in-memory cache, keyed by the launch's specialisation and options: a kernel compiles
-    once per distinct specialisation. Triton's on-disk cache is a fresh directory for
-    these compiles only (the `knobs.cache.dir` knob in a `scope()`, triton 3.6-3.8; PR
-    not found), so a cached binary never stands in for a compile; `close()` removes it.
+    once per distinct specialisation. Triton's on-disk cache is the one compile-only mode
+    keeps apart from real GPU runs (compat/caches.py): a binary found there was compiled
+    from the same source, options and target by Triton before, and a failed compile is
+    never cached, so a kernel that does not compile still fails every run.
 
     Only Triton's verdict on the kernel fails a launch (`is_kernel_compile_error`); any
     other exception on the way (an argument this CPU-side compile cannot bind, a bug of
@@ -78,7 +76,6 @@ class LaunchCompiler:
     def __init__(self, on_problem: Callable[[str, BaseException], None]) -> None:
         self._on_problem = on_problem
         self._copies: dict[int, tuple[JITFunction, JITFunction]] = {}
-        self._cache_dir: str | None = None
 
     def compile(self, jf: JITFunction, args: dict[str, Any], options: dict[str, Any]) -> Any:
         """Compile `jf` with one launch's arguments by name (tensors as launched) and its
@@ -86,8 +83,7 @@ class LaunchCompiler:
         `compile_error_details` attached; None when something else went wrong."""
         jf, fresh = self._copies.setdefault(id(jf), (jf, _fresh_copy(jf)))
         try:
-            with self._private_cache():
-                return _warmup(fresh, args, options)
+            return _warmup(fresh, args, options)
         except Exception as exc:
             if not is_kernel_compile_error(exc):
                 self._on_problem(jf.fn.__name__, exc)
@@ -95,19 +91,8 @@ class LaunchCompiler:
             setattr(exc, _DETAILS_ATTR, _details(exc, jf))
             raise
 
-    @contextlib.contextmanager
-    def _private_cache(self) -> Iterator[None]:
-        if self._cache_dir is None:
-            self._cache_dir = tempfile.mkdtemp(prefix="tritoninspect-triton-cache-")
-        with triton.knobs.cache.scope():
-            triton.knobs.cache.dir = self._cache_dir
-            yield
-
     def close(self) -> None:
         self._copies.clear()
-        if self._cache_dir is not None:
-            shutil.rmtree(self._cache_dir, ignore_errors=True)
-            self._cache_dir = None
 
 
 def is_kernel_compile_error(exc: BaseException) -> bool:
