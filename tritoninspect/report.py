@@ -26,6 +26,10 @@ Schema changelog:
      Before, ops missing from a comment were split out of the kernel's name, which
      also holds ops the kernel does not run. Version 1 and 2 reports still read:
      they lack these two fields (reading as "", not said).
+  4  GraphBreak.device_probe: in compile-only mode, the place ("file:line in function") where
+     `torch.cuda.is_available()` answered False while Dynamo traced a function the break's
+     user stack runs through: the break may be compile-only's own (a GPU run answers True
+     there). Version 1-3 reports still read: they lack this field (reading as None).
 
 The JSON Schema of this model, `tritoninspect/schemas/report.schema.json`, is generated
 from the dataclasses below (`json_schema()`; tests/test_schema.py keeps the file equal to
@@ -65,9 +69,9 @@ from tritoninspect.report_kernel import (
     StageName,
 )
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 #: Versions this tritoninspect reads: every change so far only added fields.
-READABLE_VERSIONS = (1, 2, 3)
+READABLE_VERSIONS = (1, 2, 3, 4)
 
 
 @dataclass(frozen=True)
@@ -138,6 +142,11 @@ class Graph:
     copies: int | None = None
 
 
+#: What `GraphBreak.device_probe` means, as the text output, `check` and the notes say it.
+DEVICE_PROBE_MEANING = ("follows a device probe answered for the CPU in compile-only mode; "
+                        "a GPU run may not break here")
+
+
 @dataclass(frozen=True)
 class GraphBreak:
     compile_id: str
@@ -169,6 +178,10 @@ class GraphBreak:
     #: What to do about a known Triton cause, and where that knowledge comes from.
     hint: str | None = None
     hint_source: str | None = None
+    #: Compile-only mode: "file:line in function" of a device probe the break follows
+    #: (`torch.cuda.is_available()` answered False while Dynamo traced that function, on its
+    #: user stack); a GPU run may not break here. None otherwise.
+    device_probe: str | None = None
 
 
 @dataclass(frozen=True)
@@ -392,6 +405,7 @@ ADDED_IN_VERSION_1 = frozenset({
 #: Fields a readable report may lack: those added in version 1, and version 2's and 3's additions.
 MAY_BE_ABSENT = ADDED_IN_VERSION_1 | {
     "Report.failure", "Report.recompile_limits", "CodeCall.ops_source", "Neighbour.ops_source",
+    "GraphBreak.device_probe",
 }
 
 
@@ -434,6 +448,7 @@ __all__ = [
     "read_report",
     "SCHEMA_VERSION",
     "READABLE_VERSIONS",
+    "DEVICE_PROBE_MEANING",
     "ArgChange",
     "DecompiledFrame",
     "ClonedArg",

@@ -19,6 +19,7 @@ torch-free in `tritoninspect.textformats`.
 - `inductor`: Inductor and AOTAutograd: config patches, output-code hooks, launchers, cloned args, compile_fx.
 - `compile_only`: the stub Triton driver, has_triton and TMA checks on a CPU-only machine.
 - `device_queries`: compile-only mode's answers to torch.cuda's device queries (an emulated GPU).
+- `device_probes`: where `torch.cuda.is_available()` answered False to the user's code (compile-only mode).
 - `interpreter`: launches through Triton's interpreter in compile-only mode.
 - `triton_compile`: `--resources`: compile per config, metadata, registers.
 """
@@ -27,6 +28,7 @@ from __future__ import annotations
 
 from tritoninspect.capture.compat import (
     compile_only,
+    device_probes,
     device_queries,
     dynamo,
     hops,
@@ -39,6 +41,6 @@ from tritoninspect.capture.compat import (
 )
 
 __all__ = [
-    "compile_only", "device_queries", "dynamo", "hops", "inductor", "interpreter", "kernels", "library",
+    "compile_only", "device_probes", "device_queries", "dynamo", "hops", "inductor", "interpreter", "kernels", "library",
     "triton_compile", "versions",
 ]
