@@ -184,3 +184,18 @@ def test_the_asset_s_probe_break_is_marked_and_the_plain_one_not(tmp_path: Path)
     assert check.returncode == 1, explain(check)
     marked = sum(b["device_probe"] is not None for b in rep["graph_breaks"])
     assert f"({marked} of them after a device probe answered for the CPU in compile-only mode" in check.stdout
+
+
+def test_the_watch_point_is_where_this_torch_asks() -> None:
+    """`is_available()` asks the module global `_is_compiled` first (torch 2.11-2.14): the watch
+    replaces that global, never `is_available` itself, which Dynamo folds and guards by identity."""
+    from tritoninspect.capture.compat.device_probes import availability_watch
+
+    assert "_is_compiled" in torch.cuda.is_available.__code__.co_names
+    ((module, name, watcher),) = availability_watch(lambda probe: None)
+    assert (module, name) == (torch.cuda, "_is_compiled")
+    assert watcher() == torch.cuda._is_compiled()  # the same answer, for any caller
+    is_available, original = torch.cuda.is_available, torch.cuda._is_compiled
+    with compile_only():
+        assert torch.cuda.is_available is is_available and torch.cuda._is_compiled is not original
+    assert torch.cuda._is_compiled is original

@@ -156,7 +156,11 @@ def compile_only(arch: int = DEFAULT_ARCH) -> Iterator[Environment]:
         # After priming has_triton: torch's own device registry must not count an emulated GPU.
         queries = compat.device_queries.patches(gpu, env.queried)
         registration = compat.device_queries.register_with_dynamo(dict(compat.device_queries.originals(queries)))
-        for obj, name, value in queries + compat.device_probes.availability_watch(env.probed):
+        watch = compat.device_probes.availability_watch(env.probed)
+        if not watch:
+            env.problems.append(("compile-only", "this torch's torch.cuda.is_available() cannot be watched: where it "
+                                 "answered False to your code (a device probe) is not reported"))
+        for obj, name, value in queries + watch:
             patcher.set(obj, name, value)
         # Disabled for Dynamo so a break inside a launch never traces the interpreter.
         # Warmups still compile (for the stub's target): that is how --resources measures.

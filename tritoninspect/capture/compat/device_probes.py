@@ -48,9 +48,12 @@ OnProbe = Callable[[Probe], None]
 def availability_watch(on_probe: OnProbe) -> list[tuple[Any, str, Any]]:
     """(torch.cuda, "_is_compiled", watcher) to set while compile-only mode is active: the
     watcher answers as `_is_compiled` does, and reports each False `is_available()` answer
-    to user or library code (torch's, Triton's and tritoninspect's own questions are theirs)."""
-    original = torch.cuda._is_compiled
+    to user or library code (torch's, Triton's and tritoninspect's own questions are theirs).
+    [] when this torch's `is_available()` does not ask `_is_compiled` (nothing to watch)."""
+    original = getattr(torch.cuda, "_is_compiled", None)
     asking = torch.cuda.is_available.__code__
+    if original is None or "_is_compiled" not in asking.co_names:
+        return []
     busy: list[bool] = []
 
     def _is_compiled() -> bool:
