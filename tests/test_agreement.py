@@ -31,8 +31,10 @@ GPU = FIXTURES / "gpu"
 COMPILE_ONLY = FIXTURES / "gpu-compile-only"
 OLD_LAYOUT = FIXTURES / "gpu-old-layout"
 STORED = sorted(p.stem for p in GPU.glob("*.json"))
+REALLIB = FIXTURES / "gpu-reallib"
+REALLIB_STORED = sorted(p.stem for p in (REALLIB / "gpu").glob("*.json"))
 #: Samples where GPU mode and compile-only mode differ, as a documented limitation says.
-LIMITED = sorted({lim.target.split(".py:")[0] for lim in COMPILE_ONLY_LIMITATIONS})
+LIMITED = sorted({lim.target.split(".py:")[0] for lim in COMPILE_ONLY_LIMITATIONS} & set(STORED))
 
 
 def gpu(name: str) -> Report:
@@ -79,6 +81,52 @@ def test_gpu_and_compile_only_agree_on_the_gpu_machine(name: str) -> None:
     assert any(".occurrences[" in path for path in facts)
     # A limitation that no longer shows is stale: remove it from COMPILE_ONLY_LIMITATIONS.
     assert bool(result.differences) == (name in LIMITED), [d.describe() for d in result.differences]
+
+
+def test_the_reallib_fixtures_are_both_modes_of_every_model() -> None:
+    models = sorted(p.stem for p in (Path(__file__).parent / "reallib").glob("[a-z]*.py"))
+    assert REALLIB_STORED == models
+    assert sorted(p.stem for p in (REALLIB / "compile-only").glob("*.json")) == models
+
+
+@pytest.mark.parametrize("name", REALLIB_STORED)
+def test_reallib_gpu_and_compile_only_agree_on_the_gpu_machine(name: str) -> None:
+    """The real-library tier on the H200: every difference between the modes is a documented
+    limitation of compile-only mode (Liger's RMSNorm grid from the tensor's device, fla's autotuner
+    benchmarking), and a limitation that no longer shows is stale."""
+    gpu_report = load_report(REALLIB / "gpu" / f"{name}.json")
+    result = compare(gpu_report, load_report(REALLIB / "compile-only" / f"{name}.json"))
+    assert result.unexplained == (), [d.describe() for d in result.unexplained]
+    assert result.compared >= 30 and any(".occurrences[" in d for d in device_independent(gpu_report))
+    limited = {lim.target.split(".py:")[0] for lim in COMPILE_ONLY_LIMITATIONS}
+    assert bool(result.differences) == (name in limited), [d.describe() for d in result.differences]
+
+
+def test_device_guard_nodes_are_left_out() -> None:
+    """fla's input_guard enters torch.cuda.device(index) for CUDA tensors only: on the GPU the graph
+    holds `_cuda_exchangeDevice` nodes (and one compile is nothing else), in compile-only mode not.
+    They are left out of the comparison; anything else in those graphs still counts."""
+    gpu_report = load_report(REALLIB / "gpu" / "fla_l2norm.json")
+    assert any("_cuda_exchangeDevice" in g.code for g in gpu_report.graphs)
+    facts = device_independent(gpu_report)
+    assert not any("_cuda_" in str(v) for v in facts.values())
+    assert "graphs[5/0 dynamo].code" not in facts  # only device guards: left out with its AOT graph
+    assert facts["graphs[2/0 dynamo].op_count"] == 1
+    changed = dataclasses.replace(gpu_report, graphs=tuple(
+        dataclasses.replace(g, code=g.code.replace("l_args_1_.contiguous()", "l_args_1_.clone()")) if g.compile_id == "2/0" else g
+        for g in gpu_report.graphs))
+    assert [d.path for d in compare(gpu_report, changed).differences] == ["graphs[2/0 dynamo].code"]
+
+
+def test_a_limitation_with_lines_covers_only_those_lines() -> None:
+    """Liger's RMSNorm limitation covers graph lines about the sm_count-sized buffer and grid, no other."""
+    gpu_report = load_report(REALLIB / "gpu" / "liger_rms_norm.json")
+    cpu_report = load_report(REALLIB / "compile-only" / "liger_rms_norm.json")
+    assert compare(gpu_report, cpu_report).unexplained == ()
+    graphs = tuple(dataclasses.replace(g, code=g.code.replace("torch.ops.aten.empty.memory_format", "torch.ops.aten.zeros"))
+                   if g.stage == "aot_backward" else g for g in cpu_report.graphs)
+    (diff,) = compare(gpu_report, dataclasses.replace(cpu_report, graphs=graphs)).unexplained
+    assert diff.path == "graphs[0/0 aot_backward backward].code"
 
 
 def test_every_stored_sample_has_its_kernel_resources_from_both_modes() -> None:

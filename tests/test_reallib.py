@@ -20,8 +20,12 @@ tests/test_samples.py (each CLI run compiles in a fresh interpreter: 30-60 s her
 from __future__ import annotations
 
 import ast
+import dataclasses
 import importlib.util
+import json
+import os
 import re
+import subprocess
 from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -40,6 +44,7 @@ from _expect import (
     kernels_by_name,
     line_of,
     occurrences,
+    run_cli,
 )
 
 pytestmark = [pytest.mark.slow, pytest.mark.reallib]
@@ -51,14 +56,35 @@ CPU = ["--device", "cpu"]
 #: Import name -> (distribution, pinned version).
 LIBRARIES = {"liger_kernel": ("liger-kernel", "0.8.5"), "fla": ("fla-core", "0.6.0")}
 
-# Reasons shared by several xfails.
-LIGER_PROBE = (
-    "issue 12: compile-only mode answers liger's call-time device probe differently from a GPU: "
-    "infer_device() (liger_kernel/utils.py:47) sees torch.cuda.is_available() False and goes on to "
-    "`from transformers.utils import is_torch_npu_available` (utils.py:62) inside the traced forward; "
-    "without transformers that is a graph break ('Import failure', GB0069) per traced frame. On a GPU "
-    "is_available() is True and infer_device() returns 'cuda' at utils.py:48 before that import"
-)
+#: Liger's device probe: `infer_device()` asks `torch.cuda.is_available()` (liger_kernel/utils.py:47);
+#: on a machine without a GPU it answers False, honestly, and infer_device goes on to
+#: `from transformers.utils import ...` (utils.py:62), a graph break ("Import failure") inside the
+#: traced forward that a GPU run, where it answers True, does not have. Compile-only mode
+#: reports the probe and marks each break that follows it (`device_probe`).
+LIGER_PROBE = ("utils.py", 47, "infer_device")
+
+
+def probing() -> bool:
+    """Whether compile-only runs here answer `torch.cuda.is_available()` False (no GPU), so
+    the models' device probes take their CPU path (on the GPU machine they do not)."""
+    import torch
+
+    return not torch.cuda.is_available()
+
+
+@dataclass(frozen=True)
+class Probed:
+    """What changes where `torch.cuda.is_available()` answers False (no GPU): the breaks after
+    the library's device probe, and the `Real` fields they change."""
+
+    #: (file in the library package, line, function) of the probe the breaks follow.
+    probe: tuple[str, int, str]
+    #: The statement (as it starts in the model file) the breaks happen at.
+    at: str
+    #: The headlines of the breaks that follow it.
+    headlines: frozenset[str]
+    #: Real fields that differ on such a machine (e.g. a backward that now runs eagerly).
+    changes: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -94,6 +120,9 @@ class Real:
     interpreter_skips: frozenset[str] = frozenset()
     #: part ("runs", "kernels", "breaks", "diagnostics", or a targeted check) -> xfail reason.
     xfail: dict[str, str] = field(default_factory=dict)
+    #: What a device probe of the library changes on a machine without a GPU (None: no probe
+    #: sends the traced code another way).
+    probed: Probed | None = None
 
 
 GEGLU = "ops/geglu.py"
@@ -119,8 +148,12 @@ EXPECTED: dict[str, Real] = {
         kernels={"_swiglu_forward_kernel": ("hop",), "_swiglu_backward_kernel": ("hop",)},
         files={"_swiglu_forward_kernel": "ops/swiglu.py", "_swiglu_backward_kernel": "ops/swiglu.py"},
         interpreter_skips=frozenset({"_swiglu_forward_kernel", "_swiglu_backward_kernel"}),
-        xfail={"kernels": LIGER_PROBE + " (so the backward kernel runs eagerly here)", "breaks": LIGER_PROBE,
-               "probe_breaks": LIGER_PROBE},
+        # The breaks at the probe (in swiglu_forward, inside the autograd.Function's forward) make
+        # Dynamo give up on the Function: autograd runs its backward eagerly, and Dynamo compiles
+        # the forward's frames as they run, resuming after each break.
+        probed=Probed(LIGER_PROBE, "return self.down_proj(", frozenset({"Import failure"}), changes={
+            "kernels": {"_swiglu_forward_kernel": ("hop",), "_swiglu_backward_kernel": ("eager",)},
+            "compiles": None}),
     ),
     "liger_rope": Real(
         library="liger_kernel",
@@ -137,7 +170,8 @@ EXPECTED: dict[str, Real] = {
             "Unsupported Tensor.item() call with capture_scalar_outputs=False",
             "Data-dependent branching",
         }),
-        xfail={"breaks": LIGER_PROBE, "probe_breaks": LIGER_PROBE},
+        # After the asserts, the frame that resumes reaches `infer_device_arch()` (cross_entropy.py:423).
+        probed=Probed(LIGER_PROBE, "loss = LigerCrossEntropyFunction.apply(", frozenset({"Import failure"})),
     ),
     "liger_disabled": Real(
         library="liger_kernel",
@@ -261,22 +295,72 @@ def wanted(session: pytest.Session) -> tuple[set[str], bool]:
             resources = True
         elif item.name == "test_rope_writes_q_and_k_in_place":
             names.add("liger_rope")
+        elif item.name == "test_a_probe_break_fails_check_saying_why":
+            names.add("liger_swiglu")
     return names, resources
+
+
+#: A folder of runs scripts/gpu-reallib made (`cpu/<key>.json|.err|.rc`, `gpu/...`): the tests read
+#: them instead of running the CLI again (on the GPU machine, where device time is short).
+SAVED_RUNS = "TRITONINSPECT_REALLIB_RUNS"
+
+
+class SavedRuns:
+    """`CliRuns.get` over runs saved by scripts/gpu-reallib: key "<model>" is compile-only mode
+    (cpu/), "gpu <model>" gpu mode (gpu/), "<model> --resources" compile-only with --resources
+    (resources/)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def get(self, key: str) -> subprocess.CompletedProcess[str]:
+        mode, name = key.split(" ", 1) if key.startswith("gpu ") else ("cpu", key)
+        if name.endswith(" --resources"):
+            mode, name = "resources", name.removesuffix(" --resources")
+        base = self.root / mode / name
+        if not base.with_suffix(".rc").exists():
+            pytest.skip(f"{base}.rc: no saved run (scripts/gpu-reallib writes one per model and mode)")
+        rc = int(base.with_suffix(".rc").read_text().strip() or 1)
+        return subprocess.CompletedProcess([str(base)], rc, base.with_suffix(".json").read_text(),
+                                           base.with_suffix(".err").read_text())
+
+    def close(self) -> None:
+        return None
+
+
+def gpu_here() -> bool:
+    import torch
+
+    return torch.cuda.is_available()
 
 
 @pytest.fixture(scope="module")
 def runs(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Any:
+    if os.environ.get(SAVED_RUNS):
+        yield SavedRuns(Path(os.environ[SAVED_RUNS]))
+        return
     names, resources = wanted(request.session)
     cli = CliRuns(workers=2)
     for name in MODELS:
         if name in names and missing(EXPECTED[name].library) is None:
             cli.submit(name, ["graph", f"tests/reallib/{name}.py:Net", "--json", *CPU])
+            if gpu_here():
+                cli.submit(f"gpu {name}", ["graph", f"tests/reallib/{name}.py:Net", "--json", "--device", "cuda"])
     if resources and missing(EXPECTED[RESOURCES].library) is None:
         cache = tmp_path_factory.mktemp("triton-cache")
         cli.submit(f"{RESOURCES} --resources", ["graph", f"tests/reallib/{RESOURCES}.py:Net", "--json", "--resources", *CPU],
                    env=cli_env(TRITON_CACHE_DIR=str(cache)))
     yield cli
     cli.close()
+
+
+def expected(name: str) -> Real:
+    """The model's facts for this machine: with `Probed.changes` where its device probe answers
+    for the CPU (no GPU here)."""
+    exp = EXPECTED[name]
+    if exp.probed is not None and probing():
+        return dataclasses.replace(exp, **exp.probed.changes)
+    return exp
 
 
 def report(runs: CliRuns, name: str) -> dict[str, Any]:
@@ -311,7 +395,10 @@ def test_runs_in_compile_only_mode(runs: CliRuns, name: str) -> None:
 @pytest.mark.parametrize("name", params("kernels"))
 def test_kernels_and_entries(runs: CliRuns, name: str) -> None:
     """Every kernel, where the library defines it, how it entered, in which op, that it ran."""
-    rep, exp = report(runs, name), EXPECTED[name]
+    check_kernels(report(runs, name), expected(name))
+
+
+def check_kernels(rep: dict[str, Any], exp: Real) -> None:
     kernels = kernels_by_name(rep)
     assert {n: tuple(k["entries"]) for n, k in kernels.items()} == exp.kernels
     lib = library_dir(exp.library)
@@ -346,9 +433,13 @@ def test_kernels_and_entries(runs: CliRuns, name: str) -> None:
 
 @pytest.mark.parametrize("name", params("breaks"))
 def test_graph_breaks(runs: CliRuns, name: str) -> None:
-    """Breaks where the docstring says (the model's own line), with the headlines it says, or none."""
-    rep, exp = report(runs, name), EXPECTED[name]
-    breaks = rep["graph_breaks"]
+    """Breaks where the docstring says (the model's own line), with the headlines it says, or none;
+    the breaks that follow a device probe answered for the CPU are checked apart (below)."""
+    check_breaks(report(runs, name), expected(name), name)
+
+
+def check_breaks(rep: dict[str, Any], exp: Real, name: str) -> None:
+    breaks = [b for b in rep["graph_breaks"] if b.get("device_probe") is None]
     if exp.breaks_at is None:
         assert breaks == [], [(b["headline"], b["library_frame"]) for b in breaks]
         return
@@ -361,9 +452,62 @@ def test_graph_breaks(runs: CliRuns, name: str) -> None:
     assert breaks[0]["kernel"] == exp.break_kernel
 
 
+@pytest.mark.parametrize("name", params("probe_breaks"))
+def test_breaks_after_a_device_probe_are_marked(runs: CliRuns, name: str) -> None:
+    """Without a GPU, Liger's infer_device() hears torch.cuda.is_available() False (honestly) and goes
+    on to an import that breaks the graph; a GPU run answers True and does not. Exactly the breaks
+    whose user stack runs through the probing function carry `device_probe` naming it, the report
+    lists the probe in a warning, and the text says what it means. With a GPU: no probe, no mark."""
+    rep, exp = report(runs, name), EXPECTED[name]
+    probed = [b for b in rep["graph_breaks"] if b.get("device_probe") is not None]
+    notes = [d for d in rep["diagnostics"] if "torch.cuda.is_available() answered False" in d["message"]]
+    if exp.probed is None or not probing():
+        assert probed == [], [(b["compile_id"], b["headline"], b["device_probe"]) for b in probed]
+        assert all(d["severity"] == "note" for d in notes), notes
+        return
+    file, line, function = exp.probed.probe
+    place = f"{library_dir(exp.library) / file}:{line} in {function}"
+    assert probed, "no break marked as following the device probe"
+    for b in rep["graph_breaks"]:
+        through = any(f.startswith(f"{library_dir(exp.library) / file}:") and f.endswith(f" in {function}")
+                      for f in b["user_stack"])
+        assert (b.get("device_probe") is not None) is through, (b["compile_id"], b["headline"], b["user_stack"])
+    assert {Path(b["device_probe"].rsplit(":", 1)[0]).resolve() for b in probed} == {Path(place.rsplit(":", 1)[0]).resolve()}
+    assert {b["device_probe"].rsplit(":", 1)[1] for b in probed} == {f"{line} in {function}"}
+    assert {b["headline"] for b in probed} == exp.probed.headlines
+    src = model_path(name)
+    assert {(Path(b["file"]).resolve(), b["line"]) for b in probed} == {(src.resolve(), line_of(src, exp.probed.at))}
+    (note,) = notes
+    assert note["severity"] == "warning" and note["source"] == "compile-only"
+    assert f"{file}:{line} in {function}" in note["message"]
+    assert f"{len(probed)} graph break(s) follow such a probe" in note["message"]
+
+
+def test_a_probe_break_fails_check_saying_why(runs: CliRuns, tmp_path: Path) -> None:
+    """`check --no-breaks` on a report with breaks after a device probe fails (compile-only mode
+    cannot tell whether the GPU run breaks there), and the failure says which and why; the text
+    report marks each such break."""
+    name = "liger_swiglu"
+    rep = report(runs, name)
+    if not probing():
+        pytest.skip("a GPU is available: the device probe answers True, no break follows it")
+    saved = tmp_path / "swiglu.json"
+    saved.write_text(json.dumps(rep))
+    check = run_cli(["check", str(saved), "--no-breaks"])
+    assert check.returncode == 1, explain(check)
+    probed = sum(b.get("device_probe") is not None for b in rep["graph_breaks"])
+    assert "of them after a device probe answered for the CPU in compile-only mode" in check.stdout
+    assert f"{probed} of them" in check.stdout and "(after the device probe at " in check.stdout
+    text = run_cli(["graph", str(saved)])
+    assert text.returncode == 0, explain(text)
+    assert f"({probed} after a compile-only device probe)" in text.stdout
+    assert "follows a device probe answered for the CPU in compile-only" in " ".join(text.stdout.split())
+
+
 @pytest.mark.parametrize("name", params("diagnostics"))
 def test_diagnostics(runs: CliRuns, name: str) -> None:
-    """Interpreter warnings for exactly the kernels it cannot run; nothing worse than a warning."""
+    """Interpreter warnings for exactly the kernels it cannot run; nothing worse than a warning; other
+    warnings only for breaks after a device probe (test_breaks_after_a_device_probe_are_marked)."""
     rep, exp = report(runs, name), EXPECTED[name]
     assert rep["mutation_fallbacks_unattributed"] == []
     skipped = set()
@@ -374,21 +518,12 @@ def test_diagnostics(runs: CliRuns, name: str) -> None:
             # compiled for real first), or "<kernel> could not run in Triton's interpreter (...)".
             skipped.add(re.split(r" compiled for \S+, but Triton's interpreter| could not run in Triton's interpreter",
                                  d["message"], maxsplit=1)[0])
-        else:
+        elif not d["message"].startswith("torch.cuda.is_available() answered False"):
             assert d["severity"] == "note", d
     assert skipped == exp.interpreter_skips
 
 
 # --- targeted checks ------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize("name", params("probe_breaks", ["liger_swiglu", "liger_cross_entropy"]))
-def test_no_break_from_a_device_probe(runs: CliRuns, name: str) -> None:
-    """No graph break comes from Liger's device probe (infer_device -> is_npu_available): it is
-    compile-only mode's answer to torch.cuda.is_available(), not something a GPU run has."""
-    probe = [b for b in report(runs, name)["graph_breaks"]
-             if any("liger_kernel/utils.py" in frame for frame in b["user_stack"])]
-    assert probe == [], [(b["compile_id"], b["headline"], b["library_frame"]) for b in probe]
 
 
 @pytest.mark.parametrize("name", params("compiled_launch_args", ["liger_rms_norm"]))
@@ -420,6 +555,53 @@ def test_no_mutation_fallback_in_the_recompile(runs: CliRuns, name: str) -> None
         for o in occurrences(kernel, "aot_forward", "aot_backward", "aot_inference", "post_grad"):
             assert o["mutation_analysis_fallback"] is None, (kernel["name"], o["compile_id"], o["mutation_analysis_fallback"])
             assert len(o["tensors_to_clone"]) == 1, (kernel["name"], o["compile_id"], o["tensors_to_clone"])
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_gpu_mode(runs: CliRuns, name: str) -> None:
+    """On the GPU (scripts/gpu-reallib on the H200, or any machine with CUDA): the same kernels,
+    entries, ops and breaks as the docstring says, no break marked as following a device probe,
+    and no compile-only diagnostics (no interpreter, no emulated queries)."""
+    skip_unless_available(name)
+    if not os.environ.get(SAVED_RUNS) and not gpu_here():
+        pytest.skip("no GPU here: gpu mode runs on the GPU machine (scripts/gpu-reallib)")
+    proc = runs.get(f"gpu {name}")
+    rep = json_report(proc)
+    assert (rep["meta"]["mode"], rep["meta"]["target"]) == ("gpu", f"tests/reallib/{name}.py:Net")
+    check_kernels(rep, EXPECTED[name])
+    check_breaks(rep, EXPECTED[name], name)
+    assert [b for b in rep["graph_breaks"] if b.get("device_probe")] == []
+    assert [d for d in rep["diagnostics"] if d["severity"] != "note" or d["source"] in ("interpreter", "compile-only")] == []
+
+
+#: Stored gpu-mode reports of these models from the GPU machine (tests/fixtures/README.md).
+STORED_GPU = REPO / "tests" / "fixtures" / "gpu-reallib" / "gpu"
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_agrees_with_the_stored_gpu_report(runs: CliRuns, name: str) -> None:
+    """Compile-only mode here says what the H200 said in gpu mode about every device-independent
+    fact (tools/agreement.py), but for COMPILE_ONLY_LIMITATIONS. Graph code and op counts are compared
+    only when the torch versions match (the stored reports are torch 2.11's; FX prints other node
+    numbers and `x = None` trailers in 2.13); kernels, occurrences, breaks, recompiles and opaque ops
+    always. Where a device probe answered for the CPU here (breaks marked `device_probe`), the traced
+    code took another path: that model's agreement is the GPU machine's (tests/test_agreement.py),
+    where the probe answers True."""
+    from tools.agree import load_report
+    from tools.agreement import compare
+    from tritoninspect.report import Report
+
+    rep = report(runs, name)
+    if any(b.get("device_probe") for b in rep["graph_breaks"]):
+        pytest.skip("breaks after a device probe answered for the CPU: the traced code differs from the GPU's by "
+                    "design here; agreement for this model is checked on the GPU machine's reports")
+    stored = load_report(STORED_GPU / f"{name}.json")
+    result = compare(stored, Report.from_dict(rep))
+    same_torch = stored.meta.torch.split("+")[0] == rep["meta"]["torch"].split("+")[0]
+    unexplained = [d for d in result.unexplained
+                   if same_torch or not (d.path.startswith("graphs[") and d.path.endswith((".code", ".op_count")))]
+    assert result.compared >= 30
+    assert unexplained == [], "\n".join(d.describe() for d in unexplained)
 
 
 def test_resources_in_a_cold_cache(runs: CliRuns) -> None:

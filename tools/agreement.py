@@ -15,7 +15,13 @@ reason and evidence.
 Left out, because they depend on the device: `meta` (mode, device, versions),
 the output code (Inductor writes Triton kernels on a GPU and C++ around
 interpreted kernels on CPU: only its presence is compared), diagnostics, and
-the addresses, absolute paths and `# File:` comments inside texts.
+the addresses, absolute paths and `# File:` comments inside texts. Also left out:
+the device-guard nodes Dynamo records for a `torch.cuda.device(...)` context
+(`torch._C._cuda_exchangeDevice` / `_cuda_maybeExchangeDevice`), which libraries
+enter for CUDA tensors only (fla's `input_guard`, Liger's `device_context`: on the
+CPU tensors of compile-only mode they enter nothing or `torch.cpu.device`); a graph
+made of nothing else exists on the GPU only, and is left out with its compile's
+other graphs.
 
 A maintainer tool, not installed with the package: `python -m tools.agree GPU_DIR CPU_DIR`
 (tools/agree.py) compares two folders of reports (or two files).
@@ -30,7 +36,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tools.limitations import COMPILE_ONLY_LIMITATIONS, Limitation
 from tritoninspect.report import STAGES, Kernel, Occurrence, Report
+
+__all__ = ["COMPILE_ONLY_LIMITATIONS", "KNOWN_DIFFERENCES", "MISSING", "Comparison", "Difference", "KnownDifference",
+           "Limitation", "compare", "device_independent", "graph_code"]
 
 #: Stands for a field one report has and the other lacks.
 MISSING = "<missing>"
@@ -66,48 +76,23 @@ class KnownDifference:
 
 
 #: Differences between torch or Triton versions, each with the reason and where it shows.
-#: Empty while the stored GPU reports (torch 2.11, tests/fixtures/gpu/) and compile-only
-#: reports on torch 2.13 agree on every compared field; add an entry only with evidence
-#: (the torch source line or PR), never to silence a difference nobody explained.
-KNOWN_DIFFERENCES: tuple[KnownDifference, ...] = ()
-
-
-@dataclass(frozen=True)
-class Limitation:
-    """A difference compile-only mode is known to make for one target, with its cause.
-
-    `path` is a field-path pattern where `*` stands for any text.
-    """
-
-    target: str  # the end of meta.target, e.g. "inplace.py:Net"
-    path: str
-    reason: str
-
-    def applies(self, path: str, target: str) -> bool:
-        pattern = re.escape(self.path).replace(r"\*", ".*")
-        return target.endswith(self.target) and re.fullmatch(pattern, path) is not None
-
-
-_PRE_HOOK = (
-    "Dynamo cannot turn a launch of an Autotuner with Config(pre_hook=...) into a HOP and traces the call. "
-    "On a GPU that trace fails inside triton and torch skips the whole frame; in compile-only mode "
-    "Autotuner.run is tritoninspect's torch.compiler.disable'd interpreter launcher, so the same launch "
-    "is a plain graph break and the frame's later code still compiles (one frame-skip break less, "
-    "different compile ids after it). The kernel's entry (eager) is the same in both modes."
-)
-_ALIGNMENT = (
-    "Inductor defines one kernel per distinct triton_meta, which holds tt.divisibility hints taken from "
-    "the real arguments' pointer alignment. CUDA allocations are all 16-byte aligned, so on the GPU both "
-    "launches share add_inplace_kernel_0; the CPU tensors of compile-only mode give the two launches "
-    "different hints ({(2,)} vs {(0,), (2,)}), hence add_inplace_kernel_0 and _1. Same kernel, same two launches."
+#: The stored GPU reports (torch 2.11, tests/fixtures/gpu/, gpu-reallib/) and compile-only
+#: reports on torch 2.13 agree on every other compared field; add an entry only with evidence
+#: (the torch source line or PR, or the stored reports that show it), never to silence a
+#: difference nobody explained.
+_FLOAT_TO = (
+    "torch 2.11's mutation analysis (its TTIR of the kernel, built from the HOP's arguments) fails to compile "
+    "Liger-Kernel 0.8.5's RMSNorm kernels at `eps = eps.to(X_row_dtype)` / `offset.to(tl.float32)` "
+    "(liger_kernel/ops/rms_norm.py:58 and :154: `.to()` on a float argument; 'CompilationError: at 58:14' / "
+    "'at 41:24' in tests/fixtures/gpu-reallib/, in gpu mode and in compile-only mode alike) and falls back to "
+    "'every input mutated' (more tensors_to_clone); torch 2.13's does not fall back (its analysis compiles the "
+    "float argument as a runtime fp32). A torch difference, not compile-only mode's; the PR not located."
 )
 
-#: Known, explained compile-only differences (seen on the GPU machine, same torch).
-COMPILE_ONLY_LIMITATIONS: tuple[Limitation, ...] = (
-    Limitation("break_pre_hook.py:Net", "graph_breaks[*", _PRE_HOOK),
-    Limitation("break_pre_hook.py:Net", "graphs[*", _PRE_HOOK),
-    Limitation("inplace.py:Net", "kernels[add_inplace_kernel].occurrences[0/0 output_code*", _ALIGNMENT),
-    Limitation("inplace.py:Net", "kernels[add_inplace_kernel].occurrences[0/0 runtime*", _ALIGNMENT),
+KNOWN_DIFFERENCES: tuple[KnownDifference, ...] = tuple(
+    KnownDifference("torch", ("2.11", "2.13"), f"kernels[{kernel}].occurrences[*].{field}", _FLOAT_TO)
+    for kernel in ("_rms_norm_forward_kernel", "_rms_norm_backward_kernel")
+    for field in ("mutation_analysis_fallback", "tensors_to_clone")
 )
 
 
@@ -175,12 +160,15 @@ def device_independent(report: Report) -> dict[str, Any]:
 
 def _graphs(report: Report, paths: _Paths) -> dict[str, Any]:
     facts: dict[str, Any] = {}
-    for label, graph in _labelled((f"{g.compile_id} {g.stage} {g.part}".rstrip(), g) for g in report.graphs):
+    guard_only = {g.compile_id for g in report.graphs if g.stage == "dynamo" and g.op_count
+                  and g.op_count == device_guards(g.code)}
+    graphs = [g for g in report.graphs if g.compile_id not in guard_only]
+    for label, graph in _labelled((f"{g.compile_id} {g.stage} {g.part}".rstrip(), g) for g in graphs):
         if graph.stage == "output_code":
             # Triton kernels on a GPU, C++ around interpreted kernels on CPU: only its presence compares.
             facts[f"graphs[{label}].present"] = True
             continue
-        facts[f"graphs[{label}].op_count"] = graph.op_count
+        facts[f"graphs[{label}].op_count"] = graph.op_count - device_guards(graph.code)
         facts[f"graphs[{label}].code"] = graph_code(graph.code, paths)
         if graph.subgraphs:
             facts[f"graphs[{label}].subgraphs"] = list(graph.subgraphs)
@@ -204,7 +192,25 @@ def guard_text(reason: str, paths: _Paths) -> str:
 
 
 _DEVICE = re.compile(r"device\(type='(?:cuda|cpu)'(?:, index=\d+)?\)")
-_INSTALLED = re.compile(r"(^|/)(site|dist)-packages/")
+#: A device-guard node of a `torch.cuda.device(...)` context, as FX prints it (torch 2.11-2.14).
+_DEVICE_GUARD = re.compile(r"^\s*_cuda_(?:maybe_)?exchange_device(?:_\d+)? = torch\._C\._cuda_(?:maybeE|e)xchangeDevice\(.*$",
+                           re.M)
+#: FX's comment over a group of nodes without a user stack (the groups a graph's code is made of
+#: open with a comment and are separated by a blank line).
+_NO_STACK = re.compile(r"^\s*# No stacktrace found for following nodes$")
+
+
+def device_guards(code: str) -> int:
+    """How many device-guard nodes (`torch._C._cuda_exchangeDevice`, `_cuda_maybeExchangeDevice`) the
+    graph itself has: those in the body of its first `forward`, not in its subgraphs' (nested
+    deeper), as `op_count` counts the graph's own nodes."""
+    forward = re.search(r"^(?P<indent>[ \t]*)def forward\(", code, re.M)
+    body = (forward["indent"] if forward else "") + "    "
+    return sum(1 for m in _DEVICE_GUARD.finditer(code)
+                if m.group(0)[: len(m.group(0)) - len(m.group(0).lstrip())] == body)
+#: Where installed packages live: site-packages, dist-packages, or the `pip install --target`
+#: directory scripts/gpu-tests and scripts/gpu-reallib install the wheels into on the GPU machine.
+_INSTALLED = re.compile(r"(^|/)(?:(?:site|dist)-packages|tritoninspect-site)/")
 _SOURCE_COMMENT = re.compile(r"^(?P<indent>\s*)# File: (?P<file>.+?):(?P<line>\d+) in (?P<rest>.*)$", re.M)
 
 
@@ -222,8 +228,30 @@ def graph_code(code: str, paths: _Paths) -> str:
             return "\x00"
         return f"{match['indent']}# File: {rel}:{match['line']} in {match['rest']}"
 
-    kept = _SOURCE_COMMENT.sub(source, _DEVICE.sub("device(…)", code))
+    kept = _SOURCE_COMMENT.sub(source, _DEVICE.sub("device(…)", without_device_guards(code)))
     return "\n".join(line for line in kept.split("\n") if line != "\x00")
+
+
+def without_device_guards(code: str) -> str:
+    """`code` without its device-guard nodes; a group of nodes made of nothing else goes
+    with its comment and the blank line before it, as if it had never been there."""
+    lines, out, i = code.split("\n"), [], 0
+    while i < len(lines):
+        if not _NO_STACK.match(lines[i]):
+            if not _DEVICE_GUARD.match(lines[i]):
+                out.append(lines[i])
+            i += 1
+            continue
+        end = i + 1
+        while end < len(lines) and lines[end].strip() and not lines[end].lstrip().startswith(("#", "return ")):
+            end += 1
+        body = [line for line in lines[i + 1 : end] if not _DEVICE_GUARD.match(line)]
+        if body or end == i + 1:
+            out.extend([lines[i], *body])
+        elif out and not out[-1].strip():
+            out.pop()
+        i = end
+    return "\n".join(out)
 
 
 def _breaks(report: Report, paths: _Paths) -> dict[str, Any]:
@@ -361,6 +389,11 @@ class _Paths:
         return cls(str(Path(target).parent) if target.startswith("/") else None)
 
     def rel(self, path: str | None) -> str | None:
+        """`path` relative to the checkout; an installed package's file from the package on
+        (`liger_kernel/ops/swiglu.py`), wherever the package was installed."""
+        installed = _INSTALLED.search(path or "")
+        if path and installed:
+            return path[installed.end() :]
         if path and self.root and path.startswith(self.root + "/"):
             return path[len(self.root) + 1 :]
         return path
@@ -393,7 +426,7 @@ def compare(a: Report, b: Report, known: Sequence[KnownDifference] = KNOWN_DIFFE
     for path in paths:
         va, vb = fa.get(path, MISSING), fb.get(path, MISSING)
         if va != vb:
-            differences.append(Difference(path, va, vb, _explain(path, a, b, known)))
+            differences.append(Difference(path, va, vb, _explain(path, a, b, known, (va, vb))))
     return Comparison(len(paths), tuple(differences), notes)
 
 
@@ -425,9 +458,10 @@ def _drop_unpaired_resources(fa: dict[str, Any], fb: dict[str, Any]) -> None:
                 del facts[path]
 
 
-def _explain(path: str, a: Report, b: Report, known: Sequence[KnownDifference]) -> str | None:
+def _explain(path: str, a: Report, b: Report, known: Sequence[KnownDifference],
+             values: tuple[Any, Any] = (None, None)) -> str | None:
     for limitation in COMPILE_ONLY_LIMITATIONS:
-        if limitation.applies(path, a.meta.target) and a.meta.mode != b.meta.mode:
+        if a.meta.mode != b.meta.mode and limitation.applies(path, a.meta.target, *values):
             return limitation.reason
     for entry in known:
         va, vb = getattr(a.meta, entry.package, ""), getattr(b.meta, entry.package, "")

@@ -32,8 +32,12 @@ Schema changelog:
      counts, eager launches, kernels inside opaque custom ops...). Report.export
      (ExportInfo, `tritoninspect export`): the exported program's signature, dynamic
      dims, kernel entries and constraints, the AOTInductor package, findings with hints;
-     graph stages "export" and "aoti_output_code". Versions 1-3 still read: they lack
-     these fields (Meta.rank None, Meta.unknown empty, Report.export None).
+     graph stages "export" and "aoti_output_code". GraphBreak.device_probe: in compile-only
+     mode, the place ("file:line in function") where `torch.cuda.is_available()` answered
+     False while Dynamo traced a function the break's user stack runs through: the break may
+     be compile-only's own (a GPU run answers True there). Versions 1-3 still read: they
+     lack these fields (Meta.rank None, Meta.unknown empty, Report.export None,
+     GraphBreak.device_probe None).
 
 The JSON Schema of this model, `tritoninspect/schemas/report.schema.json`, is generated
 from the dataclasses below (`json_schema()`; tests/test_schema.py keeps the file equal to
@@ -159,6 +163,11 @@ class Graph:
     copies: int | None = None
 
 
+#: What `GraphBreak.device_probe` means, as the text output, `check` and the notes say it.
+DEVICE_PROBE_MEANING = ("follows a device probe answered for the CPU in compile-only mode; "
+                        "a GPU run may not break here")
+
+
 @dataclass(frozen=True)
 class GraphBreak:
     compile_id: str
@@ -190,6 +199,10 @@ class GraphBreak:
     #: What to do about a known Triton cause, and where that knowledge comes from.
     hint: str | None = None
     hint_source: str | None = None
+    #: Compile-only mode: "file:line in function" of a device probe the break follows
+    #: (`torch.cuda.is_available()` answered False while Dynamo traced that function, on its
+    #: user stack); a GPU run may not break here. None otherwise.
+    device_probe: str | None = None
 
 
 @dataclass(frozen=True)
@@ -423,7 +436,7 @@ ADDED_IN_VERSION_1 = frozenset({
 #: Fields a readable report may lack: those added in version 1, and version 2's, 3's and 4's additions.
 MAY_BE_ABSENT = ADDED_IN_VERSION_1 | {
     "Report.failure", "Report.recompile_limits", "CodeCall.ops_source", "Neighbour.ops_source",
-    "Meta.rank", "Meta.unknown", "Report.export",
+    "Meta.rank", "Meta.unknown", "Report.export", "GraphBreak.device_probe",
 }
 
 
@@ -467,6 +480,7 @@ __all__ = [
     "SCHEMA_VERSION",
     "READABLE_VERSIONS",
     "AotiPackage",
+    "DEVICE_PROBE_MEANING",
     "ArgChange",
     "ArgConstraint",
     "DecompiledFrame",

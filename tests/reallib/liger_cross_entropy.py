@@ -15,7 +15,10 @@ backward outside any compiled code); graph breaks, all at the
 ``loss = LigerCrossEntropyFunction.apply(...)`` line: "Unsupported Tensor.item() call with
 capture_scalar_outputs=False" (liger's cross_entropy.py:389) and "Data-dependent branching" (its
 asserts, lines 390 and 393), concerning no kernel; the linear head before it and the ``* 2`` after
-it compiled. No break may come from Liger's device probe (``liger_kernel/utils.py``).
+it compiled. On a machine without a GPU, the frame resuming after the asserts also reaches Liger's
+device probe (``infer_device_arch()`` -> ``infer_device()``, where ``torch.cuda.is_available()`` is
+False) and breaks at its ``transformers`` import ("Import failure"): those breaks, and only those,
+must be marked as following the probe (``device_probe``); a GPU run has none of them.
 """
 import torch
 

@@ -11,10 +11,14 @@ Both take a float ``gate_multiplier`` that the kernel converts with ``.to(tl.flo
 
 What tritoninspect should report: ``_swiglu_forward_kernel`` as ``hop`` (forward graph) and
 ``_swiglu_backward_kernel`` as ``hop`` (backward graph), both in ``liger_kernel/ops/swiglu.py``;
-0 graph breaks, 1 compiled frame, backward compiled. No break may come from Liger's device probe
-(``infer_device`` -> ``is_npu_available`` -> ``from transformers.utils import ...``): on a GPU
-``torch.cuda.is_available()`` is True and ``infer_device`` returns before that import (what a GPU
-run then does with ``torch.cuda.get_device_capability`` inside the traced code is not checked here).
+0 graph breaks, 1 compiled frame, backward compiled: what a GPU run shows, where
+``torch.cuda.is_available()`` is True and ``infer_device`` returns before ``is_npu_available``.
+On a machine without a GPU it answers False (compile-only mode keeps it honest): ``infer_device``
+goes on to ``from transformers.utils import ...`` inside the traced forward, and each traced frame
+breaks there ("Import failure"); Dynamo gives up on the ``autograd.Function``, so
+``_swiglu_backward_kernel`` runs ``eager``. tritoninspect must then list the probe
+(``liger_kernel/utils.py:47 in infer_device``) in a warning and mark exactly those breaks with it
+(``device_probe``), and no other.
 """
 import torch
 

@@ -15,7 +15,7 @@ from tritoninspect.analyse.breaks import (
     analyse_recompile_details,
     compile_only_notes,
 )
-from tritoninspect.analyse.emulation import emulation_notes
+from tritoninspect.analyse.emulation import emulation_notes, enrich_device_probes, probe_notes
 from tritoninspect.analyse.fusion import enrich_fusion
 from tritoninspect.analyse.graphs import analyse_graphs
 from tritoninspect.analyse.kernels import analyse_kernels, analyse_opaque_ops, analyse_unattributed_fallbacks
@@ -44,6 +44,7 @@ Enricher = Callable[[Capture, dict[str, Any]], dict[str, Any]]
 ENRICHERS: list[tuple[str, Enricher]] = [
     ("fusion", enrich_fusion),
     ("resources", enrich_resources),
+    ("device_probes", enrich_device_probes),
 ]
 
 
@@ -63,6 +64,7 @@ def build_report(capture: Capture, analyses: list[tuple[str, Analysis]] | None =
             diagnostics.append(Diagnostic("error", name, f"analysis failed: {type(exc).__name__}: {exc}"))
     diagnostics.extend(compile_only_notes(capture, fields.get("graph_breaks", ())))
     diagnostics.extend(emulation_notes(capture))
+    diagnostics.extend(probe_notes(capture, fields.get("graph_breaks", ())))
     return Report(meta=_meta(capture.meta), failure=_failure(capture.failure), diagnostics=tuple(diagnostics),
                   **fields)
 

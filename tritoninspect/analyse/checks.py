@@ -39,7 +39,9 @@ def check_report(
 ) -> list[str]:
     """One line per failed condition; `[]` when every condition holds.
 
-    - `no_breaks`: no graph break (a frame skipped by Dynamo counts);
+    - `no_breaks`: no graph break (a frame skipped by Dynamo counts). A break that follows a
+      compile-only device probe (`GraphBreak.device_probe`) still fails it: compile-only mode
+      cannot tell whether the GPU run breaks there too; the message says so for each;
     - `max_graphs`: at most this many Dynamo graphs;
     - `entries`: kernel name (or id) -> "hop" | "triton_op" | "custom_op": the
       only way that kernel entered torch.compile;
@@ -127,21 +129,31 @@ def _no_breaks(report: Report) -> list[str]:
         return []
     shown = "; ".join(_break_text(b) for b in breaks[:SHOWN])
     more = f"; and {len(breaks) - SHOWN} more" if len(breaks) > SHOWN else ""
-    return [f"--no-breaks: {len(breaks)} graph break(s): {shown}{more}"]
+    return [f"--no-breaks: {len(breaks)} graph break(s){_probed(breaks)}: {shown}{more}"]
+
+
+def _probed(breaks: tuple[GraphBreak, ...]) -> str:
+    """How many breaks follow a compile-only device probe, said in the failure's head."""
+    probed = [b for b in breaks if b.device_probe]
+    if not probed:
+        return ""
+    return (f" ({len(probed)} of them after a device probe answered for the CPU in compile-only mode: "
+            "a GPU run may not break there; check on a GPU)")
 
 
 def _break_text(b: GraphBreak) -> str:
     where = f"{b.file}:{b.line}" if b.file else "unknown location"
     headline = b.headline or next((ln.strip() for ln in b.reason.splitlines() if ln.strip()), "")
     skipped = " (frame skipped)" if b.frame_skipped else ""
-    return f"[{b.compile_id}] {where}{skipped} {headline}".strip()
+    probe = f" (after the device probe at {b.device_probe})" if b.device_probe else ""
+    return f"[{b.compile_id}] {where}{skipped} {headline}{probe}".strip()
 
 
 def _max_graphs(report: Report, limit: int) -> list[str]:
     ids = dynamo_graph_ids(report)
     if len(ids) <= limit:
         return []
-    return [f"--max-graphs {limit}: {len(ids)} Dynamo graphs ({', '.join(ids)})"]
+    return [f"--max-graphs {limit}: {len(ids)} Dynamo graphs ({', '.join(ids)}){_probed(report.graph_breaks)}"]
 
 
 def _entry(report: Report, name: str, kind: str) -> list[str]:

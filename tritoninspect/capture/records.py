@@ -255,6 +255,22 @@ class DeviceQueryRecord:
 
 
 @dataclass(frozen=True)
+class DeviceProbeRecord:
+    """`torch.cuda.is_available()` answered False here, where the GPU compile-only mode
+    stands for answers True: the code after it took its no-GPU path."""
+
+    #: "file:line" of the call (the traced instruction, when Dynamo evaluated it).
+    place: str
+    #: The function that asked (e.g. `infer_device`; `<module>` at import).
+    function: str
+    #: Asked while Dynamo traced the call (the answer is folded into the graph), not run eagerly.
+    traced: bool
+    calls: int
+    #: The compiles it was traced in, in order (traced only).
+    compile_ids: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class EmulationRecord:
     """Compile-only mode's emulated CUDA device, and the queries the run asked it."""
 
@@ -265,6 +281,11 @@ class EmulationRecord:
     #: What `torch.cuda.get_device_name()` answered.
     device_name: str
     queries: tuple[DeviceQueryRecord, ...] = ()
+    #: Where `torch.cuda.is_available()` answered False to the user's or a library's code.
+    probes: tuple[DeviceProbeRecord, ...] = ()
+    #: What `torch.cuda.is_available()` answered on this machine (True on a GPU machine
+    #: in forced compile-only mode).
+    cuda_available: bool = False
 
 
 @dataclass(frozen=True)
@@ -366,7 +387,8 @@ def _rec(cls: type, data: dict[str, Any]) -> Any:
 
 def _emulation(data: dict[str, Any]) -> EmulationRecord:
     queries = tuple(_rec(DeviceQueryRecord, q) for q in data.get("queries", ()))
-    return dataclasses.replace(_rec(EmulationRecord, data), queries=queries)
+    probes = tuple(_rec(DeviceProbeRecord, p) for p in data.get("probes", ()))
+    return dataclasses.replace(_rec(EmulationRecord, data), queries=queries, probes=probes)
 
 
 def _resource(data: dict[str, Any]) -> ResourceRecord:

@@ -25,7 +25,7 @@ from tritoninspect.capture.crash import fatal_signal_stacks
 from tritoninspect.capture.failure import Progress, failure_record
 from tritoninspect.capture.patching import Patcher
 from tritoninspect.capture.recorder import Recorder
-from tritoninspect.capture.records import Capture, DeviceQueryRecord, EmulationRecord
+from tritoninspect.capture.records import Capture, DeviceProbeRecord, DeviceQueryRecord, EmulationRecord
 from tritoninspect.capture.resources import measure
 from tritoninspect.errors import EnvironmentProblem, TritonInspectError, UsageError
 
@@ -81,6 +81,8 @@ class Environment:
     gpu: Any = None
     #: Query -> [calls, first caller], in the order first asked.
     queries: dict[str, list[Any]] = field(default_factory=dict)
+    #: (place, function, traced) -> [calls, compile ids] of `is_available()` answering False.
+    probes: dict[tuple[str, str, bool], list[Any]] = field(default_factory=dict)
 
     def queried(self, function: str, caller: str) -> None:
         """An emulated answer was given to `caller` ("file:line")."""
@@ -89,12 +91,22 @@ class Environment:
         if count[1].startswith("<") and not caller.startswith("<"):
             count[1] = caller  # a graph line repeating the call says less than the call itself
 
+    def probed(self, probe: Any) -> None:
+        """`torch.cuda.is_available()` answered False to `probe.place` (a compat.device_probes.Probe)."""
+        count = self.probes.setdefault((probe.place, probe.function, probe.traced), [0, []])
+        count[0] += 1
+        if probe.compile_id and probe.compile_id not in count[1]:
+            count[1].append(probe.compile_id)
+
     def emulation(self) -> EmulationRecord | None:
         """The emulated device and what was asked of it, for the capture."""
         if self.gpu is None:
             return None
         queries = tuple(DeviceQueryRecord(name, calls, caller or None) for name, (calls, caller) in self.queries.items())
-        return EmulationRecord(f"sm_{self.gpu.arch}", self.gpu.like, self.gpu.properties.name, queries)
+        probes = tuple(DeviceProbeRecord(place, function, traced, calls, tuple(ids))
+                       for (place, function, traced), (calls, ids) in self.probes.items())
+        return EmulationRecord(f"sm_{self.gpu.arch}", self.gpu.like, self.gpu.properties.name, queries, probes,
+                               cuda_available=torch.cuda.is_available())
 
     def skipped_launch(self, kernel: str, exc: BaseException) -> None:
         """Triton compiled the kernel for the target, then its interpreter could not run it."""
@@ -148,7 +160,11 @@ def compile_only(arch: int = DEFAULT_ARCH) -> Iterator[Environment]:
         # After priming has_triton: torch's own device registry must not count an emulated GPU.
         queries = compat.device_queries.patches(gpu, env.queried)
         registration = compat.device_queries.register_with_dynamo(dict(compat.device_queries.originals(queries)))
-        for obj, name, value in queries:
+        watch = compat.device_probes.availability_watch(env.probed)
+        if not watch:
+            env.problems.append(("compile-only", "this torch's torch.cuda.is_available() cannot be watched: where it "
+                                 "answered False to your code (a device probe) is not reported"))
+        for obj, name, value in queries + watch:
             patcher.set(obj, name, value)
         # Disabled for Dynamo so a break inside a launch never traces the interpreter.
         # Warmups still compile (for the stub's target): that is how --resources measures.

@@ -18,8 +18,8 @@ from tritoninspect.render._console import console_text, make_console
 from tritoninspect.render._failure import failure_section, recompile_limit_section
 from tritoninspect.render._safe import safe_record
 from tritoninspect.render._widgets import ALERT, heading
-from tritoninspect.render.terminal import _header
-from tritoninspect.report import ArgChange, DecompiledFrame, GraphBreak, Recompile, Report
+from tritoninspect.render.terminal import _header, probe_place
+from tritoninspect.report import DEVICE_PROBE_MEANING, ArgChange, DecompiledFrame, GraphBreak, Recompile, Report
 
 #: Indent of everything under a break's or recompile's first line.
 INDENT = "   "
@@ -106,6 +106,11 @@ def break_block(number: int, group: list[GraphBreak], cwd: Path) -> list[Rendera
     b = group[0]
     lines: list[RenderableType] = [_HangingText(Text.assemble((f"{number}. ", "bold"), (_headline(b), "bold")), 3)]
     lines.append(_indented(_where(b, cwd)))
+    probes = list(dict.fromkeys(x.device_probe for x in group if x.device_probe))
+    if probes:
+        places = ", ".join(probe_place(p, cwd) for p in probes)
+        lines.append(_paragraph(Text(f"{DEVICE_PROBE_MEANING} (torch.cuda.is_available() answered False at "
+                                     f"{places}, while Dynamo traced it)", style=ALERT)))
     lines.extend(_kernel_lines(group))
     if b.gb_id or b.doc_url:
         lines.append(_indented(" ".join(x for x in (b.gb_id, b.doc_url) if x), "dim"))

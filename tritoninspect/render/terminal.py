@@ -14,7 +14,7 @@ from tritoninspect.render._failure import failure_section, recompile_limit_secti
 from tritoninspect.render._safe import safe_record
 from tritoninspect.render._kernels import kernel_details, kernel_table, verdicts
 from tritoninspect.render._widgets import ALERT, add_row, heading, table
-from tritoninspect.report import Mode, Report
+from tritoninspect.report import DEVICE_PROBE_MEANING, Mode, Report
 
 #: Label per graph stage for the counts line, in pipeline order.
 STAGE_LABELS = {
@@ -102,7 +102,9 @@ def _counts(report: Report, cwd: Path) -> list[RenderableType]:
     counts = {stage: _graph_count(report, stage) for stage in STAGE_LABELS}
     graphs = [f"{label}: {counts[s]}" for s, label in STAGE_LABELS.items() if s == "dynamo" or counts[s]]
     skipped = sum(b.frame_skipped for b in report.graph_breaks)
-    breaks = f"graph breaks: {len(report.graph_breaks)}" + (f" ({skipped} frame skipped)" if skipped else "")
+    probed = sum(bool(b.device_probe) for b in report.graph_breaks)
+    after = [f"{skipped} frame skipped"] * bool(skipped) + [f"{probed} after a compile-only device probe"] * bool(probed)
+    breaks = f"graph breaks: {len(report.graph_breaks)}" + (f" ({', '.join(after)})" if after else "")
     limits = f" · recompile limit hit: {len(report.recompile_limits)}" if report.recompile_limits else ""
     return [Text(" · ".join(graphs)), Text(f"{breaks} · recompiles: {len(report.recompiles)}{limits}")]
 
@@ -141,9 +143,22 @@ def _graph_breaks(report: Report, cwd: Path) -> list[RenderableType]:
     for b in report.graph_breaks:
         skipped = Text("yes: ran eagerly", style=ALERT) if b.frame_skipped else Text("no")
         # The headline names the cause even when the reason opens with how Dynamo handled it.
-        headline = b.headline or fmt.first_line(b.reason)
+        headline = Text(b.headline or fmt.first_line(b.reason))
+        if b.device_probe:
+            headline.append(f" · {DEVICE_PROBE_MEANING} ({probe_place(b.device_probe, cwd)})", style=ALERT)
         add_row(t, b.compile_id, fmt.location(b.file, b.line, cwd=cwd), headline, skipped)
     return [heading("Graph breaks", len(report.graph_breaks)), t]
+
+
+def probe_place(frame: str, cwd: Path) -> str:
+    """A device probe's "file:line in function" for a table: an installed library's file from its
+    package down (`liger_kernel/utils.py:47 in infer_device`), else as `fmt.location` shows it."""
+    location, _, function = frame.rpartition(" in ")
+    file, _, line = location.rpartition(":")
+    for site in ("/site-packages/", "/dist-packages/"):
+        if site in file:
+            return f"{file.rsplit(site, 1)[1]}:{line} in {function}"
+    return f"{fmt.location(file, int(line) if line.isdigit() else None, cwd=cwd)} in {function}"
 
 
 def _recompiles(report: Report, cwd: Path) -> list[RenderableType]:

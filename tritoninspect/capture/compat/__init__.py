@@ -20,6 +20,7 @@ torch-free in `tritoninspect.textformats`.
 - `caches`: which compile caches a capture turns off; compile-only mode's Triton cache folder.
 - `compile_only`: the stub Triton driver, has_triton and TMA checks on a CPU-only machine.
 - `device_queries`: compile-only mode's answers to torch.cuda's device queries (an emulated GPU).
+- `device_probes`: where `torch.cuda.is_available()` answered False to the user's code (compile-only mode).
 - `interpreter`: launches through Triton's interpreter in compile-only mode.
 - `triton_compile`: `--resources`: compile per config, metadata, registers.
 - `trace_log`: `graph --trace DIR`: torch's structured-trace handler writing to a directory of ours.
@@ -30,6 +31,7 @@ from __future__ import annotations
 from tritoninspect.capture.compat import (
     caches,
     compile_only,
+    device_probes,
     device_queries,
     dynamo,
     hops,
@@ -43,6 +45,6 @@ from tritoninspect.capture.compat import (
 )
 
 __all__ = [
-    "caches", "compile_only", "device_queries", "dynamo", "hops", "inductor", "interpreter", "kernels", "library",
-    "trace_log", "triton_compile", "versions",
+    "caches", "compile_only", "device_probes", "device_queries", "dynamo", "hops", "inductor", "interpreter",
+    "kernels", "library", "trace_log", "triton_compile", "versions",
 ]

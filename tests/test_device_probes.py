@@ -1,0 +1,201 @@
+"""Compile-only mode's honest `torch.cuda.is_available()` (issue 12): where it answered False to the
+user's or a library's code, and the graph breaks that follow such an answer.
+
+Compile-only mode never fakes the answer (Dynamo folds and guards it; a True would send libraries to
+CUDA allocations). A library that asks it inside the traced forward takes its no-GPU path there
+(Liger-Kernel's `infer_device()` then imports `transformers`, a graph break a GPU run does not have),
+so the report lists each such answer and marks the breaks whose traced stack runs through a function
+that asked it while traced (`GraphBreak.device_probe`), in the text, the JSON and `check`.
+
+Fast tests enter `compile_only()` in process or build records by hand; one slow test runs the
+`tests/assets/device_probe.py` asset through the CLI. With a GPU the probe answers True: nothing is
+recorded and nothing marked.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import pytest
+import torch
+
+from _expect import REPO, explain, json_report, run_cli
+from tritoninspect.analyse import build_report
+from tritoninspect.analyse.checks import check_report
+from tritoninspect.analyse.emulation import enrich_device_probes, probe_notes
+from tritoninspect.capture.records import Capture, DeviceProbeRecord, EmulationRecord
+from tritoninspect.capture.session import compile_only
+from tritoninspect.render.breaks import BreaksRenderer
+from tritoninspect.render.terminal import TerminalRenderer
+from tritoninspect.report import DEVICE_PROBE_MEANING, GraphBreak, Report
+
+ASSET = REPO / "tests" / "assets" / "device_probe.py"
+NO_GPU = not torch.cuda.is_available()
+needs_no_gpu = pytest.mark.skipif(not NO_GPU, reason="a GPU is here: is_available() answers True, no probe to record")
+
+
+def _line(marker: str, path: Path = ASSET) -> int:
+    return next(n for n, line in enumerate(path.read_text().splitlines(), 1) if f"# {marker}" in line)
+
+
+def probing_function() -> str:
+    return "cuda" if torch.cuda.is_available() else "cpu"  # TEST-PROBE
+
+
+# --- capture: the watch ------------------------------------------------------------------
+
+
+@needs_no_gpu
+def test_traced_and_eager_answers_are_recorded_with_their_place() -> None:
+    here = Path(__file__).resolve()
+    original = torch.cuda._is_compiled
+    with compile_only() as env:
+        assert probing_function() == "cpu"  # eager: this frame
+        torch._dynamo.reset()
+        compiled = torch.compile(lambda x: x + (1 if probing_function() == "cpu" else 2), backend="eager")
+        assert torch.equal(compiled(torch.zeros(2)), torch.ones(2))  # folded: is_available() is still False
+        record = env.emulation()  # asks is_available() itself: tritoninspect's question, not recorded
+    torch._dynamo.reset()
+    assert torch.cuda._is_compiled is original, "the watch was not removed"
+    assert record is not None and record.cuda_available is False
+    place = f"{here}:{_line('TEST-PROBE', here)}"
+    eager = [p for p in record.probes if not p.traced]
+    traced = [p for p in record.probes if p.traced]
+    assert [(p.place, p.function, p.calls) for p in eager] == [(place, "probing_function", 1)]
+    assert [(p.place, p.function) for p in traced] == [(place, "probing_function")]
+    assert traced[0].compile_ids == ("0/0",)
+
+
+def test_torch_s_own_questions_and_a_gpu_are_not_recorded() -> None:
+    with compile_only() as env:
+        from torch._dynamo.device_interface import get_interface_for_device
+
+        get_interface_for_device("cuda").is_available()  # torch asking for itself
+        record = env.emulation()
+    assert record is not None and record.probes == ()
+
+
+# --- analysis, check, text: on records -------------------------------------------------
+
+
+PROBE_FILE = "/site/liger_kernel/utils.py"
+
+
+def _capture() -> Capture:
+    probes = (
+        DeviceProbeRecord(f"{PROBE_FILE}:47", "infer_device", traced=True, calls=2, compile_ids=("0/0", "1/0")),
+        DeviceProbeRecord(f"{PROBE_FILE}:47", "infer_device", traced=False, calls=5),
+        # Eager only: a function that asked before it was traced marks nothing.
+        DeviceProbeRecord("/site/liger_kernel/ops/__init__.py:172", "<module>", traced=False, calls=1),
+    )
+    capture = Capture(meta={"mode": "compile-only", "target": "m.py:Net", "stage": "dynamo"})
+    capture.emulation = EmulationRecord("sm_90", "H100", "NVIDIA H100 80GB HBM3", probes=probes)
+    return capture
+
+
+def _break(cid: str, *stack: str) -> GraphBreak:
+    return GraphBreak(cid, "Import failure", "/w/m.py", 32, user_stack=("/w/m.py:32 in forward", *stack),
+                      headline="Import failure")
+
+
+THROUGH = (f"{PROBE_FILE}:140 in infer_device_arch", f"{PROBE_FILE}:50 in infer_device",
+           f"{PROBE_FILE}:62 in is_npu_available")
+
+
+def test_only_breaks_through_a_traced_probing_function_are_marked() -> None:
+    breaks = (_break("0/0", *THROUGH), _break("1/0", f"{PROBE_FILE}:140 in infer_device_arch"), _break("2/0"))
+    marked = enrich_device_probes(_capture(), {"graph_breaks": breaks})["graph_breaks"]
+    assert [b.device_probe for b in marked] == [f"{PROBE_FILE}:47 in infer_device", None, None]
+    # A resume function of the probing function is the same function.
+    resumed = _break("3/0", f"{PROBE_FILE}:50 in torch_dynamo_resume_in_infer_device_at_47")
+    (b,) = enrich_device_probes(_capture(), {"graph_breaks": (resumed,)})["graph_breaks"]
+    assert b.device_probe == f"{PROBE_FILE}:47 in infer_device"
+    # Without a traced probe nothing is marked (an eager one says nothing about a trace).
+    eager_only = _capture()
+    eager_only.emulation = dataclasses.replace(eager_only.emulation, probes=eager_only.emulation.probes[1:])
+    assert enrich_device_probes(eager_only, {"graph_breaks": breaks}) == {}
+
+
+def test_the_diagnostic_lists_the_probes_and_warns_when_a_break_follows() -> None:
+    cwd = Path("/w")
+    breaks = enrich_device_probes(_capture(), {"graph_breaks": (_break("0/0", *THROUGH), _break("2/0"))})["graph_breaks"]
+    (warning,) = probe_notes(_capture(), breaks, cwd)
+    assert (warning.severity, warning.source) == ("warning", "compile-only")
+    assert "while Dynamo traced: liger_kernel/utils.py:47 in infer_device (×2, compile 0/0, 1/0)" not in warning.message
+    assert f"while Dynamo traced: {PROBE_FILE}:47 in infer_device (×2, compile 0/0, 1/0)" in warning.message
+    assert "run eagerly: " in warning.message and "ops/__init__.py:172 in <module> (×1)" in warning.message
+    assert f"1 graph break(s) follow such a probe (each marked: it {DEVICE_PROBE_MEANING})" in warning.message
+    (note,) = probe_notes(_capture(), (_break("2/0"),), cwd)
+    assert note.severity == "note" and note.message.endswith("no graph break follows one")
+    assert probe_notes(Capture(), breaks) == []
+
+
+def _report() -> Report:
+    capture = _capture()
+    report = build_report(capture)
+    breaks = enrich_device_probes(capture, {"graph_breaks": (_break("0/0", *THROUGH), _break("2/0"))})["graph_breaks"]
+    return dataclasses.replace(report, graph_breaks=breaks)
+
+
+def test_check_fails_and_says_which_breaks_follow_a_probe() -> None:
+    (failure,) = check_report(_report(), no_breaks=True)
+    assert failure.startswith("--no-breaks: 2 graph break(s) (1 of them after a device probe answered for the CPU "
+                              "in compile-only mode: a GPU run may not break there; check on a GPU): ")
+    assert f"[0/0] /w/m.py:32 Import failure (after the device probe at {PROBE_FILE}:47 in infer_device)" in failure
+    assert "[2/0] /w/m.py:32 Import failure;" in failure + ";"
+    (graphs,) = check_report(dataclasses.replace(_report(), graphs=()), max_graphs=-1)
+    assert "1 of them after a device probe" in graphs
+
+
+def test_the_field_round_trips_and_the_text_says_what_it_means() -> None:
+    report = _report()
+    again = Report.from_json(report.to_json())
+    assert [b.device_probe for b in again.graph_breaks] == [f"{PROBE_FILE}:47 in infer_device", None]
+    text = " ".join(TerminalRenderer(width=400).render(report).split())
+    assert "graph breaks: 2 (1 after a compile-only device probe)" in text
+    assert f"Import failure · {DEVICE_PROBE_MEANING}" in text
+    breaks_text = " ".join(BreaksRenderer().render(report).split())
+    assert f"{DEVICE_PROBE_MEANING} (torch.cuda.is_available() answered False at" in breaks_text
+
+
+# --- end to end --------------------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_the_asset_s_probe_break_is_marked_and_the_plain_one_not(tmp_path: Path) -> None:
+    proc = run_cli(["graph", f"{ASSET.relative_to(REPO)}:Net", "--stage", "dynamo", "--device", "cpu", "--json"])
+    rep = json_report(proc)
+    probe_place = f"{ASSET}:{_line('PROBE')} in pick_device"
+    by_line = {}
+    for b in rep["graph_breaks"]:
+        by_line.setdefault(b["line"], set()).add(b["device_probe"])
+    if not NO_GPU:
+        assert _line("NO-GPU-PATH") not in by_line and by_line == {_line("PLAIN-BREAK"): {None}}
+        return
+    assert by_line == {_line("NO-GPU-PATH"): {probe_place}, _line("PLAIN-BREAK"): {None}}, by_line
+    (warning,) = [d for d in rep["diagnostics"] if "is_available() answered False" in d["message"]]
+    assert warning["severity"] == "warning"
+    assert f"device_probe.py:{_line('IMPORT-PROBE')} in <module> (×1)" in warning["message"]
+    saved = tmp_path / "report.json"
+    saved.write_text(json.dumps(rep))
+    check = run_cli(["check", str(saved), "--no-breaks"])
+    assert check.returncode == 1, explain(check)
+    marked = sum(b["device_probe"] is not None for b in rep["graph_breaks"])
+    assert f"({marked} of them after a device probe answered for the CPU in compile-only mode" in check.stdout
+
+
+def test_the_watch_point_is_where_this_torch_asks() -> None:
+    """`is_available()` asks the module global `_is_compiled` first (torch 2.11-2.14): the watch
+    replaces that global, never `is_available` itself, which Dynamo folds and guards by identity."""
+    from tritoninspect.capture.compat.device_probes import availability_watch
+
+    assert "_is_compiled" in torch.cuda.is_available.__code__.co_names
+    ((module, name, watcher),) = availability_watch(lambda probe: None)
+    assert (module, name) == (torch.cuda, "_is_compiled")
+    assert watcher() == torch.cuda._is_compiled()  # the same answer, for any caller
+    is_available, original = torch.cuda.is_available, torch.cuda._is_compiled
+    with compile_only():
+        assert torch.cuda.is_available is is_available and torch.cuda._is_compiled is not original
+    assert torch.cuda._is_compiled is original
