@@ -424,7 +424,12 @@ def check_kernels(rep: dict[str, Any], exp: Real) -> None:
             for o in occurrences(kernel, "aot_forward", "aot_backward", "aot_inference", "post_grad"):
                 assert o["custom_op"] == op, o
     assert {o["op"]: tuple(o["kernels"]) for o in rep["opaque_ops"]} == exp.opaque
-    compile_ids = {g["compile_id"] for g in rep["graphs"] if g["stage"] == "dynamo"}
+    from tools.agreement import device_guards
+
+    # On a GPU, fla's input_guard enters torch.cuda.device() for CUDA tensors: a compile whose graph
+    # holds only those device-guard nodes (fla_l2norm) is not one of the model's compiles.
+    compile_ids = {g["compile_id"] for g in rep["graphs"] if g["stage"] == "dynamo"
+                   and not (g["op_count"] and g["op_count"] == device_guards(g["code"]))}
     assert exp.compiles is None or len(compile_ids) == exp.compiles, sorted(compile_ids)
     assert len(rep["recompiles"]) == exp.recompiles
     if exp.backward:
@@ -510,17 +515,33 @@ def test_diagnostics(runs: CliRuns, name: str) -> None:
     warnings only for breaks after a device probe (test_breaks_after_a_device_probe_are_marked)."""
     rep, exp = report(runs, name), EXPECTED[name]
     assert rep["mutation_fallbacks_unattributed"] == []
-    skipped = set()
+    skipped, old_interpreter = set(), set()
     for d in rep["diagnostics"]:
         assert d["severity"] in ("note", "warning"), d
         if d["source"] == "interpreter":
             # "<kernel> compiled for sm_90, but Triton's interpreter could not run it (...)" (the kernel
             # compiled for real first), or "<kernel> could not run in Triton's interpreter (...)".
-            skipped.add(re.split(r" compiled for \S+, but Triton's interpreter| could not run in Triton's interpreter",
-                                 d["message"], maxsplit=1)[0])
+            kernel = re.split(r" compiled for \S+, but Triton's interpreter| could not run in Triton's interpreter",
+                              d["message"], maxsplit=1)[0]
+            (old_interpreter if OLD_INTERPRETER_ERROR in d["message"] else skipped).add(kernel)
         elif not d["message"].startswith("torch.cuda.is_available() answered False"):
             assert d["severity"] == "note", d
-    assert skipped == exp.interpreter_skips
+    if _triton_before(rep, (3, 7)):
+        # Triton 3.6's interpreter may stop at OLD_INTERPRETER_ERROR before the expected reason.
+        assert skipped <= exp.interpreter_skips <= skipped | old_interpreter, (skipped, old_interpreter)
+    else:
+        assert not old_interpreter and skipped == exp.interpreter_skips, (skipped, old_interpreter)
+
+
+#: Triton 3.6's interpreter turns a one-element array into a Python scalar where NumPy 2 wants a
+#: 0-d one (seen on the H200 machine, triton 3.6.0, for Liger's cross entropy and layer-norm
+#: backward kernels); Triton 3.7's interpreter runs the same kernels.
+OLD_INTERPRETER_ERROR = "only 0-dimensional arrays can be converted to Python scalars"
+
+
+def _triton_before(rep: dict, version: tuple[int, int]) -> bool:
+    major, minor = (int(part) for part in rep["meta"]["triton"].split(".")[:2])
+    return (major, minor) < version
 
 
 # --- targeted checks ------------------------------------------------------------------------
