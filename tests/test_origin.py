@@ -178,3 +178,23 @@ def test_textformats_paths_delegate() -> None:
 
     path = "/home/user/venv/lib/python3.11/site-packages/kernlib/ops.py"
     assert (paths.is_user_file(path), paths.is_library_file(path), paths.is_own_file(path)) == (True, True, False)
+
+
+def test_inductor_and_triton_generated_code_is_machinery(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A failure raised in Inductor's output code (`call` in <cache>/cr/crxyz.py) is not the user's frame.
+    monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(tmp_path / "inductor"))
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "triton"))
+    monkeypatch.setattr(sys, "path", [*sys.path, str(tmp_path / "fresh")])  # a new environment, not the cached one
+    output_code = _write(tmp_path / "inductor" / "cr" / "crabc123.py", "def call(args): ...\n")
+    kernel = _write(tmp_path / "triton" / "KEY" / "add_kernel.py")
+    users = _write(tmp_path / "inductor_notes" / "model.py")  # a sibling folder with a similar name
+    assert classify(str(output_code)) is Origin.MACHINERY and classify(str(kernel)) is Origin.MACHINERY
+    assert classify(str(users)) is Origin.USER
+
+
+def test_torchs_default_inductor_cache_is_machinery(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("TORCHINDUCTOR_CACHE_DIR", raising=False)
+    monkeypatch.setattr(sys, "path", [*sys.path, "/nonexistent-fresh-environment"])
+    from torch._inductor.runtime.cache_dir_utils import default_cache_dir
+
+    assert classify(os.path.join(default_cache_dir(), "ab", "cabcdef.py")) is Origin.MACHINERY

@@ -9,7 +9,8 @@ Roots, each a real (symlink-resolved) directory or file:
 
 - machinery: this tool's package directory (exactly), the package directories of
   torch, Triton, the CLI and test runners (`MACHINERY_PACKAGES`, found without
-  importing them), and the interpreter's scripts directory (console launchers);
+  importing them), the interpreter's scripts directory (console launchers), and
+  Inductor's and Triton's cache directories (generated output code and kernels);
 - library: the standard library, the site directories (purelib/platlib,
   ``site.getsitepackages()``, the user site), any directory named
   ``site-packages`` or ``dist-packages`` (the install schemes' names, so paths of
@@ -37,12 +38,15 @@ import contextlib
 import contextvars
 import enum
 import functools
+import getpass
 import importlib.metadata
 import importlib.util
 import os
+import re
 import site
 import sys
 import sysconfig
+import tempfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
@@ -198,7 +202,24 @@ def _machinery_roots() -> set[str]:
     for name in MACHINERY_PACKAGES:
         roots.update(_real(p) for p in _package_locations(name))
     roots.update(_real(paths["scripts"]) for paths in _scheme_paths() if paths.get("scripts"))
+    roots.update(_real(d) for d in _generated_code_dirs())
     return roots
+
+
+def _generated_code_dirs() -> set[str]:
+    """Where Inductor and Triton write the code they generate (output code, compiled kernels): its
+    frames (`call` in `<cache>/xy/cxyz....py`) are torch's, never the user's. Torch's own defaults,
+    computed as torch/_inductor/runtime/cache_dir_utils.py and triton/knobs.py do, without importing
+    them (the environment variables win, as there)."""
+    try:
+        user = getpass.getuser()
+    except (KeyError, ModuleNotFoundError, OSError):
+        user = f"uid_{os.getuid()}" if hasattr(os, "getuid") else "unknown_user"
+    inductor = os.environ.get("TORCHINDUCTOR_CACHE_DIR") or os.path.join(
+        tempfile.gettempdir(), "torchinductor_" + re.sub(r'[\\/:*?"<>|]', "_", user))
+    triton_home = os.environ.get("TRITON_HOME") or os.path.expanduser("~/")
+    triton = os.environ.get("TRITON_CACHE_DIR") or os.path.join(triton_home, ".triton", "cache")
+    return {os.path.abspath(inductor), os.path.abspath(triton)}
 
 
 def _package_locations(name: str) -> list[str]:
