@@ -52,3 +52,36 @@ def test_a_child_that_outlives_the_block_does_not_hold_it_up() -> None:
     proc = subprocess.run([sys.executable, "-c", program], cwd=REPO, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert float(proc.stdout) < 3
+
+
+def test_a_program_that_replaces_sys_stdout_does_not_take_the_report() -> None:
+    program = textwrap.dedent(
+        """
+        import io, sys
+        from tritoninspect.stdout_guard import stdout_to_stderr
+        with stdout_to_stderr():
+            sys.stdout = io.StringIO()  # a model that swallows prints at import
+        print('{"report": true}')
+        """
+    )
+    proc = subprocess.run([sys.executable, "-c", program], cwd=REPO, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == '{"report": true}\n'
+
+
+def test_atexit_output_of_the_users_module_goes_to_stderr(tmp_path) -> None:
+    # The CLI closes stdout behind the report: what the user's atexit handlers print cannot follow the JSON.
+    program = textwrap.dedent(
+        """
+        import atexit, os, sys
+        atexit.register(lambda: print("ATEXIT PRINT"))
+        atexit.register(lambda: os.write(1, b"ATEXIT FD1\\n"))
+        from tritoninspect import cli
+        cli.run = lambda args: print('{"report": true}') or 0
+        cli.main()
+        """
+    )
+    proc = subprocess.run([sys.executable, "-c", program], cwd=REPO, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == '{"report": true}\n'
+    assert "ATEXIT PRINT" in proc.stderr and "ATEXIT FD1" in proc.stderr

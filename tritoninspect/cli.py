@@ -8,6 +8,7 @@ happen inside commands, so `tritoninspect --help` starts fast.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -63,7 +64,18 @@ for _command in (graph.graph, diff.diff, breaks.breaks, check.check, export.expo
 
 def main() -> None:
     """Console-script entry point: exits with the documented code."""
-    sys.exit(run(sys.argv[1:]))
+    code = run(sys.argv[1:])
+    _close_stdout()
+    sys.exit(code)
+
+
+def _close_stdout() -> None:
+    """The report is out: what runs after it (the user's module's `atexit` handlers, interpreter
+    shutdown) writes to stderr, so stdout carries only the report (`--json` stays one document)."""
+    with contextlib.suppress(Exception):
+        sys.stdout.flush()
+        os.dup2(2, 1)
+        sys.stdout = sys.stderr
 
 
 def run(args: list[str]) -> int:

@@ -81,6 +81,8 @@ def stdout_to_stderr() -> Iterator[_Forwarder]:
     forwarder, whose `lines` counts what the program printed.
     """
     sys.stdout.flush()
+    # The program may also replace `sys.stdout` (a logger, a StringIO): the report needs the real one.
+    saved_stream = sys.stdout
     saved = os.dup(1)
     read_fd, write_fd = os.pipe()
     forwarder = _Forwarder(read_fd, sys.stderr.buffer if hasattr(sys.stderr, "buffer") else _stderr_bytes())
@@ -92,6 +94,7 @@ def stdout_to_stderr() -> Iterator[_Forwarder]:
     finally:
         with contextlib.suppress(Exception):
             sys.stdout.flush()
+        sys.stdout = saved_stream
         os.dup2(saved, 1)
         os.close(saved)
         forwarder.stop()
