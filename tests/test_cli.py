@@ -459,3 +459,28 @@ def test_graph_leaves_no_bytecode_cache_next_to_the_target(cli: Cli) -> None:
     proc = cli("target dir")
     assert proc.returncode == 0, explain(proc)
     assert listing(cli.setup.target_dir) == ["model.py"]
+
+
+@pytest.mark.parametrize(("text", "ours"), [
+    ("tritoninspect 0.1.0  target: samples/add_raw.py:Net\n", True),
+    ("tritoninspect 0.1.0  diff\n", True),
+    ("tritoninspect  trace: /runs/job1\n", True),  # the ranks view
+    ("tritoninspect graph model.py:Net -o out.html   # TODO: ask Bob\nmy notes\n", False),
+    ("tritoninspect is great\n", False),
+])
+def test_only_our_own_text_counts_as_ours(tmp_path: Path, text: str, ours: bool) -> None:
+    (tmp_path / "out.txt").write_text(text)
+    assert written_by_tritoninspect(tmp_path / "out.txt") is ours
+
+
+def test_every_text_view_starts_with_our_mark(tmp_path: Path) -> None:
+    import dataclasses
+
+    from tritoninspect import __version__, render
+    from tritoninspect.report import read_report
+
+    report = read_report(REPO / "tests" / "gold" / "report.json")
+    report = dataclasses.replace(report, meta=dataclasses.replace(report.meta, tool_version=__version__))
+    for fmt in ("text", "detail", "breaks"):
+        (tmp_path / fmt).write_text(render.render_as(report, fmt, width=100, color=False))
+        assert written_by_tritoninspect(tmp_path / fmt), fmt

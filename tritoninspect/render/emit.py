@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -20,7 +21,9 @@ from tritoninspect.render import guess_format_from_path, render_as
 
 #: What every file tritoninspect writes starts with (text) or carries (JSON, HTML): how `-o`
 #: knows a file it may replace. Text reports open with "tritoninspect <version>  ...".
-_TEXT_MARK = "tritoninspect "
+#: The first line of every text view: `tritoninspect 0.1.0  <target>` (the ranks view has no version).
+#: A user's notes that merely start with the word (`tritoninspect graph model.py ...`) are not ours.
+_TEXT_MARK = re.compile(r"tritoninspect(?: \d[^\s]*)?  \S")
 _HTML_MARK = '<meta name="generator" content="tritoninspect'
 #: Larger files are not opened to look: no report of ours is that big, so they are not ours.
 _MAX_SNIFF = 64 * 1024 * 1024
@@ -90,7 +93,7 @@ def written_by_tritoninspect(path: Path) -> bool:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return False
-    if text.startswith(_TEXT_MARK) or _HTML_MARK in text[:4096]:
+    if _TEXT_MARK.match(text) or _HTML_MARK in text[:4096]:
         return True
     try:
         data = json.loads(text)
