@@ -121,3 +121,17 @@ def test_a_trace_of_a_failed_compile_reports_the_failure_and_exits_4() -> None:
     assert failure.user_frame == "tests/assets/failures/shape_mismatch.py:14"
     result = cli("graph", str(TRACES / "shape_mismatch"))
     assert result.exit_code == 4
+
+
+@pytest.mark.parametrize("command", ["graph", "breaks"])
+def test_o_never_replaces_a_log_of_the_trace_folder_it_reads(tmp_path: Path, command: str) -> None:
+    import shutil
+
+    folder = tmp_path / "run"
+    shutil.copytree(RANKS, folder)
+    log = sorted(folder.rglob("*.log"))[-1]
+    before = log.read_bytes()
+    target = str(folder) if command == "graph" else str(log)
+    result = cli(command, target, "-o", str(log), "--force")
+    assert result.exit_code == 2 and "this run reads that file" in result.stderr
+    assert log.read_bytes() == before

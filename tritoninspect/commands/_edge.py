@@ -202,23 +202,25 @@ def check_output_file(output: Path | None, targets: Iterable[str], *, force: boo
     existing file tritoninspect did not write unless `force` (render/emit.py)."""
     from tritoninspect.render.emit import check_output
 
-    check_output(output, reads=[p for p in (source_file(t) for t in targets) if p is not None], force=force)
+    check_output(output, reads=[p for t in targets for p in source_files(t)], force=force)
 
 
-def source_file(target: str) -> Path | None:
-    """The file a target names: the saved report, or the model's .py file."""
+def source_files(target: str) -> list[Path]:
+    """The files a target names: the saved report, the trace log (every file of a trace
+    folder), or the model's .py file."""
     from tritoninspect.spec import is_saved_report, parse_spec
 
     if is_saved_report(target):
-        return Path(target)
+        return [Path(target)]
     from tritoninspect.traces import is_trace
 
     if is_trace(target):
-        return Path(target)
+        path = Path(target)
+        return [p for p in path.rglob("*") if p.is_file()] if path.is_dir() else [path]
     try:
-        return parse_spec(target).path
+        return [parse_spec(target).path]
     except TritonInspectError:
-        return None
+        return []
 
 
 def given_options(options: CaptureOptions, *, stage: bool, **more: object) -> dict[str, object]:
