@@ -435,3 +435,10 @@ def test_a_new_format_is_one_registry_entry(captured: FakeCapture, monkeypatch: 
         out = tmp_path / f"{name}.html"
         assert run(name, RAW, "-o", str(out)).exit_code == 0
         assert out.read_text() == f"<pre>{report_of(RAW).meta.target}</pre>\n"
+
+
+def test_diff_output_cannot_be_a_file_save_writes(captured: FakeCapture, tmp_path: Path) -> None:
+    (tmp_path / "s").mkdir()
+    result = run("diff", RAW, CUSTOM, "--save", str(tmp_path / "s"), "-o", str(tmp_path / "s" / "A.json"))
+    assert "--save writes side A's report there" in error_of(result, ExitCode.USAGE)
+    assert captured.calls == [] and list((tmp_path / "s").iterdir()) == []

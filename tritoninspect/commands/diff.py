@@ -94,6 +94,7 @@ def diff(
                                  stage=stage.value)
         _check_options(targets, options, inputs_b=inputs_b, bench=bench, stage_given=stage is not Stage.inductor)
         check_output_file(output, targets, force=force)
+        _check_save_and_output(save, output, len(targets))
         results = _sides(targets, options, inputs_b=inputs_b, bench=bench, save=save, debug=debug, err=err,
                          timeout=timeout, jobs=jobs)
         from tritoninspect.render.emit import emit
@@ -118,6 +119,18 @@ def diff(
                 err.print(f"[bold red]error:[/] {label}: {escape(one_line(failure_line(s.report.failure)))}",
                           highlight=False, soft_wrap=True)
             raise typer.Exit(int(ExitCode.USER_CODE))
+
+
+def _check_save_and_output(save: Path | None, output: Path | None, count: int) -> None:
+    """`--save DIR` writes DIR/A.json, DIR/B.json, ...: `-o` must not be one of them."""
+    from tritoninspect.sides.parent import side_labels
+
+    if save is None or output is None:
+        return
+    for label in side_labels(count):
+        side = save / f"{label}.json"
+        if os.path.abspath(side) == os.path.abspath(output):
+            raise UsageError(f"-o {output}: --save writes side {label}'s report there; write the diff elsewhere")
 
 
 def _check_options(targets: list[str], options: CaptureOptions, *, inputs_b: str | None, bench: bool,
