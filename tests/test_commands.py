@@ -442,3 +442,13 @@ def test_diff_output_cannot_be_a_file_save_writes(captured: FakeCapture, tmp_pat
     result = run("diff", RAW, CUSTOM, "--save", str(tmp_path / "s"), "-o", str(tmp_path / "s" / "A.json"))
     assert "--save writes side A's report there" in error_of(result, ExitCode.USAGE)
     assert captured.calls == [] and list((tmp_path / "s").iterdir()) == []
+
+
+@pytest.mark.parametrize(("make", "message"), [
+    (lambda tmp: (tmp / "afile.txt").write_text("x") and tmp / "afile.txt", "exists and is not a folder"),
+    (lambda tmp: tmp / "missing" / "deeper", "does not exist"),
+])
+def test_a_bad_trace_folder_is_refused_before_capturing(captured: FakeCapture, tmp_path: Path, make, message) -> None:
+    result = run("graph", RAW, "--trace", str(make(tmp_path)))
+    assert message in error_of(result, ExitCode.USAGE)
+    assert captured.calls == []

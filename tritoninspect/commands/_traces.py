@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from rich.console import Console
 from rich.markup import escape
+
+from tritoninspect.errors import UsageError
 
 
 def is_trace_of_ranks(target: str) -> bool:
@@ -27,6 +30,20 @@ def emit_ranks(target: str, *, json_out: bool, output: Path | None) -> None:
 
     summary = summarise_ranks(target, trace_reports(target))
     emit(summary, "json" if json_out else None if output else "ranks", output, text="ranks")
+
+
+def check_trace_dir(directory: Path | None) -> None:
+    """Refuse a `--trace` folder now, before a long compile (UsageError, exit 2): it must be a
+    folder, or a name whose parent folder exists, and writable."""
+    if directory is None:
+        return
+    if directory.exists() and not directory.is_dir():
+        raise UsageError(f"--trace {directory}: exists and is not a folder; give a folder for the trace log")
+    parent = directory if directory.exists() else directory.parent
+    if not parent.is_dir():
+        raise UsageError(f"--trace {directory}: the folder {parent} does not exist")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise UsageError(f"--trace {directory}: {parent} is not writable")
 
 
 def logs_in(directory: Path | None) -> set[Path]:

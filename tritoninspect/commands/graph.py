@@ -33,7 +33,7 @@ from tritoninspect.commands._options import (
     TargetArg,
     TimeoutOpt,
 )
-from tritoninspect.commands._traces import emit_ranks, is_trace_of_ranks, logs_in, say_trace_written
+from tritoninspect.commands._traces import check_trace_dir, emit_ranks, is_trace_of_ranks, logs_in, say_trace_written
 from tritoninspect.errors import ExitCode
 
 
@@ -77,6 +77,7 @@ def graph(
 
     with edge(json_out=json_out, debug=debug) as err:
         check_outputs(output=output, dump=dump, targets=[target], force=force)
+        check_trace_dir(trace)
         options = CaptureOptions(inputs=inputs, device=device.value, dynamic=dynamic, backward=backward,
                                  stage=stage.value, resources=resources, arch=target_arch,
                                  trace_dir=str(trace) if trace else None)
