@@ -78,3 +78,10 @@ def test_inputs_set_values() -> None:
 def test_bad_values_are_one_inputs_error(text: str) -> None:
     with pytest.raises(InputsError, match="bad"):
         parse_inputs(text)
+
+
+@pytest.mark.parametrize("text", ["64:i64=99999999999999999999999", "64:i8=300", "64:uint8=-1", "scalar:i32=2147483648"])
+def test_values_out_of_the_dtypes_range_are_one_inputs_error(text: str) -> None:
+    with pytest.raises(InputsError, match="does not fit"):
+        parse_inputs(text)
+    assert parse_inputs("4:i8=-128")[0].value == -128  # the bounds themselves fit

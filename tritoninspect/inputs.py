@@ -86,10 +86,18 @@ def _parse_value(value: str, dtype: str, text: str) -> bool | int | float:
                 raise ValueError(value)
             return value.lower() in ("true", "1")
         if kind in _INTEGER_DTYPES:
-            return int(value, 0)
+            return _in_range(int(value, 0), kind, dtype, text)
         return float(value)
     except ValueError:
         raise InputsError(f"bad value {value!r} for {dtype} in --inputs {text!r}: {_INPUTS_FORMS}") from None
+
+
+def _in_range(number: int, kind: torch.dtype, dtype: str, text: str) -> int:
+    """`number`, if `dtype` can hold it: torch.full would wrap it silently (uint8 -1 is 255) or overflow."""
+    info = torch.iinfo(kind)
+    if not info.min <= number <= info.max:
+        raise InputsError(f"value {number} does not fit {dtype} ({info.min}..{info.max}) in --inputs {text!r}")
+    return number
 
 
 def _parse_dims(dims: str, text: str) -> tuple[int, ...]:
