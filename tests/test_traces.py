@@ -18,7 +18,7 @@ from tritoninspect.textformats.torch_trace import read_trace
 from tritoninspect.traces import trace_reports
 
 #: Folders of tests/fixtures/traces/ that are not one sample's trace made here.
-NOT_SAMPLES = {"ranks", "provenance", "gpu", "shape_mismatch"}  # shape_mismatch: tests/test_traces_cli.py
+NOT_SAMPLES = {"ranks", "provenance", "gpu", "shape_mismatch", "logs"}  # shape_mismatch: tests/test_traces_cli.py; logs: scripts/gpu-traces
 SAMPLES = sorted(p.name for p in TRACES.iterdir() if p.is_dir() and p.name not in NOT_SAMPLES)
 #: Samples whose only kernel launches inside an opaque custom_op: a trace shows the op, not the kernel.
 OPAQUE_ONLY = {"custom_op"}
@@ -43,8 +43,9 @@ def test_trace_gives_the_live_kernel_entries_breaks_and_recompiles(sample: str) 
 
 
 GPU_TRACES = TRACES / "gpu"
-GPU_SAMPLES = sorted(p.name for p in GPU_TRACES.iterdir() if p.is_dir() and p.name not in NOT_SAMPLES) \
-    if GPU_TRACES.is_dir() else []
+#: Each GPU trace's folder under tests/fixtures/traces/gpu/: `<sample>`, `provenance/<sample>`.
+GPU_SAMPLES = sorted(str(p.relative_to(GPU_TRACES)) for p in [*GPU_TRACES.glob("*"), *GPU_TRACES.glob("provenance/*")]
+                     if p.is_dir() and p.name not in NOT_SAMPLES) if GPU_TRACES.is_dir() else []
 
 
 @pytest.mark.skipif(not GPU_SAMPLES, reason="no GPU trace fixtures (tests/fixtures/traces/gpu/, made by scripts/gpu-traces)")
@@ -54,9 +55,9 @@ def test_gpu_trace_gives_the_gpu_reports_kernel_entries_breaks_and_recompiles(sa
     same sample from that machine (tests/fixtures/gpu/)."""
     from tritoninspect.report import read_report
 
-    stored = TRACES.parent / "gpu" / f"{sample}.json"
+    stored = TRACES.parent / "gpu" / f"{Path(sample).name}.json"
     if not stored.exists():
-        pytest.skip(f"no stored gpu report of {sample}")
+        pytest.skip(f"no stored gpu report of {Path(sample).name}")
     live = read_report(stored)
     (trace,) = trace_reports(str(GPU_TRACES / sample))
     assert trace.meta.device == "cuda" and trace.meta.torch == live.meta.torch
@@ -64,6 +65,19 @@ def test_gpu_trace_gives_the_gpu_reports_kernel_entries_breaks_and_recompiles(sa
     assert breaks(trace) == breaks(live)
     assert recompiles(trace) == recompiles(live)
     assert opaque_ops(trace) == opaque_ops(live)
+
+
+@pytest.mark.skipif(not (GPU_TRACES / "ranks").is_dir(), reason="no GPU trace fixtures")
+def test_gpu_two_rank_trace_is_read_and_summarised() -> None:
+    """tools/make_rank_trace.py on the GPU machine: rank 1 recompiles (40 then 100 elements)."""
+    from tritoninspect.analyse.ranks import summarise_ranks
+
+    reports = trace_reports(str(GPU_TRACES / "ranks"))
+    assert [r.meta.rank for r in reports] == [0, 1]
+    assert {r.meta.device for r in reports} == {"cuda"}
+    assert [recompiles(r) != [] for r in reports] == [False, True]
+    differ = {d.what for d in summarise_ranks("ranks", reports).differences}
+    assert {"recompiles", "compile ids"} <= differ
 
 
 def test_kernel_inside_an_opaque_custom_op_is_unknown_not_guessed() -> None:
