@@ -18,7 +18,7 @@ from tritoninspect.textformats.torch_trace import read_trace
 from tritoninspect.traces import trace_reports
 
 #: Folders of tests/fixtures/traces/ that are not one sample's trace made here.
-NOT_SAMPLES = {"ranks", "provenance", "gpu", "shape_mismatch"}  # shape_mismatch: tests/test_traces_cli.py
+NOT_SAMPLES = {"ranks", "provenance", "gpu", "shape_mismatch", "logs"}  # shape_mismatch: tests/test_traces_cli.py; logs: scripts/gpu-traces
 SAMPLES = sorted(p.name for p in TRACES.iterdir() if p.is_dir() and p.name not in NOT_SAMPLES)
 #: Samples whose only kernel launches inside an opaque custom_op: a trace shows the op, not the kernel.
 OPAQUE_ONLY = {"custom_op"}
@@ -43,8 +43,9 @@ def test_trace_gives_the_live_kernel_entries_breaks_and_recompiles(sample: str) 
 
 
 GPU_TRACES = TRACES / "gpu"
-GPU_SAMPLES = sorted(p.name for p in GPU_TRACES.iterdir() if p.is_dir() and p.name not in NOT_SAMPLES) \
-    if GPU_TRACES.is_dir() else []
+#: Each GPU trace's folder under tests/fixtures/traces/gpu/: `<sample>`, `provenance/<sample>`.
+GPU_SAMPLES = sorted(str(p.relative_to(GPU_TRACES)) for p in [*GPU_TRACES.glob("*"), *GPU_TRACES.glob("provenance/*")]
+                     if p.is_dir() and p.name not in NOT_SAMPLES) if GPU_TRACES.is_dir() else []
 
 
 @pytest.mark.skipif(not GPU_SAMPLES, reason="no GPU trace fixtures (tests/fixtures/traces/gpu/, made by scripts/gpu-traces)")
@@ -54,9 +55,9 @@ def test_gpu_trace_gives_the_gpu_reports_kernel_entries_breaks_and_recompiles(sa
     same sample from that machine (tests/fixtures/gpu/)."""
     from tritoninspect.report import read_report
 
-    stored = TRACES.parent / "gpu" / f"{sample}.json"
+    stored = TRACES.parent / "gpu" / f"{Path(sample).name}.json"
     if not stored.exists():
-        pytest.skip(f"no stored gpu report of {sample}")
+        pytest.skip(f"no stored gpu report of {Path(sample).name}")
     live = read_report(stored)
     (trace,) = trace_reports(str(GPU_TRACES / sample))
     assert trace.meta.device == "cuda" and trace.meta.torch == live.meta.torch
@@ -64,6 +65,27 @@ def test_gpu_trace_gives_the_gpu_reports_kernel_entries_breaks_and_recompiles(sa
     assert breaks(trace) == breaks(live)
     assert recompiles(trace) == recompiles(live)
     assert opaque_ops(trace) == opaque_ops(live)
+    assert neighbours(trace) == neighbours(live)
+
+
+def neighbours(report) -> list[tuple[object, ...]]:
+    """The Inductor kernels around each user-kernel launch, with their fused ops."""
+    return sorted(((o.compile_id, n.call, *((x.name, x.ops) if x else (None, None) for x in (n.before, n.after)))
+                   for k in report.kernels for o in k.occurrences if o.stage == "output_code"
+                   for n in o.neighbourhood or ()), key=repr)
+
+
+@pytest.mark.skipif(not (GPU_TRACES / "ranks").is_dir(), reason="no GPU trace fixtures")
+def test_gpu_two_rank_trace_is_read_and_summarised() -> None:
+    """tools/make_rank_trace.py on the GPU machine: rank 1 recompiles (40 then 100 elements)."""
+    from tritoninspect.analyse.ranks import summarise_ranks
+
+    reports = trace_reports(str(GPU_TRACES / "ranks"))
+    assert [r.meta.rank for r in reports] == [0, 1]
+    assert {r.meta.device for r in reports} == {"cuda"}
+    assert [recompiles(r) != [] for r in reports] == [False, True]
+    differ = {d.what for d in summarise_ranks("ranks", reports).differences}
+    assert {"recompiles", "compile ids"} <= differ
 
 
 def test_kernel_inside_an_opaque_custom_op_is_unknown_not_guessed() -> None:
@@ -84,6 +106,21 @@ def test_triton_op_nested_or_from_a_registered_backward_has_its_op_unknown() -> 
     assert {k.name: k.entries for k in trace.kernels} == {n: ("triton_op",) for n in ops}
     notes = [d.message for d in trace.diagnostics if d.severity == "note"]
     assert any("mul_grads_kernel" in n and "registered backward" in n for n in notes)
+
+
+def test_eager_launches_are_unknown_in_a_trace_not_zero() -> None:
+    """A trace holds compiles, not launches: the default view says `?` where a live one counts."""
+    from typer.testing import CliRunner
+
+    from tritoninspect.analyse.summary import summarise
+    from tritoninspect.cli import app
+
+    assert [k.eager_launches for k in summarise(trace_report("graph_break"))] == [None]
+    assert all(isinstance(k.eager_launches, int) for k in summarise(live_report("graph_break")))
+    text = CliRunner().invoke(app, ["graph", str(TRACES / "graph_break")]).stdout
+    header = next(line for line in text.splitlines() if line.startswith("kernel "))
+    row = next(line for line in text.splitlines() if line.startswith("add_kernel "))
+    assert row[header.index("eager"):].split()[0] == "?"
 
 
 def test_trace_report_says_where_the_trace_came_from() -> None:
@@ -160,6 +197,24 @@ def test_fusion_neighbourhood_from_a_trace_is_the_live_one(sample: str) -> None:
     assert around(trace) and around(trace) == around(live)
 
 
+def test_ops_around_a_triton_op_from_provenance_are_the_live_ones() -> None:
+    """tests/fixtures/traces/provenance/triton_op_softmax (a model like a newcomer's: relu + 1 ->
+    triton_op -> softmax) against the live report of the same model: `relu add / _softmax`,
+    neither the user kernel's own HOP among the ops fused before it, nor softmax's decomposition."""
+    from tritoninspect.analyse.summary import summarise
+    from tritoninspect.report import read_report
+
+    def around(report):
+        hoods = [n for k in report.kernels for o in k.occurrences if o.stage == "output_code"
+                 for n in o.neighbourhood or ()]
+        return [(n.before.name, n.before.ops, n.after.name, n.after.ops) for n in hoods]
+
+    (trace,) = trace_reports(str(TRACES / "provenance" / "triton_op_softmax"))
+    live = read_report(TRACES.parent / "live_triton_op_softmax.json")
+    assert around(trace) and around(trace) == around(live)
+    assert [(k.before, k.after) for k in summarise(trace)] == [(k.before, k.after) for k in summarise(live)]
+
+
 def test_provenance_names_the_kernels_where_torch_traced_it() -> None:
     """tests/fixtures/traces/provenance/triton_op_autograd: INDUCTOR_PROVENANCE=1. torch 2.13 traces
     the mappings of the forward compile; the lazily compiled backward's come out empty, so its
@@ -183,8 +238,44 @@ def test_provenance_mapping_keeps_one_entry_per_call_in_handle_order() -> None:
                ' "postToCppCode": {}, "version": 2.0}')
     posts = kernel_posts(payload)
     assert posts == {"k_0": [["a", "x"], ["b"]], "add_kernel_0": [["hop"]]}
-    assert kernel_ops(posts, {"a": "sin", "x": "cos", "b": "mul"})["k_0"] == [("sin", "cos"), ("mul",)]
+    graph = fx_graph.ParsedGraph(targets={"a": "sin", "x": "cos", "b": "mul"})
+    assert kernel_ops(posts, graph)["k_0"] == [("sin", "cos"), ("mul",)]
     assert kernel_posts("not json") == {} and kernel_posts('{"version": 2.0}') == {}
+
+
+def test_provenance_ops_leave_out_other_launches_nodes_and_follow_graph_order() -> None:
+    """Inductor lists a user kernel's HOP node (and a custom op an extern call runs) among the
+    post-grad nodes of the Inductor kernel before it; a live capture leaves them out."""
+    from tritoninspect.analyse.trace_provenance import kernel_ops, kernel_posts
+
+    code = textwrap.dedent('''\
+        class <lambda>(torch.nn.Module):
+            def forward(self, arg0_1: "f32[8][1]cpu"):
+                relu: "f32[8][1]cpu" = torch.ops.aten.relu.default(arg0_1)
+                add: "f32[8][1]cpu" = torch.ops.aten.add.Tensor(relu, 1.0)
+                opaque: "f32[8][1]cpu" = torch.ops.mylib.opaque.default(add)
+                triton_kernel_wrapper_mutation = torch.ops.higher_order.triton_kernel_wrapper_mutation(kernel_idx = 0, constant_args_idx = 1, grid = [(8, 1, 1)], tma_descriptor_metadata = {}, kwargs = {'x_ptr': add})
+                return (add,)
+        ''')
+    graph = fx_graph.parse_graph(code, frozenset({"aten", "prims", "higher_order"}))
+    posts = kernel_posts('{"cppCodeToPost": {"cpp_fused_add_relu_0:1": '
+                         '["triton_kernel_wrapper_mutation", "opaque", "add", "relu"]}}')
+    assert kernel_ops(posts, graph) == {"cpp_fused_add_relu_0": [("relu", "add")]}
+
+
+def test_original_aten_op_only_where_the_kernel_name_proves_it() -> None:
+    """Inductor names a fused kernel after the sorted original ATen ops of its nodes: a group of
+    decomposed nodes gets the one op that makes the name, else the post-grad ops stay."""
+    from tritoninspect.analyse.trace_provenance import original_ops
+
+    softmax = ("softmax", ["amax", "sub", "exp", "sum", "div"])
+    assert original_ops("cpp_fused__softmax_1", [softmax]) == ["_softmax"]
+    assert original_ops("triton_per_fused__softmax_add_0", [("h", ["add"]), softmax]) == ["add", "_softmax"]
+    assert original_ops("cpp_fused_add_relu_0", [("relu", ["relu"]), ("h", ["add"])]) == ["relu", "add"]
+    # Two decomposed groups, a name of other settings, or a name that does not add up: unproven.
+    assert original_ops("cpp_fused__softmax_gelu_0", [softmax, ("g", ["mul", "erf"])]) is None
+    assert original_ops("cpp_kernel_0", [softmax]) is None
+    assert original_ops("cpp_fused_add_mul_softmax_cop_0", [("a", ["add"]), ("m", ["mul"])]) is None
 
 
 def test_a_gzipped_log_reads_the_same(tmp_path: Path) -> None:

@@ -82,6 +82,48 @@ def test_a_folder_of_logs_with_one_log_is_one_report() -> None:
     assert json.loads(result.stdout)["meta"]["mode"] == "trace"
 
 
+def test_a_folder_of_unrelated_runs_is_a_usage_error_listing_them() -> None:
+    """tests/fixtures/traces holds one run per subfolder (no log names a rank, except the two
+    of ranks/): they are not the ranks of one job."""
+    result = cli("graph", str(TRACES))
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output and "rank 2" not in result.output
+    runs = sorted(p for p in TRACES.iterdir() if p.is_dir() and any(p.glob("*.log")))
+    assert f"holds {len(runs)} separate runs, not the ranks of one job" in " ".join(result.output.split())
+    assert "ranks/ (2 ranks: 0, 1)" in " ".join(result.output.split())
+
+
+def copy_log(src: Path, dst: Path) -> Path:
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    dst.write_text(src.read_text())
+    return dst
+
+
+def test_logs_are_ranks_of_one_job_only_when_each_names_a_different_rank(tmp_path: Path) -> None:
+    from tritoninspect.textformats.torch_trace import trace_runs
+
+    (one,) = (TRACES / "add_raw").glob("*.log")
+    (two,) = (TRACES / "triton_op").glob("*.log")
+    # A TORCH_TRACE folder two single-process jobs wrote into: two runs, not two ranks.
+    shared = tmp_path / "shared"
+    copy_log(one, shared / one.name), copy_log(two, shared / two.name)
+    assert [len(r.files) for r in trace_runs(shared)] == [1, 1]
+    assert cli("graph", str(shared)).exit_code == 2
+    # Per-rank folders of one job (the rank in each log's events): one run of two ranks.
+    job = tmp_path / "job"
+    for rank in (0, 1):
+        copy_log(Path(rank_log(rank)), job / f"node{rank}" / f"trace_{rank}.log")
+    (run,) = trace_runs(job)
+    assert run.ranks == (0, 1)
+    result = cli("graph", str(job), "--json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["ranks"] == ["rank 0", "rank 1"]
+    # The same rank twice (two jobs' rank 0): not one job.
+    twice = tmp_path / "twice"
+    copy_log(Path(rank_log(0)), twice / "a" / "x.log"), copy_log(Path(rank_log(0)), twice / "b" / "y.log")
+    assert len(trace_runs(twice)) == 2
+
+
 def test_a_log_without_trace_events_is_one_error_line(tmp_path: Path) -> None:
     log = tmp_path / "train.log"
     log.write_text("epoch 1 loss 0.3\n")

@@ -9,9 +9,13 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tritoninspect.errors import UsageError
 from tritoninspect.report import Diagnostic, Report
+
+if TYPE_CHECKING:
+    from tritoninspect.textformats.torch_trace import TraceRun
 
 
 def is_trace(target: str) -> bool:
@@ -23,11 +27,9 @@ def is_trace(target: str) -> bool:
 
 def trace_reports(target: str) -> list[Report]:
     """One report per log file (per rank, in rank order) of the trace at `target`."""
-    from tritoninspect.textformats.torch_trace import read_trace, trace_files
+    from tritoninspect.textformats.torch_trace import read_trace
 
-    files = trace_files(Path(target))
-    if not files:
-        raise UsageError(f"{target}: no TORCH_TRACE logs here (files named *.log holding trace events)")
+    files = list(one_run(target).files)
     reports = []
     for file in files:
         log = read_trace(file)
@@ -36,6 +38,35 @@ def trace_reports(target: str) -> list[Report]:
                              hint="give the folder TORCH_TRACE named, or one of the .log files torch wrote there")
         reports.append(_report(log, _name(target, file, len(files))))
     return reports
+
+
+def one_run(target: str) -> TraceRun:
+    """The logs of the one job at `target`; a usage error listing the runs when the folder
+    holds several (unrelated traces, or logs that are not ranks of one job)."""
+    from tritoninspect.textformats.torch_trace import trace_runs
+
+    runs = trace_runs(Path(target))
+    if not runs:
+        raise UsageError(f"{target}: no TORCH_TRACE logs here (files named *.log holding trace events)")
+    if len(runs) > 1:
+        shown = ", ".join(_run_label(target, r) for r in runs[:_RUNS_SHOWN])
+        more = f", and {len(runs) - _RUNS_SHOWN} more" if len(runs) > _RUNS_SHOWN else ""
+        raise UsageError(
+            f"{target} holds {len(runs)} separate runs, not the ranks of one job: {shown}{more}",
+            hint=f"name one of them, e.g. tritoninspect graph {runs[0].where}; logs are read as ranks "
+                 "of one job only when each names a different rank (_rank_<r>_ in its name, or its rank field)")
+    return runs[0]
+
+
+_RUNS_SHOWN = 12
+
+
+def _run_label(target: str, run: TraceRun) -> str:
+    where = run.where.relative_to(target) if run.where != Path(target) else Path(".")
+    label = f"{where}/" if run.where.is_dir() else str(where)
+    if len(run.files) > 1:
+        label += f" ({len(run.files)} ranks: {', '.join(str(r) for r in run.ranks)})"
+    return label
 
 
 def _name(target: str, file: Path, count: int) -> str:

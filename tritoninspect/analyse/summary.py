@@ -44,8 +44,9 @@ class KernelSummary:
     after: tuple[str, ...]
     #: Epilogue fusion state of its launches ("fused", "off", "on") when torch reports one.
     epilogue: str | None
-    #: Launches outside every compiled graph, and launches under Inductor (output code or custom op).
-    eager_launches: int
+    #: Launches outside every compiled graph (None: unknown, as in a report read from a trace,
+    #: which records no run-time launches), and launches under Inductor (output code or custom op).
+    eager_launches: int | None
     compiled_launches: int
     #: Compile ids whose output code lacks the kernel although a graph held it.
     missing: tuple[str, ...]
@@ -57,11 +58,14 @@ class KernelSummary:
 
 def summarise(report: Report, cwd: Path | None = None) -> list[KernelSummary]:
     """A summary per kernel, in report order."""
-    return [summarise_kernel(k, cwd) for k in report.kernels]
+    # A trace records compiles, not launches: eager launches are unknown there, not 0.
+    launches_known = report.meta.mode != "trace"
+    return [summarise_kernel(k, cwd, launches_known) for k in report.kernels]
 
 
-def summarise_kernel(kernel: Kernel, cwd: Path | None = None) -> KernelSummary:
-    """The facts of one kernel; see `KernelSummary`."""
+def summarise_kernel(kernel: Kernel, cwd: Path | None = None, launches_known: bool = True) -> KernelSummary:
+    """The facts of one kernel; see `KernelSummary`. `launches_known`: False when the report
+    cannot know run-time launches (read from a trace): eager launches are then None."""
     occ = kernel.occurrences
     clone_bytes, cloned, reinplaced = _clones(occ)
     before, after, epilogue = _neighbours(occ)
@@ -80,7 +84,7 @@ def summarise_kernel(kernel: Kernel, cwd: Path | None = None) -> KernelSummary:
         before=before,
         after=after,
         epilogue=epilogue,
-        eager_launches=eager,
+        eager_launches=eager if launches_known else None,
         compiled_launches=compiled,
         missing=missing,
         fallbacks=tuple(_sorted_ids(o.compile_id for o in occ if o.mutation_analysis_fallback)),

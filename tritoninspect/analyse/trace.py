@@ -26,7 +26,7 @@ from typing import Any
 
 from tritoninspect import textformats
 from tritoninspect.analyse.trace_kernels import KernelIndex, op_kinds
-from tritoninspect.analyse.trace_provenance import kernel_ops, kernel_posts, named_by_provenance
+from tritoninspect.analyse.trace_provenance import kernel_ops, kernel_posts, named_by_provenance, post_to_pre
 from tritoninspect.capture.records import (
     BreakRecord,
     Capture,
@@ -79,6 +79,8 @@ class _Reader:
     metrics: dict[str, dict[str, Any]] = field(default_factory=dict)
     #: (compile id, part, Inductor kernel -> post-grad nodes) from provenance artifacts.
     provenance: list[tuple[str, str, dict[str, list[list[str]]]]] = field(default_factory=list)
+    #: (compile id, part) -> post-grad node -> pre-grad node, from the same artifacts.
+    pre: dict[tuple[str, str], dict[str, str]] = field(default_factory=dict)
 
 
 def capture_from_trace(log: TraceLog, target: str) -> Capture:
@@ -117,7 +119,9 @@ def _read_event(reader: _Reader, event: TraceEvent) -> None:
     elif event.artifact == "inductor_provenance_tracking_node_mappings":
         # Traced right after the output code of the graph it describes (compile_fx.py).
         codes = [c for c in reader.codes if c.compile_id == cid]
-        reader.provenance.append((cid, codes[-1].part if codes else "", kernel_posts(event.payload)))
+        part = codes[-1].part if codes else ""
+        reader.provenance.append((cid, part, kernel_posts(event.payload)))
+        reader.pre[(cid, part)] = post_to_pre(event.payload)
 
 
 def _add_graph(reader: _Reader, cid: str, stage: str, part: str, code: str) -> None:
@@ -160,10 +164,12 @@ def _ops_from_provenance(reader: _Reader) -> None:
         finals = [g for g in reader.graphs if (g.compile_id, g.stage, g.part) == (cid, "post_grad_final", part)]
         if len(finals) != 1:
             continue
-        ops = kernel_ops(posts, finals[0].parsed.targets)
+        ops = kernel_ops(posts, finals[0].parsed, reader.pre.get((cid, part)))
         for i, code in enumerate(reader.codes):
             if (code.compile_id, code.part) == (cid, part):
-                calls = textformats.output_code.parse_code_calls(code.code, ops)
+                # The `Original ATen` comment (GPU launches) names the ops before
+                # decompositions, as a live capture does: it goes first here.
+                calls = textformats.output_code.parse_code_calls(code.code, ops, comment_first=True)
                 reader.codes[i] = dataclasses.replace(code, calls=calls)
 
 

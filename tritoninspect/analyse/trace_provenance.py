@@ -13,9 +13,12 @@ version 2.0): `cppCodeToPost` maps each kernel Inductor wrote, as `name:debug_ha
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from tritoninspect.capture.records import OutputCodeRecord
+from tritoninspect.textformats import fx_readable as fx_graph
+from tritoninspect.textformats.output_code import TORCH_OP_NAMESPACES
 
 
 def kernel_posts(payload: str) -> dict[str, list[list[str]]]:
@@ -40,11 +43,86 @@ def kernel_posts(payload: str) -> dict[str, list[list[str]]]:
     return posts
 
 
-def kernel_ops(posts: dict[str, list[list[str]]], targets: dict[str, str]) -> dict[str, list[tuple[str, ...]]]:
-    """Inductor kernel -> the ops of each call, from its post-grad nodes' targets (the
-    `kernel_ops` that `textformats.output_code.parse_code_calls` takes)."""
-    return {name: [tuple(dict.fromkeys(targets[n] for n in nodes if n in targets)) for nodes in per_call]
-            for name, per_call in posts.items()}
+def post_to_pre(payload: str) -> dict[str, str]:
+    """Post-grad node -> the (first) pre-grad node it came from (`postToPre` of the same
+    payload): the nodes one op decomposed into share one; {} when it is not there."""
+    try:
+        data = json.loads(payload)
+    except ValueError:
+        return {}
+    mapping = data.get("postToPre") if isinstance(data, dict) else None
+    if not isinstance(mapping, dict):
+        return {}
+    return {str(post): str(pres[0]) for post, pres in mapping.items() if isinstance(pres, list) and pres}
+
+
+def kernel_ops(posts: dict[str, list[list[str]]], graph: fx_graph.ParsedGraph,
+               pre: dict[str, str] | None = None) -> dict[str, list[tuple[str, ...]]]:
+    """Inductor kernel -> the ops of each call (the `kernel_ops` that
+    `textformats.output_code.parse_code_calls` takes): its post-grad nodes' targets in graph
+    order, without the nodes of other launches that Inductor lists among a kernel's
+    origins (a user kernel's HOP node, a custom op an extern call runs: what a live capture
+    drops as the op of an extern reader), each op once. Where the kernel's name proves which
+    ATen op a group of decomposed nodes came from (`original_ops`), that op instead."""
+    order = {name: i for i, name in enumerate(graph.targets)}
+    launches = {h.name for h in graph.hops}
+    result: dict[str, list[tuple[str, ...]]] = {}
+    for name, per_call in posts.items():
+        for nodes in per_call:
+            kept = sorted((n for n in nodes if n in graph.targets and n not in launches
+                           and _fusible(graph.targets[n])), key=order.__getitem__)
+            groups = _groups(kept, graph.targets, pre or {})
+            ops = original_ops(name, groups) or [op for _, ops in groups for op in ops]
+            result.setdefault(name, []).append(tuple(dict.fromkeys(ops)))
+    return result
+
+
+def _fusible(target: str) -> bool:
+    """An op Inductor can generate code for: torch's own (aten bare, `prims.*`), not a custom op's."""
+    namespace, dot, _ = target.rpartition(".")
+    return not dot or namespace in TORCH_OP_NAMESPACES
+
+
+def _groups(nodes: list[str], targets: dict[str, str], pre: dict[str, str]) -> list[tuple[str, list[str]]]:
+    """(pre-grad node, ops of its post-grad nodes) in graph order; a node without one alone."""
+    groups: dict[str, list[str]] = {}
+    for node in nodes:
+        groups.setdefault(pre.get(node, f"post:{node}"), []).append(targets[node])
+    return list(groups.items())
+
+
+_FUSED_NAME_RE = re.compile(r"^(?:cpp|triton_[a-z]+)_fused_(?P<ops>.+)_\d+$")
+
+
+def original_ops(kernel: str, groups: list[tuple[str, list[str]]]) -> list[str] | None:
+    """The ATen op of each group (one op call, decomposed into its post-grad nodes) as a live
+    capture names it (`original_aten`), where the kernel's name proves it; None otherwise.
+
+    Inductor names a fused kernel `<prefix>_fused_` + the sorted distinct `original_aten`
+    names of its nodes joined by `_` + `_<n>` (torch/_inductor/utils.py
+    `get_fused_kernel_name`, descriptive_names="original_aten", the default in 2.11-2.14):
+    `cpp_fused__softmax_1`. A group of one op whose name the kernel's name holds is that op;
+    if exactly one group is left, its op is the one name that makes the sorted join equal the
+    kernel's name. Anything else (a truncated name, other naming settings, two decomposed
+    groups) proves nothing: None."""
+    match = _FUSED_NAME_RE.match(kernel)
+    if match is None or not groups:
+        return None
+    body = match["ops"]
+    pieces = f"_{body}_"
+    named = [ops[0] if len(ops) == 1 and f"_{ops[0]}_" in pieces else None for _, ops in groups]
+    known = {op for op in named if op is not None}
+    left = [i for i, op in enumerate(named) if op is None]
+    if not left:
+        return named if "_".join(sorted(known)) == body else None  # type: ignore[return-value]
+    if len(left) > 1:
+        return None
+    found = {body[i:j] for i in range(len(body)) for j in range(i + 1, len(body) + 1)
+             if "_".join(sorted(known | {body[i:j]})) == body and body[i:j] not in known}
+    if len(found) != 1:
+        return None
+    named[left[0]] = found.pop()
+    return named  # type: ignore[return-value]
 
 
 def named_by_provenance(graphs: list[Any], codes: list[OutputCodeRecord],

@@ -17,9 +17,11 @@ def is_trace_of_ranks(target: str) -> bool:
 
     if not is_trace(target):
         return False
-    from tritoninspect.textformats.torch_trace import trace_files
+    from tritoninspect.textformats.torch_trace import trace_runs
 
-    return len(trace_files(Path(target))) > 1
+    runs = trace_runs(Path(target))
+    # Several runs: the ranks route says so (a usage error listing them).
+    return len(runs) > 1 or (len(runs) == 1 and len(runs[0].files) > 1)
 
 
 def emit_ranks(target: str, *, json_out: bool, output: Path | None) -> None:

@@ -138,7 +138,7 @@ def _cells(k: KernelSummary) -> list[Text]:
     verdict = Text()
     for i, word in enumerate(k.verdict.split("+")):
         verdict.append((" " if i else "") + word, style=VERDICT_STYLES.get(word, ""))
-    eager = Text(str(k.eager_launches), style="red" if k.eager_launches else "")
+    eager = Text("?" if k.eager_launches is None else str(k.eager_launches), style="red" if k.eager_launches else "")
     return [name, entry, Text(" ".join(k.compile_ids) or NONE), Text(clones_cell(k)), Text(around_cell(k)),
             eager, verdict]
 

@@ -70,13 +70,15 @@ _ARGS_UNPACK_RE = re.compile(r"^\s*(?P<names>[\w, ]+?),? = args\s*$")
 _BUFFER_NAME_RE = re.compile(r"^(?:buf\d+|arg\d+_\d+|primals_\d+|tangents_\d+)$")
 
 
-def parse_code_calls(code: str, kernel_ops: Mapping[str, Sequence[tuple[str, ...]]] | None = None) -> tuple[Any, ...]:
+def parse_code_calls(code: str, kernel_ops: Mapping[str, Sequence[tuple[str, ...]]] | None = None,
+                     comment_first: bool = False) -> tuple[Any, ...]:
     """The launches and extern calls of an output module's `call()`, in order,
     as `CallRecord`s. `kernel_ops` (Inductor kernel name -> its ATen ops per
     call, in call order, as Inductor recorded them while generating the code)
     gives each Inductor kernel's ops; without an entry, its `Original ATen`
     comment does; without either they are unknown. Never the kernel's name:
-    Inductor names a kernel after more ops than it runs."""
+    Inductor names a kernel after more ops than it runs. `comment_first`: the comment
+    goes before `kernel_ops` (a trace's provenance names post-grad, decomposed ops)."""
     defs = _kernel_defs(code)
     lines = code.splitlines()
     storage: dict[str, str] = {}
@@ -93,7 +95,7 @@ def parse_code_calls(code: str, kernel_ops: Mapping[str, Sequence[tuple[str, ...
         if call is None:
             continue
         kind, name, args = call
-        ops, nodes, source = _launch_ops(kind, pending, recorded.get(name))
+        ops, nodes, source = _launch_ops(kind, pending, recorded.get(name), comment_first)
         calls.append(CallRecord(kind, name, number, args, ops, nodes, source))
         pending = None
     return tuple(calls)
@@ -271,7 +273,8 @@ def split_call_args(text: str) -> list[str]:
     return parts
 
 
-def _launch_ops(kind: str, comment: Any, recorded: list[tuple[str, ...]] | None) -> tuple[tuple[str, ...], tuple[str, ...], str]:
+def _launch_ops(kind: str, comment: Any, recorded: list[tuple[str, ...]] | None,
+                comment_first: bool = False) -> tuple[tuple[str, ...], tuple[str, ...], str]:
     """(ATen ops, source nodes, where the ops come from) of an Inductor kernel's
     call: "inductor" (what Inductor recorded for this call: `recorded`, consumed
     in order), "comment" (its `Original ATen` comment) or "unknown". The comment
@@ -281,7 +284,7 @@ def _launch_ops(kind: str, comment: Any, recorded: list[tuple[str, ...]] | None)
         return (), (), ""
     ops = recorded.pop(0) if recorded else ()
     nodes = tuple(n.strip() for n in comment["nodes"].split(",") if n.strip()) if comment is not None else ()
-    if ops:
+    if ops and not (comment_first and comment is not None and comment["ops"].strip()):
         return ops, nodes, "inductor"
     if comment is not None and comment["ops"].strip():
         return tuple(o.strip().removeprefix("aten.") for o in comment["ops"].split(",") if o.strip()), nodes, "comment"

@@ -28,6 +28,7 @@ _GLOG_RE = re.compile(
     r"^[VIWEC]\d{4} \d{2}:\d{2}:\d{2}\.\d{6} (?P<thread>\d+) (?P<path>[^:\]]+):(?P<line>\d+)\] (?P<json>\{.*)$"
 )
 _RANK_FILE_RE = re.compile(r"_rank_(?P<rank>\d+)_")
+_RANK_FIELD_RE = re.compile(r'"rank": (?P<rank>\d+)[,}]')
 #: The events tritoninspect reads; others (chromium_event, describe_*, guards...) are skipped
 #: without keeping their payloads.
 WANTED = frozenset({
@@ -88,6 +89,73 @@ def trace_files(path: Path) -> list[Path]:
     """The log files of a trace: the file itself, or the `.log` files of a directory
     (one level down too: a folder of per-rank folders), sorted by rank then name."""
     files = [path] if path.is_file() else list(_log_files(path))
+    return _by_rank(files)
+
+
+@dataclass(frozen=True)
+class TraceRun:
+    """The logs of one traced job: a single log, or one log per rank."""
+
+    #: The folder (or file) that holds them.
+    where: Path
+    files: tuple[Path, ...]
+    #: Each file's rank (None: the log says none), in `files` order.
+    ranks: tuple[int | None, ...]
+
+
+def trace_runs(path: Path) -> list[TraceRun]:
+    """The separate runs under `path`. Logs are ranks of one job only when each says its
+    rank (`_rank_<r>_` in its name, else the `rank` field of its events) and no rank
+    repeats: then a folder of logs, or of per-rank folders, is one run. Otherwise each
+    folder whose logs are one job is a run, and each remaining log is a run of its own
+    (a TORCH_TRACE folder shared by several processes, a folder of unrelated traces)."""
+    if path.is_file():
+        return [_run(path, [path])]
+    every = list(_log_files(path))
+    if _one_job(every):
+        return [_run(path, every)] if every else []
+    runs: list[TraceRun] = []
+    for folder in [path, *sorted(p for p in path.iterdir() if p.is_dir())]:
+        files = [f for f in every if f.parent == folder]
+        if _one_job(files):
+            runs.extend([_run(folder, files)] if files else [])
+        else:
+            runs.extend(_run(f, [f]) for f in _by_rank(files))
+    return runs
+
+
+def _run(where: Path, files: list[Path]) -> TraceRun:
+    ordered = _by_rank(files)
+    return TraceRun(where, tuple(ordered), tuple(log_rank(f) for f in ordered))
+
+
+def _one_job(files: list[Path]) -> bool:
+    """One log, or logs that each name a different rank."""
+    if len(files) <= 1:
+        return True
+    ranks = [log_rank(f) for f in files]
+    return None not in ranks and len(set(ranks)) == len(ranks)
+
+
+def log_rank(path: Path, lines: int = 2000) -> int | None:
+    """The rank a log names: in its file name, else in the `rank` field of its first events
+    (torch writes it once `torch.distributed` is initialised; a log holds no world size
+    or process-group id to check more)."""
+    rank = _file_rank(path)
+    if rank is not None:
+        return rank
+    try:
+        with _open(path) as f:
+            for _, raw in zip(range(lines), f):
+                match = None if raw.startswith("\t") else _RANK_FIELD_RE.search(raw)
+                if match and _GLOG_RE.match(raw.rstrip("\n")):
+                    return int(match["rank"])
+    except OSError:
+        return None
+    return None
+
+
+def _by_rank(files: list[Path]) -> list[Path]:
     return sorted(files, key=lambda p: (_file_rank(p) is None, _file_rank(p) or 0, str(p)))
 
 
