@@ -85,3 +85,4 @@ def test_atexit_output_of_the_users_module_goes_to_stderr(tmp_path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == '{"report": true}\n'
     assert "ATEXIT PRINT" in proc.stderr and "ATEXIT FD1" in proc.stderr
+

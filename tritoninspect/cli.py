@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import signal
 import sys
 from typing import Annotated, Any, Optional
 
@@ -64,9 +65,16 @@ for _command in (graph.graph, diff.diff, breaks.breaks, check.check, export.expo
 
 def main() -> None:
     """Console-script entry point: exits with the documented code."""
+    # SIGTERM (a job scheduler, `timeout`) unwinds like Ctrl-C does, so capture children are killed and
+    # temporary folders removed, instead of the default of dying at once and orphaning them.
+    signal.signal(signal.SIGTERM, _terminated)
     code = run(sys.argv[1:])
     _close_stdout()
     sys.exit(code)
+
+
+def _terminated(signum: int, frame: object) -> None:
+    raise SystemExit(128 + signum)
 
 
 def _close_stdout() -> None:
