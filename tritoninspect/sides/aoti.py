@@ -1,4 +1,4 @@
-"""AOTInductor in a child process: `python -X faulthandler -m tritoninspect.sides.aoti REQUEST OUT`.
+"""AOTInductor in a child process (the child: sides/aoti_child.py), so that a native crash is a finding.
 
 Building, loading and running an AOTInductor package is native code (a C++ compiler's
 output loaded with dlopen, then called): on the H200 (torch 2.11) it ended the whole
@@ -21,7 +21,6 @@ import signal
 import subprocess
 import sys
 import tempfile
-from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -31,7 +30,6 @@ from tritoninspect.capture.export_records import AotiRecord
 from tritoninspect.capture.records import FailureRecord
 
 if TYPE_CHECKING:
-    from tritoninspect.pipeline_export import ExportOptions
     from tritoninspect.spec import TargetSpec
 
 #: Lines of the child's stderr kept in a crash's failure message (faulthandler's stack is there).
@@ -41,10 +39,11 @@ STDERR_TAIL_LINES = 25
 _DOING = {"aoti": "while building the package", "aoti_load": "when loaded", "aoti_run": "when run"}
 
 
-def run_aoti_child(spec: TargetSpec, options: ExportOptions, *,
+def run_aoti_child(spec: TargetSpec, options: Any, *,
                    device: str) -> tuple[AotiRecord, FailureRecord | None]:
     """Build, load and run the package of `spec` in a child; its record and failure (a crash included).
-    `device`: the package's device as the report names it."""
+    `options`: the command's ExportOptions (a dataclass); `device`: the package's device as the report
+    names it."""
     with tempfile.TemporaryDirectory(prefix="tritoninspect-aoti-child-") as tmp:
         directory = Path(tmp)
         request, out, stage_file, built, err = (
@@ -64,7 +63,7 @@ def run_aoti_child(spec: TargetSpec, options: ExportOptions, *,
 
 def child_command(request: Path, out: Path) -> list[str]:
     # -X faulthandler: a fatal signal prints the Python stack of every thread to stderr.
-    return [sys.executable, "-X", "faulthandler", "-m", "tritoninspect.sides.aoti", str(request), str(out)]
+    return [sys.executable, "-X", "faulthandler", "-m", "tritoninspect.sides.aoti_child", str(request), str(out)]
 
 
 def _wait(proc: subprocess.Popen[bytes]) -> int:
@@ -134,34 +133,3 @@ def _answer(answer: dict[str, Any], device: str) -> tuple[AotiRecord, FailureRec
         failure = dataclasses.replace(failure, message=f"(in the AOTInductor child, which exports again) "
                                                        f"{failure.message}")
     return record, failure
-
-
-# --- the child ---------------------------------------------------------------------------------
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """Answer the request in argv[0] into argv[1] (a pickle: our own records, between our own processes)."""
-    request_file, out = (sys.argv[1:] if argv is None else argv)[:2]
-    from tritoninspect.stdout_guard import stdout_to_stderr
-
-    with stdout_to_stderr():
-        answer = respond(json.loads(Path(request_file).read_text()))
-    Path(out).write_bytes(pickle.dumps(answer))
-    return 0
-
-
-def respond(request: dict[str, Any]) -> dict[str, Any]:
-    from tritoninspect.errors import TritonInspectError
-    from tritoninspect.pipeline_export import ExportOptions, export_capture
-    from tritoninspect.spec import parse_spec
-
-    options = ExportOptions(**{**request["options"], "isolate_aoti": False})
-    try:
-        cap = export_capture(parse_spec(request["target"]), options)
-    except TritonInspectError as exc:
-        return {"error": f"{type(exc).__name__}: {exc}", "aoti": None, "failure": None}
-    return {"error": None, "aoti": cap.aoti, "failure": cap.failure}
-
-
-if __name__ == "__main__":
-    sys.exit(main())
