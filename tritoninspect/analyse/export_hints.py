@@ -163,9 +163,8 @@ def native_crash(cap: ExportCapture) -> list[ExportFinding]:
         return []
     return [ExportFinding(
         "error", failure.stage, "native_crash", failure.message.splitlines()[0],
-        hint="a crash in native code (the package's C++ wrapper, a kernel launch, or the loader), not a Python "
-             "error: the failure's stack shows the last Python line; reproduce it alone with "
-             "torch._inductor.aoti_load_package on the example inputs and report it upstream with that stack",
+        hint="native code crashed (C++ wrapper, kernel launch or loader): the report shows the last Python "
+             "frames; reproduce with torch._inductor.aoti_load_package alone and report it upstream with them",
     )]
 
 

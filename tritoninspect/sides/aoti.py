@@ -96,7 +96,7 @@ def crash_failure(code: int, stage: str, stderr: str) -> FailureRecord:
     subject = "the package" if stage in ("aoti_load", "aoti_run") else "AOTInductor"
     doing = _DOING.get(stage, f"in stage {stage}")
     tail = _stack_tail(stderr)
-    message = f"{subject} crashed with {what} {doing} (in a child process; the export above is intact)"
+    message = f"{subject} crashed with {what} {doing}\n(in a child process: the exported program is intact)"
     if tail:
         message += "\nlast lines of its stderr (faulthandler's stack when it crashed):\n" + "\n".join(tail)
     return FailureRecord(stage=stage, compile_id=None, part="", exc_type=NATIVE_CRASH, message=message)
