@@ -25,7 +25,7 @@ def line(name: str, expect: str, directory: Path) -> tuple[str, bool]:
     package = (f"package {aoti.get('status')} · loaded={aoti.get('loaded')} · matches eager={aoti.get('matches_eager')}"
                f" (max diff {aoti.get('max_abs_diff')})") if aoti else "no package"
     causes = ",".join(f["cause"] for f in info.get("findings", [])) or "-"
-    head = f"failed at {failure['stage']}" if failure else "exported"
+    head = f"failed at {failure['stage']} ({failure['message'].splitlines()[0][:160]})" if failure else "exported"
     text = f"{name:<20} {head} · {kernels} · {package} · findings: {causes}"
     if expect == "ok":
         good = failure is None and aoti.get("status") == "built" and aoti.get("loaded") and aoti.get("matches_eager")
@@ -34,11 +34,26 @@ def line(name: str, expect: str, directory: Path) -> tuple[str, bool]:
     return f"{text} · expect {expect}: {'AS EXPECTED' if good else 'NOT AS EXPECTED'}", good
 
 
+#: Lines of a failed run's stderr shown under its summary line.
+ERR_TAIL = 12
+
+
+def err_tail(name: str, directory: Path) -> list[str]:
+    try:
+        lines = [x for x in (directory / f"{name}.err").read_text(errors="replace").splitlines() if x.strip()]
+    except OSError:
+        return ["    (no .err)"]
+    return [f"    | {x[:300]}" for x in lines[-ERR_TAIL:]] or ["    (empty .err)"]
+
+
 def main() -> int:
     directory = Path(sys.argv[1])
-    results = [line(*raw.split("|")[:2], directory) for raw in sys.stdin.read().split("\n") if raw.strip()]
-    for text, _ in results:
+    names = [raw.split("|")[:2] for raw in sys.stdin.read().split("\n") if raw.strip()]
+    results = [line(name, expect, directory) for name, expect in names]
+    for (name, _), (text, good) in zip(names, results):
         print(text)
+        if not good:
+            print("\n".join(err_tail(name, directory)))
     bad = sum(not good for _, good in results)
     print(f"export: {len(results) - bad} runs as expected" + (f", {bad} NOT" if bad else ""))
     return 1 if bad else 0

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from tritoninspect.errors import TargetError
 
 if TYPE_CHECKING:
+    from tritoninspect.capture.export_records import ExportCapture
     from tritoninspect.report import Report
     from tritoninspect.spec import TargetSpec
 
@@ -32,11 +33,20 @@ class ExportOptions:
     stage: str = "aoti"
     dynamic: bool = False
     arch: str | None = None
+    #: Build, load and run the AOTInductor package in a child process (sides/aoti.py), so that
+    #: a native crash there becomes a failure in the report. False in that child itself.
+    isolate_aoti: bool = True
 
 
 def run_export(spec: TargetSpec, options: ExportOptions = ExportOptions()) -> Report:
     """The whole export route for a parsed target."""
     from tritoninspect.analyse.export import build_export_report
+
+    return build_export_report(export_capture(spec, options))
+
+
+def export_capture(spec: TargetSpec, options: ExportOptions) -> ExportCapture:
+    """The target loaded in its mode and exported: the capture, before analysis."""
     from tritoninspect.capture.export import capture_export
     from tritoninspect.pipeline import CaptureOptions, _mode, _user_or_tool_errors, load
     from tritoninspect.target import describe_inputs
@@ -49,9 +59,19 @@ def run_export(spec: TargetSpec, options: ExportOptions = ExportOptions()) -> Re
             capture = capture_export(
                 loaded.module, loaded.input_sets[0], info=mode.info, strict=options.strict, stage=options.stage,
                 dynamic=dynamic, dynamic_shapes=shapes, target=f"{spec.display_name}:{spec.attr}",
-                inputs=describe_inputs(loaded.input_sets[:1]),
+                inputs=describe_inputs(loaded.input_sets[:1]), aoti_runner=_runner(spec, options, mode.info),
             )
-    return build_export_report(capture)
+    return capture
+
+
+def _runner(spec: TargetSpec, options: ExportOptions, info: Any) -> Any:
+    """AOTInductor in a child process (unless told otherwise), where a crash cannot take the report."""
+    if not options.isolate_aoti or options.stage == "export":
+        return None
+    from tritoninspect.sides.aoti import run_aoti_child
+
+    device = info.device if info.mode == "gpu" else "cpu (compile-only mode)"  # as capture/export.py's _aoti
+    return lambda: run_aoti_child(spec, options, device=device)
 
 
 def _dynamic(asked: bool, loaded: Any, spec: TargetSpec) -> tuple[str, Any]:

@@ -125,7 +125,7 @@ def _constexprs_equal(cap: ExportCapture, value: int) -> list[tuple[str, str]]:
 def triton_op_aoti_dynamic(cap: ExportCapture) -> list[ExportFinding]:
     """AOTInductor failing on a program with a triton_op and a dynamic dimension: a known regression."""
     failure = cap.failure
-    if failure is None or failure.stage != "aoti":
+    if failure is None or failure.stage != "aoti" or failure.exc_type == NATIVE_CRASH:
         return []
     triton_ops = sorted(op for op, is_triton in cap.ops.items() if is_triton)
     dynamic = any(not d.isdigit() for i in cap.inputs for d in i.exported)
@@ -152,6 +152,22 @@ def aoti_mismatch(cap: ExportCapture) -> list[ExportFinding]:
     )]
 
 
+#: The failure type sides/aoti.py records when its child dies from a signal.
+NATIVE_CRASH = "NativeCrash"
+
+
+def native_crash(cap: ExportCapture) -> list[ExportFinding]:
+    """AOTInductor's child process died from a signal (SIGSEGV...): native code, no Python exception."""
+    failure = cap.failure
+    if failure is None or failure.exc_type != NATIVE_CRASH:
+        return []
+    return [ExportFinding(
+        "error", failure.stage, "native_crash", failure.message.splitlines()[0],
+        hint="native code crashed (C++ wrapper, kernel launch or loader): the report shows the last Python "
+             "frames; reproduce with torch._inductor.aoti_load_package alone and report it upstream with them",
+    )]
+
+
 RULES: tuple[Rule, ...] = (
     raw_launch_non_strict,
     raw_launch_strict_only,
@@ -159,6 +175,7 @@ RULES: tuple[Rule, ...] = (
     constexpr_specialises_dynamic_dim,
     triton_op_aoti_dynamic,
     aoti_mismatch,
+    native_crash,
 )
 
 

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import sys
 import tempfile
 import time
 import warnings
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import torch
@@ -26,7 +27,9 @@ from triton.runtime.jit import JITFunction
 from tritoninspect.capture import compat
 from tritoninspect.capture.compat import export as export_api
 from tritoninspect.capture.export_records import AotiRecord, EagerLaunch, ExportCapture, ExportNode, InputDims
+from tritoninspect.capture.crash import fatal_signal_stacks
 from tritoninspect.capture.failure import Progress, failure_record
+from tritoninspect.capture.records import FailureRecord
 from tritoninspect.capture.patching import Patcher
 from tritoninspect.capture.recorder_parts import _env, _first_line, _kernel_record, _plain
 from tritoninspect.capture.scratch import scratch_inductor_cache
@@ -34,26 +37,42 @@ from tritoninspect.capture.session import ModeInfo, _meta, quiet_torch_logs
 from tritoninspect.errors import TritonInspectError
 
 
+#: Runs AOTInductor somewhere else (a child process: sides/aoti.py) and returns its record and
+#: failure: a native crash there (SIGSEGV while building, loading or running the package)
+#: cannot take this process, and the export recorded here, down with it.
+AotiRunner = Callable[[], "tuple[AotiRecord, FailureRecord | None]"]
+
+#: Set by sides/aoti.py in its child: the file each stage's name is written to as it starts,
+#: so that the parent can say which stage a crash killed.
+STAGE_FILE_ENV = "TRITONINSPECT_STAGE_FILE"
+#: Set by sides/aoti.py in its child: where the package record is pickled once the package is
+#: built, before it is loaded (a crash while loading or running it keeps the generated code).
+BUILT_FILE_ENV = "TRITONINSPECT_BUILT_FILE"
+#: Test hook: the stage at which the process kills itself with SIGSEGV (tests of the crash path).
+CRASH_AT_ENV = "TRITONINSPECT_TEST_CRASH_AT"
+
+
 def capture_export(module: Any, args: tuple[Any, ...], *, info: ModeInfo, strict: bool | None, stage: str,
                    dynamic: str, dynamic_shapes: Any = None, target: str = "",
-                   inputs: tuple[str, ...] = ()) -> ExportCapture:
+                   inputs: tuple[str, ...] = (), aoti_runner: AotiRunner | None = None) -> ExportCapture:
     """Export `module` on `args` (strict as asked, else torch's default), then AOTInductor
-    unless `stage` is "export". `dynamic`: "none", "auto" (Dim.AUTO on every dimension)
-    or "target" (`dynamic_shapes` as the target gave them)."""
+    unless `stage` is "export" (here, or through `aoti_runner`). `dynamic`: "none", "auto"
+    (Dim.AUTO on every dimension) or "target" (`dynamic_shapes` as the target gave them)."""
     cap = ExportCapture(strict=export_api.default_strict() if strict is None else strict,
                         strict_source="torch default" if strict is None else ("--strict" if strict else "--non-strict"),
                         dynamic=dynamic)
     if dynamic == "auto":
         dynamic_shapes = _auto_shapes(module, args)
-    with scratch_inductor_cache(), quiet_torch_logs(), warnings.catch_warnings():
+    # A fatal signal (SIGSEGV in a native extension) at least leaves the Python stack on stderr.
+    with fatal_signal_stacks(), scratch_inductor_cache(), quiet_torch_logs(), warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        _run(cap, module, args, info=info, stage=stage, dynamic_shapes=dynamic_shapes)
+        _run(cap, module, args, info=info, stage=stage, dynamic_shapes=dynamic_shapes, aoti_runner=aoti_runner)
     cap.meta = {**_meta(info, stage, dynamic != "none", False, target, inputs), "calls": 1}
     return cap
 
 
 def _run(cap: ExportCapture, module: Any, args: tuple[Any, ...], *, info: ModeInfo, stage: str,
-         dynamic_shapes: Any) -> None:
+         dynamic_shapes: Any, aoti_runner: AotiRunner | None = None) -> None:
     _record_inputs(cap, module, args, dynamic_shapes)
     reference = _step(cap, "run", lambda: _eager(cap, module, args))
     if cap.failure is not None:
@@ -65,12 +84,18 @@ def _run(cap: ExportCapture, module: Any, args: tuple[Any, ...], *, info: ModeIn
     if cap.failure is not None:
         return
     _record_program(cap, ep, args)
-    if stage != "export":
+    if stage == "export":
+        return
+    if aoti_runner is None:
         cap.aoti = _aoti(cap, ep, args, reference, info)
+    else:
+        del ep, reference  # the child exports again; nothing of AOTInductor runs in this process
+        cap.aoti, cap.failure = aoti_runner()
 
 
 def _step(cap: ExportCapture, stage: str, fn: Any) -> Any:
     """`fn()`; an exception from the model or torch becomes the failure record at `stage`."""
+    _entering(stage)
     try:
         return fn()
     except TritonInspectError:
@@ -84,6 +109,16 @@ def _step(cap: ExportCapture, stage: str, fn: Any) -> Any:
         if record.in_tool:
             raise
         return None
+
+
+def _entering(stage: str) -> None:
+    """Say which stage starts (in a child of sides/aoti.py); the crash test hook fires here."""
+    path = os.environ.get(STAGE_FILE_ENV)
+    if path:
+        with open(path, "w") as f:
+            f.write(stage)
+    if os.environ.get(CRASH_AT_ENV) == stage:
+        os.kill(os.getpid(), signal.SIGSEGV)
 
 
 # --- eager -------------------------------------------------------------------------------------
@@ -280,8 +315,18 @@ def _aoti(cap: ExportCapture, ep: Any, args: tuple[Any, ...], reference: Any, in
         record.status = "built"
         record.files = export_api.package_files(built)
         record.code = export_api.package_text(built)
+        _built(record)
         _load_and_compare(cap, record, built, args, reference, gpu)
     return record
+
+
+def _built(record: AotiRecord) -> None:
+    path = os.environ.get(BUILT_FILE_ENV)
+    if path:
+        import pickle
+
+        with open(path, "wb") as f:
+            pickle.dump(record, f)
 
 
 #: Structured-trace artifacts that hold AOTInductor's generated code, -> the name the report

@@ -10,7 +10,7 @@ import typer
 from tritoninspect.commands._edge import (
     check_outputs,
     edge,
-    exit_if_failed,
+    one_line,
     ready_to_capture,
     refuse_capture_options,
     spinner,
@@ -82,7 +82,7 @@ def export(
         from tritoninspect.render.emit import emit
 
         emit(report, "json" if json_out else None if output else "text", output, dump=dump)
-        exit_if_failed(report, err)
+        _exit_if_failed(report, err)
 
 
 def _report(target: str, options: ExportOptions, given: dict[str, object], err: Console,
@@ -102,3 +102,17 @@ def _report(target: str, options: ExportOptions, given: dict[str, object], err: 
 
     with spinner(err, f"Exporting {spec.display_name}:{spec.attr}"), stdout_to_stderr(), time_limit(timeout):
         return run_export(spec, options)
+
+
+def _exit_if_failed(report: Report, err: Console) -> None:
+    """As `exit_if_failed`, with a short line: torch's export errors run to hundreds of characters."""
+    if report.failure is None:
+        return
+    from rich.markup import escape
+
+    from tritoninspect.errors import ExitCode
+    from tritoninspect.render.export import export_failure_line
+
+    err.print(f"[bold red]error:[/] {escape(one_line(export_failure_line(report)))}", highlight=False,
+              soft_wrap=True)
+    raise typer.Exit(int(ExitCode.USER_CODE))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import re
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -10,7 +12,8 @@ from rich.text import Text
 
 from tritoninspect.render import _format as fmt
 from tritoninspect.render._failure import failure_section
-from tritoninspect.render._widgets import ALERT, ENTRY_STYLES, add_row, heading, table
+from tritoninspect.render._widgets import ALERT, ENTRY_STYLES, heading
+from tritoninspect.render._wordtable import WordTable
 from tritoninspect.report import Mode, Report
 from tritoninspect.report_export import AotiPackage, ExportFinding
 
@@ -37,10 +40,10 @@ def _signature(report: Report, cwd: Path) -> list[RenderableType]:
     info = report.export
     if info is None or not info.signature:
         return []
-    t = table("", "kind", "name", "target", "tensor")
+    t = WordTable("", "kind", "name", "target", "tensor")
     for entry in info.signature:
         style = "yellow" if "MUTATION" in entry.kind else ""
-        add_row(t, entry.direction, Text(entry.kind, style=style), entry.name, entry.target or fmt.NONE,
+        t.add_row(entry.direction, Text(entry.kind, style=style), entry.name, entry.target or fmt.NONE,
                 entry.tensor or "")
     out: list[RenderableType] = [heading("Graph signature", len(info.signature)), t]
     mutations = [e for e in info.decomposed_signature if "MUTATION" in e.kind]
@@ -74,13 +77,13 @@ def _kernels(report: Report, cwd: Path) -> list[RenderableType]:
     info = report.export
     if info is None or not info.kernels:
         return []
-    t = table("kernel", "entry", "in the exported program", "node", "op", "writes", "in AOTI code")
+    t = WordTable("kernel", "entry", "in the exported program", "node", "op", "writes", "in AOTI code")
     for k in info.kernels:
         appears = {"hop": f"HOP, kernel_idx={k.kernel_idx}", "triton_op": "triton_op call (not decomposed)",
                    "custom_op": "opaque custom_op call", "absent": "absent (export did not finish)"}[k.appears_as]
         in_code = fmt.NONE if k.in_aoti_code is None else ("yes" if k.in_aoti_code else "no")
         writes = fmt.NONE if k.writes is None else (", ".join(k.writes) or "nothing")
-        add_row(t, Text(k.name, style="bold"), Text(k.entry, style=ENTRY_STYLES.get(k.entry, "")), appears,
+        t.add_row(Text(k.name, style="bold"), Text(k.entry, style=ENTRY_STYLES.get(k.entry, "")), appears,
                 k.node or fmt.NONE, k.op or fmt.NONE, writes, in_code)
     return [heading("Kernels", len(info.kernels)), t]
 
@@ -89,16 +92,16 @@ def _dynamic(report: Report, cwd: Path) -> list[RenderableType]:
     info = report.export
     if info is None or not info.dynamic_dims:
         return []
-    t = table("dimension", "asked", "example", "exported", "range")
+    t = WordTable("dimension", "asked", "example", "exported", "range")
     for d in info.dynamic_dims:
         exported = Text(f"{d.exported} (specialised)", style=ALERT) if d.specialised else Text(d.exported)
-        add_row(t, f"{d.input}.size({d.dim})", d.requested, str(d.example), exported, d.range or fmt.NONE)
+        t.add_row(f"{d.input}.size({d.dim})", d.requested, str(d.example), exported, d.range or fmt.NONE)
     out: list[RenderableType] = [heading("Dynamic dimensions", len(info.dynamic_dims)), t]
     if info.constraints:
-        c = table("kernel", "argument", "kind", "value", "equals", "effect")
+        c = WordTable("kernel", "argument", "kind", "value", "equals", "effect")
         for a in info.constraints:
             effect = Text(a.effect, style=ALERT if a.effect == "specialised" else "")
-            add_row(c, a.kernel, a.arg, a.kind, a.value, a.dim, effect)
+            c.add_row(a.kernel, a.arg, a.kind, a.value, a.dim, effect)
         out += [Text("kernel arguments carrying those sizes", style="dim"), c]
     return out
 
@@ -198,6 +201,38 @@ def _diagnostics(report: Report, cwd: Path) -> list[RenderableType]:
     lines = [Text.assemble((d.severity, _SEVERITY_STYLE.get(d.severity, "")), f" {d.source}: ",
                            fmt.first_line(d.message)) for d in report.diagnostics]
     return [heading("Diagnostics", len(report.diagnostics)), *lines]
+
+
+#: Where a sentence ends: ". " before a capital letter, except after "e.g" and "i.e".
+_SENTENCE_END = re.compile(r"(?<!e\.g)(?<!i\.e)\.\s+(?=[A-Z])")
+
+
+def _relative(frame: str) -> str:
+    cwd = str(Path.cwd()) + os.sep
+    return frame[len(cwd):] if frame.startswith(cwd) else frame
+
+
+#: Characters of torch's message kept in the `error:` line (the whole message is in the report).
+ERROR_HEADLINE_CHARS = 120
+
+
+def export_failure_line(report: Report) -> str:
+    """One short line for stderr: the stage, the first sentence of torch's message, the user's line,
+    and our hint for it (torch's own advice, e.g. "wrap into an opaque custom op", stays in the report)."""
+    failure = report.failure
+    if failure is None:
+        return ""
+    head = _SENTENCE_END.split(failure.headline())[0].rstrip(".")
+    if len(head) > ERROR_HEADLINE_CHARS:
+        head = head[:ERROR_HEADLINE_CHARS - 1].rstrip() + "…"
+    at = f" at {_relative(failure.user_frame)}" if failure.user_frame else ""
+    line = f"export failed in {failure.stage}: {failure.exc_type}: {head}{at}"
+    findings = report.export.findings if report.export else ()
+    hinted = [f for f in findings if f.severity == "error" and f.hint]
+    hinted.sort(key=lambda f: f.stage != failure.stage)
+    if hinted:
+        line += f"; hint: {hinted[0].hint}"
+    return line + " (the report has the full message)"
 
 
 #: The export report's sections, in order.
