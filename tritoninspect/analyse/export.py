@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from tritoninspect.analyse import _failure, _meta
-from tritoninspect.analyse.export_hints import ISSUE, export_findings
+from tritoninspect.analyse.export_hints import ISSUE, ZERO_ONE_DOC, export_findings
 from tritoninspect.capture.export_records import EagerLaunch, ExportCapture, ExportNode
 from tritoninspect.capture.records import KernelRecord
 from tritoninspect.report import Diagnostic, Graph, Kernel, OpaqueOp, Occurrence, Report
@@ -43,7 +43,7 @@ def export_info(cap: ExportCapture) -> ExportInfo:
         export_time_s=cap.export_time_s, signature=signature(cap),
         decomposed_signature=signature(cap, cap.decomposed_signature), dynamic_dims=dynamic_dims(cap),
         kernels=exported_kernels(cap), constraints=constraints(cap), aoti=aoti_package(cap),
-        findings=export_findings(cap) + specialised_by_constexpr(cap),
+        findings=export_findings(cap) + specialised_by_constexpr(cap) + specialised_zero_one(cap),
     )
 
 
@@ -62,6 +62,28 @@ def specialised_by_constexpr(cap: ExportCapture) -> tuple[ExportFinding, ...]:
             issue=ISSUE.format(137024),
         )
         for c in constraints(cap) if c.effect == "specialised" and c.kind == "constexpr"
+        and c.dim not in _zero_one_dims(cap)  # torch fixed those anyway: specialised_zero_one says it
+    )
+
+
+def _zero_one_dims(cap: ExportCapture) -> dict[str, DynamicDim]:
+    """Dimensions asked to be dynamic and fixed in the exported program, whose example size is 0 or 1."""
+    return {f"{d.input}.size({d.dim})": d for d in dynamic_dims(cap) if d.specialised and d.example in (0, 1)}
+
+
+def specialised_zero_one(cap: ExportCapture) -> tuple[ExportFinding, ...]:
+    """A dimension asked to be dynamic (Dim.AUTO) that export fixed because its example size is 0 or 1."""
+    if cap.failure is not None:
+        return ()  # a failed export's own finding says it (zero_one_specialised_dim)
+    return tuple(
+        ExportFinding(
+            "warning", "export", "zero_one_specialised_dim",
+            f"{where} was asked to be dynamic but is fixed to {d.example} in the exported program: torch.export "
+            "specialises example sizes 0 and 1 to constants",
+            hint="give an example size of at least 2 for a dynamic dimension (--inputs, or example_inputs())",
+            issue=ZERO_ONE_DOC,
+        )
+        for where, d in _zero_one_dims(cap).items()
     )
 
 

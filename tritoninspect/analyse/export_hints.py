@@ -87,30 +87,77 @@ def custom_op_without_fake(cap: ExportCapture) -> list[ExportFinding]:
     return findings
 
 
-_SPECIALISED = re.compile(r"speciali[sz]ed it to be a constant \((?P<value>-?\d+)\)")
-_DIM_NAME = re.compile(r"Constraints violated \((?P<dims>[^)]*)\)")
+#: symbolic_shapes.py's ConstraintViolation line for one dimension (torch 2.11-2.14).
+_SPECIALISED = re.compile(r"You marked (?P<name>.+?) as dynamic but your code speciali[sz]ed it to be a "
+                          r"constant \((?P<value>-?\d+)\)")
+#: torch/_export/non_strict_utils.py's own line for a Dim.DYNAMIC whose example size is 0 or 1.
+_ZERO_ONE = re.compile(r"0/1 speciali[sz]ed due to hint of (?P<value>[01]) for dimension (?P<name>\S+?)\.?$",
+                       re.MULTILINE)
+#: torch.export specialises example sizes 0 and 1: the export tutorial's "0/1 specialization"
+#: ("specify ... non-0/1 sample inputs when dynamic behavior is desirable"); pytorch/pytorch#133653.
+ZERO_ONE_DOC = "https://pytorch.org/tutorials/intermediate/torch_export_tutorial.html"
 
 
 def constexpr_specialises_dynamic_dim(cap: ExportCapture) -> list[ExportFinding]:
-    """A size passed to a `tl.constexpr` parameter is specialised: a dynamic Dim for it fails export."""
+    """A dimension marked dynamic that the program fixed to a constant: export fails. Said as its cause:
+    an example size of 0 or 1 (torch specialises those), a kernel's `tl.constexpr` equal to the size
+    (it must be known when the kernel compiles), or else something in the model, unnamed."""
     failure = cap.failure
     if failure is None or failure.stage != "export":
         return []
-    values = [int(m["value"]) for m in _SPECIALISED.finditer(failure.message)]
-    names = _DIM_NAME.search(failure.message)
+    found = [(m["name"], int(m["value"])) for m in _SPECIALISED.finditer(failure.message)]
+    found += [(m["name"], int(m["value"])) for m in _ZERO_ONE.finditer(failure.message)]
     findings = []
-    for value in values:
-        for kernel, arg in _constexprs_equal(cap, value) or [(None, None)]:
-            where = f"{kernel}'s tl.constexpr {arg}={value}" if kernel else f"a constant {value}"
-            findings.append(ExportFinding(
-                "error", "export", "constexpr_specialises_dynamic_dim",
-                f"dimension {names['dims'] if names else '?'} was marked dynamic, but the program fixed it to "
-                f"{value}: {where} must be known when the kernel compiles", kernel=kernel,
-                hint="pass the size as a runtime (non-constexpr) kernel argument, or export that dimension as "
-                     "Dim.STATIC (or Dim.AUTO, which lets it specialise)",
-                issue=ISSUE.format(137024),
-            ))
+    for name, value in dict.fromkeys(found):
+        if value in (0, 1) and _example_sizes(cap, name, value):
+            findings.append(_zero_one(name, value, _example_sizes(cap, name, value)))
+            continue
+        constexprs = _constexprs_equal(cap, value)
+        findings += [_by_constexpr(name, value, kernel, arg) for kernel, arg in constexprs]
+        if not constexprs:
+            findings.append(_by_model(name, value))
     return findings
+
+
+def _example_sizes(cap: ExportCapture, name: str, value: int) -> list[str]:
+    """The dimensions asked to be dynamic, named `name` (else any) whose example size is `value`."""
+    dims = [(f"{i.name}.size({d})", req, size) for i in cap.inputs for d, (req, size) in
+            enumerate(zip(i.requested, i.example)) if req != "static" and size == value]
+    named = [where for where, req, _ in dims if req == name]
+    return named or [where for where, _, _ in dims]
+
+
+def _zero_one(name: str, value: int, dims: list[str]) -> ExportFinding:
+    return ExportFinding(
+        "error", "export", "zero_one_specialised_dim",
+        f"dimension {name} was marked dynamic, but its example size is {value} ({', '.join(dims)}): "
+        "torch.export specialises sizes 0 and 1 to constants",
+        hint="give an example size of at least 2 for a dynamic dimension (--inputs, or example_inputs())",
+        issue=ZERO_ONE_DOC,
+    )
+
+
+def _by_constexpr(name: str, value: int, kernel: str, arg: str) -> ExportFinding:
+    return ExportFinding(
+        "error", "export", "constexpr_specialises_dynamic_dim",
+        f"dimension {name} was marked dynamic, but the program fixed it to {value}: {kernel}'s tl.constexpr "
+        f"{arg}={value} must be known when the kernel compiles", kernel=kernel,
+        hint="pass the size as a runtime (non-constexpr) kernel argument, or export that dimension as "
+             "Dim.STATIC (or Dim.AUTO, which lets it specialise)",
+        issue=ISSUE.format(137024),
+    )
+
+
+def _by_model(name: str, value: int) -> ExportFinding:
+    # No kernel constexpr has this value: the model itself (a Python int, a branch, a check on the
+    # size) specialised it; torch's message carries the user stack when it has one.
+    return ExportFinding(
+        "error", "export", "dynamic_dim_specialised",
+        f"dimension {name} was marked dynamic, but the model fixed it to {value} (no kernel constexpr has that "
+        "value: Python code on the size did)",
+        hint="find the line in torch's message (User stack) or rerun with TORCH_LOGS=\"+dynamic\"; or export "
+             "that dimension as Dim.STATIC or Dim.AUTO",
+    )
 
 
 def _constexprs_equal(cap: ExportCapture, value: int) -> list[tuple[str, str]]:
