@@ -31,6 +31,8 @@ class Show(str, Enum):
     post_grad = "post-grad"
     code = "code"
     fusion = "fusion"
+    export = "export"  # an export report's torch.export program
+    aoti = "aoti"  # an export report's AOTInductor code
 
 
 TargetArg = Annotated[

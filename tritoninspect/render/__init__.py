@@ -83,7 +83,7 @@ def _html_breaks(report: Any, *, color: bool | None = None, width: int | None = 
 
 
 #: `--show` views: a stage's graphs (or the output code), or what Inductor did around each kernel.
-SHOW_VIEWS = ("dynamo", "aot", "post-grad", "code", "fusion")
+SHOW_VIEWS = ("dynamo", "aot", "post-grad", "code", "fusion", "export", "aoti")
 
 
 def _show(view: str) -> Renderer:

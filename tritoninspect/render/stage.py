@@ -19,6 +19,9 @@ SHOW_STAGES: dict[str, tuple[str, ...]] = {
     "aot": ("aot_forward", "aot_backward", "aot_inference"),
     "post-grad": ("post_grad", "post_grad_final"),
     "code": ("output_code",),
+    # `tritoninspect export` reports: torch.export's program and AOTInductor's generated code.
+    "export": ("export",),
+    "aoti": ("aoti_output_code",),
 }
 
 #: Gutter for marked lines in plain output (Syntax draws its own pointer when coloured).
