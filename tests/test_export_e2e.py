@@ -116,12 +116,14 @@ def test_compile_only_aoti_cannot_build_a_raw_kernel_but_shows_its_code(runs: An
     assert code and "add_kernel" in code[0]
 
 
-def test_a_raising_dynamic_shapes_hook_is_one_error_line_and_exit_3(runs: Any) -> None:
+def test_a_raising_dynamic_shapes_hook_is_the_users_code_failing_exit_4(runs: Any) -> None:
+    # As example_inputs() raising: one error line, exit 4, the user's own traceback apart.
     proc = runs.get("bad shapes hook")
-    assert proc.returncode == ExitCode.TARGET, explain(proc)
+    assert proc.returncode == ExitCode.USER_CODE, explain(proc)
     errors = [line for line in proc.stderr.splitlines() if line.startswith("error:")]
-    assert len(errors) == 1 and "export_dynamic_shapes() raised ValueError: no shapes today" in errors[0]
-    assert "Traceback" not in proc.stderr and proc.stdout == ""
+    assert len(errors) == 1 and "export_dynamic_shapes(): ValueError: no shapes today" in errors[0]
+    assert "traceback from your code" in proc.stderr and "export_bad_shapes.py" in proc.stderr
+    assert proc.stdout == ""
 
 
 def test_a_kernel_write_to_a_buffer_is_a_mutation_only_after_decompositions(runs: Any) -> None:

@@ -9,7 +9,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from tritoninspect.errors import TargetError
 
 if TYPE_CHECKING:
     from tritoninspect.capture.export_records import ExportCapture
@@ -41,8 +40,11 @@ class ExportOptions:
 def run_export(spec: TargetSpec, options: ExportOptions = ExportOptions()) -> Report:
     """The whole export route for a parsed target."""
     from tritoninspect.analyse.export import build_export_report
+    from tritoninspect.progress import stage
 
-    return build_export_report(export_capture(spec, options))
+    capture = export_capture(spec, options)
+    stage("analysing the capture")
+    return build_export_report(capture)
 
 
 def export_capture(spec: TargetSpec, options: ExportOptions) -> ExportCapture:
@@ -51,15 +53,19 @@ def export_capture(spec: TargetSpec, options: ExportOptions) -> ExportCapture:
     from tritoninspect.pipeline import CaptureOptions, _mode, _user_or_tool_errors, load
     from tritoninspect.target import describe_inputs
 
+    from tritoninspect.progress import stage
+
     mode_options = CaptureOptions(inputs=options.inputs, device=options.device, arch=options.arch)
+    stage("importing torch and Triton")
     with _mode(mode_options, user_dir=spec.sys_path_entry) as mode:
+        stage(f"importing {spec.display_name} and building its inputs")
         loaded = load(spec, mode_options, device=mode.info.torch_device)
         dynamic, shapes = _dynamic(options.dynamic, loaded, spec)
         with _user_or_tool_errors():
             capture = capture_export(
                 loaded.module, loaded.input_sets[0], info=mode.info, strict=options.strict, stage=options.stage,
-                dynamic=dynamic, dynamic_shapes=shapes, target=f"{spec.display_name}:{spec.attr}",
-                inputs=describe_inputs(loaded.input_sets[:1]), aoti_runner=_runner(spec, options, mode.info),
+                dynamic=dynamic, dynamic_shapes=shapes, target=loaded.spec.name,  # `model.py` alone: its class found
+                inputs=describe_inputs(loaded.input_sets[:1]), aoti_runner=_runner(loaded.spec, options, mode.info),
             )
     return capture
 
@@ -87,5 +93,8 @@ def _dynamic(asked: bool, loaded: Any, spec: TargetSpec) -> tuple[str, Any]:
         return "auto", None
     try:
         return "target", hook()
-    except Exception as exc:  # noqa: BLE001 - the user's function: a target error with their message
-        raise TargetError(f"{spec.display_name}:{DYNAMIC_SHAPES_HOOK}() raised {type(exc).__name__}: {exc}") from exc
+    except Exception as exc:  # noqa: BLE001 - the user's own code raised: exit 4 with their traceback,
+        # as example_inputs() raising does (target.py)
+        from tritoninspect.target import user_code_error
+
+        raise user_code_error(f"error in {spec.display_name}:{DYNAMIC_SHAPES_HOOK}()", exc) from exc

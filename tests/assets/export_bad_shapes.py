@@ -1,4 +1,5 @@
-"""A target whose export_dynamic_shapes() raises: `tritoninspect export --dynamic` exits 3 with one line.
+"""A target whose export_dynamic_shapes() raises: `tritoninspect export --dynamic` exits 4 (the user's
+code failed), one line and the user's traceback.
 
 For tests/test_export_e2e.py.
 """

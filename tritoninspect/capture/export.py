@@ -74,7 +74,8 @@ def capture_export(module: Any, args: tuple[Any, ...], *, info: ModeInfo, strict
 def _run(cap: ExportCapture, module: Any, args: tuple[Any, ...], *, info: ModeInfo, stage: str,
          dynamic_shapes: Any, aoti_runner: AotiRunner | None = None) -> None:
     _record_inputs(cap, module, args, dynamic_shapes)
-    reference = _step(cap, "run", lambda: _eager(cap, module, args))
+    # "eager", not "run": nothing is compiled yet; this is the reference run of the model itself.
+    reference = _step(cap, "eager", lambda: _eager(cap, module, args))
     if cap.failure is not None:
         return
     start = time.perf_counter()
@@ -111,8 +112,22 @@ def _step(cap: ExportCapture, stage: str, fn: Any) -> Any:
         return None
 
 
+#: Each step in words, for the progress display (tritoninspect/progress.py; sides/aoti.py too).
+STAGE_PROGRESS = {
+    "eager": "running the model eagerly (the reference run)",
+    "export": "torch.export: tracing the program",
+    "aoti": "AOTInductor: building the package (C++ and kernels: often a minute or more)",
+    "aoti_load": "AOTInductor: loading the package",
+    "aoti_run": "AOTInductor: running the package, comparing with eager",
+}
+
+
 def _entering(stage: str) -> None:
-    """Say which stage starts (in a child of sides/aoti.py); the crash test hook fires here."""
+    """Say which stage starts: to the progress listener, and (in a child of sides/aoti.py) to
+    the stage file; the crash test hook fires here."""
+    from tritoninspect.progress import stage as progress
+
+    progress(STAGE_PROGRESS.get(stage, stage))
     path = os.environ.get(STAGE_FILE_ENV)
     if path:
         with open(path, "w") as f:

@@ -13,7 +13,6 @@ from tritoninspect.commands._edge import (
     one_line,
     ready_to_capture,
     refuse_capture_options,
-    spinner,
     time_limit,
 )
 from tritoninspect.commands._options import (
@@ -25,6 +24,7 @@ from tritoninspect.commands._options import (
     InputsOpt,
     JsonOpt,
     OutputOpt,
+    QuietOpt,
     TargetArg,
     TimeoutOpt,
 )
@@ -45,11 +45,11 @@ def export(
     target: TargetArg,
     inputs: InputsOpt = None,
     device: DeviceOpt = Device.auto,
+    # Two flags, not "--strict/--non-strict": with that, both given would silently mean the last one.
     strict: Annotated[
-        Optional[bool],
-        typer.Option("--strict/--non-strict",
-                     help="Export strictly (Dynamo) or not (default: torch.export's own default; the report says which)."),
-    ] = None,
+        bool, typer.Option("--strict", help="Export strictly (Dynamo). Default: torch.export's own (the report says which).")
+    ] = False,
+    non_strict: Annotated[bool, typer.Option("--non-strict", help="Export non-strictly.")] = False,
     dynamic: Annotated[
         bool,
         typer.Option("--dynamic",
@@ -66,28 +66,39 @@ def export(
     ] = None,
     force: ForceOpt = False,
     timeout: TimeoutOpt = None,
+    quiet: QuietOpt = False,
     debug: DebugOpt = False,
 ) -> None:
     """Export a model (torch.export, then AOTInductor) and report what happened to each Triton kernel."""
     from tritoninspect.pipeline_export import ExportOptions
 
     with edge(json_out=json_out, debug=debug) as err:
+        strictness = _strictness(strict, non_strict)
         check_outputs(output=output, dump=dump, targets=[target], force=force)
-        options = ExportOptions(inputs=inputs, device=device.value, strict=strict, stage=stage.value,
+        options = ExportOptions(inputs=inputs, device=device.value, strict=strictness, stage=stage.value,
                                 dynamic=dynamic, arch=target_arch)
-        given = {"inputs": inputs, "device": device is not Device.auto, "strict": strict is not None,
+        given = {"inputs": inputs, "device": device is not Device.auto, "strict": strictness is not None,
                  "dynamic": dynamic, "stage": stage is not ExportStage.aoti, "target": target_arch,
                  "timeout": timeout}
-        report = _report(target, options, given, err, timeout)
+        report = _report(target, options, given, err, timeout, progress=not (quiet or json_out), debug=debug)
         from tritoninspect.render.emit import emit
 
         emit(report, "json" if json_out else None if output else "text", output, dump=dump)
         _exit_if_failed(report, err)
 
 
+def _strictness(strict: bool, non_strict: bool) -> bool | None:
+    """True, False, or None (torch's default); both flags at once is a usage error."""
+    if strict and non_strict:
+        from tritoninspect.errors import UsageError
+
+        raise UsageError("--strict and --non-strict contradict each other: give one (or neither, for torch's default)")
+    return True if strict else False if non_strict else None
+
+
 def _report(target: str, options: ExportOptions, given: dict[str, object], err: Console,
-            timeout: float | None) -> Report:
-    """A saved report as it is, or the target exported (the spinner on stderr)."""
+            timeout: float | None, *, progress: bool, debug: bool) -> Report:
+    """A saved report as it is, or the target exported (its progress on stderr, as `graph`'s)."""
     from tritoninspect.spec import is_saved_report, parse_spec
 
     if is_saved_report(target):
@@ -98,9 +109,12 @@ def _report(target: str, options: ExportOptions, given: dict[str, object], err: 
     spec = parse_spec(target)
     ready_to_capture()
     from tritoninspect.pipeline_export import run_export
+    from tritoninspect.progress import ProgressDisplay
     from tritoninspect.stdout_guard import stdout_to_stderr
 
-    with spinner(err, f"Exporting {spec.display_name}:{spec.attr}"), stdout_to_stderr(), time_limit(timeout):
+    # The stage and elapsed time: a live status on a terminal; piped, a line per stage unless `progress` is off.
+    display = ProgressDisplay(err, f"Exporting {spec.name}", lines=progress, debug=debug)
+    with display, stdout_to_stderr(), time_limit(timeout):
         return run_export(spec, options)
 
 

@@ -21,6 +21,8 @@ STAGE_WORDS = {
     "inductor": "in Inductor",
     "kernel_compile": "while Triton compiled a kernel",
     "run": "while running the compiled model",
+    # `tritoninspect export`'s first step: the model run as it is, before torch.export.
+    "eager": "in the eager reference run of the model (before torch.export)",
     "backward": "while running backward",
 }
 

@@ -11,7 +11,7 @@ from rich.console import RenderableType
 from rich.text import Text
 
 from tritoninspect.render import _format as fmt
-from tritoninspect.render._failure import failure_section
+from tritoninspect.render._failure import STAGE_WORDS, failure_section
 from tritoninspect.render._widgets import ALERT, ENTRY_STYLES, heading
 from tritoninspect.render._wordtable import WordTable
 from tritoninspect.report import Mode, Report
@@ -226,7 +226,8 @@ def export_failure_line(report: Report) -> str:
     if len(head) > ERROR_HEADLINE_CHARS:
         head = head[:ERROR_HEADLINE_CHARS - 1].rstrip() + "…"
     at = f" at {_relative(failure.user_frame)}" if failure.user_frame else ""
-    line = f"export failed in {failure.stage}: {failure.exc_type}: {head}{at}"
+    where = STAGE_WORDS["eager"] if failure.stage == "eager" else f"in {failure.stage}"
+    line = f"export failed {where}: {failure.exc_type}: {head}{at}"
     findings = report.export.findings if report.export else ()
     hinted = [f for f in findings if f.severity == "error" and f.hint]
     hinted.sort(key=lambda f: f.stage != failure.stage)

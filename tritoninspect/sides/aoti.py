@@ -51,7 +51,8 @@ def run_aoti_child(spec: TargetSpec, options: Any, *,
         request.write_text(json.dumps({"target": spec.raw, "options": dataclasses.asdict(options)}))
         env = {**_child_env(), STAGE_FILE_ENV: str(stage_file), BUILT_FILE_ENV: str(built)}
         with open(err, "w+b") as stderr:
-            code = _wait(subprocess.Popen(child_command(request, out), env=env, stdout=stderr, stderr=stderr))
+            proc = subprocess.Popen(child_command(request, out), env=env, stdout=stderr, stderr=stderr)
+            code = _wait(proc, stage_file)
             stderr.seek(0)
             text = stderr.read().decode("utf-8", "replace")
         stage = stage_file.read_text().strip() if stage_file.exists() else "aoti"
@@ -66,13 +67,37 @@ def child_command(request: Path, out: Path) -> list[str]:
     return [sys.executable, "-X", "faulthandler", "-m", "tritoninspect.sides.aoti_child", str(request), str(out)]
 
 
-def _wait(proc: subprocess.Popen[bytes]) -> int:
+#: Seconds between two looks at the child's stage file (for the progress display).
+_POLL_S = 0.5
+
+
+def _wait(proc: subprocess.Popen[bytes], stage_file: Path | None = None) -> int:
+    """The child's exit code; meanwhile each stage it enters goes to the progress display."""
+    from tritoninspect.capture.export import STAGE_PROGRESS
+    from tritoninspect.progress import stage
+
+    stage("AOTInductor (child process): loading the target, running and exporting it again")
+    seen = None
     try:
-        return proc.wait()
+        while True:
+            try:
+                return proc.wait(timeout=_POLL_S)
+            except subprocess.TimeoutExpired:
+                current = _read_stage(stage_file)
+                if current and current != seen and current in STAGE_PROGRESS and current.startswith("aoti"):
+                    seen = current
+                    stage(STAGE_PROGRESS[current])
     finally:  # a timeout (SIGALRM in the parent) or Ctrl-C: the child ends with us
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def _read_stage(stage_file: Path | None) -> str | None:
+    try:
+        return stage_file.read_text().strip() if stage_file is not None else None
+    except OSError:
+        return None
 
 
 def _child_env() -> dict[str, str]:
@@ -128,7 +153,7 @@ def _answer(answer: dict[str, Any], device: str) -> tuple[AotiRecord, FailureRec
             stage="aoti", compile_id=None, part="", exc_type="ChildError", message=answer["error"])
     record = answer["aoti"] or AotiRecord(status="failed", device=device)
     failure = answer["failure"]
-    if failure is not None and failure.stage in ("run", "export"):
+    if failure is not None and failure.stage in ("eager", "export"):
         # The parent's own eager run and export succeeded: the child's differ (a non-deterministic target).
         failure = dataclasses.replace(failure, message=f"(in the AOTInductor child, which exports again) "
                                                        f"{failure.message}")
