@@ -37,7 +37,8 @@ Schema changelog:
      False while Dynamo traced a function the break's user stack runs through: the break may
      be compile-only's own (a GPU run answers True there). Versions 1-3 still read: they
      lack these fields (Meta.rank None, Meta.unknown empty, Report.export None,
-     GraphBreak.device_probe None).
+     GraphBreak.device_probe None). Meta.backward_skipped_calls and .params_without_grad:
+     what --backward could not reach (0 and empty: not said).
 
 The JSON Schema of this model, `tritoninspect/schemas/report.schema.json`, is generated
 from the dataclasses below (`json_schema()`; tests/test_schema.py keeps the file equal to
@@ -112,6 +113,10 @@ class Meta:
     rank: int | None = None
     #: mode "trace": what the report cannot know from a trace (each a short phrase).
     unknown: tuple[str, ...] = ()
+    #: --backward: calls whose outputs held no tensor requiring grad, so backward did not run.
+    backward_skipped_calls: int = 0
+    #: --backward: the module's parameters that require grad but got no gradient.
+    params_without_grad: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -437,6 +442,7 @@ ADDED_IN_VERSION_1 = frozenset({
 MAY_BE_ABSENT = ADDED_IN_VERSION_1 | {
     "Report.failure", "Report.recompile_limits", "CodeCall.ops_source", "Neighbour.ops_source",
     "Meta.rank", "Meta.unknown", "Report.export", "GraphBreak.device_probe",
+    "Meta.backward_skipped_calls", "Meta.params_without_grad",
 }
 
 

@@ -94,4 +94,6 @@ def _meta(meta: dict[str, Any]) -> Meta:
         backward=bool(meta.get("backward", False)),
         inputs=tuple(meta.get("inputs", ())),
         calls=int(meta.get("calls", 1)),
+        backward_skipped_calls=int(meta.get("backward_skipped_calls", 0)),
+        params_without_grad=tuple(meta.get("params_without_grad", ())),
     )

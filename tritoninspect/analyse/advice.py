@@ -222,6 +222,37 @@ def _recompile_advice(key: tuple[str, ...], group: list[Recompile]) -> Advice:
     )
 
 
+def backward_cut(report: Report, kernels: Sequence[KernelSummary]) -> list[Advice]:
+    """--backward ran, but autograd never reached some parameters (or no output required grad)."""
+    meta = report.meta
+    if not meta.backward or not (meta.backward_skipped_calls or meta.params_without_grad):
+        return []
+    # Entering the graph raw (hop) or eagerly: no autograd formula unless registered.
+    cut = [k.name for k in kernels if {"hop", "eager", "custom_op", "triton_op"} & set(k.entries)]
+    params = ", ".join(meta.params_without_grad) or "the model's parameters"
+    who = (f"{_join(cut)} {'has' if len(cut) == 1 else 'have'} no autograd formula, so"
+           if cut else "an operation without an autograd formula cut the graph, so")
+    if meta.backward_skipped_calls:
+        finding = (f"backward was requested but no output requires grad ({_plural(meta.backward_skipped_calls, 'call')} "
+                   f"ran forward only): {who} no gradient reaches {params}.")
+    else:
+        finding = f"backward ran, but {who} no gradient reaches {params}."
+    return [Advice(
+        rule="backward_cut", impact=BROKEN, kernel=cut[0] if len(cut) == 1 else None, finding=finding,
+        action="Give the kernel a backward: register it with torch.library.triton_op and "
+               "torch.library.register_autograd (see samples/triton_op.py), or wrap the launch in a "
+               "torch.autograd.Function with a backward.",
+        because="A Triton launch writes into a tensor autograd did not create (torch.empty_like): its output "
+                "has no grad_fn, so nothing before it gets a gradient; a triton_op or custom_op gets one only "
+                "from register_autograd.",
+        cite="torch/_library/autograd.py (register_autograd); torch/autograd/function.py (Function)",
+    )]
+
+
+def _join(names: Sequence[str]) -> str:
+    return ", ".join(names[:-1]) + f" and {names[-1]}" if len(names) > 1 else names[0]
+
+
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
@@ -229,6 +260,7 @@ def _plural(n: int, word: str) -> str:
 #: Every rule, by name, in the order they run (ties in impact keep this order).
 RULES: dict[str, Rule] = {
     "kernel_missing": kernel_missing,
+    "backward_cut": backward_cut,
     "custom_op_hides_kernel": custom_op_hides_kernel,
     "eager_launches": eager_launches,
     "graph_breaks": graph_breaks,
