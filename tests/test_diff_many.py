@@ -6,6 +6,7 @@ entry variants of one model on CPU, in parallel child processes.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 import sys
@@ -146,3 +147,23 @@ def test_three_samples_compiled_in_parallel_on_cpu(tmp_path: Path) -> None:
     assert lines[1].startswith("B enters add_kernel as triton_op (was hop)")
     assert lines[2].startswith("C hides add_kernel from Inductor (custom_op); -1 user kernel launch, +1 extern call")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["A.json", "B.json", "C.json"]
+
+
+def test_overlapping_captures_give_no_compile_time_ratio() -> None:
+    """A and B compiled at once (sharing the CPU), C alone: no ratio where a side was contended."""
+    raw, op, custom = gpu("add_raw"), gpu("triton_op"), gpu("custom_op")
+    a = SideResult(raw, None, "a.py:A", saved=False, span=(0.0, 10.0))
+    b = SideResult(op, None, "b.py:B", saved=False, span=(1.0, 9.0))
+    c = SideResult(custom, None, "c.py:C", saved=False, span=(20.0, 25.0))
+    assert parent.contended([a, b, c]) == [True, True, False]
+    diff = build_diff(a, b, c)
+    for pair in diff.comparisons:  # A was contended: neither ratio is honest
+        assert "compile time" not in pair.summary
+        assert any("-j1" in note for note in pair.notes)
+    text = DiffRenderer(width=100, color=False).render(diff)
+    assert "no compile-time ratio: sides compiled in parallel; use -j1" in text
+    # One after the other (-j1): the ratio is back, with no note.
+    alone = build_diff(a, dataclasses.replace(b, span=(11.0, 19.0)))
+    assert "compile time" in alone.summary and not alone.notes
+    # Saved reports have no span: never contended.
+    assert parent.contended([side("add_raw"), side("custom_op")]) == [False, False]

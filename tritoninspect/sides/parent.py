@@ -12,6 +12,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -51,6 +52,8 @@ class SideResult:
     saved: bool
     #: How the child measured run times (sides.bench.METHOD), with --bench.
     bench_method: str = ""
+    #: When its capture ran (time.monotonic() at start and end); None for a saved side.
+    span: tuple[float, float] | None = None
 
 
 def get_side(label: str, source: str, *, options: CaptureOptions, bench: bool = False, debug: bool = False,
@@ -108,6 +111,7 @@ def capture_side(label: str, target: str, *, options: CaptureOptions, bench: boo
                  debug: bool = False, timeout: float | None = None) -> SideResult:
     """Capture `target` in a fresh `python -m tritoninspect.sides.child` process."""
     request = {"target": target, "options": dataclasses.asdict(options), "bench": bench, "debug": debug}
+    started = time.monotonic()
     try:
         payload, returncode, stderr = run_child(request, debug=debug, timeout=timeout)
     except subprocess.TimeoutExpired as exc:
@@ -121,7 +125,7 @@ def capture_side(label: str, target: str, *, options: CaptureOptions, bench: boo
         raise error_from_payload(label, target, payload["error"])
     side_bench = side_bench_from_dict(payload["bench"]) if payload.get("bench") else None
     return SideResult(Report.from_dict(payload["report"]), side_bench, target, saved=False,
-                      bench_method=str(payload.get("bench_method") or ""))
+                      bench_method=str(payload.get("bench_method") or ""), span=(started, time.monotonic()))
 
 
 def run_child(request: dict[str, Any], *, debug: bool = False,
@@ -165,12 +169,23 @@ def error_from_payload(label: str, target: str, data: dict[str, Any]) -> TritonI
 def build_diff(a: SideResult, b: SideResult, *more: SideResult, context: int = 3) -> DiffReport:
     """The diff of A with B (and, in `others`, with each further side), with timings where both were benchmarked."""
     labels = side_labels(2 + len(more))
-    first = _pair(a, b, (labels[0], labels[1]), context=context)
-    others = tuple(_pair(a, side, (labels[0], label), context=context) for side, label in zip(more, labels[2:]))
+    shared = contended((a, b, *more))
+    first = _pair(a, b, (labels[0], labels[1]), context=context, parallel=shared[0] or shared[1])
+    others = tuple(_pair(a, side, (labels[0], label), context=context, parallel=shared[0] or busy)
+                   for side, label, busy in zip(more, labels[2:], shared[2:]))
     return dataclasses.replace(first, others=others) if others else first
 
 
-def _pair(a: SideResult, b: SideResult, labels: tuple[str, str], *, context: int) -> DiffReport:
+def contended(sides: Sequence[SideResult]) -> list[bool]:
+    """Per side: its capture overlapped another side's in time (`--jobs` above 1), so the two
+    shared the CPU and its compile time is not comparable with a capture that ran alone."""
+    spans = [s.span for s in sides]
+    return [span is not None and any(other is not None and j != i and span[0] < other[1] and other[0] < span[1]
+                                     for j, other in enumerate(spans))
+            for i, span in enumerate(spans)]
+
+
+def _pair(a: SideResult, b: SideResult, labels: tuple[str, str], *, context: int, parallel: bool = False) -> DiffReport:
     from tritoninspect.analyse.diff import bench_pair, diff_reports
 
     bench = None
@@ -178,7 +193,7 @@ def _pair(a: SideResult, b: SideResult, labels: tuple[str, str], *, context: int
         meta = a.report.meta
         bench = bench_pair(meta.mode, meta.device, a.bench_method or b.bench_method, a.bench, b.bench)
     return diff_reports(a.report, b.report, sources=(a.source, b.source), saved=(a.saved, b.saved),
-                        bench=bench, context=context, labels=labels)
+                        bench=bench, context=context, labels=labels, parallel=parallel)
 
 
 def check_save_dir(directory: Path, count: int = 2) -> None:
