@@ -167,3 +167,63 @@ def test_overlapping_captures_give_no_compile_time_ratio() -> None:
     assert "compile time" in alone.summary and not alone.notes
     # Saved reports have no span: never contended.
     assert parent.contended([side("add_raw"), side("custom_op")]) == [False, False]
+
+
+def test_child_stages_reach_the_display_as_the_child_runs(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """run_child passes on the stages a child writes, while it runs, labelled by SidesDisplay."""
+    import io
+
+    from rich.console import Console
+
+    from tritoninspect.progress_sides import SidesDisplay
+
+    script = tmp_path / "child.py"
+    script.write_text(
+        "import json, sys, time\n"
+        "request = json.load(open(sys.argv[1]))\n"
+        "with open(request['stages'], 'a') as f:\n"
+        "    for stage in ('importing torch and Triton', 'Dynamo: tracing the first call'):\n"
+        "        f.write(stage + '\\n'); f.flush(); time.sleep(0.3)\n"
+        "open(sys.argv[2], 'w').write(json.dumps({'ok': 1}))\n")
+    monkeypatch.setattr(parent, "child_command", lambda request, out: [sys.executable, str(script), str(request), str(out)])
+    out = io.StringIO()
+    ticks = iter(range(100))
+    display = SidesDisplay(Console(file=out, width=100), "compiling", ["A", "B"], clock=lambda: float(next(ticks)))
+    seen: list[tuple[str, float]] = []
+    with display:
+        payload, code, _ = parent.run_child({"target": "x"}, on_stage=lambda m: (display("B", m),
+                                                                                  seen.append((m, time.monotonic()))))
+    assert payload == {"ok": 1} and code == 0
+    assert out.getvalue().splitlines() == ["[  1.0 s] B: importing torch and Triton",
+                                           "[  2.0 s] B: Dynamo: tracing the first call"]
+    assert seen[1][1] - seen[0][1] > 0.1  # passed on as written, not all at the end
+    quiet = io.StringIO()
+    with SidesDisplay(Console(file=quiet), "compiling", ["A"], lines=False) as shown:
+        shown("A", "Dynamo: tracing")
+    assert quiet.getvalue() == ""
+
+
+def test_sides_display_on_a_terminal_shows_each_side_and_the_time() -> None:
+    from rich.text import Text
+
+    from tritoninspect.progress_sides import SidesDisplay
+
+    display = SidesDisplay(None, "compiling 2 targets", ["A", "B"], clock=lambda: 12.0)
+    display._status = object()  # a live status: no lines
+    display("A", "Inductor: compiling 0/0 inference")
+    text = display.__rich__()
+    assert isinstance(text, Text)
+    assert text.plain.splitlines() == ["compiling 2 targets · 0 s", "  A: Inductor: compiling 0/0 inference",
+                                       "  B: waiting"]
+
+
+def test_get_sides_tells_progress_which_side(monkeypatch: pytest.MonkeyPatch) -> None:
+    heard: list[tuple[str, str]] = []
+
+    def fake_get_side(label: str, source: str, *, progress: object = None, **_: object) -> SideResult:
+        progress(label, f"compiling {source}")
+        return SideResult(gpu("add_raw"), None, source, saved=False)
+
+    monkeypatch.setattr(parent, "get_side", fake_get_side)
+    parent.get_sides(["a", "b"], [CaptureOptions()] * 2, jobs=1, progress=lambda *a: heard.append(a))
+    assert heard == [("A", "compiling a"), ("B", "compiling b")]
