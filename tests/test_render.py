@@ -311,7 +311,8 @@ def test_render_does_not_import_torch() -> None:
 def test_meta_fields_are_all_rendered(report: Report, in_tmp: Path) -> None:
     # A new Meta field should make someone decide whether the header shows it.
     shown = {"tool", "tool_version", "mode", "device", "torch", "triton", "target", "python", "stage", "dynamic",
-             "backward", "inputs", "calls", "rank", "unknown"}  # rank: in trace mode's line; unknown: as notes
+             "backward", "inputs", "calls", "rank", "unknown",  # rank: in trace mode's line; unknown: as notes
+             "backward_skipped_calls", "params_without_grad"}  # with backward; the parameters in the advice
     assert {f.name for f in dataclasses.fields(Meta)} == shown
 
 

@@ -55,7 +55,7 @@ def header(report: Report, label: str = "") -> str:
     m = report.meta
     versions = f"torch {m.torch} · triton {m.triton} · python {m.python}"
     dynamic = "auto" if m.dynamic is None else "yes" if m.dynamic else "no"
-    options = f"stage: {m.stage} · dynamic: {dynamic} · backward: {'yes' if m.backward else 'no'}"
+    options = f"stage: {m.stage} · dynamic: {dynamic} · backward: {fmt.backward_text(m)}"
     inputs = f" · inputs: {', '.join(m.inputs)}" if m.inputs else ""
     failed = ""
     if report.failure is not None:
