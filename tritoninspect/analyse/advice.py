@@ -206,14 +206,20 @@ def _recompile_key(r: Recompile) -> tuple[str, ...]:
     """What the recompile is about: a kernel argument the failed guard held (kernel, kind, name);
     else the failed guard itself, its compared value left out so repeats group; else a changed constexpr."""
     guarded = [c for c in r.changes if c.guarded]
-    if guarded and not is_size_mismatch(r.guard):
+    guard = _guard_of(r)
+    if guarded and not is_size_mismatch(guard):
         return (guarded[0].kernel, guarded[0].kind, guarded[0].name)
-    if r.guard:
-        return ("guard", _VALUE_RE.sub(r"\1 <value>", r.guard.split("  # ")[0].strip()))
+    if guard:
+        return ("guard", _VALUE_RE.sub(r"\1 <value>", guard.split("  # ")[0].strip()))
     changed = [c for c in r.changes if c.kind == "constexpr"] or list(r.changes)
     if changed:
         return (changed[0].kernel, changed[0].kind, changed[0].name)
     return ("guard", _first_line(r.reason))
+
+
+def _guard_of(r: Recompile) -> str:
+    """The failed guard; for reports without `guard`, the reason's first line without its `0/0: ` prefix."""
+    return r.guard or re.sub(r"^\d+/\d+: ", "", _first_line(r.reason))
 
 
 def _recompile_advice(key: tuple[str, ...], group: list[Recompile]) -> Advice:
@@ -234,8 +240,8 @@ def _recompile_advice(key: tuple[str, ...], group: list[Recompile]) -> Advice:
         finding = f"{head}: guard failed: {_guards_text(key[1], group)}"
         along = _along(group)
         finding += f"; with it {along}." if along else "."
-        size = is_size_mismatch(group[0].guard)
-        action = _size_action(group[0].guard) if size else _guard_action(key[1], action)
+        size = is_size_mismatch(_guard_of(group[0]))
+        action = _size_action(_guard_of(group[0])) if size else _guard_action(key[1], action)
     return Advice(
         rule="recompiles", impact=RECOMPILES, kernel=kernel, finding=finding,
         action=action or (f"Keep what the failed guard `{key[-1]}` checks the same between calls, or compile "
@@ -249,14 +255,14 @@ def _recompile_advice(key: tuple[str, ...], group: list[Recompile]) -> Advice:
 def _guards_text(expression: str, group: list[Recompile]) -> str:
     """One guard as the first recompile logged it, or the expression and each compared value."""
     if len(group) == 1 or "<value>" not in expression:
-        return group[0].guard.split("  # ")[0].strip() or _first_line(group[0].reason)
-    values = [m[0] for r in group if (m := re.search(r"-?[\d.e+-]+(?=\s*(#|$))", r.guard.split("  # ")[0]))]
+        return _guard_of(group[0]).split("  # ")[0].strip()
+    values = [m[0] for r in group if (m := re.search(r"-?[\d.e+-]+(?=\s*(#|$))", _guard_of(r).split("  # ")[0]))]
     return f"{expression} ({', '.join(values)})"
 
 
 def _size_action(guard: str) -> str:
     """Automatic dynamic: the value is the tensor size the guard names."""
-    match = re.search(r"tensor '(?P<t>[^']+)' size mismatch at index (?P<i>\d+)\. expected (?P<a>-?\d+), "
+    match = re.search(r"tensor '(?P<t>.+?)' size mismatch at index (?P<i>\d+)\. expected (?P<a>-?\d+), "
                       r"actual (?P<b>-?\d+)", guard)
     what = (f"dimension {match['i']} of {match['t']} ({match['a']}, then {match['b']})" if match else "a tensor size")
     return (f"{what[0].upper()}{what[1:]} changed after the first compile, so Dynamo compiled again with it dynamic (automatic "
