@@ -106,6 +106,12 @@ def _decorator(name: str, kernel: Kernel) -> str:
     return f"@{name}"
 
 
+def compile_ids(kernel: Kernel) -> list[str]:
+    """Compile ids of every occurrence (a kernel inside a custom op: the graph calling the op), as the
+    text's kernel table and summary give them."""
+    return sorted_ids(o.compile_id for o in kernel.occurrences)
+
+
 def graph_compile_ids(kernel: Kernel) -> list[str]:
     """Compile ids whose graphs hold the kernel as a node Inductor can see."""
     return sorted_ids(

@@ -109,7 +109,7 @@ def _kernel_table(report: Report, cwd: Path) -> str:
     if len(report.kernels) < 2:
         return ""
     rows = [[f'<a href="#{kernel_anchor(report, k)}"><code>{esc(k.name)}</code></a>', pills(k.entries),
-             esc(", ".join(fmt.graph_compile_ids(k)) or fmt.NONE), esc(fmt.location(k.file, k.line, cwd=cwd)),
+             esc(", ".join(fmt.compile_ids(k)) or fmt.NONE), esc(fmt.location(k.file, k.line, cwd=cwd)),
              esc(fmt.output_code_status(k)), str(len(kernel_pictures(report, k)))] for k in report.kernels]
     return grid_table(("kernel", "entries", "compile ids", "source", "in output code", "pictures"), rows)
 
@@ -119,7 +119,7 @@ def _kernel(report: Report, kernel: Kernel, cwd: Path) -> str:
         ("source", esc(fmt.location(kernel.file, kernel.line, cwd=cwd))),
         ("decorators", esc(fmt.decorators_text(kernel))),
         ("constexprs", esc(", ".join(kernel.constexpr_params) or fmt.NONE)),
-        ("compile ids", esc(", ".join(fmt.graph_compile_ids(kernel)) or fmt.NONE)),
+        ("compile ids", esc(", ".join(fmt.compile_ids(kernel)) or fmt.NONE)),
         ("in output code", esc(fmt.output_code_status(kernel))),
     ]
     figures = _figures(report, kernel)
