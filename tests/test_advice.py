@@ -161,3 +161,24 @@ def test_backward_cut_names_the_kernel_and_the_parameters() -> None:
     partial = dataclasses.replace(cut, meta=dataclasses.replace(cut.meta, backward_skipped_calls=0))
     (b,) = run("backward_cut", partial)
     assert b.finding.startswith("backward ran, but add_kernel has no autograd formula")
+
+
+def test_advice_is_in_the_json_and_reads_back() -> None:
+    from tritoninspect.render import render_as
+
+    report = read_report(FIXTURES / "report_small.json")
+    assert report.advice == ()  # saved before Report.advice
+    text = render_as(report, "json")
+    again = Report.from_json(text)  # validated against the shipped schema
+    assert again.advice == tuple(advise(report)) and again.advice[0].rule == "kernel_missing"
+    assert render_as(again, "json") == text  # kept as saved, not computed again
+
+
+def test_a_built_report_holds_its_advice() -> None:
+    from tritoninspect.analyse import build_report
+    from tritoninspect.capture.records import Capture
+
+    capture = Capture.from_json((FIXTURES / "capture_recompile_constexpr.json").read_text())
+    report = build_report(capture)
+    assert report.advice and report.advice == tuple(advise(report))
+    assert {a.rule for a in report.advice} == {"recompiles"}

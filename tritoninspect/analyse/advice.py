@@ -9,34 +9,16 @@ impact. Rules state only what the report shows; tests/test_advice.py has a test 
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
 from tritoninspect.analyse.breaks import is_size_mismatch
 from tritoninspect.analyse.summary import KernelSummary, short_location, size_text, summarise
-from tritoninspect.report import GraphBreak, Recompile, Report
+from tritoninspect.report import Advice, GraphBreak, Recompile, Report
 
 #: Impact levels: the order findings are shown in (highest first).
 BROKEN, HIDDEN, EAGER, COPIES, RECOMPILES, INFO = 60, 50, 40, 30, 20, 10
-
-
-@dataclass(frozen=True)
-class Advice:
-    """One finding and what to do about it."""
-
-    #: The rule that made it (`RULES` key), e.g. "custom_op_hides_kernel".
-    rule: str
-    impact: int
-    #: The fact, from this report, in one sentence.
-    finding: str
-    #: What to change; "" when there is nothing to change (an informational finding).
-    action: str
-    #: The torch behaviour the action rests on.
-    because: str
-    #: Where that behaviour is implemented or documented.
-    cite: str
-    kernel: str | None = None
 
 
 Rule = Callable[[Report, Sequence[KernelSummary]], list[Advice]]
@@ -344,6 +326,13 @@ def advise(report: Report, kernels: Sequence[KernelSummary] | None = None) -> li
     kernels = summarise(report) if kernels is None else kernels
     found = [a for rule in RULES.values() for a in rule(report, kernels)]
     return sorted(found, key=lambda a: -a.impact)
+
+
+def with_advice(report: Report) -> Report:
+    """`report` holding its advice (`Report.advice`), computed when it holds none."""
+    if report.advice:
+        return report
+    return dataclasses.replace(report, advice=tuple(advise(report)))
 
 
 def _between(k: KernelSummary) -> str:
