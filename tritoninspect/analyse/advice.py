@@ -291,7 +291,7 @@ def backward_cut(report: Report, kernels: Sequence[KernelSummary]) -> list[Advic
     return [Advice(
         rule="backward_cut", impact=BROKEN, kernel=cut[0] if len(cut) == 1 else None, finding=finding,
         action="Give the kernel a backward: register it with torch.library.triton_op and "
-               "torch.library.register_autograd (see samples/triton_op.py), or wrap the launch in a "
+               "torch.library.register_autograd (see samples/triton_op_autograd.py), or wrap the launch in a "
                "torch.autograd.Function with a backward.",
         because="A Triton launch writes into a tensor autograd did not create (torch.empty_like): its output "
                 "has no grad_fn, so nothing before it gets a gradient; a triton_op or custom_op gets one only "
