@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 import subprocess
 import sys
 import threading
@@ -147,6 +148,11 @@ def test_three_samples_compiled_in_parallel_on_cpu(tmp_path: Path) -> None:
     assert lines[1].startswith("B enters add_kernel as triton_op (was hop)")
     assert lines[2].startswith("C hides add_kernel from Inductor (custom_op); -1 user kernel launch, +1 extern call")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["A.json", "B.json", "C.json"]
+    # Piped stderr: a line per side per stage, as the children go; each side says when it is done.
+    progress = proc.stderr.splitlines()
+    for label in "ABC":
+        assert any(re.fullmatch(rf"\[ *\d+\.\d s\] {label}: Dynamo: tracing the first call", p) for p in progress)
+        assert any(re.fullmatch(rf"\[ *\d+\.\d s\] {label}: done \(\d+\.\d s\)", p) for p in progress)
 
 
 def test_overlapping_captures_give_no_compile_time_ratio() -> None:
