@@ -77,10 +77,31 @@ def test_graph_breaks_grouped_and_not_repeated_for_eager_kernels() -> None:
     assert "(logged 2 times)" in a.finding
 
 
-def test_recompiles_grouped_by_the_constexpr_that_changed() -> None:
-    (a,) = run("recompiles", gpu("recompile_constexpr"))
-    assert a.finding == "2 recompiles (0/1, 0/2): constexpr BLOCK of one_block_kernel took 64 -> 128 -> 256."
-    assert a.action == gpu("recompile_constexpr").recompiles[-1].hint
+def test_recompiles_attributed_to_the_guard_that_failed() -> None:
+    report = gpu("recompile_constexpr")
+    size, block = run("recompiles", report)
+    # 0/1 failed x's static-size guard (automatic dynamic): BLOCK changed with it, it did not cause it.
+    assert size.finding == ("1 recompile (0/1): guard failed: tensor 'x' size mismatch at index 0. expected 40, "
+                            "actual 100; with it constexpr BLOCK of one_block_kernel took 64 -> 128, scalar n of "
+                            "one_block_kernel took 40 -> s77.")
+    assert size.kernel is None and "Dimension 0 of x (40, then 100)" in size.action
+    assert "mark_dynamic" in size.action and "plain argument" not in size.action
+    # 0/2 failed BLOCK's own guard: the advice is about the constexpr, and says when it must stay one.
+    assert block.finding == "1 recompile (0/2): constexpr BLOCK of one_block_kernel took 128 -> 256."
+    assert block.kernel == "one_block_kernel"
+    assert "If BLOCK bounds tl.arange or sets a block shape it must stay a constexpr" in block.action
+
+
+def test_recompiles_on_a_stack_value_group_by_guard() -> None:
+    """Floats from .item() carried across a break: each value fails `___stack0 == v` (the newcomer's model)."""
+    change = ArgChange("k", "constexpr", "BLOCK_N", "128", "256")
+    one = Recompile("1/2", "r", guard="___stack0 == 0.5  # (_dynamo/output_graph.py:1 in f)", changes=(change,),
+                    hint="constexpr hint")
+    two = Recompile("1/3", "r", guard="___stack0 == 0.25  # (_dynamo/output_graph.py:1 in f)")
+    (a,) = run("recompiles", dataclasses.replace(gpu("add_raw"), recompiles=(one, two)))
+    assert a.finding == ("2 recompiles (1/2, 1/3): guard failed: ___stack0 == <value> (0.5, 0.25); with it "
+                         "constexpr BLOCK_N of k took 128 -> 256.")
+    assert a.kernel is None and "Python number carried across a graph break" in a.action
 
 
 def test_recompile_limit() -> None:
@@ -93,7 +114,8 @@ def test_recompile_limit() -> None:
 def test_recompile_without_kernel_changes() -> None:
     report = dataclasses.replace(gpu("add_raw"), recompiles=(Recompile("0/1", "size mismatch", guard="x size"),))
     (a,) = run("recompiles", report)
-    assert a.finding == "1 recompile (0/1): x size." and a.kernel is None
+    assert a.finding == "1 recompile (0/1): guard failed: x size." and a.kernel is None
+    assert "`x size`" in a.action  # which value: the guard's
     change = ArgChange("k", "scalar", "n", "4", "8", guarded=True)
     report = dataclasses.replace(report, recompiles=(Recompile("0/1", "r", changes=(change,), hint="H"),))
     (a,) = run("recompiles", report)
@@ -123,3 +145,40 @@ def test_graph_break_hint_wins_over_the_generic_action() -> None:
     report = dataclasses.replace(gpu("add_raw"), graph_breaks=(brk,))
     (a,) = advise(report)
     assert a.action == "do this" and a.finding == "graph break at m.py:3: H."
+
+
+def test_backward_cut_names_the_kernel_and_the_parameters() -> None:
+    report = gpu("add_raw")
+    assert run("backward_cut", report) == []
+    cut = dataclasses.replace(report, meta=dataclasses.replace(
+        report.meta, backward=True, backward_skipped_calls=1, params_without_grad=("lin.weight", "lin.bias")))
+    (a,) = run("backward_cut", cut)
+    assert a.impact == rules.BROKEN and a.kernel == "add_kernel"
+    assert a.finding == ("backward was requested but no output requires grad (1 call ran forward only): add_kernel "
+                         "has no autograd formula, so no gradient reaches lin.weight, lin.bias.")
+    assert "triton_op" in a.action and "register_autograd" in a.action and "autograd.Function" in a.action
+    # Backward ran but some parameters got nothing: still said, without the skipped-call clause.
+    partial = dataclasses.replace(cut, meta=dataclasses.replace(cut.meta, backward_skipped_calls=0))
+    (b,) = run("backward_cut", partial)
+    assert b.finding.startswith("backward ran, but add_kernel has no autograd formula")
+
+
+def test_advice_is_in_the_json_and_reads_back() -> None:
+    from tritoninspect.render import render_as
+
+    report = read_report(FIXTURES / "report_small.json")
+    assert report.advice == ()  # saved before Report.advice
+    text = render_as(report, "json")
+    again = Report.from_json(text)  # validated against the shipped schema
+    assert again.advice == tuple(advise(report)) and again.advice[0].rule == "kernel_missing"
+    assert render_as(again, "json") == text  # kept as saved, not computed again
+
+
+def test_a_built_report_holds_its_advice() -> None:
+    from tritoninspect.analyse import build_report
+    from tritoninspect.capture.records import Capture
+
+    capture = Capture.from_json((FIXTURES / "capture_recompile_constexpr.json").read_text())
+    report = build_report(capture)
+    assert report.advice and report.advice == tuple(advise(report))
+    assert {a.rule for a in report.advice} == {"recompiles"}

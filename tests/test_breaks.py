@@ -449,3 +449,16 @@ def test_every_break_the_gpu_logged_for_heuristics_under_dynamic_has_a_cause() -
     b = follow_ons[0]
     assert cause_of(b["headline"], b["reason"], "/home/me/model.py:3 in f", b["kernel"]) is None
     assert cause_of(b["headline"], b["reason"], b["library_frame"], None) is None
+
+
+def test_a_constexpr_is_not_the_guarded_value_of_a_size_guard(in_repo: Path) -> None:
+    """BLOCK = next_power_of_2(n) equals the old size when n is a power of two; a size-mismatch guard
+    is still on the tensor: the hint is automatic dynamic's, and BLOCK is not marked as guarded."""
+    from tritoninspect.capture.records import RecompileRecord
+
+    capture = load("recompile_constexpr")
+    capture.recompiles[0] = RecompileRecord("0/1", "0/0: tensor 'x' size mismatch at index 0. expected 64, actual 100")
+    first = build_report(capture).recompiles[0]
+    block = next(c for c in first.changes if c.name == "BLOCK")
+    assert block.before == "64" and not block.guarded
+    assert first.hint and "automatic dynamic" in first.hint and "plain argument" not in first.hint

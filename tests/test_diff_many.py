@@ -6,7 +6,9 @@ entry variants of one model on CPU, in parallel child processes.
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import re
 import subprocess
 import sys
 import threading
@@ -146,3 +148,88 @@ def test_three_samples_compiled_in_parallel_on_cpu(tmp_path: Path) -> None:
     assert lines[1].startswith("B enters add_kernel as triton_op (was hop)")
     assert lines[2].startswith("C hides add_kernel from Inductor (custom_op); -1 user kernel launch, +1 extern call")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["A.json", "B.json", "C.json"]
+    # Piped stderr: a line per side per stage, as the children go; each side says when it is done.
+    progress = proc.stderr.splitlines()
+    for label in "ABC":
+        assert any(re.fullmatch(rf"\[ *\d+\.\d s\] {label}: Dynamo: tracing the first call", p) for p in progress)
+        assert any(re.fullmatch(rf"\[ *\d+\.\d s\] {label}: done \(\d+\.\d s\)", p) for p in progress)
+
+
+def test_overlapping_captures_give_no_compile_time_ratio() -> None:
+    """A and B compiled at once (sharing the CPU), C alone: no ratio where a side was contended."""
+    raw, op, custom = gpu("add_raw"), gpu("triton_op"), gpu("custom_op")
+    a = SideResult(raw, None, "a.py:A", saved=False, span=(0.0, 10.0))
+    b = SideResult(op, None, "b.py:B", saved=False, span=(1.0, 9.0))
+    c = SideResult(custom, None, "c.py:C", saved=False, span=(20.0, 25.0))
+    assert parent.contended([a, b, c]) == [True, True, False]
+    diff = build_diff(a, b, c)
+    for pair in diff.comparisons:  # A was contended: neither ratio is honest
+        assert "compile time" not in pair.summary
+        assert any("-j1" in note for note in pair.notes)
+    text = DiffRenderer(width=100, color=False).render(diff)
+    assert "no compile-time ratio: sides compiled in parallel; use -j1" in text
+    # One after the other (-j1): the ratio is back, with no note.
+    alone = build_diff(a, dataclasses.replace(b, span=(11.0, 19.0)))
+    assert "compile time" in alone.summary and not alone.notes
+    # Saved reports have no span: never contended.
+    assert parent.contended([side("add_raw"), side("custom_op")]) == [False, False]
+
+
+def test_child_stages_reach_the_display_as_the_child_runs(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """run_child passes on the stages a child writes, while it runs, labelled by SidesDisplay."""
+    import io
+
+    from rich.console import Console
+
+    from tritoninspect.progress_sides import SidesDisplay
+
+    script = tmp_path / "child.py"
+    script.write_text(
+        "import json, sys, time\n"
+        "request = json.load(open(sys.argv[1]))\n"
+        "with open(request['stages'], 'a') as f:\n"
+        "    for stage in ('importing torch and Triton', 'Dynamo: tracing the first call'):\n"
+        "        f.write(stage + '\\n'); f.flush(); time.sleep(0.3)\n"
+        "open(sys.argv[2], 'w').write(json.dumps({'ok': 1}))\n")
+    monkeypatch.setattr(parent, "child_command", lambda request, out: [sys.executable, str(script), str(request), str(out)])
+    out = io.StringIO()
+    ticks = iter(range(100))
+    display = SidesDisplay(Console(file=out, width=100), "compiling", ["A", "B"], clock=lambda: float(next(ticks)))
+    seen: list[tuple[str, float]] = []
+    with display:
+        payload, code, _ = parent.run_child({"target": "x"}, on_stage=lambda m: (display("B", m),
+                                                                                  seen.append((m, time.monotonic()))))
+    assert payload == {"ok": 1} and code == 0
+    assert out.getvalue().splitlines() == ["[  1.0 s] B: importing torch and Triton",
+                                           "[  2.0 s] B: Dynamo: tracing the first call"]
+    assert seen[1][1] - seen[0][1] > 0.1  # passed on as written, not all at the end
+    quiet = io.StringIO()
+    with SidesDisplay(Console(file=quiet), "compiling", ["A"], lines=False) as shown:
+        shown("A", "Dynamo: tracing")
+    assert quiet.getvalue() == ""
+
+
+def test_sides_display_on_a_terminal_shows_each_side_and_the_time() -> None:
+    from rich.text import Text
+
+    from tritoninspect.progress_sides import SidesDisplay
+
+    display = SidesDisplay(None, "compiling 2 targets", ["A", "B"], clock=lambda: 12.0)
+    display._status = object()  # a live status: no lines
+    display("A", "Inductor: compiling 0/0 inference")
+    text = display.__rich__()
+    assert isinstance(text, Text)
+    assert text.plain.splitlines() == ["compiling 2 targets · 0 s", "  A: Inductor: compiling 0/0 inference",
+                                       "  B: waiting"]
+
+
+def test_get_sides_tells_progress_which_side(monkeypatch: pytest.MonkeyPatch) -> None:
+    heard: list[tuple[str, str]] = []
+
+    def fake_get_side(label: str, source: str, *, progress: object = None, **_: object) -> SideResult:
+        progress(label, f"compiling {source}")
+        return SideResult(gpu("add_raw"), None, source, saved=False)
+
+    monkeypatch.setattr(parent, "get_side", fake_get_side)
+    parent.get_sides(["a", "b"], [CaptureOptions()] * 2, jobs=1, progress=lambda *a: heard.append(a))
+    assert heard == [("A", "compiling a"), ("B", "compiling b")]

@@ -426,3 +426,19 @@ def test_diff_to_html(tmp_path: Path) -> None:
     assert "add_kernel" in proc.stdout  # the text diff still goes to stdout
     root, _ = parse(out.read_text())
     assert marked(root) and written_by_tritoninspect(out)
+
+
+def test_compile_ids_of_a_custom_op_kernel_agree_with_text_and_json() -> None:
+    """A kernel inside a custom_op: the page names the graph calling the op, as the text and JSON do."""
+    from tritoninspect.analyse.summary import summarise_kernel
+
+    report = read_report(GPU / "custom_op.json")
+    kernel = report.kernel("add_kernel")
+    ids = sorted({o.compile_id for o in kernel.occurrences})
+    assert ids == ["0/0"] and list(summarise_kernel(kernel).compile_ids) == ids
+    text = render_as(report, "text", width=200)
+    html = page_of(report)
+    assert "<th>compile ids</th><td>0/0</td>" in html
+    assert "<th>compile ids</th><td>-</td>" not in html
+    row = next(line for line in text.splitlines() if line.startswith("add_kernel") or " add_kernel " in line)
+    assert "0/0" in row

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
+from tritoninspect.analyse.advice import with_advice
 from tritoninspect.render.overview import render_overview
 from tritoninspect.render import (
     JSONRenderer,
@@ -140,7 +141,9 @@ def test_guess_format_html() -> None:
 
 
 def test_render_dispatches(report: Report, in_tmp: Path) -> None:
-    assert render(report, "json") == report.to_json()
+    # A report without its advice (saved before Report.advice) gets it in the JSON.
+    assert not report.advice and render(report, "json") == with_advice(report).to_json()
+    assert with_advice(report).advice and render(with_advice(report), "json") == with_advice(report).to_json()
     assert render(report, "text", color=False) == render_overview(report, color=False)
     assert render(report, "detail", color=False) == TerminalRenderer(color=False).render(report)
     assert render(report, "text", show="aot", color=False) == render_stage(report, "aot", color=False)
@@ -311,7 +314,8 @@ def test_render_does_not_import_torch() -> None:
 def test_meta_fields_are_all_rendered(report: Report, in_tmp: Path) -> None:
     # A new Meta field should make someone decide whether the header shows it.
     shown = {"tool", "tool_version", "mode", "device", "torch", "triton", "target", "python", "stage", "dynamic",
-             "backward", "inputs", "calls", "rank", "unknown"}  # rank: in trace mode's line; unknown: as notes
+             "backward", "inputs", "calls", "rank", "unknown",  # rank: in trace mode's line; unknown: as notes
+             "backward_skipped_calls", "params_without_grad"}  # with backward; the parameters in the advice
     assert {f.name for f in dataclasses.fields(Meta)} == shown
 
 

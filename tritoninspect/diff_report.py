@@ -46,6 +46,10 @@ SECTIONS = (
     "torch.compile vs export",
 )
 
+#: The note of a comparison whose captures overlapped in time (the summary then gives no compile-time ratio).
+PARALLEL_NOTE = ("sides compiled in parallel, sharing the CPU: compile times are not comparable "
+                 "(the summary gives no ratio); use -j1 for comparable compile times")
+
 
 @dataclass(frozen=True)
 class Side:

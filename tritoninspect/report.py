@@ -37,7 +37,9 @@ Schema changelog:
      False while Dynamo traced a function the break's user stack runs through: the break may
      be compile-only's own (a GPU run answers True there). Versions 1-3 still read: they
      lack these fields (Meta.rank None, Meta.unknown empty, Report.export None,
-     GraphBreak.device_probe None).
+     GraphBreak.device_probe None). Meta.backward_skipped_calls and .params_without_grad:
+     what --backward could not reach (0 and empty: not said). Report.advice (Advice): the
+     default view's findings with what to change (empty in reports written before it).
 
 The JSON Schema of this model, `tritoninspect/schemas/report.schema.json`, is generated
 from the dataclasses below (`json_schema()`; tests/test_schema.py keeps the file equal to
@@ -102,6 +104,9 @@ class Meta:
     target: str
     python: str
     stage: str
+    #: torch.compile's `dynamic` argument as the capture passed it: true (--dynamic), false, or null:
+    #: torch's default, automatic dynamic shapes (sizes start static and turn dynamic when they change),
+    #: which the text and HTML show as "dynamic: auto".
     dynamic: bool | None
     backward: bool
     #: The first call's inputs, in --inputs notation.
@@ -112,6 +117,10 @@ class Meta:
     rank: int | None = None
     #: mode "trace": what the report cannot know from a trace (each a short phrase).
     unknown: tuple[str, ...] = ()
+    #: --backward: calls whose outputs held no tensor requiring grad, so backward did not run.
+    backward_skipped_calls: int = 0
+    #: --backward: the module's parameters that require grad but got no gradient.
+    params_without_grad: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -283,6 +292,25 @@ class Diagnostic:
 
 
 @dataclass(frozen=True)
+class Advice:
+    """One finding of the default view and what to do about it (analyse/advice.py makes them)."""
+
+    #: The rule that made it, e.g. "custom_op_hides_kernel".
+    rule: str
+    #: Higher first: 60 broken, 50 hidden from Inductor, 40 eager, 30 copies, 20 recompiles, 10 info.
+    impact: int
+    #: The fact, from this report, in one sentence.
+    finding: str
+    #: What to change; "" when there is nothing to change (an informational finding).
+    action: str
+    #: The torch behaviour the action rests on.
+    because: str
+    #: Where that behaviour is implemented or documented.
+    cite: str
+    kernel: str | None = None
+
+
+@dataclass(frozen=True)
 class Failure:
     """The compile or a run of the compiled module raised: the report holds what came before."""
 
@@ -344,6 +372,9 @@ class Report:
     decompiled: tuple[DecompiledFrame, ...] = ()
     #: `tritoninspect export`: what torch.export and AOTInductor did; None for a compile's report.
     export: ExportInfo | None = None
+    #: The findings of the default view, highest impact first, each with its advice (what to change,
+    #: why, where in torch). Filled when the report is built or written as JSON.
+    advice: tuple[Advice, ...] = ()
     schema_version: int = SCHEMA_VERSION
 
     def to_dict(self) -> dict[str, Any]:
@@ -407,6 +438,7 @@ _SCHEMA = Schema(
         (Recompile, "changes"): (ArgChange, True),
         (Report, "decompiled"): (DecompiledFrame, True),
         (Report, "export"): (ExportInfo, False),
+        (Report, "advice"): (Advice, True),
         (ExportInfo, "signature"): (SignatureEntry, True),
         (ExportInfo, "decomposed_signature"): (SignatureEntry, True),
         (ExportInfo, "dynamic_dims"): (DynamicDim, True),
@@ -437,6 +469,7 @@ ADDED_IN_VERSION_1 = frozenset({
 MAY_BE_ABSENT = ADDED_IN_VERSION_1 | {
     "Report.failure", "Report.recompile_limits", "CodeCall.ops_source", "Neighbour.ops_source",
     "Meta.rank", "Meta.unknown", "Report.export", "GraphBreak.device_probe",
+    "Meta.backward_skipped_calls", "Meta.params_without_grad", "Report.advice",
 }
 
 

@@ -6,6 +6,8 @@ diagnostic and the run goes on (`--strict` turns diagnostics into exit 1).
 
 from __future__ import annotations
 
+import dataclasses
+
 from collections.abc import Callable
 from typing import Any
 
@@ -65,8 +67,15 @@ def build_report(capture: Capture, analyses: list[tuple[str, Analysis]] | None =
     diagnostics.extend(compile_only_notes(capture, fields.get("graph_breaks", ())))
     diagnostics.extend(emulation_notes(capture))
     diagnostics.extend(probe_notes(capture, fields.get("graph_breaks", ())))
-    return Report(meta=_meta(capture.meta), failure=_failure(capture.failure), diagnostics=tuple(diagnostics),
-                  **fields)
+    report = Report(meta=_meta(capture.meta), failure=_failure(capture.failure), diagnostics=tuple(diagnostics),
+                    **fields)
+    try:
+        from tritoninspect.analyse.advice import with_advice
+
+        return with_advice(report)
+    except Exception as exc:  # noqa: BLE001 - as for analyses: the report goes on without advice
+        diagnostic = Diagnostic("error", "advice", f"analysis failed: {type(exc).__name__}: {exc}")
+        return dataclasses.replace(report, diagnostics=(*report.diagnostics, diagnostic))
 
 
 def _failure(record: FailureRecord | None) -> Failure | None:
@@ -94,4 +103,6 @@ def _meta(meta: dict[str, Any]) -> Meta:
         backward=bool(meta.get("backward", False)),
         inputs=tuple(meta.get("inputs", ())),
         calls=int(meta.get("calls", 1)),
+        backward_skipped_calls=int(meta.get("backward_skipped_calls", 0)),
+        params_without_grad=tuple(meta.get("params_without_grad", ())),
     )

@@ -9,32 +9,16 @@ impact. Rules state only what the report shows; tests/test_advice.py has a test 
 
 from __future__ import annotations
 
+import dataclasses
+import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
+from tritoninspect.analyse.breaks import is_size_mismatch
 from tritoninspect.analyse.summary import KernelSummary, short_location, size_text, summarise
-from tritoninspect.report import GraphBreak, Recompile, Report
+from tritoninspect.report import Advice, GraphBreak, Recompile, Report
 
 #: Impact levels: the order findings are shown in (highest first).
 BROKEN, HIDDEN, EAGER, COPIES, RECOMPILES, INFO = 60, 50, 40, 30, 20, 10
-
-
-@dataclass(frozen=True)
-class Advice:
-    """One finding and what to do about it."""
-
-    #: The rule that made it (`RULES` key), e.g. "custom_op_hides_kernel".
-    rule: str
-    impact: int
-    #: The fact, from this report, in one sentence.
-    finding: str
-    #: What to change; "" when there is nothing to change (an informational finding).
-    action: str
-    #: The torch behaviour the action rests on.
-    because: str
-    #: Where that behaviour is implemented or documented.
-    cite: str
-    kernel: str | None = None
 
 
 Rule = Callable[[Report, Sequence[KernelSummary]], list[Advice]]
@@ -177,14 +161,10 @@ def graph_breaks(report: Report, kernels: Sequence[KernelSummary]) -> list[Advic
 
 
 def recompiles(report: Report, kernels: Sequence[KernelSummary]) -> list[Advice]:
-    """Recompiles, grouped by the kernel argument whose value changed; recompile limits hit."""
+    """Recompiles, grouped by the guard that failed (or the kernel argument it guarded); limits hit."""
     groups: dict[tuple[str, ...], list[Recompile]] = {}
     for r in report.recompiles:
-        # A constexpr that changed is what the recompile is about even when the guard names the size.
-        changed = [c for c in r.changes if c.kind == "constexpr"] or [c for c in r.changes if c.guarded] \
-            or list(r.changes)
-        key = (changed[0].kernel, changed[0].kind, changed[0].name) if changed else ("", r.guard or r.reason)
-        groups.setdefault(key, []).append(r)
+        groups.setdefault(_recompile_key(r), []).append(r)
     advice = [_recompile_advice(key, group) for key, group in groups.items()]
     for limit in report.recompile_limits:
         advice.append(Advice(
@@ -201,25 +181,127 @@ def recompiles(report: Report, kernels: Sequence[KernelSummary]) -> list[Advice]
     return advice
 
 
+_VALUE_RE = re.compile(r"(==|!=|<=|>=|<|>)\s*-?[\d.e+-]+(\s*#.*)?$")
+
+
+def _recompile_key(r: Recompile) -> tuple[str, ...]:
+    """What the recompile is about: a kernel argument the failed guard held (kernel, kind, name);
+    else the failed guard itself, its compared value left out so repeats group; else a changed constexpr."""
+    guarded = [c for c in r.changes if c.guarded]
+    guard = _guard_of(r)
+    if guarded and not is_size_mismatch(guard):
+        return (guarded[0].kernel, guarded[0].kind, guarded[0].name)
+    if guard:
+        return ("guard", _VALUE_RE.sub(r"\1 <value>", guard.split("  # ")[0].strip()))
+    changed = [c for c in r.changes if c.kind == "constexpr"] or list(r.changes)
+    if changed:
+        return (changed[0].kernel, changed[0].kind, changed[0].name)
+    return ("guard", _first_line(r.reason))
+
+
+def _guard_of(r: Recompile) -> str:
+    """The failed guard; for reports without `guard`, the reason's first line without its `0/0: ` prefix."""
+    return r.guard or re.sub(r"^\d+/\d+: ", "", _first_line(r.reason))
+
+
 def _recompile_advice(key: tuple[str, ...], group: list[Recompile]) -> Advice:
     ids = ", ".join(r.compile_id for r in group)
-    if len(key) == 3:
+    head = f"{_plural(len(group), 'recompile')} ({ids})"
+    kernel, action = None, next((r.hint for r in reversed(group) if r.hint), None)
+    if key[0] != "guard":
         kernel, kind, name = key
         values = [c for r in group for c in r.changes if (c.kernel, c.kind, c.name) == key]
         steps = " -> ".join([values[0].before, *(c.after for c in values)]) if values else "?"
-        finding = f"{_plural(len(group), 'recompile')} ({ids}): {kind} {name} of {kernel} took {steps}."
+        finding = f"{head}: {kind} {name} of {kernel} took {steps}."
+        if kind == "constexpr":  # said here, not from the stored hint: reports saved before said it unconditionally
+            action = (f"{name} takes a new value per size and a tl.constexpr is specialised: each value compiles "
+                      f"again. If {name} bounds tl.arange or sets a block shape it must stay a constexpr: round it "
+                      "to a few values (a power of two, capped) so few compiles happen; if it only selects a code "
+                      "path, pass it as a plain argument.")
     else:
-        kernel, finding = None, f"{_plural(len(group), 'recompile')} ({ids}): {_first_line(key[1])}."
-    hint = next((r.hint for r in reversed(group) if r.hint), None)
+        finding = f"{head}: guard failed: {_guards_text(key[1], group)}"
+        along = _along(group)
+        finding += f"; with it {along}." if along else "."
+        size = is_size_mismatch(_guard_of(group[0]))
+        action = _size_action(_guard_of(group[0])) if size else _guard_action(key[1], action)
     return Advice(
-        rule="recompiles", impact=RECOMPILES, kernel=kernel or None, finding=finding,
-        action=hint or ("Keep the value fixed between calls, pass it as a plain argument instead of a "
-                        "tl.constexpr, or compile with dynamic=True (or torch._dynamo.mark_dynamic) for sizes "
-                        "that change."),
+        rule="recompiles", impact=RECOMPILES, kernel=kernel, finding=finding,
+        action=action or (f"Keep what the failed guard `{key[-1]}` checks the same between calls, or compile "
+                          "with dynamic=True (or torch._dynamo.mark_dynamic) if it is a size that changes."),
         because="Dynamo guards on the values it specialised on (constexpr arguments, int arguments, static "
                 "shapes); a call that fails a guard compiles the frame again.",
         cite="torch/_dynamo/guards.py; torch._dynamo.config.recompile_limit",
     )
+
+
+def _guards_text(expression: str, group: list[Recompile]) -> str:
+    """One guard as the first recompile logged it, or the expression and each compared value."""
+    if len(group) == 1 or "<value>" not in expression:
+        return _guard_of(group[0]).split("  # ")[0].strip()
+    values = [m[0] for r in group if (m := re.search(r"-?[\d.e+-]+(?=\s*(#|$))", _guard_of(r).split("  # ")[0]))]
+    return f"{expression} ({', '.join(values)})"
+
+
+def _size_action(guard: str) -> str:
+    """Automatic dynamic: the value is the tensor size the guard names."""
+    match = re.search(r"tensor '(?P<t>.+?)' size mismatch at index (?P<i>\d+)\. expected (?P<a>-?\d+), "
+                      r"actual (?P<b>-?\d+)", guard)
+    what = (f"dimension {match['i']} of {match['t']} ({match['a']}, then {match['b']})" if match else "a tensor size")
+    return (f"{what[0].upper()}{what[1:]} changed after the first compile, so Dynamo compiled again with it dynamic (automatic "
+            "dynamic shapes; later sizes reuse that compile). Mark it dynamic from the start "
+            "(torch._dynamo.mark_dynamic on the input it comes from, or dynamic=True / --dynamic) to compile "
+            "once; values computed from the size (a constexpr block size, a grid) can still recompile.")
+
+
+def _along(group: list[Recompile]) -> str:
+    """The kernel arguments that changed in those recompiles, said as consequences, not causes."""
+    seen: dict[tuple[str, str, str], list[str]] = {}
+    for r in group:
+        for c in r.changes:
+            if c.kind != "grid":
+                seen.setdefault((c.kernel, c.kind, c.name), [c.before]).append(c.after)
+    return ", ".join(f"{kind} {name} of {kernel} took {' -> '.join(steps)}"
+                     for (kernel, kind, name), steps in list(seen.items())[:2])
+
+
+def _guard_action(guard: str, hint: str | None) -> str | None:
+    """A guard on `___stackN`: a Python number passed into a resumed frame (after a graph break)."""
+    if guard.startswith("___stack"):
+        return ("The failed guard checks a Python number carried across a graph break (___stack: a value on "
+                "the stack of the resumed frame, e.g. from .item()): each new value compiles again. Keep it a "
+                "tensor (pass the 0-d tensor to the kernel and tl.load it), or avoid the break.")
+    return hint
+
+
+def backward_cut(report: Report, kernels: Sequence[KernelSummary]) -> list[Advice]:
+    """--backward ran, but autograd never reached some parameters (or no output required grad)."""
+    meta = report.meta
+    if not meta.backward or not (meta.backward_skipped_calls or meta.params_without_grad):
+        return []
+    # Entering the graph raw (hop) or eagerly: no autograd formula unless registered.
+    cut = [k.name for k in kernels if {"hop", "eager", "custom_op", "triton_op"} & set(k.entries)]
+    params = ", ".join(meta.params_without_grad) or "the model's parameters"
+    who = (f"{_join(cut)} {'has' if len(cut) == 1 else 'have'} no autograd formula, so"
+           if cut else "an operation without an autograd formula cut the graph, so")
+    if meta.backward_skipped_calls:
+        finding = (f"backward was requested but no output requires grad ({_plural(meta.backward_skipped_calls, 'call')} "
+                   f"ran forward only): {who} no gradient reaches {params}.")
+    else:
+        finding = f"backward ran, but {who} no gradient reaches {params}."
+    return [Advice(
+        rule="backward_cut", impact=BROKEN, kernel=cut[0] if len(cut) == 1 else None, finding=finding,
+        action="Give the kernel a backward: register it with torch.library.triton_op and "
+               "torch.library.register_autograd (see samples/triton_op_autograd.py), or wrap the launch in a "
+               "torch.autograd.Function with a backward.",
+        because="A Triton launch writes into a tensor autograd did not create (torch.empty_like): its output "
+                "has no grad_fn, so nothing before it gets a gradient; a triton_op or custom_op gets one only "
+                "from register_autograd.",
+        cite="torch/_library/autograd.py (register_autograd); torch/autograd/function.py (Function)",
+    )]
+
+
+def _join(names: Sequence[str]) -> str:
+    return ", ".join(names[:-1]) + f" and {names[-1]}" if len(names) > 1 else names[0]
 
 
 def _plural(n: int, word: str) -> str:
@@ -229,6 +311,7 @@ def _plural(n: int, word: str) -> str:
 #: Every rule, by name, in the order they run (ties in impact keep this order).
 RULES: dict[str, Rule] = {
     "kernel_missing": kernel_missing,
+    "backward_cut": backward_cut,
     "custom_op_hides_kernel": custom_op_hides_kernel,
     "eager_launches": eager_launches,
     "graph_breaks": graph_breaks,
@@ -243,6 +326,13 @@ def advise(report: Report, kernels: Sequence[KernelSummary] | None = None) -> li
     kernels = summarise(report) if kernels is None else kernels
     found = [a for rule in RULES.values() for a in rule(report, kernels)]
     return sorted(found, key=lambda a: -a.impact)
+
+
+def with_advice(report: Report) -> Report:
+    """`report` holding its advice (`Report.advice`), computed when it holds none."""
+    if report.advice:
+        return report
+    return dataclasses.replace(report, advice=tuple(advise(report)))
 
 
 def _between(k: KernelSummary) -> str:

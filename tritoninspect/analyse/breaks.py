@@ -330,11 +330,27 @@ def _recompile(capture: Capture, r: RecompileRecord) -> Recompile:
     previous = prefix["cid"] if prefix else _previous_id(r.compile_id)
     raw_guard = first[prefix.end():] if prefix else first
     old = _guarded_value(raw_guard)
+    size_guard = is_size_mismatch(raw_guard)
+    # A size-mismatch guard is on a tensor: an int argument equal to the old size carries it, but
+    # a constexpr equal to it (BLOCK = next_power_of_2(n) = n) is at most derived from it.
     changes = tuple(
-        dataclasses.replace(c, guarded=old is not None and c.before == old)
+        dataclasses.replace(c, guarded=old is not None and c.before == old and not (size_guard and c.kind == "constexpr"))
         for c in _changes(capture, previous, r.compile_id)
     )
-    return Recompile(r.compile_id, r.reason, short_guard(raw_guard), previous, changes, _recompile_hint(changes))
+    hint = _size_hint() if size_guard else _recompile_hint(changes)
+    return Recompile(r.compile_id, r.reason, short_guard(raw_guard), previous, changes, hint)
+
+
+def is_size_mismatch(guard: str) -> bool:
+    """The failed guard is Dynamo's check of a tensor's static size (`tensor 'x' size mismatch ...`)."""
+    return "size mismatch" in guard and _SIZE_RE.search(guard) is not None
+
+
+def _size_hint() -> str:
+    return ("a tensor size Dynamo had compiled as static changed, so it compiled the frame again with that size "
+            "dynamic (automatic dynamic shapes); later sizes reuse that compile unless a value computed from the "
+            "size (a constexpr, a grid) is guarded too. torch._dynamo.mark_dynamic on the input (or --dynamic) "
+            "starts dynamic and saves the static compile.")
 
 
 def _previous_id(compile_id: str) -> str | None:
@@ -411,7 +427,9 @@ def _recompile_hint(changes: tuple[ArgChange, ...]) -> str | None:
         return (
             f"constexpr {constexpr.name} of {constexpr.kernel} takes a size-dependent value ({constexpr.before} -> "
             f"{constexpr.after}): a tl.constexpr is specialised, so torch guards on its value and compiles again "
-            "for each new one. Pass it as a plain argument, or round it to a few values."
+            "for each new one. If it bounds tl.arange or sets a block shape it must stay a constexpr: round it to "
+            "a few values (a power of two, capped) so few compiles happen; if it only selects a code path, pass it "
+            "as a plain argument."
         )
     symbolic = next((c for c in changes if _is_symbolic(c.after) and not _is_symbolic(c.before)), None)
     if symbolic is not None:

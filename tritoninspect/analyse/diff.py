@@ -18,7 +18,7 @@ from typing import Any
 
 from tritoninspect.analyse.diff_export import export_graph_diffs, export_rows
 from tritoninspect.analyse.diff_text import clone_copy_count, normalise_graph, normalise_value, output_code_stats
-from tritoninspect.diff_report import Bench, DiffReport, GraphDiff, Row, Side, SideBench
+from tritoninspect.diff_report import PARALLEL_NOTE, Bench, DiffReport, GraphDiff, Row, Side, SideBench
 from tritoninspect.report import STAGES, Graph, Kernel, Report
 
 # --- pairing -----------------------------------------------------------------------------
@@ -445,8 +445,12 @@ def diff_reports(
     bench: Bench | None = None,
     context: int = 3,
     labels: tuple[str, str] = ("A", "B"),
+    parallel: bool = False,
 ) -> DiffReport:
-    """Compare two reports: every row section, every stage's graph diff, and `bench` as given."""
+    """Compare two reports: every row section, every stage's graph diff, and `bench` as given.
+
+    `parallel`: a side's capture overlapped another's (they shared the CPU), so compile times
+    are not comparable: the summary leaves the ratio out and a note says why."""
     from tritoninspect.analyse.diff_summary import summary_line
 
     side_a = side(labels[0], a, source=sources[0] or a.meta.target, saved=saved[0])
@@ -454,7 +458,8 @@ def diff_reports(
     rows = [row for build in ROW_BUILDERS for row in build(a, b)]
     return DiffReport(
         a=side_a, b=side_b, rows=tuple(rows), graph_diffs=diff_graphs(a, b, context=context, labels=labels),
-        bench=bench, notes=comparison_notes(side_a, side_b), summary=summary_line(a, b, labels[1]),
+        bench=bench, notes=comparison_notes(side_a, side_b) + ((PARALLEL_NOTE,) if parallel else ()),
+        summary=summary_line(a, b, labels[1], compile_ratio=not parallel),
     )
 
 

@@ -18,12 +18,13 @@ TOTALS = (
 VISIBLE = (Entry.HOP.value, Entry.TRITON_OP.value)
 
 
-def summary_line(a: Report, b: Report, label: str = "B") -> str:
-    """What `b` (the variant called `label`) changed against `a`, on one line."""
+def summary_line(a: Report, b: Report, label: str = "B", *, compile_ratio: bool = True) -> str:
+    """What `b` (the variant called `label`) changed against `a`, on one line; the compile-time
+    ratio only with `compile_ratio` (not when the captures ran at once, sharing the CPU)."""
     kernel_facts = [fact for name, ka, kb in _pairs(a, b) if (fact := _kernel_change(name, ka, kb, label))]
     counts = [*_total_changes(a, b), *_count_change("graph break", len(a.graph_breaks), len(b.graph_breaks)),
               *_count_change("recompile", len(a.recompiles), len(b.recompiles))]
-    time = _compile_ratio(a, b)
+    time = _compile_ratio(a, b) if compile_ratio else ""
     head = "; ".join(kernel_facts) if kernel_facts else f"{label} keeps every kernel's entry"
     tail = ", ".join([*counts, *([time] if time else [])])
     if b.failure is not None:

@@ -41,6 +41,9 @@ class Progress:
     #: The last frame compile Dynamo reported failed (`compilation_metrics` trace
     #: event: compile id, exception class name, message).
     failed_compile: tuple[str, str, str] | None = None
+    #: Calls with backward requested whose outputs held no tensor requiring grad: backward
+    #: did not run for them (a raw kernel launch, for one, cuts autograd).
+    backward_skipped: int = 0
 
     def compile_failed(self, cid: str, fail_type: str, fail_reason: str) -> None:
         self.failed_compile = (cid, fail_type, fail_reason)

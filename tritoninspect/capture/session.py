@@ -247,6 +247,8 @@ def capture_run(
 
         warnings_seen([(w.category.__name__, str(w.message), f"{w.filename}:{w.lineno}") for w in caught])
     recorder.capture.meta = {**_meta(info, stage, dynamic, backward, target, inputs), "calls": len(input_sets)}
+    if backward and recorder.capture.failure is None:
+        recorder.capture.meta.update(_backward_facts(module, recorder.progress))
     if env is not None:
         recorder.capture.problems.extend(env.problems)
         recorder.capture.emulation = env.emulation()
@@ -322,7 +324,17 @@ def call_once(fn: Any, args: tuple[Any, ...], backward: bool, progress: Progress
     if losses:
         progress.call = "backward"
         torch.stack(losses).sum().backward()
+    else:
+        progress.backward_skipped += 1
     return out
+
+
+def _backward_facts(module: Any, progress: Progress) -> dict[str, Any]:
+    """What backward reached: calls it was skipped for (no output required grad) and the
+    parameters that require grad but got none."""
+    params = module.named_parameters() if isinstance(module, torch.nn.Module) else ()
+    missing = [name for name, p in params if p.requires_grad and p.grad is None]
+    return {"backward_skipped_calls": progress.backward_skipped, "params_without_grad": missing}
 
 
 def _tensors(value: Any) -> list[torch.Tensor]:

@@ -23,7 +23,6 @@ from tritoninspect.commands._edge import (
     given_options,
     one_line,
     refuse_capture_options,
-    spinner,
 )
 from tritoninspect.commands._options import (
     BackwardOpt,
@@ -32,6 +31,7 @@ from tritoninspect.commands._options import (
     DynamicOpt,
     ForceOpt,
     JsonOpt,
+    QuietOpt,
     Stage,
     StageOpt,
     TimeoutOpt,
@@ -65,6 +65,7 @@ def diff(
                                     help="Captures run at once (default: one per CPU core, at most one per side; 1 with --bench).")
     ] = None,
     json_out: JsonOpt = False,
+    quiet: QuietOpt = False,
     output: Annotated[
         Optional[Path], typer.Option("--output", "-o", metavar="FILE",
                                      help="Also write the diff to a file (.json, .html or text).")
@@ -96,7 +97,7 @@ def diff(
         check_output_file(output, targets, force=force)
         _check_save_and_output(save, output, len(targets))
         results = _sides(targets, options, inputs_b=inputs_b, bench=bench, save=save, debug=debug, err=err,
-                         timeout=timeout, jobs=jobs)
+                         timeout=timeout, jobs=jobs, lines=not (quiet or json_out))
         from tritoninspect.render.emit import emit
         from tritoninspect.sides.parent import build_diff, side_labels
 
@@ -157,8 +158,10 @@ def _check_options(targets: list[str], options: CaptureOptions, *, inputs_b: str
 
 
 def _sides(targets: list[str], options: CaptureOptions, *, inputs_b: str | None, bench: bool, save: Path | None,
-           debug: bool, err: Console, timeout: float | None, jobs: int | None) -> list[SideResult]:
-    """Each side, saved or captured in a fresh process (`jobs` at a time); written to `save` when asked."""
+           debug: bool, err: Console, timeout: float | None, jobs: int | None, lines: bool) -> list[SideResult]:
+    """Each side, saved or captured in a fresh process (`jobs` at a time); written to `save` when asked.
+    Progress: a status on a terminal; piped, a line per side per stage unless `lines` is off."""
+    from tritoninspect.progress_sides import SidesDisplay
     from tritoninspect.sides import parent as sides
     from tritoninspect.spec import is_saved_report
 
@@ -172,8 +175,12 @@ def _sides(targets: list[str], options: CaptureOptions, *, inputs_b: str | None,
             sides.check_save_dir(save, len(targets))  # before long compiles, not after them
         what = f"compiling {captured} targets, {jobs} at a time, each in a fresh process" if captured > 1 else \
             f"compiling {next((t for t in targets if not is_saved_report(t)), '')} in a fresh process"
-        with spinner(err, what) if captured else contextlib.nullcontext():
-            results = sides.get_sides(targets, per_side, jobs=jobs, bench=bench, debug=debug, timeout=timeout)
+        labels = [label for label, t in zip(sides.side_labels(len(targets)), targets) if not is_saved_report(t)]
+        # With --debug the children's own output goes to stderr as it comes: no second stream of stages.
+        display = SidesDisplay(err, what, labels, lines=lines) if captured and not debug else None
+        with display or contextlib.nullcontext():
+            results = sides.get_sides(targets, per_side, jobs=jobs, bench=bench, debug=debug, timeout=timeout,
+                                      progress=display)
         if save is not None:
             written = sides.save_reports(save, *results)
             names = [str(p) for p in written]

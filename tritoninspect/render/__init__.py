@@ -36,6 +36,12 @@ def _report_detail(report: Any, *, color: bool | None = None, width: int | None 
 
 def _json(document: Any, *, color: bool | None = None, width: int | None = None) -> str:
     # Reports, diffs and check results each own their canonical, versioned JSON.
+    from tritoninspect.report import Report
+
+    if isinstance(document, Report) and not document.advice:
+        from tritoninspect.analyse.advice import with_advice
+
+        document = with_advice(document)  # a report saved before Report.advice: the JSON still has it
     return document.to_json()
 
 

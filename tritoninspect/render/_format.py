@@ -7,7 +7,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from tritoninspect.report import Entry, Kernel, Occurrence, OpaqueOp, Report
+from tritoninspect.report import Entry, Kernel, Meta, Occurrence, OpaqueOp, Report
 
 #: Stages that hold graph nodes (not launches), where `in_output_code` is meaningful.
 GRAPH_STAGES = ("dynamo", "aot_forward", "aot_backward", "aot_inference", "post_grad", "post_grad_final")
@@ -106,6 +106,12 @@ def _decorator(name: str, kernel: Kernel) -> str:
     return f"@{name}"
 
 
+def compile_ids(kernel: Kernel) -> list[str]:
+    """Compile ids of every occurrence (a kernel inside a custom op: the graph calling the op), as the
+    text's kernel table and summary give them."""
+    return sorted_ids(o.compile_id for o in kernel.occurrences)
+
+
 def graph_compile_ids(kernel: Kernel) -> list[str]:
     """Compile ids whose graphs hold the kernel as a node Inductor can see."""
     return sorted_ids(
@@ -200,3 +206,15 @@ def kernels_inside(report: Report, op: OpaqueOp) -> list[str]:
         if any(o.custom_op == op.op and o.compile_id == op.compile_id and o.entry == Entry.CUSTOM_OP.value
                for o in k.occurrences)
     ]
+
+
+def backward_text(meta: Meta) -> str:
+    """`--backward` in the header: "yes", "no", or what it could not do (its outputs required no grad)."""
+    if not meta.backward:
+        return "no"
+    skipped = meta.backward_skipped_calls
+    if not skipped:
+        return "yes"
+    if skipped >= meta.calls:
+        return "requested, not run (no output requires grad)"
+    return f"yes (not run for {skipped} of {meta.calls} calls: no output required grad)"

@@ -32,7 +32,7 @@ def kernel_table(report: Report, cwd: Path) -> list[RenderableType]:
             t,
             Text(k.name, style="bold"),
             entries_text(k.entries),
-            ", ".join(fmt.sorted_ids(o.compile_id for o in k.occurrences)) or fmt.NONE,
+            ", ".join(fmt.compile_ids(k)) or fmt.NONE,
             fmt.location(k.file, k.line, cwd=cwd),
             Text(status, style=ALERT if status.startswith("MISSING") else ""),
             Text("yes", style=ALERT) if fmt.fallback_occurrences(k) else "unknown" if report.meta.mode == "trace" else "no",

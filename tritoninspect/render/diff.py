@@ -11,7 +11,7 @@ from rich.console import Console, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from tritoninspect.diff_report import SECTIONS, Bench, DiffReport, GraphDiff, Row, Side, SideBench, Timing
+from tritoninspect.diff_report import PARALLEL_NOTE, SECTIONS, Bench, DiffReport, GraphDiff, Row, Side, SideBench, Timing
 from tritoninspect.render._console import console_text, make_console
 from tritoninspect.render._safe import safe_record
 from tritoninspect.render._widgets import heading, table
@@ -82,6 +82,9 @@ def _title(diff: DiffReport) -> list[RenderableType]:
     for pair in diff.comparisons:
         if pair.summary:
             lines.append(Text(pair.summary, style="bold"))
+    if any(PARALLEL_NOTE in pair.notes for pair in diff.comparisons):
+        lines.append(Text("no compile-time ratio: sides compiled in parallel; use -j1 for comparable compile times",
+                          style="dim"))
     return lines
 
 

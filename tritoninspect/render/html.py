@@ -55,7 +55,7 @@ def header(report: Report, label: str = "") -> str:
     m = report.meta
     versions = f"torch {m.torch} · triton {m.triton} · python {m.python}"
     dynamic = "auto" if m.dynamic is None else "yes" if m.dynamic else "no"
-    options = f"stage: {m.stage} · dynamic: {dynamic} · backward: {'yes' if m.backward else 'no'}"
+    options = f"stage: {m.stage} · dynamic: {dynamic} · backward: {fmt.backward_text(m)}"
     inputs = f" · inputs: {', '.join(m.inputs)}" if m.inputs else ""
     failed = ""
     if report.failure is not None:
@@ -109,7 +109,7 @@ def _kernel_table(report: Report, cwd: Path) -> str:
     if len(report.kernels) < 2:
         return ""
     rows = [[f'<a href="#{kernel_anchor(report, k)}"><code>{esc(k.name)}</code></a>', pills(k.entries),
-             esc(", ".join(fmt.graph_compile_ids(k)) or fmt.NONE), esc(fmt.location(k.file, k.line, cwd=cwd)),
+             esc(", ".join(fmt.compile_ids(k)) or fmt.NONE), esc(fmt.location(k.file, k.line, cwd=cwd)),
              esc(fmt.output_code_status(k)), str(len(kernel_pictures(report, k)))] for k in report.kernels]
     return grid_table(("kernel", "entries", "compile ids", "source", "in output code", "pictures"), rows)
 
@@ -119,7 +119,7 @@ def _kernel(report: Report, kernel: Kernel, cwd: Path) -> str:
         ("source", esc(fmt.location(kernel.file, kernel.line, cwd=cwd))),
         ("decorators", esc(fmt.decorators_text(kernel))),
         ("constexprs", esc(", ".join(kernel.constexpr_params) or fmt.NONE)),
-        ("compile ids", esc(", ".join(fmt.graph_compile_ids(kernel)) or fmt.NONE)),
+        ("compile ids", esc(", ".join(fmt.compile_ids(kernel)) or fmt.NONE)),
         ("in output code", esc(fmt.output_code_status(kernel))),
     ]
     figures = _figures(report, kernel)

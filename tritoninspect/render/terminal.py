@@ -67,7 +67,7 @@ def _header(report: Report, cwd: Path) -> list[RenderableType]:
         _mode_line(report),
     ]
     versions = [f"torch {meta.torch}", f"triton {meta.triton}", f"python {meta.python}"]
-    options = [f"stage: {meta.stage}", f"dynamic: {_dynamic(meta.dynamic)}", f"backward: {'yes' if meta.backward else 'no'}"]
+    options = [f"stage: {meta.stage}", f"dynamic: {_dynamic(meta.dynamic)}", f"backward: {fmt.backward_text(meta)}"]
     lines.append(Text(" · ".join(versions), style="dim"))
     lines.append(Text(" · ".join(options), style="dim"))
     if meta.inputs:

@@ -7,11 +7,12 @@ the report, or the typed error the parent rebuilds. Exits with that error's code
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import sys
 import traceback
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -49,7 +50,8 @@ def capture(request: dict[str, Any]) -> dict[str, Any]:
 
     spec = parse_spec(request["target"])
     options = pipeline.CaptureOptions(**request["options"])
-    report = pipeline.run(spec, options)
+    with _stages_to(request.get("stages")):
+        report = pipeline.run(spec, options)
     if not request.get("bench"):
         return {"report": report.to_dict(), "bench": None, "bench_method": None}
     from tritoninspect.analyse.diff import backend_seconds
@@ -57,6 +59,23 @@ def capture(request: dict[str, Any]) -> dict[str, Any]:
 
     bench = bench_target(spec, options, mode=report.meta.mode, compile_s=backend_seconds(report))
     return {"report": report.to_dict(), "bench": dataclasses.asdict(bench), "bench_method": METHOD}
+
+
+@contextlib.contextmanager
+def _stages_to(path: str | None) -> Iterator[None]:
+    """Each stage the capture starts, written to `path` as a line (the parent reads it as we run)."""
+    if not path:
+        yield
+        return
+    from tritoninspect.progress import listening
+
+    with open(path, "a", encoding="utf-8") as f:
+        def write(message: str) -> None:
+            f.write(" ".join(message.split()) + "\n")
+            f.flush()
+
+        with listening(write):
+            yield
 
 
 if __name__ == "__main__":
