@@ -68,7 +68,9 @@ def _split_spec(text: str) -> tuple[str, str]:
     if not colon and text.strip().endswith(".py"):
         return text.strip(), ""  # model.py alone: its only nn.Module, found when it is imported
     if not colon:
-        raise _bad_spec(text, "no ':' between module and attribute")
+        from tritoninspect.traces import not_a_target
+
+        raise not_a_target(text) or _bad_spec(text, "no ':' between module and attribute")
     if ":" in target and not _WINDOWS_DRIVE.match(target):
         raise _bad_spec(text, "more than one ':'")
     if not target or not attr:
