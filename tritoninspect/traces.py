@@ -125,13 +125,8 @@ _FORMS = "a model (path/to/model.py:Net), a saved report (.json), or a TORCH_TRA
 
 
 def not_a_target(text: str) -> TargetError | None:
-    """What `text` is when it is no target spec but names something else (an empty string,
-    a folder without trace logs, a log that does not exist): a clearer error than the spec's."""
+    """What `text` is when it is no target spec but names something else (a folder without trace logs, a log that does not exist): a clearer error than the spec's."""
     path = Path(text)
-    if not text.strip():
-        from tritoninspect.spec import SPEC_FORMS
-
-        return TargetError(f"empty target: {SPEC_FORMS}, a saved report (.json), or a TORCH_TRACE log or folder")
     if text.endswith((".log", ".log.gz")) and not path.exists():
         return TargetError(f"{text}: no such file")
     if not path.is_dir() or (path / "__init__.py").is_file():
