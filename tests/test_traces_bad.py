@@ -123,3 +123,12 @@ def test_targets_that_are_not_what_they_seem(tmp_path: Path, monkeypatch: pytest
     monkeypatch.chdir(TRACES / "add_raw")
     one_error(cli("graph", ""), ExitCode.TARGET, "empty target")
     one_error(cli("export", str(TRACES / "add_raw")), ExitCode.TARGET, "export needs a model target")
+
+
+def test_a_broken_log_gz_beside_good_logs_is_not_left_out_silently(tmp_path: Path) -> None:
+    shutil.copytree(TRACES / "ranks", tmp_path / "ranks")
+    (rank1,) = (tmp_path / "ranks").glob("*_rank_1_*.log")
+    broken = rank1.with_name(rank1.name + ".gz")
+    rank1.rename(broken)
+    broken.write_bytes(b"not gzip\n")
+    one_error(cli("graph", str(tmp_path / "ranks")), ExitCode.REPORT, str(broken), "not a valid gzip file")

@@ -185,7 +185,11 @@ def _looks_like_trace(path: Path) -> bool:
                     return False
                 if _GLOG_RE.match(line.rstrip("\n")):
                     return True
-    except _UNREADABLE:
+    except (EOFError, zlib.error, gzip.BadGzipFile):
+        # A broken x.log.gz among the logs is most likely a rank's log: read (and refused,
+        # naming it) rather than silently left out of the job.
+        return True
+    except OSError:
         return False
     return False
 
