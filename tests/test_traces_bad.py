@@ -132,3 +132,22 @@ def test_a_broken_log_gz_beside_good_logs_is_not_left_out_silently(tmp_path: Pat
     rank1.rename(broken)
     broken.write_bytes(b"not gzip\n")
     one_error(cli("graph", str(tmp_path / "ranks")), ExitCode.REPORT, str(broken), "not a valid gzip file")
+
+
+def test_compile_ids_of_compiled_autograd_sort_beside_dynamo_ids() -> None:
+    from tritoninspect.render._format import compile_id_key
+
+    ids = ["!0/0/0", "0/0", None, "10/0", "2/1", "!1"]
+    assert sorted(ids, key=compile_id_key) == ["0/0", "2/1", "10/0", "!0/0/0", "!1", None]
+
+
+def test_an_event_with_a_damaged_compile_id_does_not_break_the_report(tmp_path: Path) -> None:
+    lines = ONE_LOG.read_text().splitlines()
+    i = next(i for i, line in enumerate(lines) if '"inductor_post_grad_graph"' in line or '"dynamo_output_graph"' in line)
+    lines[i] = lines[i].replace('"frame_id": 0', '"frame_id": [[1]]')
+    assert '"frame_id": [[1]]' in lines[i]
+    log = tmp_path / "t.log"
+    log.write_text("\n".join(lines) + "\n")
+    for args in ((), ("--detail",)):
+        assert cli("graph", str(log), *args).exit_code == 0
+    assert cli("graph", str(log), "-o", str(tmp_path / "t.html")).exit_code == 0

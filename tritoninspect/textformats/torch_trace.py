@@ -300,12 +300,17 @@ def compile_id(record: dict[str, Any]) -> str | None:
     "0/1"; compiled autograd's "!2/0/1", or "!2" outside a Dynamo frame. The attempt (Dynamo's
     restarts of one compile) is left out, as in a live capture's ids: a break logged by an
     attempt Dynamo restarted belongs to that compile."""
-    frame, count = record.get("frame_id"), record.get("frame_compile_id")
-    autograd = record.get("compiled_autograd_id")
+    frame, count = _int(record.get("frame_id")), _int(record.get("frame_compile_id"))
+    autograd = _int(record.get("compiled_autograd_id"))
     text = f"{frame}/{count}" if frame is not None and count is not None else None
     if autograd is not None:
         return f"!{autograd}/{text}" if text else f"!{autograd}"
     return text
+
+
+def _int(value: Any) -> int | None:
+    """A context field as torch writes it (an int); anything else (a damaged line) is none."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 _FAKE_CALL_RE = re.compile(
