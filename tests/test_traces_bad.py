@@ -151,3 +151,19 @@ def test_an_event_with_a_damaged_compile_id_does_not_break_the_report(tmp_path: 
     for args in ((), ("--detail",)):
         assert cli("graph", str(log), *args).exit_code == 0
     assert cli("graph", str(log), "-o", str(tmp_path / "t.html")).exit_code == 0
+
+
+def test_a_torch_log_that_cannot_be_opened_is_named_not_left_out(tmp_path: Path, monkeypatch) -> None:
+    from tritoninspect.textformats import torch_trace
+
+    shutil.copytree(TRACES / "ranks", tmp_path / "ranks")
+    (rank1,) = (tmp_path / "ranks").glob("*_rank_1_*.log")
+    real_open = torch_trace._open
+
+    def no_permission(path: Path):
+        if path == rank1:
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_open(path)
+
+    monkeypatch.setattr(torch_trace, "_open", no_permission)
+    one_error(cli("graph", str(tmp_path / "ranks")), ExitCode.REPORT, str(rank1), "permission denied")
