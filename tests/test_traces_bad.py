@@ -78,6 +78,12 @@ def test_a_cut_off_log_warns_that_it_ends_mid_compile(tmp_path: Path) -> None:
     text = " ".join(result.output.split())
     assert "ends in the middle of compile 0/1" in text, text
     assert "the job crashed or is still running" in text
+    # `check` cannot vouch for a log it read only half of: every condition fails, saying why once.
+    checked = cli("check", str(half), "--no-breaks", "--max-graphs", "9")
+    assert checked.exit_code == ExitCode.FINDINGS, checked.output
+    fails = [line for line in checked.stdout.splitlines() if line.startswith("FAIL")]
+    assert len(fails) == 2 and all(line.startswith("FAIL incomplete log:") for line in fails), fails
+    assert cli("check", str(RECOMPILE), "--no-breaks", "--max-graphs", "9").exit_code == 0
     # The whole log: no such warning.
     whole = " ".join(cli("graph", str(RECOMPILE)).output.split())
     assert "ends in the middle" not in whole and "could not be read" not in whole

@@ -93,11 +93,13 @@ def cut_off(log: object) -> tuple[Diagnostic, ...]:
     of a line), and compiles that started but never ended (torch logs `compilation_metrics`
     at the end of every compile, failed ones too: torch/_dynamo/convert_frame.py), so a
     report read from it is missing what came after: recompiles, graphs, kernels."""
+    from tritoninspect.analyse.checks import INCOMPLETE_LOG
+
     name, found = str(log.path), []  # type: ignore[attr-defined]
     unreadable, first = log.unreadable, log.first_unreadable  # type: ignore[attr-defined]
     if unreadable:
         found.append(Diagnostic(
-            "warning", "trace",
+            "warning", INCOMPLETE_LOG,
             f"{unreadable} line{'s' if unreadable > 1 else ''} of {name} could not be read (first: line {first}; "
             "the log may be cut off: the job crashed or is still running); what follows from them is missing"))
     events = log.events  # type: ignore[attr-defined]
@@ -105,7 +107,7 @@ def cut_off(log: object) -> tuple[Diagnostic, ...]:
     started = [e for e in events if e.name == "dynamo_start" and e.compile_id not in ended]
     for event in started:
         found.append(Diagnostic(
-            "warning", "trace",
+            "warning", INCOMPLETE_LOG,
             f"{name} ends in the middle of compile {event.compile_id} (started at line {event.line}, never "
             "finished: the job crashed or is still running); its graphs, kernels and recompiles may be missing"))
     return tuple(found)
