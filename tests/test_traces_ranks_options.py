@@ -11,6 +11,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner, Result
 
+from _html_check import external_loads, parse
 from _trace_expect import TRACES
 from tritoninspect.cli import app
 from tritoninspect.errors import ExitCode
@@ -72,5 +73,8 @@ def test_html_of_several_ranks_is_one_page_with_each_rank(tmp_path: Path) -> Non
     assert [i for i, n in collections.Counter(ids).items() if n > 1] == []
     refs = re.findall(r'href="#([^"]*)"', page) + re.findall(r"url\(#([^)]*)\)", page)
     assert refs and set(refs) <= set(ids)
+    # Well formed (each rank's header block closed where it opened) and self-contained.
+    root, builder = parse(page)
+    assert builder.mismatched == [] and external_loads(root) == []
     # The JSON of the same folder is unchanged by the HTML route.
     assert json.loads(cli("graph", str(RANKS), "--json").stdout)["ranks"] == ["rank 0", "rank 1"]
