@@ -134,7 +134,7 @@ def test_windows_drive_is_not_a_second_colon() -> None:
     ("text", "reason"),
     [
         ("assets/simple_model", "no ':'"),
-        ("", "no ':'"),
+        ("", "empty target"),
         ("assets/simple_model.py:", "empty"),
         (":Net", "empty"),
         ("a:b:Net", "more than one ':'"),

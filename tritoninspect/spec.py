@@ -67,8 +67,12 @@ def _split_spec(text: str) -> tuple[str, str]:
     target, colon, attr = text.strip().rpartition(":")
     if not colon and text.strip().endswith(".py"):
         return text.strip(), ""  # model.py alone: its only nn.Module, found when it is imported
+    if not colon and not text.strip():
+        raise _bad_spec(text, "empty target")  # not the current folder's trace logs: Path("") is "."
     if not colon:
-        raise _bad_spec(text, "no ':' between module and attribute")
+        from tritoninspect.traces import not_a_target
+
+        raise not_a_target(text) or _bad_spec(text, "no ':' between module and attribute")
     if ":" in target and not _WINDOWS_DRIVE.match(target):
         raise _bad_spec(text, "more than one ':'")
     if not target or not attr:

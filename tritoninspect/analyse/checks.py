@@ -51,7 +51,8 @@ def check_report(
 
     Raises ValueError for an unknown entry kind. Conditions that need a stage
     the report does not have (clones and fallbacks need AOT) fail, saying so.
-    A report of a failed compile fails whatever the conditions, naming the failure.
+    A report of a failed compile, or of a cut-off trace log, fails whatever the conditions,
+    naming why.
     """
     failures = _failed(report)
     if no_breaks:
@@ -67,8 +68,14 @@ def check_report(
     return failures
 
 
+#: The source of the warnings of a TORCH_TRACE log that is cut off (traces.py): what the
+#: conditions would be checked on is incomplete, so every condition fails, naming it once.
+INCOMPLETE_LOG = "incomplete log"
+
+
 def _failed(report: Report) -> list[str]:
-    return [] if report.failure is None else [f"the compile {report.failure.summary()}"]
+    cut = [f"{d.source}: {d.message}" for d in report.diagnostics if d.source == INCOMPLETE_LOG]
+    return cut + ([] if report.failure is None else [f"the compile {report.failure.summary()}"])
 
 
 @dataclass(frozen=True)

@@ -41,6 +41,9 @@ class RankSummary:
     ranks: tuple[str, ...]
     reports: tuple[Report, ...]
     differences: tuple[RankDifference, ...]
+    #: How the text shows each rank: a report format ("text": the one-screen summary, "detail",
+    #: "show:code", ...; render/ranks.py), as `graph`'s options asked. Not in the JSON.
+    view: str = "text"
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.markup import escape
 
 from tritoninspect.errors import UsageError
+
+if TYPE_CHECKING:
+    from tritoninspect.report import Report
 
 
 def is_trace_of_ranks(target: str) -> bool:
@@ -24,14 +28,52 @@ def is_trace_of_ranks(target: str) -> bool:
     return len(runs) > 1 or (len(runs) == 1 and len(runs[0].files) > 1)
 
 
-def emit_ranks(target: str, *, json_out: bool, output: Path | None) -> None:
-    """A report per rank and where the ranks differ, as text or (`--json`) one document."""
+def emit_ranks(target: str, *, json_out: bool, output: Path | None, view: str = "text", kernel: str | None = None,
+               dump: Path | None = None, strict: bool = False, err: Console | None = None) -> None:
+    """A report per rank and where the ranks differ, as text or (`--json`) one document.
+
+    `view` is how the text shows each rank ("text", "detail", "show:code"...); `kernel`
+    narrows the printed ranks to that kernel (an error when no rank has it); `strict`
+    exits 1 when any rank's report has warnings or errors. `--dump` writes one report's
+    files: refused here (name one rank's log)."""
+    import dataclasses
+
+    import typer
+
     from tritoninspect.analyse.ranks import summarise_ranks
+    from tritoninspect.errors import ExitCode
     from tritoninspect.render.emit import emit
     from tritoninspect.traces import trace_reports
 
+    if dump is not None:
+        raise UsageError(f"--dump {dump}: a dump holds one report's files, and {target} holds several ranks",
+                         hint="name one rank's log: tritoninspect graph LOG --dump DIR")
     summary = summarise_ranks(target, trace_reports(target))
-    emit(summary, "json" if json_out else None if output else "ranks", output, text="ranks")
+    shown = dataclasses.replace(summary, view=view)
+    if kernel is not None:
+        shown = dataclasses.replace(shown, reports=tuple(_one_kernel(r, kernel) for r in summary.reports))
+        if not any(r.kernels for r in shown.reports):
+            names = ", ".join(dict.fromkeys(k.name for r in summary.reports for k in r.kernels)) or "none"
+            raise UsageError(f"--kernel {kernel}: no such kernel on any rank; kernels: {names}")
+    # As for one report: -o gets the whole document, stdout the view asked for.
+    emit(dataclasses.replace(summary, view="detail" if view == "detail" else "text"), None, output, text="ranks")
+    if json_out or not output or view.startswith("show:"):
+        emit(summary if json_out else shown, "json" if json_out else "ranks")
+    problems = [(name, d) for name, r in zip(summary.ranks, summary.reports) for d in r.diagnostics
+                if d.severity != "note"]
+    if strict and problems:
+        where = ", ".join(dict.fromkeys(name for name, _ in problems))
+        if err is not None:
+            err.print(f"[yellow]--strict: {len(problems)} diagnostic(s) ({escape(where)})[/]")
+        raise typer.Exit(ExitCode.FINDINGS)
+
+
+def _one_kernel(report: Report, name: str) -> Report:
+    """The report with kernel `name` only; none when this rank does not have it."""
+    import dataclasses
+
+    kernel = report.kernel(name)
+    return dataclasses.replace(report, kernels=(kernel,) if kernel is not None else ())
 
 
 def check_trace_dir(directory: Path | None) -> None:

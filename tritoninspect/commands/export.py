@@ -106,6 +106,9 @@ def _report(target: str, options: ExportOptions, given: dict[str, object], err: 
         from tritoninspect.report import read_report
 
         return read_report(target)
+    from tritoninspect.traces import refuse_trace
+
+    refuse_trace(target, "export")
     spec = parse_spec(target)
     ready_to_capture()
     from tritoninspect.pipeline_export import run_export

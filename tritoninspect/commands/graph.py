@@ -85,7 +85,9 @@ def graph(
                               timeout=timeout, trace=trace)
         if is_trace_of_ranks(target):
             refuse_capture_options(given)
-            return emit_ranks(target, json_out=json_out, output=output)
+            view = f"show:{show.value}" if show else "detail" if detail or kernel else "text"
+            return emit_ranks(target, json_out=json_out, output=output, view=view, kernel=kernel, dump=dump,
+                              strict=strict, err=err)
         written = logs_in(trace)
         report = report_for(target, options, given=given, err=err, timeout=timeout,
                             progress=not (quiet or json_out), debug=debug)

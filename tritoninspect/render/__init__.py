@@ -60,7 +60,7 @@ def _diff_text(diff: Any, *, color: bool | None = None, width: int | None = None
 def _ranks_text(summary: Any, *, color: bool | None = None, width: int | None = None) -> str:
     from tritoninspect.render.ranks import render_ranks
 
-    return render_ranks(summary, color=color, width=width)
+    return render_ranks(summary, render_as, color=color, width=width)
 
 
 def _check_text(result: Any, *, color: bool | None = None, width: int | None = None) -> str:
@@ -76,6 +76,12 @@ def _html(document: Any, *, color: bool | None = None, width: int | None = None)
 
     if isinstance(document, (DiffPage, DiffReport)):
         return render_diff_html(document)
+    from tritoninspect.analyse.ranks import RankSummary
+
+    if isinstance(document, RankSummary):  # `graph RANKS_DIR -o x.html` (render/html_ranks.py)
+        from tritoninspect.render.html_ranks import render_ranks_html
+
+        return render_ranks_html(document)
     from tritoninspect.render.html import render_html
 
     return render_html(document)

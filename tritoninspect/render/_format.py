@@ -22,9 +22,10 @@ NONE = "-"
 def compile_id_key(compile_id: str | None) -> tuple[Any, ...]:
     """Sort key for ids like "0/0", "1/0", "10/2": numeric parts compare as numbers."""
     if compile_id is None:
-        return ((1, ""),)  # launches outside any compile sort last
+        return ((2, 0, ""),)  # launches outside any compile sort last
     parts = re.split(r"(\d+)", compile_id)
-    return tuple((0, int(p)) if p.isdigit() else (0, p) for p in parts if p)
+    # Numbers before text at each place: "!0/0/0" (compiled autograd) beside "0/0" compares int to str otherwise.
+    return tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in parts if p)
 
 
 def sorted_ids(ids: Iterable[str | None]) -> list[str]:

@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import io
+from collections.abc import Callable
 from typing import Any
 
 from rich.console import Console
 from rich.table import Table
 
-from tritoninspect.render.terminal import TerminalRenderer
 
 
-def render_ranks(summary: Any, *, color: bool | None = None, width: int | None = None) -> str:
-    """`graph DIR` for a trace of several ranks: the summary, then every report."""
+def render_ranks(summary: Any, render: Callable[..., str], *, color: bool | None = None,
+                 width: int | None = None) -> str:
+    """`graph DIR` for a trace of several ranks: the summary, then every report in the summary's
+    view, drawn by `render` (render.render_as: passed in, as render/__init__ imports this module)."""
     width = width or 100
     out = io.StringIO()
     console = Console(file=out, width=width, color_system="standard" if color else None, force_terminal=bool(color),
@@ -31,7 +33,7 @@ def render_ranks(summary: Any, *, color: bool | None = None, width: int | None =
                 table.add_row(difference.what if i == 0 else "", ", ".join(group.ranks), group.value)
         console.print(table)
     body = out.getvalue().rstrip("\n")
-    renderer = TerminalRenderer(width=width, color=color)
     for name, report in zip(summary.ranks, summary.reports):
-        body += f"\n\n{'═' * 8} {name} {'═' * max(0, width - len(name) - 10)}\n" + renderer.render(report)
+        body += f"\n\n{'═' * 8} {name} {'═' * max(0, width - len(name) - 10)}\n" + render(report, summary.view,
+                                                                                       color=color, width=width)
     return body

@@ -19,10 +19,13 @@ from __future__ import annotations
 import gzip
 import json
 import re
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
+
+from tritoninspect.errors import ReportError
 
 _GLOG_RE = re.compile(
     r"^[VIWEC]\d{4} \d{2}:\d{2}:\d{2}\.\d{6} (?P<thread>\d+) (?P<path>[^:\]]+):(?P<line>\d+)\] (?P<json>\{.*)$"
@@ -65,6 +68,8 @@ class TraceLog:
     events: list[TraceEvent] = field(default_factory=list)
     #: Lines that looked like events but did not parse (counted, not fatal: tlparse does the same).
     unreadable: int = 0
+    #: 1-based number of the first of them (where the log may have been cut off).
+    first_unreadable: int | None = None
 
     @property
     def torch_version(self) -> str:
@@ -79,6 +84,8 @@ class TraceLog:
 
 def is_trace_path(text: str) -> bool:
     """Does `text` name a TORCH_TRACE log or a directory holding them (not a model target)?"""
+    if not text.strip():
+        return False  # Path("") is the current folder: an empty target is refused, not read
     path = Path(text)
     if path.is_dir():
         return any(_log_files(path))
@@ -150,7 +157,7 @@ def log_rank(path: Path, lines: int = 2000) -> int | None:
                 match = None if raw.startswith("\t") else _RANK_FIELD_RE.search(raw)
                 if match and _GLOG_RE.match(raw.rstrip("\n")):
                     return int(match["rank"])
-    except OSError:
+    except _UNREADABLE:
         return None
     return None
 
@@ -162,6 +169,9 @@ def _by_rank(files: list[Path]) -> list[Path]:
 def _log_files(directory: Path) -> Iterator[Path]:
     for pattern in ("*.log", "*.log.gz", "*/*.log", "*/*.log.gz"):
         for candidate in sorted(directory.glob(pattern)):
+            # x.log.gz beside x.log is a compressed copy of the same log, not another rank.
+            if candidate.name.endswith(".gz") and candidate.with_name(candidate.name[:-3]).is_file():
+                continue
             if candidate.is_file() and _looks_like_trace(candidate):
                 yield candidate
 
@@ -175,9 +185,32 @@ def _looks_like_trace(path: Path) -> bool:
                     return False
                 if _GLOG_RE.match(line.rstrip("\n")):
                     return True
+    except (EOFError, zlib.error, gzip.BadGzipFile):
+        # A broken x.log.gz among the logs is most likely a rank's log: read (and refused,
+        # naming it) rather than silently left out of the job.
+        return True
     except OSError:
-        return False
+        # One torch named that cannot be opened (permissions): refused naming it, not left out.
+        return path.name.startswith("dedicated_log_torch_trace")
     return False
+
+
+#: What reading a log can raise: a file that cannot be opened, a `.gz` that is not gzip
+#: (gzip.BadGzipFile is an OSError) or is corrupt (zlib.error), or one cut off (EOFError).
+_UNREADABLE = (OSError, EOFError, zlib.error)
+
+
+def unreadable_log(path: Path, exc: BaseException) -> ReportError:
+    """The one-line error (exit 7) for a log that cannot be read at all, naming it."""
+    if isinstance(exc, EOFError):
+        why = "the gzip file is cut off (copied while still being written, or truncated)"
+    elif isinstance(exc, gzip.BadGzipFile) or isinstance(exc, zlib.error):
+        why = f"not a valid gzip file ({exc})"
+    elif isinstance(exc, OSError) and exc.strerror:
+        why = exc.strerror.lower()
+    else:
+        why = str(exc)
+    return ReportError(f"{path}: cannot read this TORCH_TRACE log: {why}")
 
 
 def _open(path: Path) -> IO[str]:
@@ -198,15 +231,18 @@ def read_trace(path: Path) -> TraceLog:
     strings: dict[int, str] = {}
     head: tuple[dict[str, Any], int] | None = None
     payload: list[str] = []
-    with _open(path) as f:
-        for number, raw in enumerate(f, 1):
-            if raw.startswith("\t"):
+    try:
+        with _open(path) as f:
+            for number, raw in enumerate(f, 1):
+                if raw.startswith("\t"):
+                    if head is not None:
+                        payload.append(raw[1:].rstrip("\n"))
+                    continue
                 if head is not None:
-                    payload.append(raw[1:].rstrip("\n"))
-                continue
-            if head is not None:
-                _finish(log, head, payload, strings)
-            head, payload = _head(log, raw.rstrip("\n"), number, strings), []
+                    _finish(log, head, payload, strings)
+                head, payload = _head(log, raw.rstrip("\n"), number, strings), []
+    except _UNREADABLE as exc:
+        raise unreadable_log(path, exc) from exc
     if head is not None:
         _finish(log, head, payload, strings)
     if log.rank is None:
@@ -221,16 +257,25 @@ def _head(log: TraceLog, line: str, number: int, strings: dict[int, str]) -> tup
     try:
         record = json.loads(match["json"])
     except ValueError:
-        log.unreadable += 1
-        return None
+        record = None
     if not isinstance(record, dict) or not record:
+        _unreadable(log, number)
         return None
     name = next(iter(record))
     if name == "str":
-        text, index = record["str"]
-        strings[int(index)] = str(text)
+        interned = record["str"]
+        if not (isinstance(interned, list) and len(interned) == 2 and isinstance(interned[1], int)):
+            _unreadable(log, number)
+            return None
+        strings[interned[1]] = str(interned[0])
         return None
     return (record, number) if name in WANTED else None
+
+
+def _unreadable(log: TraceLog, number: int) -> None:
+    log.unreadable += 1
+    if log.first_unreadable is None:
+        log.first_unreadable = number
 
 
 def _finish(log: TraceLog, head: tuple[dict[str, Any], int], payload: list[str], strings: dict[int, str]) -> None:
@@ -256,12 +301,17 @@ def compile_id(record: dict[str, Any]) -> str | None:
     "0/1"; compiled autograd's "!2/0/1", or "!2" outside a Dynamo frame. The attempt (Dynamo's
     restarts of one compile) is left out, as in a live capture's ids: a break logged by an
     attempt Dynamo restarted belongs to that compile."""
-    frame, count = record.get("frame_id"), record.get("frame_compile_id")
-    autograd = record.get("compiled_autograd_id")
+    frame, count = _int(record.get("frame_id")), _int(record.get("frame_compile_id"))
+    autograd = _int(record.get("compiled_autograd_id"))
     text = f"{frame}/{count}" if frame is not None and count is not None else None
     if autograd is not None:
         return f"!{autograd}/{text}" if text else f"!{autograd}"
     return text
+
+
+def _int(value: Any) -> int | None:
+    """A context field as torch writes it (an int); anything else (a damaged line) is none."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 _FAKE_CALL_RE = re.compile(

@@ -1,0 +1,175 @@
+"""Bad TORCH_TRACE input: corrupt or cut-off logs, malformed lines, and targets that are no
+trace. Each gives one `error:` line naming the file and a documented exit code (7: a log
+that cannot be read; 3: a target that is none), or a warning in the report, never an
+internal error."""
+
+from __future__ import annotations
+
+import gzip
+import shutil
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner, Result
+
+from _trace_expect import TRACES
+from tritoninspect.cli import app
+from tritoninspect.errors import ExitCode
+
+RECOMPILE = next((TRACES / "recompile_constexpr").glob("*.log"))
+ONE_LOG = next((TRACES / "add_raw").glob("*.log"))
+GLOG = "V1130 08:00:58.429000 5453 torch/_dynamo/x.py:1] "
+
+
+def cli(*args: str) -> Result:
+    return CliRunner().invoke(app, list(args), catch_exceptions=False)
+
+
+def one_error(result: Result, code: int, *words: str) -> str:
+    """The run's single `error:` line, checked: the exit code, the words, no internal error."""
+    assert result.exit_code == code, result.output
+    errors = [line for line in result.output.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1, result.output
+    assert "internal error" not in result.output and "Traceback" not in result.output
+    for word in words:
+        assert word in " ".join(result.output.split()), result.output
+    return errors[0]
+
+
+def test_a_cut_gzip_log_is_one_error_naming_it(tmp_path: Path) -> None:
+    packed = gzip.compress(RECOMPILE.read_bytes())
+    cut = tmp_path / "cut.log.gz"
+    cut.write_bytes(packed[: len(packed) // 2])
+    one_error(cli("graph", str(cut)), ExitCode.REPORT, str(cut), "cut off")
+    # In a folder too (the folder's only log): the same line, not exit 6.
+    one_error(cli("graph", str(tmp_path)), ExitCode.REPORT, str(cut), "cut off")
+
+
+def test_a_log_gz_that_is_not_gzip_is_one_error_naming_it_in_graph_and_diff(tmp_path: Path) -> None:
+    fake = tmp_path / "fake.log.gz"
+    fake.write_text("not gzip at all\n")
+    one_error(cli("graph", str(fake)), ExitCode.REPORT, str(fake), "not a valid gzip file")
+    one_error(cli("diff", str(fake), str(ONE_LOG)), ExitCode.REPORT, str(fake), "not a valid gzip file")
+
+
+@pytest.mark.parametrize("bad", ['{"str": 5}', '{"str": ["a", "zz"]}', '{"str": ["a"]}', '{}', '{"x": '])
+def test_malformed_lines_are_skipped_and_reported(tmp_path: Path, bad: str) -> None:
+    log = tmp_path / "t.log"
+    log.write_text(GLOG + bad + "\n" + ONE_LOG.read_text())
+    result = cli("graph", str(log))
+    assert result.exit_code == 0, result.output
+    text = " ".join(result.output.split())
+    assert "1 line of" in text and "could not be read (first: line 1;" in text
+    # --strict counts it: a report read from a damaged log is not a clean one.
+    assert cli("graph", str(log), "--strict").exit_code == ExitCode.FINDINGS
+    # Nothing but the bad line: one error line, exit 7.
+    log.write_text(GLOG + bad + "\n")
+    one_error(cli("graph", str(log)), ExitCode.REPORT, str(log), "no readable TORCH_TRACE events")
+
+
+def test_a_cut_off_log_warns_that_it_ends_mid_compile(tmp_path: Path) -> None:
+    """`head -c 60%` of a log whose second compile is a recompile: the report cannot show it,
+    and says the log ends in the middle of that compile."""
+    data = RECOMPILE.read_bytes()
+    half = tmp_path / "half.log"
+    half.write_bytes(data[: len(data) * 6 // 10])
+    result = cli("graph", str(half))
+    assert result.exit_code == 0, result.output
+    text = " ".join(result.output.split())
+    assert "ends in the middle of compile 0/1" in text, text
+    assert "the job crashed or is still running" in text
+    # `check` cannot vouch for a log it read only half of: every condition fails, saying why once.
+    checked = cli("check", str(half), "--no-breaks", "--max-graphs", "9")
+    assert checked.exit_code == ExitCode.FINDINGS, checked.output
+    fails = [line for line in checked.stdout.splitlines() if line.startswith("FAIL")]
+    assert len(fails) == 2 and all(line.startswith("FAIL incomplete log:") for line in fails), fails
+    assert cli("check", str(RECOMPILE), "--no-breaks", "--max-graphs", "9").exit_code == 0
+    # The whole log: no such warning.
+    whole = " ".join(cli("graph", str(RECOMPILE)).output.split())
+    assert "ends in the middle" not in whole and "could not be read" not in whole
+
+
+def test_an_unreadable_log_in_a_rank_folder_is_one_error_naming_it(tmp_path: Path) -> None:
+    ranks = tmp_path / "ranks"
+    shutil.copytree(TRACES / "ranks", ranks)
+    (rank1,) = ranks.glob("*_rank_1_*.log")
+    packed = gzip.compress(rank1.read_bytes())
+    rank1.unlink()
+    cut = ranks / (rank1.name + ".gz")
+    cut.write_bytes(packed[: len(packed) * 3 // 4])
+    one_error(cli("graph", str(ranks)), ExitCode.REPORT, str(cut))
+
+
+def test_the_same_log_as_log_and_log_gz_is_one_log(tmp_path: Path) -> None:
+    log = tmp_path / ONE_LOG.name
+    shutil.copy(ONE_LOG, log)
+    (tmp_path / (ONE_LOG.name + ".gz")).write_bytes(gzip.compress(ONE_LOG.read_bytes()))
+    result = cli("graph", str(tmp_path), "--json")
+    assert result.exit_code == 0, result.output
+    assert '"ranks"' not in result.stdout  # one report, not a document of two logs
+
+
+@pytest.mark.parametrize(("make", "words"), [
+    (lambda d: None, ["no TORCH_TRACE logs in", "the folder is empty"]),
+    (lambda d: [(d / n).write_text("INFO starting\n") for n in ("a.log", "b.log")],
+     ["no TORCH_TRACE logs in", "found 2 .log files that are not torch traces"]),
+    (lambda d: (d / "report.json").write_text("{}"), ["no TORCH_TRACE logs in", "report.json"]),
+])
+def test_a_folder_without_trace_logs_says_what_it_holds(tmp_path: Path, make, words: list[str]) -> None:
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    make(folder)
+    line = one_error(cli("graph", str(folder)), ExitCode.TARGET, *words)
+    assert "Bad target" not in line
+
+
+def test_targets_that_are_not_what_they_seem(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    one_error(cli("graph", str(tmp_path / "x.log")), ExitCode.TARGET, "x.log: no such file")
+    # An empty target is refused, not read as the current folder's logs.
+    monkeypatch.chdir(TRACES / "add_raw")
+    one_error(cli("graph", ""), ExitCode.TARGET, "empty target")
+    one_error(cli("export", str(TRACES / "add_raw")), ExitCode.TARGET, "export needs a model target")
+
+
+def test_a_broken_log_gz_beside_good_logs_is_not_left_out_silently(tmp_path: Path) -> None:
+    shutil.copytree(TRACES / "ranks", tmp_path / "ranks")
+    (rank1,) = (tmp_path / "ranks").glob("*_rank_1_*.log")
+    broken = rank1.with_name(rank1.name + ".gz")
+    rank1.rename(broken)
+    broken.write_bytes(b"not gzip\n")
+    one_error(cli("graph", str(tmp_path / "ranks")), ExitCode.REPORT, str(broken), "not a valid gzip file")
+
+
+def test_compile_ids_of_compiled_autograd_sort_beside_dynamo_ids() -> None:
+    from tritoninspect.render._format import compile_id_key
+
+    ids = ["!0/0/0", "0/0", None, "10/0", "2/1", "!1"]
+    assert sorted(ids, key=compile_id_key) == ["0/0", "2/1", "10/0", "!0/0/0", "!1", None]
+
+
+def test_an_event_with_a_damaged_compile_id_does_not_break_the_report(tmp_path: Path) -> None:
+    lines = ONE_LOG.read_text().splitlines()
+    i = next(i for i, line in enumerate(lines) if '"inductor_post_grad_graph"' in line or '"dynamo_output_graph"' in line)
+    lines[i] = lines[i].replace('"frame_id": 0', '"frame_id": [[1]]')
+    assert '"frame_id": [[1]]' in lines[i]
+    log = tmp_path / "t.log"
+    log.write_text("\n".join(lines) + "\n")
+    for args in ((), ("--detail",)):
+        assert cli("graph", str(log), *args).exit_code == 0
+    assert cli("graph", str(log), "-o", str(tmp_path / "t.html")).exit_code == 0
+
+
+def test_a_torch_log_that_cannot_be_opened_is_named_not_left_out(tmp_path: Path, monkeypatch) -> None:
+    from tritoninspect.textformats import torch_trace
+
+    shutil.copytree(TRACES / "ranks", tmp_path / "ranks")
+    (rank1,) = (tmp_path / "ranks").glob("*_rank_1_*.log")
+    real_open = torch_trace._open
+
+    def no_permission(path: Path):
+        if path == rank1:
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_open(path)
+
+    monkeypatch.setattr(torch_trace, "_open", no_permission)
+    one_error(cli("graph", str(tmp_path / "ranks")), ExitCode.REPORT, str(rank1), "permission denied")
