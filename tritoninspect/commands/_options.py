@@ -43,6 +43,9 @@ InputsOpt = Annotated[
                                 help='Example inputs: shapes with optional dtype and value, e.g. '
                                      '"4x128:float16,4x128,scalar:i64=8".')
 ]
+TargetArchOpt = Annotated[
+    Optional[str], typer.Option("--target", metavar="ARCH", help="Compile-only mode's GPU architecture (default sm_90).")
+]
 DeviceOpt = Annotated[Device, typer.Option(help="auto: CUDA when available, else compile-only CPU mode.")]
 DynamicOpt = Annotated[bool, typer.Option("--dynamic", help="Compile with dynamic shapes from the start.")]
 BackwardOpt = Annotated[

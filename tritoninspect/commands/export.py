@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from enum import Enum
-from typing import TYPE_CHECKING, Annotated, Optional
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -25,6 +25,7 @@ from tritoninspect.commands._options import (
     JsonOpt,
     OutputOpt,
     QuietOpt,
+    TargetArchOpt,
     TargetArg,
     TimeoutOpt,
 )
@@ -61,9 +62,7 @@ def export(
     json_out: JsonOpt = False,
     output: OutputOpt = None,
     dump: DumpOpt = None,
-    target_arch: Annotated[
-        Optional[str], typer.Option("--target", help="Compile-only mode's GPU architecture (default sm_90).")
-    ] = None,
+    target_arch: TargetArchOpt = None,
     force: ForceOpt = False,
     timeout: TimeoutOpt = None,
     quiet: QuietOpt = False,

@@ -26,6 +26,7 @@ from tritoninspect.commands._options import (
     InputsOpt,
     JsonOpt,
     QuietOpt,
+    TargetArchOpt,
     OutputOpt,
     Show,
     Stage,
@@ -54,9 +55,7 @@ def graph(
     resources: Annotated[
         bool, typer.Option("--resources", help="Compile each kernel per autotune config: registers, shared memory, spills.")
     ] = False,
-    target_arch: Annotated[
-        Optional[str], typer.Option("--target", metavar="ARCH", help="Compile-only mode's GPU architecture (default sm_90).")
-    ] = None,
+    target_arch: TargetArchOpt = None,
     detail: Annotated[
         bool, typer.Option("--detail", help="Every stage's tables for every kernel, instead of the one-screen summary.")
     ] = False,
