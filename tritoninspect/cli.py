@@ -70,6 +70,12 @@ def main() -> None:
     signal.signal(signal.SIGTERM, _terminated)
     code = run(sys.argv[1:])
     _close_stdout()
+    if code == ExitCode.INTERRUPTED:
+        # Interrupted mid-import (of torch, of the user's module), half-initialised extension
+        # modules can fail during interpreter shutdown, and a run that printed `error: interrupted`
+        # was seen to die by SIGINT instead of exiting 130. Everything of ours is cleaned up by now.
+        sys.stderr.flush()
+        os._exit(code)
     sys.exit(code)
 
 
