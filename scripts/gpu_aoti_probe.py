@@ -1,0 +1,73 @@
+"""Plain AOTInductor on this machine, with no tritoninspect in the process: is a crash torch's or ours?
+
+Run THERE by scripts/gpu-export, beside the tritoninspect runs: each case in its own
+`python -X faulthandler` process, which exports a model, builds the AOTInductor package, loads it
+and runs it on the device, printing one line per step. Usage:
+    python scripts/gpu_aoti_probe.py OUTDIR [--device cuda]
+writes OUTDIR/probe-<case>.txt (the child's output) and prints one summary line per case.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+CASES = {
+    # no Triton kernel of the user's: AOTInductor alone
+    "plain": "plain",
+    # a user kernel through torch.library.triton_op (torch's documented path for AOTInductor)
+    "triton_op": "samples/triton_op.py:Net",
+}
+
+CHILD = r'''
+import importlib.util, os, sys, tempfile, faulthandler
+import torch
+device, case = sys.argv[1], sys.argv[2]
+print("torch", torch.__version__, "cuda", torch.cuda.is_available(), flush=True)
+if case == "plain":
+    class Net(torch.nn.Module):
+        def forward(self, x, w):
+            return torch.cos(torch.sin(x) + w) * 2
+    args = (torch.randn(64), torch.randn(64))
+else:
+    path, name = case.split(":")
+    spec = importlib.util.spec_from_file_location("probe_target", path)
+    mod = importlib.util.module_from_spec(spec); spec.loader.exec_module(mod)
+    Net, args = getattr(mod, name), mod.example_inputs()
+model = Net().to(device)
+args = tuple(a.to(device) for a in args)
+ref = model(*args)
+print("eager ok", flush=True)
+ep = torch.export.export(model, args)
+print("export ok", flush=True)
+with tempfile.TemporaryDirectory() as tmp:
+    pkg = torch._inductor.aoti_compile_and_package(ep, package_path=os.path.join(tmp, "m.pt2"))
+    print("aoti build ok", flush=True)
+    loaded = torch._inductor.aoti_load_package(pkg)
+    print("aoti load ok", flush=True)
+    out = loaded(*args)
+    torch.cuda.synchronize() if device == "cuda" else None
+    print("aoti run ok; matches eager:", torch.allclose(out, ref, atol=1e-5), flush=True)
+'''
+
+
+def main() -> int:
+    out = Path(sys.argv[1])
+    device = sys.argv[sys.argv.index("--device") + 1] if "--device" in sys.argv else "cuda"
+    out.mkdir(parents=True, exist_ok=True)
+    for name, case in CASES.items():
+        t0 = time.monotonic()
+        proc = subprocess.run([sys.executable, "-X", "faulthandler", "-c", CHILD, device, case],
+                              capture_output=True, text=True, timeout=240)
+        text = proc.stdout + proc.stderr
+        (out / f"probe-{name}.txt").write_text(text)
+        steps = [line for line in proc.stdout.splitlines() if line.endswith("ok") or "matches" in line]
+        print(f"probe {name:10} rc={proc.returncode:<4} {time.monotonic() - t0:6.1f} s  "
+              f"last step: {steps[-1] if steps else 'none'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
