@@ -3,8 +3,10 @@
 Run THERE by scripts/gpu-export, beside the tritoninspect runs: each case in its own
 `python -X faulthandler` process, which exports a model, builds the AOTInductor package, loads it
 and runs it on the device, printing one line per step. Usage:
-    python scripts/gpu_aoti_probe.py OUTDIR [--device cuda]
-writes OUTDIR/probe-<case>.txt (the child's output) and prints one summary line per case.
+    python scripts/gpu_aoti_probe.py OUTDIR [--device cuda] [--only CASE]
+writes OUTDIR/probe-<case>.txt (the child's output) and prints one summary line per case;
+tests/gpu/test_gpu_export.py runs `--only plain` to tell a machine whose AOTInductor loader crashes
+from a crash of ours.
 """
 
 from __future__ import annotations
@@ -14,17 +16,21 @@ import sys
 import time
 from pathlib import Path
 
+#: name -> (model, device or "", how: "package" or "so")
 CASES = {
     # no Triton kernel of the user's: AOTInductor alone
-    "plain": "plain",
+    "plain": ("plain", "", "package"),
     # a user kernel through torch.library.triton_op (torch's documented path for AOTInductor)
-    "triton_op": "samples/triton_op.py:Net",
+    "triton_op": ("samples/triton_op.py:Net", "", "package"),
+    # where does a crash live: the CPU package loader, or the CUDA one; the package or the bare .so
+    "plain_cpu": ("plain", "cpu", "package"),
+    "plain_so": ("plain", "", "so"),
 }
 
 CHILD = r'''
 import importlib.util, os, sys, tempfile, faulthandler
 import torch
-device, case = sys.argv[1], sys.argv[2]
+device, case, how = sys.argv[1], sys.argv[2], sys.argv[3]
 print("torch", torch.__version__, "cuda", torch.cuda.is_available(), flush=True)
 if case == "plain":
     class Net(torch.nn.Module):
@@ -42,6 +48,15 @@ ref = model(*args)
 print("eager ok", flush=True)
 ep = torch.export.export(model, args)
 print("export ok", flush=True)
+if how == "so":  # the older route: a bare shared library, no package extraction
+    so = torch._inductor.aot_compile(ep.module(), args, options={"aot_inductor.package": False})
+    print("aoti build ok", so, flush=True)
+    runner = torch._export.aot_load(so, device)
+    print("aoti load ok", flush=True)
+    out = runner(*args)
+    torch.cuda.synchronize() if device == "cuda" else None
+    print("aoti run ok; matches eager:", torch.allclose(out, ref, atol=1e-5), flush=True)
+    sys.exit(0)
 with tempfile.TemporaryDirectory() as tmp:
     pkg = torch._inductor.aoti_compile_and_package(ep, package_path=os.path.join(tmp, "m.pt2"))
     print("aoti build ok", flush=True)
@@ -56,10 +71,13 @@ with tempfile.TemporaryDirectory() as tmp:
 def main() -> int:
     out = Path(sys.argv[1])
     device = sys.argv[sys.argv.index("--device") + 1] if "--device" in sys.argv else "cuda"
+    only = sys.argv[sys.argv.index("--only") + 1] if "--only" in sys.argv else None
     out.mkdir(parents=True, exist_ok=True)
-    for name, case in CASES.items():
+    for name, (case, case_device, how) in CASES.items():
+        if only and name not in only.split(","):
+            continue
         t0 = time.monotonic()
-        proc = subprocess.run([sys.executable, "-X", "faulthandler", "-c", CHILD, device, case],
+        proc = subprocess.run([sys.executable, "-X", "faulthandler", "-c", CHILD, case_device or device, case, how],
                               capture_output=True, text=True, timeout=240)
         text = proc.stdout + proc.stderr
         (out / f"probe-{name}.txt").write_text(text)

@@ -4,11 +4,19 @@ each entry kind built, loaded and compared with eager on the example inputs.
     python -m pytest -q tests/gpu/test_gpu_export.py   # on a machine with a GPU, from the repo root
 
 scripts/gpu-export runs every export sample the same way and writes a summary.
+
+Loading is checked against the machine: where torch's own AOTInductor loader crashes on a model
+with no Triton kernel and no tritoninspect in the process (scripts/gpu_aoti_probe.py, run beside the
+exports), a crash of ours at the same step is that machine's, and the load test is an xfail that
+says so. Anywhere else the crash fails the test.
 """
 
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,6 +24,8 @@ import pytest
 from _expect import CliRuns, json_report
 
 pytestmark = [pytest.mark.gpu, pytest.mark.slow]
+
+ROOT = Path(__file__).resolve().parents[2]
 
 RUNS = {
     "hop": ["samples/add_raw.py:Net", "--strict"],
@@ -26,20 +36,45 @@ RUNS = {
 
 
 @pytest.fixture(scope="module")
-def runs() -> Any:
+def runs(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    probe_dir = tmp_path_factory.mktemp("aoti-probe")
+    probe = subprocess.Popen([sys.executable, "scripts/gpu_aoti_probe.py", str(probe_dir), "--only", "plain"],
+                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     cli = CliRuns(workers=max(2, min(4, (os.cpu_count() or 2) // 2)))
     for key, args in RUNS.items():
         cli.submit(key, ["export", *args, "--device", "cuda", "--json"])
-    yield cli
+    yield cli, probe
     cli.close()
+    probe.kill()
+
+
+def _plain_aoti_crashes(probe: subprocess.Popen[str]) -> str | None:
+    """The probe's line when plain torch's AOTInductor package crashed on this machine, else None."""
+    line = probe.communicate(timeout=300)[0].strip()
+    return line if "rc=-11" in line or "rc=139" in line else None
 
 
 @pytest.mark.parametrize("key", list(RUNS))
-def test_package_is_built_loaded_and_matches_eager(runs: Any, key: str) -> None:
-    report = json_report(runs.get(key))
+def test_package_is_built_with_the_kernel(runs: Any, key: str) -> None:
+    report = json_report(runs[0].get(key))
     assert report["meta"]["mode"] == "gpu"
-    aoti = report["export"]["aoti"]
-    assert (aoti["status"], aoti["loaded"], aoti["matches_eager"]) == ("built", True, True), aoti
+    assert report["export"]["aoti"]["status"] == "built", report["export"]["aoti"]
     (kernel,) = [k for k in report["export"]["kernels"] if k["appears_as"] != "absent"]
     assert kernel["appears_as"] == (key if key != "dynamic" else "triton_op")
     assert kernel["in_aoti_code"] is True
+
+
+@pytest.mark.parametrize("key", list(RUNS))
+def test_package_is_loaded_and_matches_eager(runs: Any, key: str) -> None:
+    cli, probe = runs
+    report = json_report(cli.get(key))
+    aoti = report["export"]["aoti"]
+    failure = report.get("failure") or {}
+    if not aoti["loaded"] and failure.get("exc_type") == "NativeCrash":
+        # The crash must still be a report: the stage, and the exported program kept.
+        assert failure["stage"] in ("aoti_load", "aoti_run"), failure
+        assert report["export"]["kernels"], report["export"]
+        machine = _plain_aoti_crashes(probe)
+        if machine:
+            pytest.xfail(f"this machine's AOTInductor loader crashes without tritoninspect too ({machine})")
+    assert (aoti["status"], aoti["loaded"], aoti["matches_eager"]) == ("built", True, True), (aoti, failure)
