@@ -115,3 +115,12 @@ def test_the_core_never_imports_the_command_layer() -> None:
     edge = {name for name in MODULES if name == "tritoninspect.cli" or name.startswith("tritoninspect.commands")}
     core = set(MODULES) - edge - {"tritoninspect.__main__"}
     assert {name: sorted(GRAPH[name] & edge) for name in core if GRAPH[name] & edge} == {}
+
+
+#: Issue 10's bound: a module longer than this is two modules.
+MAX_MODULE_LINES = 500
+
+
+def test_no_module_over_the_line_bound() -> None:
+    lengths = {name: len(path.read_text(encoding="utf-8").splitlines()) for name, path in MODULES.items()}
+    assert {name: n for name, n in lengths.items() if n > MAX_MODULE_LINES} == {}
