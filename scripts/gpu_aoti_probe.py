@@ -4,6 +4,7 @@ Run THERE by scripts/gpu-export, beside the tritoninspect runs: each case in its
 `python -X faulthandler` process, which exports a model, builds the AOTInductor package, loads it
 and runs it on the device, printing one line per step. Usage:
     python scripts/gpu_aoti_probe.py OUTDIR [--device cuda] [--only CASE]
+(or `python scripts/gpu_aoti_probe.py --child DEVICE MODEL HOW`: one case in this process, for a debugger)
 writes OUTDIR/probe-<case>.txt (the child's output) and prints one summary line per case;
 tests/gpu/test_gpu_export.py runs `--only plain` to tell a machine whose AOTInductor loader crashes
 from a crash of ours.
@@ -69,6 +70,10 @@ with tempfile.TemporaryDirectory() as tmp:
 
 
 def main() -> int:
+    if sys.argv[1] == "--child":  # one case in this process: `cuda-gdb --args python3 THIS --child cpu plain package`
+        sys.argv = [sys.argv[0], *sys.argv[2:]]
+        exec(compile(CHILD, "<probe child>", "exec"), {"__name__": "__probe__"})
+        return 0
     out = Path(sys.argv[1])
     device = sys.argv[sys.argv.index("--device") + 1] if "--device" in sys.argv else "cuda"
     only = sys.argv[sys.argv.index("--only") + 1] if "--only" in sys.argv else None

@@ -154,6 +154,26 @@ def test_auto_dim_fixed_by_a_constexpr_is_specialised_and_a_runtime_argument_sta
     assert "x.size(1)" in finding.message and finding.issue.endswith("/137024")
 
 
+@pytest.mark.parametrize("stage", ["aoti", "aoti_load", "aoti_run"])
+def test_a_failure_after_export_keeps_what_the_program_says_about_dimensions(stage: str) -> None:
+    # As `export samples/export_dynamic.py:Net --dynamic` on the H200 (torch 2.11), where the package's
+    # loader crashed: the exported program exists, so its specialised dimension is still a finding.
+    cap = capture(kernels={ROW.id: ROW}, dynamic="target", ranges={"s77": ("2", "4096")},
+                  inputs=[InputDims("x", (8, 48), ("s77", "48"), ("rows", "auto"))],
+                  launches=[EagerLaunch(ROW.id, "ns::row_scale", {"N_COLS": 48, "BLOCK": 64}, {"n_rows": 8})],
+                  ops={"ns::row_scale": True},
+                  failure=failure(stage, "the package crashed with signal 11 (SIGSEGV)", exc_type="NativeCrash"))
+    assert "constexpr_specialised_dim" in causes(build_export_report(cap))
+
+
+def test_a_failed_export_leaves_the_dimension_to_its_own_finding() -> None:
+    cap = capture(kernels={ROW.id: ROW}, dynamic="target", ranges={"s77": ("2", "4096")},
+                  inputs=[InputDims("x", (8, 48), ("s77", "48"), ("rows", "auto"))],
+                  launches=[EagerLaunch(ROW.id, "ns::row_scale", {"N_COLS": 48, "BLOCK": 64}, {"n_rows": 8})],
+                  ops={"ns::row_scale": True}, failure=failure("export", "Constraints violated (rows)"))
+    assert "constexpr_specialised_dim" not in causes(build_export_report(cap))
+
+
 # --- the report --------------------------------------------------------------------------------------
 
 

@@ -50,7 +50,7 @@ def export_info(cap: ExportCapture) -> ExportInfo:
 def specialised_by_constexpr(cap: ExportCapture) -> tuple[ExportFinding, ...]:
     """A dimension asked to be dynamic (Dim.AUTO) that export fixed, with the kernel's
     tl.constexpr carrying its size: the package then accepts only that size."""
-    if cap.failure is not None:
+    if _export_failed(cap):
         return ()  # a failed export's own finding says it (constexpr_specialises_dynamic_dim)
     return tuple(
         ExportFinding(
@@ -66,6 +66,12 @@ def specialised_by_constexpr(cap: ExportCapture) -> tuple[ExportFinding, ...]:
     )
 
 
+def _export_failed(cap: ExportCapture) -> bool:
+    """The exported program is missing: a failure before AOTInductor (whose failures, a native crash
+    of the package included, leave the program and what it says about dimensions intact)."""
+    return cap.failure is not None and not cap.failure.stage.startswith("aoti")
+
+
 def _zero_one_dims(cap: ExportCapture) -> dict[str, DynamicDim]:
     """Dimensions asked to be dynamic and fixed in the exported program, whose example size is 0 or 1."""
     return {f"{d.input}.size({d.dim})": d for d in dynamic_dims(cap) if d.specialised and d.example in (0, 1)}
@@ -73,7 +79,7 @@ def _zero_one_dims(cap: ExportCapture) -> dict[str, DynamicDim]:
 
 def specialised_zero_one(cap: ExportCapture) -> tuple[ExportFinding, ...]:
     """A dimension asked to be dynamic (Dim.AUTO) that export fixed because its example size is 0 or 1."""
-    if cap.failure is not None:
+    if _export_failed(cap):
         return ()  # a failed export's own finding says it (zero_one_specialised_dim)
     return tuple(
         ExportFinding(
