@@ -25,13 +25,7 @@ def kernel_posts(payload: str) -> dict[str, list[list[str]]]:
     """Inductor kernel name (debug handle dropped) -> the post-grad node names of each of
     its calls, in handle order (a handle per call Inductor wrote), from an
     `inductor_provenance_tracking_node_mappings` payload; {} when it is not that layout."""
-    try:
-        data = json.loads(payload)
-    except ValueError:
-        return {}
-    mapping = data.get("cppCodeToPost") if isinstance(data, dict) else None
-    if not isinstance(mapping, dict):
-        return {}
+    mapping = _mapping(payload, "cppCodeToPost")
     calls: list[tuple[int, str, list[str]]] = []
     for kernel, nodes in mapping.items():
         name, _, handle = str(kernel).rpartition(":")
@@ -46,13 +40,7 @@ def kernel_posts(payload: str) -> dict[str, list[list[str]]]:
 def post_to_pre(payload: str) -> dict[str, str]:
     """Post-grad node -> the (first) pre-grad node it came from (`postToPre` of the same
     payload): the nodes one op decomposed into share one; {} when it is not there."""
-    try:
-        data = json.loads(payload)
-    except ValueError:
-        return {}
-    mapping = data.get("postToPre") if isinstance(data, dict) else None
-    if not isinstance(mapping, dict):
-        return {}
+    mapping = _mapping(payload, "postToPre")
     return {str(post): str(pres[0]) for post, pres in mapping.items() if isinstance(pres, list) and pres}
 
 
@@ -143,3 +131,13 @@ def named_by_provenance(graphs: list[Any], codes: list[OutputCodeRecord],
                     if hop is not None and hop.kernel_idx is not None:
                         found.setdefault(hop.kernel_idx, (kernel.name, kernel.file, kernel.line))
     return found
+
+
+def _mapping(payload: str, key: str) -> dict[Any, Any]:
+    """The dict under `key` of a provenance payload; {} when the payload is not JSON or has none."""
+    try:
+        data = json.loads(payload)
+    except ValueError:
+        return {}
+    mapping = data.get(key) if isinstance(data, dict) else None
+    return mapping if isinstance(mapping, dict) else {}

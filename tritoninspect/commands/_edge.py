@@ -16,7 +16,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import sys
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -95,14 +95,18 @@ def error_envelope(exc: TritonInspectError) -> dict[str, Any]:
     return {"type": type(exc).__name__, "message": exc.message, "exit_code": int(exc.exit_code)}
 
 
-def exit_if_failed(report: Report, err: Console) -> None:
-    """The report of a failed compile is out (stdout or -o): say so in one line, exit 4."""
+def exit_if_failed(report: Report, err: Console, line: Callable[[Report], str] | None = None) -> None:
+    """The report of a failed compile is out (stdout or -o): say so in one line (`line(report)`, by
+    default the failure's own line), exit 4."""
     if report.failure is None:
         return
-    from tritoninspect.render._failure import failure_line
+    if line is None:
+        from tritoninspect.render._failure import failure_line
 
-    err.print(f"[bold red]error:[/] {escape(one_line(failure_line(report.failure)))}", highlight=False,
-              soft_wrap=True)
+        text = failure_line(report.failure)
+    else:
+        text = line(report)
+    err.print(f"[bold red]error:[/] {escape(one_line(text))}", highlight=False, soft_wrap=True)
     raise typer.Exit(int(ExitCode.USER_CODE))
 
 

@@ -10,7 +10,7 @@ import typer
 from tritoninspect.commands._edge import (
     check_outputs,
     edge,
-    one_line,
+    exit_if_failed,
     ready_to_capture,
     refuse_capture_options,
     time_limit,
@@ -81,9 +81,11 @@ def export(
                  "timeout": timeout}
         report = _report(target, options, given, err, timeout, progress=not (quiet or json_out), debug=debug)
         from tritoninspect.render.emit import emit
+        from tritoninspect.render.export import export_failure_line
 
         emit(report, "json" if json_out else None if output else "text", output, dump=dump)
-        _exit_if_failed(report, err)
+        # A short line: torch's export errors run to hundreds of characters.
+        exit_if_failed(report, err, line=export_failure_line)
 
 
 def _strictness(strict: bool, non_strict: bool) -> bool | None:
@@ -120,15 +122,3 @@ def _report(target: str, options: ExportOptions, given: dict[str, object], err: 
         return run_export(spec, options)
 
 
-def _exit_if_failed(report: Report, err: Console) -> None:
-    """As `exit_if_failed`, with a short line: torch's export errors run to hundreds of characters."""
-    if report.failure is None:
-        return
-    from rich.markup import escape
-
-    from tritoninspect.errors import ExitCode
-    from tritoninspect.render.export import export_failure_line
-
-    err.print(f"[bold red]error:[/] {escape(one_line(export_failure_line(report)))}", highlight=False,
-              soft_wrap=True)
-    raise typer.Exit(int(ExitCode.USER_CODE))

@@ -6,7 +6,9 @@ import io
 import shutil
 import sys
 
-from rich.console import Console
+from collections.abc import Callable, Iterable, Sequence
+
+from rich.console import Console, RenderableType
 
 #: Width used whenever output is not coloured (a file, a pipe, a golden test).
 PLAIN_WIDTH = 100
@@ -59,3 +61,18 @@ def console_text(console: Console) -> str:
     if console.color_system is not None:
         return text.removesuffix("\n")
     return "\n".join(line.rstrip() for line in text.splitlines())
+
+
+def print_blocks(console: Console, blocks: Iterable[Sequence[RenderableType]], *, first: bool = True,
+                 print_one: Callable[[RenderableType], None] | None = None) -> None:
+    """Print each non-empty block, blocks separated by one blank line (none before the first when
+    `first`); `print_one` prints a renderable (default: `console.print`)."""
+    show = print_one or console.print
+    for block in blocks:
+        if not block:
+            continue
+        if not first:
+            console.print()
+        first = False
+        for renderable in block:
+            show(renderable)

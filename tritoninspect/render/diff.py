@@ -12,7 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from tritoninspect.diff_report import PARALLEL_NOTE, SECTIONS, Bench, DiffReport, GraphDiff, Row, Side, SideBench, Timing
-from tritoninspect.render._console import console_text, make_console
+from tritoninspect.render._console import console_text, make_console, print_blocks
 from tritoninspect.render._safe import safe_record
 from tritoninspect.render._widgets import heading, table
 
@@ -59,18 +59,14 @@ class DiffRenderer:
 
     @staticmethod
     def _print_blocks(console: Console, blocks: Sequence[Sequence[RenderableType]], *, first: bool) -> None:
-        for block in blocks:
-            if not block:
-                continue
-            if not first:
-                console.print()
-            first = False
-            for renderable in block:
-                if isinstance(renderable, Text) and renderable.no_wrap:
-                    # Diff lines print whole, so they can be copied back out.
-                    console.print(renderable, no_wrap=True, overflow="ignore", crop=False)
-                else:
-                    console.print(renderable)
+        def print_one(renderable: RenderableType) -> None:
+            if isinstance(renderable, Text) and renderable.no_wrap:
+                # Diff lines print whole, so they can be copied back out.
+                console.print(renderable, no_wrap=True, overflow="ignore", crop=False)
+            else:
+                console.print(renderable)
+
+        print_blocks(console, blocks, first=first, print_one=print_one)
 
 
 # --- header ----------------------------------------------------------------------------------

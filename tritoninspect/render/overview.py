@@ -20,7 +20,7 @@ from rich.text import Text
 from tritoninspect.analyse.advice import Advice, advise
 from tritoninspect.analyse.summary import KernelSummary, size_text, summarise
 from tritoninspect.render import _format as fmt
-from tritoninspect.render._console import console_text, make_console
+from tritoninspect.render._console import console_text, make_console, print_blocks
 from tritoninspect.render._failure import failure_section, recompile_limit_section
 from tritoninspect.render._safe import safe_record
 from tritoninspect.render._widgets import ALERT, ENTRY_STYLES, heading
@@ -43,15 +43,7 @@ def render_overview(report: Report, *, color: bool | None = None, width: int | N
     blocks = [_header(report, cwd), failure_section(report, cwd), _kernel_block(kernels, console.width),
               recompile_limit_section(report, cwd), _findings(advice), _advice(advice), _diagnostics(report),
               _footer(report)]
-    first = True
-    for block in blocks:
-        if not block:
-            continue
-        if not first:
-            console.print()
-        first = False
-        for renderable in block:
-            console.print(renderable)
+    print_blocks(console, blocks)
     return console_text(console)
 
 

@@ -9,7 +9,7 @@ from rich.console import Console, RenderableType
 from rich.text import Text
 
 from tritoninspect.render import _format as fmt
-from tritoninspect.render._console import console_text, make_console
+from tritoninspect.render._console import console_text, make_console, print_blocks
 from tritoninspect.render._failure import failure_section, recompile_limit_section
 from tritoninspect.render._safe import safe_record
 from tritoninspect.render._kernels import kernel_details, kernel_table, verdicts
@@ -48,16 +48,7 @@ class TerminalRenderer:
         report = safe_record(report)
         # Resolved once so every location in one report is relative to the same place.
         cwd = Path.cwd()
-        first = True
-        for section in SECTIONS:
-            renderables = section(report, cwd)
-            if not renderables:
-                continue
-            if not first:
-                console.print()
-            first = False
-            for renderable in renderables:
-                console.print(renderable)
+        print_blocks(console, (section(report, cwd) for section in SECTIONS))
 
 
 def _header(report: Report, cwd: Path) -> list[RenderableType]:
