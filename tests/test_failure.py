@@ -118,6 +118,15 @@ def test_text_shows_the_failure_under_the_header() -> None:
     assert "  │ second line" in lines
 
 
+def test_the_raising_library_frame_is_named_from_its_package_down() -> None:
+    # Found by the newcomer pass (h20): "raised in: autograd.py:84 in backward" did not say which
+    # of torch's several autograd.py files raised.
+    installed = "/venv/lib/python3.11/site-packages/torch/_library/autograd.py:84 in backward"
+    report = dataclasses.replace(_failed_report(), failure=dataclasses.replace(FAILURE, torch_frame=installed))
+    lines = TerminalRenderer(width=120, color=False).render(report).splitlines()
+    assert "  raised in: torch/_library/autograd.py:84 in backward" in lines
+
+
 def test_a_failed_report_round_trips_and_fails_every_check() -> None:
     report = _failed_report()
     assert Report.from_json(report.to_json()) == report

@@ -66,6 +66,9 @@ def _frame(frame: str, cwd: Path) -> str:
     file, _, line = where.rpartition(":")
     if not file or not line.isdigit():
         return frame
+    for site in ("/site-packages/", "/dist-packages/"):
+        if site in file:  # torch's or Triton's file from its package down: a bare `autograd.py` is ambiguous
+            return f"{file.rsplit(site, 1)[1]}:{line} in {func}"
     return f"{fmt.location(file, int(line), cwd=cwd)} in {func}"
 
 
