@@ -290,8 +290,10 @@ def backward_cut(report: Report, kernels: Sequence[KernelSummary]) -> list[Advic
     who = (f"{_join(cut)} {'has' if len(cut) == 1 else 'have'} no autograd formula, so"
            if cut else "an operation without an autograd formula cut the graph, so")
     if meta.backward_skipped_calls:
-        finding = (f"backward was requested but no output requires grad ({_plural(meta.backward_skipped_calls, 'call')} "
-                   f"ran forward only): {who} no gradient reaches {params}.")
+        # Not "requested": backward is on by default when parameters require grad (most models).
+        finding = (f"backward was to run (--backward, or parameters requiring grad) but no output requires grad "
+                   f"({_plural(meta.backward_skipped_calls, 'call')} ran forward only): {who} no gradient reaches "
+                   f"{params}.")
     else:
         finding = f"backward ran, but {who} no gradient reaches {params}."
     return [Advice(
