@@ -154,8 +154,9 @@ def test_backward_cut_names_the_kernel_and_the_parameters() -> None:
         report.meta, backward=True, backward_skipped_calls=1, params_without_grad=("lin.weight", "lin.bias")))
     (a,) = run("backward_cut", cut)
     assert a.impact == rules.BROKEN and a.kernel == "add_kernel"
-    assert a.finding == ("backward was requested but no output requires grad (1 call ran forward only): add_kernel "
-                         "has no autograd formula, so no gradient reaches lin.weight, lin.bias.")
+    assert a.finding == ("backward was to run (--backward, or parameters requiring grad) but no output requires "
+                         "grad (1 call ran forward only): add_kernel has no autograd formula, so no gradient "
+                         "reaches lin.weight, lin.bias.")
     assert "triton_op" in a.action and "register_autograd" in a.action and "autograd.Function" in a.action
     # Backward ran but some parameters got nothing: still said, without the skipped-call clause.
     partial = dataclasses.replace(cut, meta=dataclasses.replace(cut.meta, backward_skipped_calls=0))

@@ -199,3 +199,13 @@ def test_the_watch_point_is_where_this_torch_asks() -> None:
     with compile_only():
         assert torch.cuda.is_available is is_available and torch.cuda._is_compiled is not original
     assert torch.cuda._is_compiled is original
+
+
+def test_check_says_a_break_logged_in_several_frames_once() -> None:
+    # Found by the newcomer pass (h20): a Liger block's one break, logged in frames 0/0 to 5/0,
+    # made a --no-breaks line repeating the same place and probe six times.
+    report = _report()
+    same = dataclasses.replace(report, graph_breaks=(report.graph_breaks[1], dataclasses.replace(
+        report.graph_breaks[1], compile_id="3/0")))
+    (failure,) = check_report(same, no_breaks=True)
+    assert failure.endswith(": [2/0, 3/0] /w/m.py:32 Import failure"), failure

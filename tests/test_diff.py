@@ -352,6 +352,16 @@ def test_notes_when_the_sides_were_captured_differently(raw: Report) -> None:
     assert any("modes" in n for n in diff.notes) and any("stages" in n for n in diff.notes)
 
 
+def test_settings_in_notes_read_as_the_headers_print_them(raw: Report) -> None:
+    # Found by the newcomer pass (h20): a graph report against an export report said
+    # "differ in dynamic settings (None vs False)" where the headers say "auto" and "no".
+    from tritoninspect.report import with_meta
+
+    diff = diff_reports(with_meta(raw, dynamic=None, backward=True), with_meta(raw, dynamic=False, backward=False))
+    assert any("dynamic settings (auto vs no)" in n for n in diff.notes), diff.notes
+    assert any("backward settings (yes vs no)" in n for n in diff.notes), diff.notes
+
+
 # --- the model ------------------------------------------------------------------------------------------
 
 

@@ -18,6 +18,7 @@ from tritoninspect.capture.failure import Progress, failure_record
 from tritoninspect.analyse.checks import check_report
 from tritoninspect.errors import ExitCode
 from tritoninspect.render.terminal import TerminalRenderer
+from tritoninspect.render._failure import failure_hint, failure_line
 from tritoninspect.report import Failure, Report, read_report
 
 ASSETS = REPO / "tests" / "assets" / "failures"
@@ -118,6 +119,24 @@ def test_text_shows_the_failure_under_the_header() -> None:
     assert "  │ second line" in lines
 
 
+def test_the_raising_library_frame_is_named_from_its_package_down() -> None:
+    # Found by the newcomer pass (h20): "raised in: autograd.py:84 in backward" did not say which
+    # of torch's several autograd.py files raised.
+    installed = "/venv/lib/python3.11/site-packages/torch/_library/autograd.py:84 in backward"
+    report = dataclasses.replace(_failed_report(), failure=dataclasses.replace(FAILURE, torch_frame=installed))
+    lines = TerminalRenderer(width=120, color=False).render(report).splitlines()
+    assert "  raised in: torch/_library/autograd.py:84 in backward" in lines
+
+
+def test_an_op_without_a_backward_gets_a_hint() -> None:
+    message = ("Trying to backward through mylib.op.default but no autograd formula was registered. "
+               "Please use register_autograd to add one.")
+    failure = dataclasses.replace(FAILURE, stage="aot", exc_type="RuntimeError", message=message)
+    text = TerminalRenderer(width=120, color=False).render(dataclasses.replace(_failed_report(), failure=failure))
+    assert "\n  hint: the op has no backward" in text and "--no-backward" in text
+    assert "register_autograd" in failure_line(failure) and failure_hint(FAILURE) is None
+
+
 def test_a_failed_report_round_trips_and_fails_every_check() -> None:
     report = _failed_report()
     assert Report.from_json(report.to_json()) == report
@@ -196,6 +215,18 @@ def test_compiler_failure_names_the_stage_and_keeps_what_came_before(
     assert (report.failure.stage, report.failure.compile_id) == (stage, "0/0")
     assert report.failure.message == f"{patched} broke"
     assert [g.stage for g in report.graphs][:1] == ["dynamo"]
+
+
+@pytest.mark.slow
+def test_a_triton_op_without_autograd_under_grad_fails_with_a_hint() -> None:
+    asset = ASSETS / "op_without_autograd.py"
+    proc = run_cli(["graph", f"{asset.relative_to(REPO)}:Net"], timeout=300)
+    assert proc.returncode == ExitCode.USER_CODE, explain(proc)
+    assert "no autograd formula was registered" in proc.stdout
+    assert "  hint: the op has no backward" in proc.stdout
+    assert "hint: the op has no backward" in proc.stderr
+    forward_only = run_cli(["graph", f"{asset.relative_to(REPO)}:Net", "--no-backward"], timeout=300)
+    assert forward_only.returncode == 0, explain(forward_only)
 
 
 # --- recompile limits --------------------------------------------------------------------------

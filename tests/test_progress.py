@@ -69,6 +69,10 @@ def test_warnings_are_counted_and_shown_with_debug() -> None:
         warnings_seen(seen)
     assert console.file.getvalue().splitlines() == ["torch warned 4 times (2 distinct); --debug shows the warnings"]
     console = piped()
+    with ProgressDisplay(console, "t"):
+        warnings_seen(seen[-1:])
+    assert console.file.getvalue().splitlines() == ["torch warned once; --debug shows the warnings"]
+    console = piped()
     with ProgressDisplay(console, "t", debug=True):
         warnings_seen(seen)
     assert console.file.getvalue().splitlines() == ["torch warned (x3): UserWarning: Graph break: x",

@@ -49,6 +49,8 @@ class CaptureOptions:
     depyf_dump: str | None = None
     #: Write the run's structured trace (TORCH_TRACE, what tlparse reads) into this directory.
     trace_dir: str | None = None
+    #: Let torch's own log lines (what TORCH_LOGS asks for) reach stderr: `--debug`.
+    torch_logs: bool = False
 
 
 # --- the route ------------------------------------------------------------------------------
@@ -143,6 +145,7 @@ def _capture(mode: _Mode, module: Any, input_sets: list[tuple[Any, ...]], option
             module, input_sets, info=mode.info, stage=options.stage, dynamic=True if options.dynamic else None,
             backward=requires_grad if options.backward is None else options.backward, target=name,
             inputs=describe_inputs(input_sets), env=mode.env, extras=mode.extras, resources=options.resources,
+            torch_logs=options.torch_logs,
         )
 
 

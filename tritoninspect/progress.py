@@ -86,7 +86,8 @@ class ProgressDisplay:
                                    soft_wrap=True)
         elif self.lines or self._status is not None:
             distinct = f" ({len(counts)} distinct)" if len(counts) != len(warnings) else ""
-            self.console.print(f"torch warned {len(warnings)} times{distinct}; --debug shows the warnings",
+            times = "once" if len(warnings) == 1 else f"{len(warnings)} times"
+            self.console.print(f"torch warned {times}{distinct}; --debug shows the warnings",
                                markup=False, highlight=False, style="dim", soft_wrap=True)
 
     def elapsed(self) -> float:

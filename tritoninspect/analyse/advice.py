@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import shlex
 from collections.abc import Callable, Sequence
 
 from tritoninspect.analyse.breaks import is_size_mismatch
@@ -125,14 +126,19 @@ def eager_launches(report: Report, kernels: Sequence[KernelSummary]) -> list[Adv
             rule="eager_launches", impact=EAGER, kernel=k.name,
             finding=f"{k.name} ran eagerly {_times(k.eager_launches)}{cause}, outside every compiled graph.",
             action=(brk.hint if brk is not None and brk.hint else
-                    "Find what stops Dynamo before the launch: `tritoninspect breaks TARGET` names each graph "
-                    "break and its cause."),
+                    f"Find what stops Dynamo before the launch: `{_breaks_command(report)}` names each "
+                    "graph break and its cause."),
             because="Code after a graph break, and frames Dynamo skips or that torch.compiler.disable marks, "
                     "run in plain Python: their kernel launches are never traced, so Inductor cannot see, "
                     "fuse or reorder them.",
             cite="torch/_dynamo/symbolic_convert.py (graph breaks); torch.compiler.disable",
         ))
     return advice
+
+
+def _breaks_command(report: Report) -> str:
+    """The `breaks` command for this report's own target, ready to paste (TARGET if unknown)."""
+    return f"tritoninspect breaks {shlex.quote(report.meta.target) if report.meta.target else 'TARGET'}"
 
 
 def graph_breaks(report: Report, kernels: Sequence[KernelSummary]) -> list[Advice]:
@@ -152,7 +158,7 @@ def graph_breaks(report: Report, kernels: Sequence[KernelSummary]) -> list[Advic
         advice.append(Advice(
             rule="graph_breaks", impact=EAGER if skipped else INFO, kernel=b.kernel,
             finding=f"graph break at {short_location(b.file, b.line)}{near}{times}: {headline}{skipped}.",
-            action=b.hint or "If the break is not intended, `tritoninspect breaks TARGET` shows its cause.",
+            action=b.hint or f"If the break is not intended, `{_breaks_command(report)}` shows its cause.",
             because="Each graph break ends one graph and starts another: Inductor optimises each part alone "
                     "and nothing fuses across the break.",
             cite="torch/_dynamo/symbolic_convert.py (graph breaks)",
@@ -284,8 +290,10 @@ def backward_cut(report: Report, kernels: Sequence[KernelSummary]) -> list[Advic
     who = (f"{_join(cut)} {'has' if len(cut) == 1 else 'have'} no autograd formula, so"
            if cut else "an operation without an autograd formula cut the graph, so")
     if meta.backward_skipped_calls:
-        finding = (f"backward was requested but no output requires grad ({_plural(meta.backward_skipped_calls, 'call')} "
-                   f"ran forward only): {who} no gradient reaches {params}.")
+        # Not "requested": backward is on by default when parameters require grad (most models).
+        finding = (f"backward was to run (--backward, or parameters requiring grad) but no output requires grad "
+                   f"({_plural(meta.backward_skipped_calls, 'call')} ran forward only): {who} no gradient reaches "
+                   f"{params}.")
     else:
         finding = f"backward ran, but {who} no gradient reaches {params}."
     return [Advice(

@@ -134,8 +134,14 @@ def _no_breaks(report: Report) -> list[str]:
     breaks = report.graph_breaks
     if not breaks:
         return []
-    shown = "; ".join(_break_text(b) for b in breaks[:SHOWN])
-    more = f"; and {len(breaks) - SHOWN} more" if len(breaks) > SHOWN else ""
+    # Dynamo logs one cause once per frame and recompile: the same place and cause is said once,
+    # with every compile id that logged it (a Liger model logged one break 6 times).
+    places: dict[str, list[str]] = {}
+    for b in breaks:
+        places.setdefault(_break_text(b), []).append(b.compile_id)
+    texts = [f"[{', '.join(ids)}] {text}" for text, ids in places.items()]
+    shown = "; ".join(texts[:SHOWN])
+    more = f"; and {len(texts) - SHOWN} more" if len(texts) > SHOWN else ""
     return [f"--no-breaks: {len(breaks)} graph break(s){_probed(breaks)}: {shown}{more}"]
 
 
@@ -153,7 +159,7 @@ def _break_text(b: GraphBreak) -> str:
     headline = b.headline or next((ln.strip() for ln in b.reason.splitlines() if ln.strip()), "")
     skipped = " (frame skipped)" if b.frame_skipped else ""
     probe = f" (after the device probe at {b.device_probe})" if b.device_probe else ""
-    return f"[{b.compile_id}] {where}{skipped} {headline}{probe}".strip()
+    return f"{where}{skipped} {headline}{probe}".strip()
 
 
 def _max_graphs(report: Report, limit: int) -> list[str]:

@@ -428,9 +428,9 @@ def comparison_notes(a: Side, b: Side) -> tuple[str, ...]:
         ("modes", a.mode, b.mode), ("devices", a.device, b.device), ("torch versions", a.torch, b.torch),
         ("triton versions", a.triton, b.triton), ("stages", a.stage, b.stage),
         ("dynamic settings", a.dynamic, b.dynamic), ("backward settings", a.backward, b.backward),
-        ("inputs", ", ".join(a.inputs), ", ".join(b.inputs)),
-    ):
-        if va != vb:
+        ("inputs", ", ".join(a.inputs), ", ".join(b.inputs))):
+        if va != vb:  # a setting as the headers print it (None: torch's default, "auto")
+            va, vb = ({None: "auto", True: "yes", False: "no"}.get(v, v) for v in (va, vb))
             notes.append(f"{a.label} and {b.label} differ in {what} ({va} vs {vb}): "
                          "not every difference below is the model's")
     return tuple(notes)

@@ -13,7 +13,8 @@ _GRAPH_STAGES = ("aot_forward", "aot_backward", "aot_inference", "post_grad")
 
 def analyse_kernels(capture: Capture) -> dict[str, tuple]:
     """One `Kernel` per distinct user kernel, with every occurrence."""
-    kernels = tuple(_kernel(capture, record) for record in capture.kernels.values())
+    seen_inside = _triton_op_kernels_seen(capture)
+    kernels = tuple(_kernel(capture, record, seen_inside) for record in capture.kernels.values())
     return {"kernels": tuple(sorted(kernels, key=lambda k: (k.file or "", k.line or 0, k.name)))}
 
 
@@ -34,9 +35,33 @@ def analyse_unattributed_fallbacks(capture: Capture) -> dict[str, tuple]:
     return {"mutation_fallbacks_unattributed": tuple(MutationFallback(c, cause) for c, cause in sorted(seen))}
 
 
-def _kernel(capture: Capture, record: KernelRecord) -> Kernel:
+def _triton_op_kernels_seen(capture: Capture) -> dict[tuple[str, str | None], set[str]]:
+    """(triton_op, compile id) -> the kernels seen inside it: in the HOP nodes it was decomposed
+    into, or launching inside it at run time.
+
+    For a triton_op call node torch's source scan named no kernel for: torch 2.13's
+    `get_triton_kernels_for_op` finds `wrap_triton(k)` but not `torch.library.wrap_triton(k)`.
+    """
+    seen: dict[tuple[str, str | None], set[str]] = {}
+    for node in capture.nodes:
+        if node.form != "op" and node.op and node.kernel_id:
+            seen.setdefault((node.op, node.compile_id), set()).add(node.kernel_id)
+    for launch in capture.launches:
+        if launch.custom_op and launch.kernel_id:
+            seen.setdefault((launch.custom_op, launch.compile_id), set()).add(launch.kernel_id)
+    return seen
+
+
+def _of_kernel(node: NodeRecord, record: KernelRecord, seen_inside: dict[tuple[str, str | None], set[str]]) -> bool:
+    if node.kernel_id is not None:
+        return node.kernel_id == record.id
+    # A triton_op call whose kernels torch's scan missed: those seen inside it in that compile.
+    return node.form == "op" and node.is_triton_op and record.id in seen_inside.get((node.op or "", node.compile_id), ())
+
+
+def _kernel(capture: Capture, record: KernelRecord, seen_inside: dict[tuple[str, str | None], set[str]]) -> Kernel:
     occurrences = [
-        *(_node_occurrence(capture, record, n) for n in capture.nodes if n.kernel_id == record.id),
+        *(_node_occurrence(capture, record, n) for n in capture.nodes if _of_kernel(n, record, seen_inside)),
         *_output_occurrences(capture, record),
         *(_launch_occurrence(capture, record, la) for la in _launches_of(capture, record)),
     ]

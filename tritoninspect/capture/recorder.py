@@ -67,6 +67,8 @@ class Recorder:
         self._part = "forward"
         self._launches: Counter[LaunchRecord] = Counter()
         self._code_files: dict[str, str | None] = {}
+        #: GraphModules run as is (`--stage dynamo`/`aot`), by id: launches under an fx Interpreter running one.
+        self._run_modules: dict[int, tuple[Any, str]] = {}
         self._op_codes: dict[Any, str] = {}
         #: Dynamo frame id -> (function, file, first line), from its compile metrics.
         self._frames: dict[str, tuple[str, Any, Any]] = {}
@@ -181,8 +183,14 @@ class Recorder:
             self._record_graph(gm, cid, "post_grad", self._part)
 
     def _remember_code(self, gm: torch.fx.GraphModule, cid: str) -> Any:
-        """Run `gm` as is; note its code file to attribute launches to `cid`."""
-        self._code_files[compat.dynamo.graph_module_code_file(gm)] = cid
+        """Run `gm` as is; note its code files to attribute launches to `cid`.
+
+        Subgraphs count too: an autograd.Function's backward runs its traced
+        `bwd_body_0`, so a launch there is the graph's, not an eager one."""
+        for _, mod in gm.named_modules():
+            if isinstance(mod, torch.fx.GraphModule):
+                self._code_files[compat.dynamo.graph_module_code_file(mod)] = cid
+                self._run_modules[id(mod)] = (mod, cid)  # the module kept: its id stays its own
         return gm.forward
 
     # --- graphs -> records ---------------------------------------------------
@@ -439,6 +447,10 @@ class Recorder:
                 op = _op_of(self._op_codes, code)
             if code.co_filename in self._code_files:
                 in_graph, cid = True, self._code_files[code.co_filename]
+                break
+            interpreted = self._run_modules.get(id(compat.dynamo.interpreted_module(frame)))
+            if interpreted is not None:
+                in_graph, cid = True, interpreted[1]
                 break
         # Where an eager launch came from ties it to the graph break that made it eager.
         site = () if in_graph else launch_site()

@@ -14,6 +14,7 @@ Heavy imports (torch, triton, the capture layer) happen inside these functions o
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import gc
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -145,7 +146,8 @@ def report_for(target: str, options: CaptureOptions, *, given: Mapping[str, obje
     # The stage and elapsed time: a live status on a terminal; piped, a line per stage unless `progress` is off.
     display = ProgressDisplay(err, f"Compiling {spec.name}", lines=progress, debug=debug)
     with display, stdout_to_stderr(), time_limit(timeout):
-        capture = pipeline.capture_target(spec, options)
+        # --debug lets torch's own log lines (TORCH_LOGS) through, as the README promises.
+        capture = pipeline.capture_target(spec, dataclasses.replace(options, torch_logs=debug))
         # What the compile left alive lives until exit too (see ready_to_capture): out of the
         # collector's sight, analysis and rendering stop rescanning it (64-layer stack: 25-35%).
         gc.freeze()

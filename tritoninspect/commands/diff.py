@@ -92,7 +92,7 @@ def diff(
         if len(targets) < 2:
             raise UsageError("diff needs two or more targets: A B [C ...]")
         options = CaptureOptions(inputs=inputs, device=device.value, dynamic=dynamic, backward=backward,
-                                 stage=stage.value)
+                                 stage=stage.value, torch_logs=debug)
         _check_options(targets, options, inputs_b=inputs_b, bench=bench, stage_given=stage is not Stage.inductor)
         check_output_file(output, targets, force=force)
         _check_save_and_output(save, output, len(targets))

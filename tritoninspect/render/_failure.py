@@ -39,6 +39,9 @@ def failure_section(report: Report, cwd: Path) -> list[RenderableType]:
         lines.append(Text.assemble("  raised in: ", _frame(failure.torch_frame, cwd)))
     if failure.kernel:
         lines.append(Text(f"  kernel: {failure.kernel}"))
+    hint = failure_hint(failure)
+    if hint:
+        lines.append(Text(f"  hint: {hint}"))
     rest = failure.details()
     for line in rest[:SHOWN_LINES]:
         lines.append(Text("  │ " + line, style="dim"))
@@ -66,13 +69,34 @@ def _frame(frame: str, cwd: Path) -> str:
     file, _, line = where.rpartition(":")
     if not file or not line.isdigit():
         return frame
+    for site in ("/site-packages/", "/dist-packages/"):
+        if site in file:  # torch's or Triton's file from its package down: a bare `autograd.py` is ambiguous
+            return f"{file.rsplit(site, 1)[1]}:{line} in {func}"
     return f"{fmt.location(file, int(line), cwd=cwd)} in {func}"
 
 
 def failure_line(failure: Failure) -> str:
     """One line for stderr: what failed, where, and the user's line."""
     at = f" at {failure.user_frame}" if failure.user_frame else ""
-    return f"the model failed {_where(failure)}: {_headline(failure)}{at} (the report shows what was captured before)"
+    hint = failure_hint(failure)
+    hint = f"; hint: {hint}" if hint else ""
+    return (f"the model failed {_where(failure)}: {_headline(failure)}{at}{hint} "
+            "(the report shows what was captured before)")
+
+
+#: torch's message for a custom op or triton_op without a backward (torch/_library/autograd.py,
+#: `make_autograd_impl`'s backward), raised when AOTAutograd traces the joint graph because
+#: parameters require grad: the first thing a kernel author meets with an nn.Linear before the op.
+_NO_AUTOGRAD = "no autograd formula was registered"
+
+
+def failure_hint(failure: Failure) -> str | None:
+    """What to do for a known failure cause, else None."""
+    if _NO_AUTOGRAD in failure.message:
+        return ("the op has no backward and something before it requires grad: register one with "
+                "torch.library.register_autograd (see samples/triton_op_autograd.py), or look at the "
+                "forward alone with --no-backward")
+    return None
 
 
 def recompile_limit_section(report: Report, cwd: Path) -> list[RenderableType]:

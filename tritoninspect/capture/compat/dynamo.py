@@ -31,6 +31,21 @@ def frames(start: FrameType | None = None) -> Iterator[FrameType]:
         frame = frame.f_back
 
 
+def interpreted_module(frame: FrameType) -> Any:
+    """The GraphModule a `torch.fx.Interpreter` frame is running, else None.
+
+    An autograd.Function that Dynamo traced runs its backward subgraph
+    (`bwd_body_0`) through `torch.fx.Interpreter(bwd).run(...)` in
+    `AutogradFunctionApply` (torch/_functorch/autograd_function.py, torch 2.13
+    and 2.14; earlier releases call the subgraph, whose own code file then
+    shows), so the launch's frames name the interpreter, not the graph.
+    """
+    if frame.f_code.co_name != "run_node" or not frame.f_code.co_filename.endswith("interpreter.py"):
+        return None
+    interpreter = frame.f_locals.get("self")
+    return interpreter.module if isinstance(interpreter, torch.fx.Interpreter) else None
+
+
 def graph_module_code_file(gm: torch.fx.GraphModule) -> str:
     """The file name of `gm`'s generated forward (e.g. "<eval_with_key>.3").
 
