@@ -67,6 +67,9 @@ def test_safe_text() -> None:
     # Control characters outside a sequence are shown, escaped; tab and newline stay.
     assert safe_text("a\rb\x00c\x7fd\x85e\x1b") == "a\\x0db\\x00c\\x7fd\\x85e\\x1b"
     assert safe_text("line\n\tindented") == "line\n\tindented"
+    # Bidirectional overrides and isolates reorder what the terminal shows (Trojan Source).
+    assert safe_text("k\u202eevil\u2066x\u2069") == "k\\u202eevil\\u2066x\\u2069"
+    assert safe_text("naïve · 核") == "naïve · 核"
     plain = "add_kernel · samples/add.py:14 — ok"
     assert safe_text(plain) is plain
 

@@ -140,7 +140,8 @@ def report_for(target: str, options: CaptureOptions, *, given: Mapping[str, obje
 
     # The stage and elapsed time: a live status on a terminal; piped, a line per stage unless `progress` is off.
     display = ProgressDisplay(err, f"Compiling {spec.name}", lines=progress, debug=debug)
-    with display, stdout_to_stderr(), time_limit(timeout):
+    # The time limit outside the stdout guard: its watchdog keeps the real stdout for the JSON envelope.
+    with display, time_limit(timeout), stdout_to_stderr():
         capture = pipeline.capture_target(spec, options)
         # What the compile left alive lives until exit too (see ready_to_capture): out of the
         # collector's sight, analysis and rendering stop rescanning it (64-layer stack: 25-35%).
@@ -158,6 +159,7 @@ def time_limit(seconds: float | None) -> Iterator[None]:
     if seconds is None:
         yield
         return
+    import os
     import signal
     import threading
 
@@ -166,7 +168,8 @@ def time_limit(seconds: float | None) -> Iterator[None]:
 
     previous = signal.signal(signal.SIGALRM, expire)
     signal.setitimer(signal.ITIMER_REAL, seconds)
-    watchdog = threading.Timer(seconds + 10, _stuck, args=(seconds,))
+    stdout_fd = _real_stdout()
+    watchdog = threading.Timer(seconds + 10, _stuck, args=(seconds, stdout_fd))
     watchdog.daemon = True
     watchdog.start()
     try:
@@ -175,6 +178,8 @@ def time_limit(seconds: float | None) -> Iterator[None]:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
         watchdog.cancel()
+        if stdout_fd is not None:
+            os.close(stdout_fd)
 
 
 def _where(frame: Any) -> str:
@@ -183,17 +188,34 @@ def _where(frame: Any) -> str:
     return f"{frame.f_code.co_filename}:{frame.f_lineno} in {frame.f_code.co_name}"
 
 
-def _stuck(seconds: float) -> None:
+def _real_stdout() -> int | None:
+    """A copy of fd 1 as it is now (before the stdout guard moves it), for the watchdog's
+    JSON envelope; None without `--json` (the flag is looked up as cli.run does)."""
     import os
 
-    sys.stderr.write(f"error: the capture did not finish within {seconds:g} s (stuck in native code)\n")
+    return os.dup(1) if "--json" in sys.argv[1:] else None
+
+
+def _stuck(seconds: float, stdout_fd: int | None = None) -> None:
+    """End a capture that ignored SIGALRM: native code, or user code catching every
+    exception or replacing the handler. The same line, exit code and envelope as a timeout."""
+    import json
+    import os
+
+    message = f"the capture did not finish within {seconds:g} s (stuck in native code, or the alarm was caught)"
+    sys.stderr.write(f"error: {message}\n")
     sys.stderr.flush()
+    if stdout_fd is not None:
+        envelope = {"type": TimeoutProblem.__name__, "message": message, "exit_code": int(ExitCode.TIMEOUT)}
+        os.write(stdout_fd, (json.dumps({"error": envelope}) + "\n").encode())
     os._exit(int(ExitCode.TIMEOUT))
 
 
 def check_outputs(*, output: Path | None, dump: Path | None, targets: Iterable[str], force: bool) -> None:
     """Refuse `-o` and `--dump` now, before any compile (see the two checks)."""
     check_dump_dir(dump)
+    if output is not None and dump is not None and output.resolve() == dump.resolve():
+        raise UsageError(f"-o {output}: --dump writes a directory there; give -o a file name such as report.json")
     check_output_file(output, targets, force=force)
 
 
