@@ -90,3 +90,13 @@ def test_a_hostile_path_or_warning_in_a_stage_never_reaches_the_terminal_raw() -
     shown = console.file.getvalue()
     assert "\x1b" not in shown and "\u202e" not in shown
     assert "importing /p/red/m.py" in shown
+
+
+def test_a_diff_sides_stage_naming_a_hostile_path_is_shown_clean() -> None:
+    from tritoninspect.progress_sides import SidesDisplay
+
+    console = piped()
+    with SidesDisplay(console, "Compiling 2 targets", ["A", "B"]) as display:
+        display("A", "importing /p/\x1b]8;;http://x\x1b\\m.py\x1b]8;;\x1b\\ and building its inputs")
+    shown = console.file.getvalue()
+    assert "\x1b" not in shown and "A: importing /p/m.py" in shown
