@@ -103,6 +103,7 @@ FILES = {
     """,
     "broken_import.py": "import torch\nraise ImportError('this module cannot load')\n",
     "syntax.py": "import torch\ndef broken(:\n    pass\n",
+    "fake_error_line.py": "raise ValueError('refused\\nerror: a second error line of the program\\nhint: and a hint')\n",
     "no_inputs.py": "import torch\n\nclass Net(torch.nn.Module):\n    def forward(self, x):\n        return x\n",
     "bad_inputs.py": "import torch\n\nclass Net(torch.nn.Module):\n    def forward(self, x):\n        return x\n\n"
                      "def example_inputs():\n    raise KeyError('no inputs today')\n",
@@ -210,6 +211,7 @@ def _cases(p: Path) -> dict[str, Case]:
         # --- importing the user's code ---
         "import raises": Case(["graph", f"{p}/broken_import.py:Net"], 4, "this module cannot load"),
         "syntax error": Case(["graph", f"{p}/syntax.py:Net"], 4, "SyntaxError"),
+        "an error: line in the program's message": Case(["graph", f"{p}/fake_error_line.py:Net"], 4, "refused"),
         # --- inputs ---
         "no example inputs": Case(["graph", f"{p}/no_inputs.py:Net"], 3, "--inputs"),
         "example_inputs raises": Case(["graph", f"{p}/bad_inputs.py:Net"], 4, "no inputs today"),

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import re
 import sys
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
@@ -70,7 +71,10 @@ def fail(exc: TritonInspectError, err: Console, *, json_out: bool, debug: bool) 
 
     if isinstance(exc, UserCodeError) and exc.user_traceback:
         err.rule("[bold]traceback from your code[/]", style="red")
-        err.print(safe_text(exc.user_traceback.rstrip()), markup=False, highlight=False, soft_wrap=True)
+        # An exception message of the user's can hold a line "error: ..." or "hint: ...": indented,
+        # so the run's own one `error:` line stays the only one (scripts grep for it).
+        shown = re.sub(r"^(?=(?:error|hint):)", "  ", safe_text(exc.user_traceback.rstrip()), flags=re.M)
+        err.print(shown, markup=False, highlight=False, soft_wrap=True)
         err.rule(style="red")
     err.print(f"[bold red]error:[/] {escape(one_line(exc.message))}", highlight=False, soft_wrap=True)
     if exc.hint:
