@@ -222,6 +222,7 @@ def _cases(p: Path) -> dict[str, Case]:
         "too many --inputs": Case(["graph", f"{m}:Net", "-i", "4,4,4"], 3, "got 3 inputs"),
         "inputs too large": Case(["graph", f"{m}:Net", "-i", "100000x100000,100000x100000"], 3, "asks for 40.0 GB"),
         "negative dimension": Case(["graph", f"{m}:Net", "-i", "-4"], 3, "-4"),
+        "a dimension of 5000 digits": Case(["graph", f"{m}:Net", "-i", "1" * 5000], 3, "5000 digits"),
         # --- options ---
         "unknown stage": Case(["graph", f"{m}:Net", "--stage", "bad"], 2, "--stage"),
         "unknown device": Case(["graph", f"{m}:Net", "--device", "tpu"], 2, "--device"),
@@ -233,6 +234,7 @@ def _cases(p: Path) -> dict[str, Case]:
         "negative --max-graphs": Case(["check", f"{m}:Net", "--max-graphs", "-1"], 2, "--max-graphs"),
         "negative --context": Case(["diff", "good.json", "good.json", "--context", "-1"], 2, "--context"),
         "zero --timeout": Case(["graph", f"{m}:Net", "--timeout", "0"], 2, "--timeout"),
+        "infinite --timeout": Case(["graph", f"{m}:Net", "--timeout", "inf"], 2, "--timeout"),
         "unknown --show": Case(["graph", "good.json", "--show", "bytecode"], 2, "--show"),
         "check without conditions": Case(["check", f"{m}:Net"], 2, "at least one condition"),
         "check bad --entry": Case(["check", f"{m}:Net", "--entry", "k=magic"], 2, "--entry"),
@@ -272,6 +274,7 @@ def _cases(p: Path) -> dict[str, Case]:
         "escape codes in the target": Case(["graph", f"{p}/{ESC}[2Jmodel.py:Net"], 3, ""),
         "newline in the attribute": Case(["graph", f"{m}:Net\nerror: fake"], 3, ""),
         "escape codes in a report": Case(["graph", "hostile.json"], 7, "schema_version"),
+
     }
 
 

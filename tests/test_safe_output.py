@@ -114,6 +114,9 @@ def test_cli_on_a_hostile_saved_report(tmp_path: Path) -> None:
         "breaks": ["breaks", str(path)],
         "show dynamo": ["graph", str(path), "--show", "dynamo"],
         "show fusion": ["graph", str(path), "--show", "fusion"],
+        # The "wrote <path>" notes name paths the user typed.
+        "-o and --dump named with escapes": ["graph", str(path), "-o", str(tmp_path / "\x1b]0;t\x07r.txt"),
+                                             "--dump", str(tmp_path / "\x1b[2Jd")],
     }
     runs = CliRuns(workers=2)
     try:
