@@ -134,6 +134,26 @@ FILES = {
         def example_inputs():
             return (torch.ones(4),)
     """,
+    # A logger thread that outlives the capture, writing while the report is written.
+    "threads.py": """
+        import os, threading, time
+        import torch
+
+        def chatter():
+            while True:
+                print("thread print")
+                os.write(1, b"thread fd 1\\n")
+                time.sleep(0.002)
+
+        threading.Thread(target=chatter, daemon=True).start()
+
+        class Net(torch.nn.Module):
+            def forward(self, x):
+                raise ValueError("forward refuses")
+
+        def example_inputs():
+            return (torch.ones(4),)
+    """,
     "own_base_import.py": "class Boom(BaseException):\n    pass\n\nraise Boom('at import')\n",
     "notes.txt": "my own notes, not tritoninspect's\n",
     "data.json": '{"mine": true}\n',
@@ -187,6 +207,10 @@ def _cases(p: Path) -> dict[str, Case]:
         "forward raises": Case(["graph", f"{p}/raises.py:Net", "--stage", "dynamo"], 4, "ValueError: forward refuses",
                                report=True),
         "shape mismatch": Case(["graph", f"{p}/shapes.py:Net", "--stage", "dynamo"], 4, "[2, 4] X [5, 3]", report=True),
+        "a thread printing through the report": Case(["graph", f"{p}/threads.py:Net", "--stage", "dynamo"], 4,
+                                                     "forward refuses", report=True),
+        "export, a thread printing through the report": Case(["export", f"{p}/threads.py:Net", "--stage", "export"],
+                                                             4, "forward refuses", report=True),
         "sys.exit in forward": Case(["graph", f"{p}/exits.py:Net", "--stage", "dynamo"], 4, "SystemExit: 3", report=True),
         "own BaseException in forward": Case(["graph", f"{p}/own_base.py:Net", "--stage", "dynamo"], 4, "Boom",
                                              report=True),

@@ -138,14 +138,14 @@ def report_for(target: str, options: CaptureOptions, *, given: Mapping[str, obje
     ready_to_capture()
     from tritoninspect import pipeline
 
-    from tritoninspect.stdout_guard import stdout_to_stderr
-
     from tritoninspect.progress import ProgressDisplay
+    from tritoninspect.stdout_guard import stdout_to_stderr
 
     # The stage and elapsed time: a live status on a terminal; piped, a line per stage unless `progress` is off.
     display = ProgressDisplay(err, f"Compiling {spec.name}", lines=progress, debug=debug)
-    # The time limit outside the stdout guard: its watchdog keeps the real stdout for the JSON envelope.
-    with display, time_limit(timeout), stdout_to_stderr():
+    # The time limit outside the stdout guard: its watchdog keeps the real stdout for the JSON envelope;
+    # after the guard, fd 1 stays on stderr (threads the user's code left running print there).
+    with display, time_limit(timeout), stdout_to_stderr(for_good=True):
         capture = pipeline.capture_target(spec, options)
         # What the compile left alive lives until exit too (see ready_to_capture): out of the
         # collector's sight, analysis and rendering stop rescanning it (64-layer stack: 25-35%).
