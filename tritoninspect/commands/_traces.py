@@ -77,11 +77,14 @@ def _one_kernel(report: Report, name: str) -> Report:
     return dataclasses.replace(report, kernels=(kernel,) if kernel is not None else ())
 
 
-def check_trace_dir(directory: Path | None) -> None:
+def check_trace_dir(directory: Path | None, *, output: Path | None = None, dump: Path | None = None) -> None:
     """Refuse a `--trace` folder now, before a long compile (UsageError, exit 2): it must be a
-    folder, or a name whose parent folder exists, and writable."""
+    folder, or a name whose parent folder exists, and writable, and not where `-o` or `--dump` write."""
     if directory is None:
         return
+    for flag, path in (("-o", output), ("--dump", dump)):
+        if path is not None and path.resolve() == directory.resolve():
+            raise UsageError(f"--trace {directory}: {flag} writes there too; give each its own path")
     if directory.exists() and not directory.is_dir():
         raise UsageError(f"--trace {directory}: exists and is not a folder; give a folder for the trace log")
     parent = directory if directory.exists() else directory.parent
