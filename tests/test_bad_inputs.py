@@ -103,10 +103,58 @@ FILES = {
     """,
     "broken_import.py": "import torch\nraise ImportError('this module cannot load')\n",
     "syntax.py": "import torch\ndef broken(:\n    pass\n",
+    "fake_error_line.py": "raise ValueError('refused\\nerror: a second error line of the program\\nhint: and a hint')\n",
     "no_inputs.py": "import torch\n\nclass Net(torch.nn.Module):\n    def forward(self, x):\n        return x\n",
     "bad_inputs.py": "import torch\n\nclass Net(torch.nn.Module):\n    def forward(self, x):\n        return x\n\n"
                      "def example_inputs():\n    raise KeyError('no inputs today')\n",
     "hang.py": "import time\ntime.sleep(600)\n",
+    # Catches everything, the timeout's alarm included: only the watchdog can end it.
+    "catch_all.py": "import time\nwhile True:\n    try:\n        time.sleep(1)\n    except BaseException:\n        pass\n",
+    "exits.py": """
+        import sys
+        import torch
+
+        class Net(torch.nn.Module):
+            def forward(self, x):
+                sys.exit(3)
+
+        def example_inputs():
+            return (torch.ones(4),)
+    """,
+    "own_base.py": """
+        import torch
+
+        class Boom(BaseException):
+            pass
+
+        class Net(torch.nn.Module):
+            def forward(self, x):
+                raise Boom("not an Exception")
+
+        def example_inputs():
+            return (torch.ones(4),)
+    """,
+    # A logger thread that outlives the capture, writing while the report is written.
+    "threads.py": """
+        import os, threading, time
+        import torch
+
+        def chatter():
+            while True:
+                print("thread print")
+                os.write(1, b"thread fd 1\\n")
+                time.sleep(0.002)
+
+        threading.Thread(target=chatter, daemon=True).start()
+
+        class Net(torch.nn.Module):
+            def forward(self, x):
+                raise ValueError("forward refuses")
+
+        def example_inputs():
+            return (torch.ones(4),)
+    """,
+    "own_base_import.py": "class Boom(BaseException):\n    pass\n\nraise Boom('at import')\n",
     "notes.txt": "my own notes, not tritoninspect's\n",
     "data.json": '{"mine": true}\n',
 }
@@ -124,6 +172,8 @@ def _reports(project: Path) -> None:
     (project / "bad_kind.json").write_text(json.dumps({**good, "kernels": [{**good["kernels"][0], "entries": ["magic"]}]}))
     (project / "bad_type.json").write_text(json.dumps({**good, "graphs": [{**good["graphs"][0], "op_count": "3"}]}))
     (project / "newer.json").write_text(json.dumps({**good, "schema_version": 99}))
+    (project / "version_true.json").write_text(json.dumps({**good, "schema_version": True}))
+    (project / "long_int.json").write_text(json.dumps(good).replace('"schema_version": 4', '"schema_version": ' + "9" * 5000))
     hostile = {**good, "meta": {**good["meta"], "target": f"{ESC}]8;;http://evil{ESC}\\x{ESC}]8;;{ESC}\\"}}
     (project / "hostile.json").write_text(json.dumps({**hostile, "schema_version": "x" + ESC + "[2J"}))
 
@@ -137,8 +187,9 @@ class Case:
     #: stdout is a report (a failed compile), not the error envelope.
     report: bool = False
     json: bool = True
-    #: Send SIGINT this many seconds after start.
+    #: Send `sig` (SIGINT by default) this many seconds after start.
     interrupt: float | None = None
+    sig: int = signal.SIGINT
     env: dict[str, str] = field(default_factory=dict)
 
 
@@ -148,10 +199,24 @@ def _cases(p: Path) -> dict[str, Case]:
         # --- signals and time (slowest first) ---
         "ctrl-c during import": Case(["graph", f"{p}/hang.py:Net"], 130, "interrupted", interrupt=8),
         "timeout during import": Case(["graph", f"{p}/hang.py:Net", "--timeout", "3"], 8, "did not finish within 3 s"),
+        "timeout, the alarm caught": Case(["graph", f"{p}/catch_all.py:Net", "--timeout", "1"], 8,
+                                          "did not finish within 1 s"),
+        "SIGTERM during import": Case(["graph", f"{p}/hang.py:Net"], 143, "terminated", interrupt=8,
+                                      sig=signal.SIGTERM),
         # --- forward and compile: a report of the failure ---
         "forward raises": Case(["graph", f"{p}/raises.py:Net", "--stage", "dynamo"], 4, "ValueError: forward refuses",
                                report=True),
         "shape mismatch": Case(["graph", f"{p}/shapes.py:Net", "--stage", "dynamo"], 4, "[2, 4] X [5, 3]", report=True),
+        "a thread printing through the report": Case(["graph", f"{p}/threads.py:Net", "--stage", "dynamo"], 4,
+                                                     "forward refuses", report=True),
+        "export, a thread printing through the report": Case(["export", f"{p}/threads.py:Net", "--stage", "export"],
+                                                             4, "forward refuses", report=True),
+        "sys.exit in forward": Case(["graph", f"{p}/exits.py:Net", "--stage", "dynamo"], 4, "SystemExit: 3", report=True),
+        "own BaseException in forward": Case(["graph", f"{p}/own_base.py:Net", "--stage", "dynamo"], 4, "Boom",
+                                             report=True),
+        "own BaseException at import": Case(["graph", f"{p}/own_base_import.py:Net"], 4, "Boom: at import"),
+        "export of a model calling sys.exit": Case(["export", f"{p}/exits.py:Net", "--stage", "export"], 4,
+                                                   "SystemExit: 3", report=True),
         "breaks on a failing model": Case(["breaks", f"{p}/raises.py:Net"], 4, "forward refuses", report=True),
         "check on a failing model": Case(["check", f"{p}/raises.py:Net", "--no-breaks"], 1, "", report=False),
         "printing model, bad -o": Case(["graph", f"{p}/printing.py:Net", "-o", f"{p}/notes.txt"], 2, "did not write it"),
@@ -170,6 +235,7 @@ def _cases(p: Path) -> dict[str, Case]:
         # --- importing the user's code ---
         "import raises": Case(["graph", f"{p}/broken_import.py:Net"], 4, "this module cannot load"),
         "syntax error": Case(["graph", f"{p}/syntax.py:Net"], 4, "SyntaxError"),
+        "an error: line in the program's message": Case(["graph", f"{p}/fake_error_line.py:Net"], 4, "refused"),
         # --- inputs ---
         "no example inputs": Case(["graph", f"{p}/no_inputs.py:Net"], 3, "--inputs"),
         "example_inputs raises": Case(["graph", f"{p}/bad_inputs.py:Net"], 4, "no inputs today"),
@@ -180,6 +246,7 @@ def _cases(p: Path) -> dict[str, Case]:
         "too many --inputs": Case(["graph", f"{m}:Net", "-i", "4,4,4"], 3, "got 3 inputs"),
         "inputs too large": Case(["graph", f"{m}:Net", "-i", "100000x100000,100000x100000"], 3, "asks for 40.0 GB"),
         "negative dimension": Case(["graph", f"{m}:Net", "-i", "-4"], 3, "-4"),
+        "a dimension of 5000 digits": Case(["graph", f"{m}:Net", "-i", "1" * 5000], 3, "5000 digits"),
         # --- options ---
         "unknown stage": Case(["graph", f"{m}:Net", "--stage", "bad"], 2, "--stage"),
         "unknown device": Case(["graph", f"{m}:Net", "--device", "tpu"], 2, "--device"),
@@ -191,6 +258,7 @@ def _cases(p: Path) -> dict[str, Case]:
         "negative --max-graphs": Case(["check", f"{m}:Net", "--max-graphs", "-1"], 2, "--max-graphs"),
         "negative --context": Case(["diff", "good.json", "good.json", "--context", "-1"], 2, "--context"),
         "zero --timeout": Case(["graph", f"{m}:Net", "--timeout", "0"], 2, "--timeout"),
+        "infinite --timeout": Case(["graph", f"{m}:Net", "--timeout", "inf"], 2, "--timeout"),
         "unknown --show": Case(["graph", "good.json", "--show", "bytecode"], 2, "--show"),
         "check without conditions": Case(["check", f"{m}:Net"], 2, "at least one condition"),
         "check bad --entry": Case(["check", f"{m}:Net", "--entry", "k=magic"], 2, "--entry"),
@@ -203,6 +271,11 @@ def _cases(p: Path) -> dict[str, Case]:
         "-o onto user JSON": Case(["breaks", "good.json", "-o", "data.json"], 2, "did not write it"),
         "-o onto a directory": Case(["graph", "good.json", "-o", str(p)], 2, "is a directory"),
         "-o into a missing directory": Case(["graph", "good.json", "-o", "nowhere/r.json"], 2, "does not exist"),
+        "--trace where -o writes": Case(["graph", f"{m}:Net", "--trace", "tr", "-o", "tr"], 2, "-o writes there too"),
+        "--trace where --dump writes": Case(["graph", f"{m}:Net", "--trace", "tr", "--dump", "tr"], 2,
+                                            "--dump writes there too"),
+        "-o onto the --dump directory": Case(["graph", "good.json", "--dump", "out", "-o", "out"], 2, "--dump writes"),
+        "export -o onto the target's source": Case(["export", f"{m}:Net", "-o", m], 2, "this run reads that file"),
         "--dump onto a file": Case(["graph", "good.json", "--dump", "notes.txt"], 2, "notes.txt"),
         "diff -o onto an input": Case(["diff", "good.json", "array.json", "-o", "good.json"], 2, "this run reads"),
         "diff --save onto a user file": Case(["diff", "good.json", "good.json", "--save", "notes.txt"], 2, "notes.txt"),
@@ -215,6 +288,8 @@ def _cases(p: Path) -> dict[str, Case]:
         "report with a bad entry kind": Case(["graph", "bad_kind.json"], 7, "entries[0]"),
         "report with a bad type": Case(["check", "bad_type.json", "--no-breaks"], 7, "op_count"),
         "newer report": Case(["graph", "newer.json"], 7, "got 99"),
+        "schema_version true": Case(["graph", "version_true.json"], 7, "got true"),
+        "an integer too long to read": Case(["breaks", "long_int.json"], 7, "4300 digits"),
         "absent report": Case(["graph", "absent.json"], 7, "absent.json"),
         # --- diff ---
         "diff with a broken side": Case(["diff", "good.json", "truncated.json"], 7, "B: "),
@@ -226,6 +301,7 @@ def _cases(p: Path) -> dict[str, Case]:
         "escape codes in the target": Case(["graph", f"{p}/{ESC}[2Jmodel.py:Net"], 3, ""),
         "newline in the attribute": Case(["graph", f"{m}:Net\nerror: fake"], 3, ""),
         "escape codes in a report": Case(["graph", "hostile.json"], 7, "schema_version"),
+
     }
 
 
@@ -242,7 +318,7 @@ def _run(case: Case, project: Path) -> subprocess.CompletedProcess[str]:
     proc = subprocess.Popen(args, cwd=project, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     time.sleep(case.interrupt)
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(case.sig)
     out, err = proc.communicate(timeout=120)
     return subprocess.CompletedProcess(args, proc.returncode, out, err)
 

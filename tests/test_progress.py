@@ -81,3 +81,26 @@ def test_warnings_are_counted_and_shown_with_debug() -> None:
     with ProgressDisplay(console, "t", lines=False):
         warnings_seen(seen)
     assert console.file.getvalue() == ""
+
+
+def test_a_hostile_path_or_warning_in_a_stage_never_reaches_the_terminal_raw() -> None:
+    """A target in a folder named with an escape sequence (`mkdir $'\\e[2J'`), a torch warning
+    quoting a kernel's name: the stage lines show them without the sequences."""
+    console = piped()
+    with ProgressDisplay(console, "Compiling \x1b]0;title\x07m.py:Net", debug=True) as display:
+        stage("importing /p/\x1b[31mred/m.py and building its inputs")
+        display.warnings([("UserWarning", "kernel k\u202eevil\x1b[2J", "m.py:3")])
+        assert "\x1b" not in display.title and "\x1b" not in str(display.__rich__())
+    shown = console.file.getvalue()
+    assert "\x1b" not in shown and "\u202e" not in shown
+    assert "importing /p/red/m.py" in shown
+
+
+def test_a_diff_sides_stage_naming_a_hostile_path_is_shown_clean() -> None:
+    from tritoninspect.progress_sides import SidesDisplay
+
+    console = piped()
+    with SidesDisplay(console, "Compiling 2 targets", ["A", "B"]) as display:
+        display("A", "importing /p/\x1b]8;;http://x\x1b\\m.py\x1b]8;;\x1b\\ and building its inputs")
+    shown = console.file.getvalue()
+    assert "\x1b" not in shown and "A: importing /p/m.py" in shown

@@ -67,6 +67,9 @@ def test_safe_text() -> None:
     # Control characters outside a sequence are shown, escaped; tab and newline stay.
     assert safe_text("a\rb\x00c\x7fd\x85e\x1b") == "a\\x0db\\x00c\\x7fd\\x85e\\x1b"
     assert safe_text("line\n\tindented") == "line\n\tindented"
+    # Bidirectional overrides and isolates reorder what the terminal shows (Trojan Source).
+    assert safe_text("k\u202eevil\u2066x\u2069") == "k\\u202eevil\\u2066x\\u2069"
+    assert safe_text("naïve · 核") == "naïve · 核"
     plain = "add_kernel · samples/add.py:14 — ok"
     assert safe_text(plain) is plain
 
@@ -111,6 +114,9 @@ def test_cli_on_a_hostile_saved_report(tmp_path: Path) -> None:
         "breaks": ["breaks", str(path)],
         "show dynamo": ["graph", str(path), "--show", "dynamo"],
         "show fusion": ["graph", str(path), "--show", "fusion"],
+        # The "wrote <path>" notes name paths the user typed.
+        "-o and --dump named with escapes": ["graph", str(path), "-o", str(tmp_path / "\x1b]0;t\x07r.txt"),
+                                             "--dump", str(tmp_path / "\x1b[2Jd")],
     }
     runs = CliRuns(workers=2)
     try:

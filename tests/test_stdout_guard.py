@@ -86,3 +86,32 @@ def test_atexit_output_of_the_users_module_goes_to_stderr(tmp_path) -> None:
     assert proc.stdout == '{"report": true}\n'
     assert "ATEXIT PRINT" in proc.stderr and "ATEXIT FD1" in proc.stderr
 
+
+
+def test_for_good_a_thread_the_program_left_running_never_writes_into_the_report() -> None:
+    # A logger thread of the user's outlives the capture: print() and fd-1 writes go on after the block.
+    program = textwrap.dedent(
+        """
+        import os, sys, threading, time
+        from tritoninspect.stdout_guard import stdout_to_stderr
+
+        def spam():
+            while True:
+                print("THREAD PRINT", flush=True)
+                os.write(1, b"THREAD FD1\\n")
+                time.sleep(0.001)
+
+        with stdout_to_stderr(for_good=True):
+            threading.Thread(target=spam, daemon=True).start()
+            time.sleep(0.05)
+        for _ in range(50):  # the report, written slowly while the thread runs
+            print('{"report": true}', end="")
+            time.sleep(0.002)
+        print(f"isatty={sys.stdout.isatty()}", file=sys.stderr)
+        sys.stdout.flush()
+        """
+    )
+    proc = subprocess.run([sys.executable, "-c", program], cwd=REPO, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == '{"report": true}' * 50
+    assert "THREAD PRINT" in proc.stderr and "THREAD FD1" in proc.stderr and "isatty=False" in proc.stderr

@@ -41,6 +41,8 @@ def parse_json(raw: str | bytes, source: str) -> Any:
         raise ReportError(f"{source}: not valid JSON: {exc}") from exc
     except RecursionError as exc:
         raise ReportError(f"{source}: not a report: JSON nested too deeply") from exc
+    except ValueError as exc:  # an integer of more than 4300 digits (sys.get_int_max_str_digits)
+        raise ReportError(f"{source}: not a report: {str(exc).split(';')[0]}") from exc
 
 
 @dataclass(frozen=True)

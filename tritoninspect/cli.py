@@ -19,7 +19,7 @@ import typer
 
 from tritoninspect import __version__
 from tritoninspect._quickhelp import import_help_formatter, wants_help
-from tritoninspect.errors import ExitCode
+from tritoninspect.errors import ExitCode, Terminated
 from tritoninspect.commands import breaks, check, diff, export, graph
 from tritoninspect.commands._help import EXAMPLES, HelpCommand, HelpGroup
 
@@ -80,7 +80,7 @@ def main() -> None:
 
 
 def _terminated(signum: int, frame: object) -> None:
-    raise SystemExit(128 + signum)
+    raise Terminated(128 + signum)
 
 
 def _close_stdout() -> None:
@@ -105,6 +105,8 @@ def run(args: list[str]) -> int:
         result = app(args=args, standalone_mode=False, prog_name=_prog_name())
     except KeyboardInterrupt:
         return _stop("interrupted", "Interrupted", ExitCode.INTERRUPTED, json_out=json_out)
+    except Terminated as exc:  # SIGTERM: the same line and envelope as Ctrl-C, exit 143
+        return _stop("terminated", "Terminated", int(exc.code or 143), json_out=json_out)
     except Exception as exc:  # noqa: BLE001 - only Click's usage errors are handled here
         if type(exc).__name__ == "Abort":  # Click turns Ctrl-C into Abort
             return _stop("interrupted", "Interrupted", ExitCode.INTERRUPTED, json_out=json_out)
@@ -131,7 +133,7 @@ def _usage_error(exc: Any, *, json_out: bool) -> int:
     return _stop(message, "UsageError", ExitCode.USAGE, json_out=json_out, usage=usage)
 
 
-def _stop(message: str, kind: str, code: ExitCode, *, json_out: bool, usage: str = "") -> int:
+def _stop(message: str, kind: str, code: int, *, json_out: bool, usage: str = "") -> int:
     """One `error:` line (and the usage line) on stderr; the JSON envelope with --json."""
     from tritoninspect.render._safe import safe_text
 

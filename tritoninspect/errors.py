@@ -106,6 +106,21 @@ class CaptureTimeout(BaseException):
     """
 
 
+class Terminated(SystemExit):
+    """SIGTERM, raised by the CLI's handler (cli.py) so the run unwinds as for Ctrl-C.
+
+    Its own class so the places that catch the user's `sys.exit()` (at import, in
+    `forward`) can tell it apart and let it through: the run then exits 143, not 4.
+    """
+
+
+def ends_the_run(exc: BaseException) -> bool:
+    """Ctrl-C, SIGTERM and `--timeout` end the run whatever code they interrupt. Any other
+    exception out of the user's code, `sys.exit()` and their own BaseException subclasses
+    included, is the user's code failing (exit 4), never a traceback of ours."""
+    return isinstance(exc, (KeyboardInterrupt, Terminated, CaptureTimeout))
+
+
 class ReportError(TritonInspectError):
     """A saved report cannot be read (bad JSON or an unknown schema version)."""
 

@@ -106,7 +106,10 @@ def _parse_dims(dims: str, text: str) -> tuple[int, ...]:
     parts = [part.strip() for part in dims.lower().split("x")]
     if not all(_DIM.fullmatch(part) for part in parts):
         raise InputsError(f"bad shape {dims!r} in --inputs {text!r}: {_INPUTS_FORMS}")
-    return tuple(int(part) for part in parts)
+    try:
+        return tuple(int(part) for part in parts)
+    except ValueError:  # a dimension of more than 4300 digits (sys.get_int_max_str_digits)
+        raise InputsError(f"a dimension of {max(map(len, parts))} digits in --inputs: too large to be a size") from None
 
 
 def _canonical_dtype(name: str) -> str:

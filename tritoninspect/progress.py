@@ -65,12 +65,19 @@ class ProgressDisplay:
 
     def __init__(self, console: Any, title: str, *, lines: bool = True, debug: bool = False,
                  clock: Callable[[], float] = time.monotonic):
+        # Stages name the target's path, kernels and torch's warnings: no escape sequence of theirs
+        # reaches the terminal (render/_safe.py).
+        from tritoninspect.render._safe import safe_text
+
+        self._safe = safe_text
+        title = safe_text(title)
         self.console, self.title, self.lines, self.debug, self.clock = console, title, lines, debug, clock
         self.start = clock()
         self.current = title
         self._status: Any = None
 
     def __call__(self, message: str) -> None:
+        message = self._safe(message)
         self.current = message
         if self._status is None and self.lines:
             self.console.print(f"[{self.elapsed():5.1f} s] {message}", markup=False, highlight=False,
@@ -82,8 +89,8 @@ class ProgressDisplay:
         if self.debug:
             for (category, message), n in counts.items():
                 times = f" (x{n})" if n > 1 else ""
-                self.console.print(f"torch warned{times}: {category}: {message}", markup=False, highlight=False,
-                                   soft_wrap=True)
+                self.console.print(self._safe(f"torch warned{times}: {category}: {message}"), markup=False,
+                                   highlight=False, soft_wrap=True)
         elif self.lines or self._status is not None:
             distinct = f" ({len(counts)} distinct)" if len(counts) != len(warnings) else ""
             times = "once" if len(warnings) == 1 else f"{len(warnings)} times"

@@ -27,6 +27,9 @@ class SidesDisplay:
         self._status: Any = None
 
     def __call__(self, label: str, message: str) -> None:
+        from tritoninspect.render._safe import safe_text
+
+        message = safe_text(message)  # it names the side's target path: no escape sequence of it shown
         with self._lock:
             self.current[label] = message
             if self._status is None and self.lines:

@@ -406,7 +406,9 @@ def read_report(path: Path | str) -> Report:
 def upgraded(data: Any) -> Any:
     """An older readable report as this version's: only fields were added since, and the
     schema lets each added field be absent (`MAY_BE_ABSENT`)."""
-    if isinstance(data, dict) and data.get("schema_version") in READABLE_VERSIONS:
+    # `type is int`: `true` equals 1 in Python, and must not pass for version 1.
+    version = data.get("schema_version") if isinstance(data, dict) else None
+    if type(version) is int and version in READABLE_VERSIONS:
         return {**data, "schema_version": SCHEMA_VERSION}
     return data
 

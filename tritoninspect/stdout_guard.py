@@ -15,8 +15,8 @@ import os
 import select
 import sys
 import threading
-from collections.abc import Iterator
-from typing import BinaryIO
+from collections.abc import Iterable, Iterator
+from typing import Any, BinaryIO, TextIO
 
 #: Put before every line the program wrote to stdout.
 MARK = b"\xe2\x94\x82 "  # "│ "
@@ -74,11 +74,17 @@ class _Forwarder(threading.Thread):
 
 
 @contextlib.contextmanager
-def stdout_to_stderr() -> Iterator[_Forwarder]:
+def stdout_to_stderr(*, for_good: bool = False) -> Iterator[_Forwarder]:
     """For the duration of the block, fd 1 (and `sys.stdout`) write to stderr, marked.
 
     The report is written after the block, to the real stdout. Yields the
     forwarder, whose `lines` counts what the program printed.
+
+    `for_good` (the CLI, whose process ends after the report): after the block fd 1 goes
+    straight on to stderr, and `sys.stdout` is the real stdout for the main thread only
+    (`_ReportStdout`), so a thread the user's code left running (a logger, a progress
+    printer) cannot write into the report. Only where `sys.stdout` is the process's own,
+    not a test runner's replacement.
     """
     sys.stdout.flush()
     # The program may also replace `sys.stdout` (a logger, a StringIO): the report needs the real one.
@@ -94,11 +100,45 @@ def stdout_to_stderr() -> Iterator[_Forwarder]:
     finally:
         with contextlib.suppress(Exception):
             sys.stdout.flush()
-        sys.stdout = saved_stream
-        os.dup2(saved, 1)
-        os.close(saved)
+        if for_good and saved_stream is sys.__stdout__:
+            os.dup2(2, 1)  # from the pipe straight to stderr: no moment where fd 1 is stdout again
+            sys.stdout = _ReportStdout(_reopened(saved, saved_stream), threading.main_thread())  # type: ignore
+        else:
+            sys.stdout = saved_stream
+            os.dup2(saved, 1)
+            os.close(saved)
         forwarder.stop()
+
+
+def _reopened(fd: int, like: TextIO) -> TextIO:
+    """A text stream on `fd` with the encoding and buffering of `like`."""
+    return os.fdopen(fd, "w", buffering=1 if like.line_buffering else -1, encoding=like.encoding,
+                     errors=like.errors)
 
 
 def _stderr_bytes() -> BinaryIO:
     return os.fdopen(os.dup(2), "wb", buffering=0)
+
+
+class _ReportStdout:
+    """`sys.stdout` once a CLI capture is over: the main thread, which writes the report, gets
+    the real stdout; any other thread (one the user's code started and left running) gets stderr."""
+
+    def __init__(self, real: TextIO, main: threading.Thread) -> None:
+        self._real, self._main = real, main
+
+    def _stream(self) -> TextIO:
+        return self._real if threading.current_thread() is self._main else sys.stderr
+
+    def write(self, text: str) -> int:
+        return self._stream().write(text)
+
+    def writelines(self, lines: Iterable[str]) -> None:
+        self._stream().writelines(lines)
+
+    def flush(self) -> None:
+        self._real.flush()
+
+    def __getattr__(self, name: str) -> Any:  # isatty, fileno, encoding, buffer: the real stdout's
+        return getattr(self._real, name)
+

@@ -22,7 +22,14 @@ from typing import Any
 
 import torch
 
-from tritoninspect.errors import EnvironmentProblem, InputsError, TargetError, UsageError, UserCodeError
+from tritoninspect.errors import (
+    EnvironmentProblem,
+    InputsError,
+    TargetError,
+    UsageError,
+    UserCodeError,
+    ends_the_run,
+)
 from tritoninspect.inputs import InputSpec, describe_inputs, make_inputs, parse_inputs
 from tritoninspect.spec import TargetSpec, parse_spec
 
@@ -63,7 +70,9 @@ def import_target_module(spec: TargetSpec) -> types.ModuleType:
                 hint="check the spelling, or run from the directory that contains it",
             ) from exc
         raise user_code_error(f"error while importing {spec.display_name}", exc) from exc
-    except (Exception, SystemExit) as exc:  # a module calling sys.exit() must not end the tool
+    except BaseException as exc:  # a module calling sys.exit() must not end the tool
+        if ends_the_run(exc):
+            raise
         raise user_code_error(f"error while importing {spec.display_name}", exc) from exc
     finally:
         sys.dont_write_bytecode = dont_write
@@ -226,7 +235,9 @@ def _call_without_args(obj: Any, spec: TargetSpec, *, what: str) -> Any:
         pass  # no introspectable signature (a C extension): just try the call
     try:
         return obj()
-    except (Exception, SystemExit) as exc:
+    except BaseException as exc:
+        if ends_the_run(exc):
+            raise
         raise user_code_error(f"error while {what}", exc) from exc
 
 
@@ -299,7 +310,9 @@ def _call_example_inputs(get: Callable[[], Any], label: str) -> tuple[list[tuple
         source = f"{label}()" if callable(value) else label
         if callable(value):
             value = value()
-    except (Exception, SystemExit) as exc:
+    except BaseException as exc:
+        if ends_the_run(exc):
+            raise
         raise user_code_error(f"error in {label}", exc) from exc
     return _normalise_input_sets(value, source), source
 

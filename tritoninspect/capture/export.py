@@ -34,7 +34,7 @@ from tritoninspect.capture.patching import Patcher
 from tritoninspect.capture.recorder_parts import _env, _first_line, _kernel_record, _plain
 from tritoninspect.capture.scratch import scratch_inductor_cache
 from tritoninspect.capture.session import ModeInfo, _meta, quiet_torch_logs
-from tritoninspect.errors import TritonInspectError
+from tritoninspect.errors import TritonInspectError, ends_the_run
 
 
 #: Runs AOTInductor somewhere else (a child process: sides/aoti.py) and returns its record and
@@ -101,7 +101,9 @@ def _step(cap: ExportCapture, stage: str, fn: Any) -> Any:
         return fn()
     except TritonInspectError:
         raise
-    except Exception as exc:  # noqa: BLE001 - recorded: the report shows it with what came before
+    except BaseException as exc:  # noqa: BLE001 - recorded (sys.exit() too): the report shows it with what came before
+        if ends_the_run(exc):
+            raise
         progress = Progress(call=stage)
         record = failure_record(exc, progress)
         import dataclasses

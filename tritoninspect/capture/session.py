@@ -27,7 +27,7 @@ from tritoninspect.capture.patching import Patcher
 from tritoninspect.capture.recorder import Recorder
 from tritoninspect.capture.records import Capture, DeviceProbeRecord, DeviceQueryRecord, EmulationRecord
 from tritoninspect.capture.resources import measure
-from tritoninspect.errors import EnvironmentProblem, TritonInspectError, UsageError
+from tritoninspect.errors import EnvironmentProblem, TritonInspectError, UsageError, ends_the_run
 
 #: The GPU architecture compile-only mode compiles for (sm_90: Hopper).
 DEFAULT_ARCH = 90
@@ -304,7 +304,9 @@ def _compile_and_call(recorder: Recorder, module: Any, input_sets: Sequence[tupl
             call_once(compiled, args, backward, progress=recorder.progress)
     except TritonInspectError:
         raise
-    except Exception as exc:  # noqa: BLE001 - recorded: the report shows it with the stages before it
+    except BaseException as exc:  # noqa: BLE001 - recorded (sys.exit() in forward too): the report shows it
+        if ends_the_run(exc):
+            raise
         recorder.capture.failure = failure_record(exc, recorder.progress)
         if recorder.capture.failure.in_tool:
             raise

@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import gc
+import re
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
@@ -71,7 +72,10 @@ def fail(exc: TritonInspectError, err: Console, *, json_out: bool, debug: bool) 
 
     if isinstance(exc, UserCodeError) and exc.user_traceback:
         err.rule("[bold]traceback from your code[/]", style="red")
-        err.print(safe_text(exc.user_traceback.rstrip()), markup=False, highlight=False, soft_wrap=True)
+        # An exception message of the user's can hold a line "error: ..." or "hint: ...": indented,
+        # so the run's own one `error:` line stays the only one (scripts grep for it).
+        shown = re.sub(r"^(?=(?:error|hint):)", "  ", safe_text(exc.user_traceback.rstrip()), flags=re.M)
+        err.print(shown, markup=False, highlight=False, soft_wrap=True)
         err.rule(style="red")
     err.print(f"[bold red]error:[/] {escape(one_line(exc.message))}", highlight=False, soft_wrap=True)
     if exc.hint:
@@ -139,13 +143,14 @@ def report_for(target: str, options: CaptureOptions, *, given: Mapping[str, obje
     ready_to_capture()
     from tritoninspect import pipeline
 
-    from tritoninspect.stdout_guard import stdout_to_stderr
-
     from tritoninspect.progress import ProgressDisplay
+    from tritoninspect.stdout_guard import stdout_to_stderr
 
     # The stage and elapsed time: a live status on a terminal; piped, a line per stage unless `progress` is off.
     display = ProgressDisplay(err, f"Compiling {spec.name}", lines=progress, debug=debug)
-    with display, stdout_to_stderr(), time_limit(timeout):
+    # The time limit outside the stdout guard: its watchdog keeps the real stdout for the JSON envelope;
+    # after the guard, fd 1 stays on stderr (threads the user's code left running print there).
+    with display, time_limit(timeout), stdout_to_stderr(for_good=True):
         # --debug lets torch's own log lines (TORCH_LOGS) through, as the README promises.
         capture = pipeline.capture_target(spec, dataclasses.replace(options, torch_logs=debug))
         # What the compile left alive lives until exit too (see ready_to_capture): out of the
@@ -164,6 +169,7 @@ def time_limit(seconds: float | None) -> Iterator[None]:
     if seconds is None:
         yield
         return
+    import os
     import signal
     import threading
 
@@ -172,7 +178,8 @@ def time_limit(seconds: float | None) -> Iterator[None]:
 
     previous = signal.signal(signal.SIGALRM, expire)
     signal.setitimer(signal.ITIMER_REAL, seconds)
-    watchdog = threading.Timer(seconds + 10, _stuck, args=(seconds,))
+    stdout_fd = _real_stdout()
+    watchdog = threading.Timer(seconds + 10, _stuck, args=(seconds, stdout_fd))
     watchdog.daemon = True
     watchdog.start()
     try:
@@ -181,6 +188,8 @@ def time_limit(seconds: float | None) -> Iterator[None]:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
         watchdog.cancel()
+        if stdout_fd is not None:
+            os.close(stdout_fd)
 
 
 def _where(frame: Any) -> str:
@@ -189,17 +198,34 @@ def _where(frame: Any) -> str:
     return f"{frame.f_code.co_filename}:{frame.f_lineno} in {frame.f_code.co_name}"
 
 
-def _stuck(seconds: float) -> None:
+def _real_stdout() -> int | None:
+    """A copy of fd 1 as it is now (before the stdout guard moves it), for the watchdog's
+    JSON envelope; None without `--json` (the flag is looked up as cli.run does)."""
     import os
 
-    sys.stderr.write(f"error: the capture did not finish within {seconds:g} s (stuck in native code)\n")
+    return os.dup(1) if "--json" in sys.argv[1:] else None
+
+
+def _stuck(seconds: float, stdout_fd: int | None = None) -> None:
+    """End a capture that ignored SIGALRM: native code, or user code catching every
+    exception or replacing the handler. The same line, exit code and envelope as a timeout."""
+    import json
+    import os
+
+    message = f"the capture did not finish within {seconds:g} s (stuck in native code, or the alarm was caught)"
+    sys.stderr.write(f"error: {message}\n")
     sys.stderr.flush()
+    if stdout_fd is not None:
+        envelope = {"type": TimeoutProblem.__name__, "message": message, "exit_code": int(ExitCode.TIMEOUT)}
+        os.write(stdout_fd, (json.dumps({"error": envelope}) + "\n").encode())
     os._exit(int(ExitCode.TIMEOUT))
 
 
 def check_outputs(*, output: Path | None, dump: Path | None, targets: Iterable[str], force: bool) -> None:
     """Refuse `-o` and `--dump` now, before any compile (see the two checks)."""
     check_dump_dir(dump)
+    if output is not None and dump is not None and output.resolve() == dump.resolve():
+        raise UsageError(f"-o {output}: --dump writes a directory there; give -o a file name such as report.json")
     check_output_file(output, targets, force=force)
 
 

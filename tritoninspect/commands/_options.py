@@ -65,7 +65,8 @@ OutputOpt = Annotated[
 ForceOpt = Annotated[bool, typer.Option("--force", help="Let -o replace an existing file that is not a report.")]
 TimeoutOpt = Annotated[
     Optional[float],
-    typer.Option("--timeout", min=0.1, metavar="SECONDS",
+    # At most a million seconds: `inf` or 1e300 would overflow the alarm's timer (exit 6).
+    typer.Option("--timeout", min=0.1, max=1e6, metavar="SECONDS",
                  help="Stop a capture (import, compile, run) that takes longer: exit 8."),
 ]
 DumpOpt = Annotated[

@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from tritoninspect.errors import UsageError
+from tritoninspect.render._safe import safe_text
 
 if TYPE_CHECKING:
     from tritoninspect.report import Report
@@ -64,7 +65,7 @@ def emit_ranks(target: str, *, json_out: bool, output: Path | None, view: str = 
     if strict and problems:
         where = ", ".join(dict.fromkeys(name for name, _ in problems))
         if err is not None:
-            err.print(f"[yellow]--strict: {len(problems)} diagnostic(s) ({escape(where)})[/]")
+            err.print(f"[yellow]--strict: {len(problems)} diagnostic(s) ({escape(safe_text(where))})[/]")
         raise typer.Exit(ExitCode.FINDINGS)
 
 
@@ -76,11 +77,14 @@ def _one_kernel(report: Report, name: str) -> Report:
     return dataclasses.replace(report, kernels=(kernel,) if kernel is not None else ())
 
 
-def check_trace_dir(directory: Path | None) -> None:
+def check_trace_dir(directory: Path | None, *, output: Path | None = None, dump: Path | None = None) -> None:
     """Refuse a `--trace` folder now, before a long compile (UsageError, exit 2): it must be a
-    folder, or a name whose parent folder exists, and writable."""
+    folder, or a name whose parent folder exists, and writable, and not where `-o` or `--dump` write."""
     if directory is None:
         return
+    for flag, path in (("-o", output), ("--dump", dump)):
+        if path is not None and path.resolve() == directory.resolve():
+            raise UsageError(f"--trace {directory}: {flag} writes there too; give each its own path")
     if directory.exists() and not directory.is_dir():
         raise UsageError(f"--trace {directory}: exists and is not a folder; give a folder for the trace log")
     parent = directory if directory.exists() else directory.parent
@@ -103,8 +107,9 @@ def say_trace_written(err: Console, directory: Path | None, before: set[Path]) -
         return
     new = sorted(logs_in(directory) - before)
     if not new:
-        err.print(f"[yellow]--trace {escape(str(directory))}: no trace was written (nothing compiled?)[/]")
+        err.print(f"[yellow]--trace {escape(safe_text(str(directory)))}: no trace was written (nothing compiled?)[/]")
         return
     for log in new:
-        err.print(f"wrote {escape(str(log))}  (open it with: tlparse {escape(str(log))}; "
-                  f"tritoninspect graph {escape(str(directory))})", highlight=False, soft_wrap=True)
+        shown, folder = escape(safe_text(str(log))), escape(safe_text(str(directory)))  # user paths: no escapes
+        err.print(f"wrote {shown}  (open it with: tlparse {shown}; tritoninspect graph {folder})", highlight=False,
+                  soft_wrap=True)

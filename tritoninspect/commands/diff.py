@@ -184,5 +184,7 @@ def _sides(targets: list[str], options: CaptureOptions, *, inputs_b: str | None,
         if save is not None:
             written = sides.save_reports(save, *results)
             names = [str(p) for p in written]
-            sys.stderr.write(f"wrote {', '.join(names[:-1])} and {names[-1]}\n")
+            from tritoninspect.render._safe import safe_text
+
+            sys.stderr.write(safe_text(f"wrote {', '.join(names[:-1])} and {names[-1]}") + "\n")
     return results

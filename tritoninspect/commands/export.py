@@ -118,7 +118,9 @@ def _report(target: str, options: ExportOptions, given: dict[str, object], err: 
 
     # The stage and elapsed time: a live status on a terminal; piped, a line per stage unless `progress` is off.
     display = ProgressDisplay(err, f"Exporting {spec.name}", lines=progress, debug=debug)
-    with display, stdout_to_stderr(), time_limit(timeout):
+    # The time limit outside the stdout guard: its watchdog keeps the real stdout for the JSON envelope;
+    # after the guard, fd 1 stays on stderr (threads the user's code left running print there).
+    with display, time_limit(timeout), stdout_to_stderr(for_good=True):
         return run_export(spec, options)
 
 

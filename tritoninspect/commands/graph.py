@@ -76,7 +76,7 @@ def graph(
 
     with edge(json_out=json_out, debug=debug) as err:
         check_outputs(output=output, dump=dump, targets=[target], force=force)
-        check_trace_dir(trace)
+        check_trace_dir(trace, output=output, dump=dump)
         options = CaptureOptions(inputs=inputs, device=device.value, dynamic=dynamic, backward=backward,
                                  stage=stage.value, resources=resources, arch=target_arch,
                                  trace_dir=str(trace) if trace else None)

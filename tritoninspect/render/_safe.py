@@ -8,7 +8,8 @@ renderer; this removes what markup escaping does not.
 
 Complete escape sequences (ECMA-48: CSI, OSC/DCS/SOS/PM/APC strings, the short
 escapes; 7- and 8-bit forms) are removed; any control character left (C0 but tab
-and newline, which layout needs; DEL; C1) is shown escaped as ``\\xNN``.
+and newline, which layout needs; DEL; C1) is shown escaped as ``\\xNN``, a bidirectional
+override or isolate as ``\\uNNNN``.
 Torch-free, like the rest of render/.
 """
 
@@ -23,8 +24,10 @@ __all__ = ["safe_record", "safe_text"]
 
 T = TypeVar("T")
 
-#: Any character that needs work: C0 but tab and newline, DEL, C1.
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+#: Any character that needs work: C0 but tab and newline, DEL, C1, and the bidirectional
+#: overrides and isolates that reorder what a terminal shows ("Trojan Source", CVE-2021-42574):
+#: a kernel named "k\u202eevil" would print as "klive".
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 _SEQUENCE = re.compile(
     r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]"  # CSI: parameters, intermediates, final byte
     r"|(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)"  # strings, ended by BEL or ST
@@ -37,7 +40,12 @@ def safe_text(text: str) -> str:
     (tab and newline kept); the same object when there was nothing to do."""
     if not _CONTROL.search(text):
         return text
-    return _CONTROL.sub(lambda m: f"\\x{ord(m[0]):02x}", _SEQUENCE.sub("", text))
+    return _CONTROL.sub(_escaped, _SEQUENCE.sub("", text))
+
+
+def _escaped(match: re.Match[str]) -> str:
+    code = ord(match[0])
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
 def safe_record(value: T) -> T:

@@ -61,7 +61,9 @@ def emit(
 
 
 def _note(message: str) -> None:
-    sys.stderr.write(message + "\n")
+    from tritoninspect.render._safe import safe_text
+
+    sys.stderr.write(safe_text(message) + "\n")  # it names a path of the user's: no escape sequence shown
 
 
 def check_output(output: Path | None, *, reads: Iterable[Path] = (), force: bool = False) -> None:
