@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from enum import Enum
 from typing import TYPE_CHECKING, Annotated
 
@@ -117,7 +118,7 @@ def _report(target: str, options: ExportOptions, given: dict[str, object], err: 
     # The stage and elapsed time: a live status on a terminal; piped, a line per stage unless `progress` is off.
     display = ProgressDisplay(err, f"Exporting {spec.name}", lines=progress, debug=debug)
     with display, stdout_to_stderr(), time_limit(timeout):
-        return run_export(spec, options)
+        return run_export(spec, dataclasses.replace(options, torch_logs=debug))  # --debug: torch's logs too
 
 
 def _exit_if_failed(report: Report, err: Console) -> None:
