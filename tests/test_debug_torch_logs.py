@@ -19,3 +19,13 @@ def test_torch_logs_reach_stderr_with_debug_only() -> None:
     assert "[__graph_breaks]" not in quiet.stderr
     assert "[__graph_breaks]" in debug.stderr
     assert "Kernels that ran eagerly (1)" in quiet.stdout and "Kernels that ran eagerly (1)" in debug.stdout
+
+
+@pytest.mark.slow
+def test_export_lets_torch_logs_through_with_debug_only() -> None:
+    env = cli_env(TORCH_LOGS="dynamic")
+    args = ["export", "samples/export_dynamic.py:Net", "--dynamic", "--stage", "export", "-q"]
+    quiet, debug = run_cli(args, env=env), run_cli([*args, "--debug"], env=env)
+    assert quiet.returncode == debug.returncode == 0, quiet.stderr + debug.stderr
+    assert "create_symbol" not in quiet.stderr  # symbolic_shapes' line for the dynamic dimension
+    assert "create_symbol" in debug.stderr

@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -83,6 +84,27 @@ def test_a_frame_dynamo_skipped_earlier_is_not_this_failure() -> None:
     assert (record.stage, record.compile_id) == ("backward", None)
     progress.compile_failed("1/0", "ValueError", "later")
     assert failure_record(_raise(ValueError("later")), progress).stage == "dynamo"
+
+
+def test_the_raising_frame_is_a_librarys_when_a_library_raised_under_torch() -> None:
+    # Found by the newcomer pass (h20): Liger's backward raising (UnboundLocalError) under
+    # torch.autograd.Function.apply was "raised in: torch/autograd/function.py". Here torch's
+    # tree_map calls the standard library's json.loads, which raises.
+    import json as json_module
+
+    from torch.utils._pytree import tree_map
+
+    record = failure_record(_raise_from(lambda: tree_map(json_module.loads, ["{"])), Progress())
+    assert record.torch_frame is not None and "json" in record.torch_frame.split(":")[0], record.torch_frame
+    assert "_pytree" not in record.torch_frame
+
+
+def _raise_from(call: Any) -> BaseException:
+    try:
+        call()
+    except BaseException as caught:  # noqa: BLE001
+        return caught
+    raise AssertionError("did not raise")
 
 
 def test_dynamo_footer_is_dropped_and_long_messages_cut() -> None:

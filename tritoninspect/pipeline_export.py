@@ -35,6 +35,8 @@ class ExportOptions:
     #: Build, load and run the AOTInductor package in a child process (sides/aoti.py), so that
     #: a native crash there becomes a failure in the report. False in that child itself.
     isolate_aoti: bool = True
+    #: Let torch's own log lines (what TORCH_LOGS asks for) reach stderr: `--debug`.
+    torch_logs: bool = False
 
 
 def run_export(spec: TargetSpec, options: ExportOptions = ExportOptions()) -> Report:
@@ -66,6 +68,7 @@ def export_capture(spec: TargetSpec, options: ExportOptions) -> ExportCapture:
                 loaded.module, loaded.input_sets[0], info=mode.info, strict=options.strict, stage=options.stage,
                 dynamic=dynamic, dynamic_shapes=shapes, target=loaded.spec.name,  # `model.py` alone: its class found
                 inputs=describe_inputs(loaded.input_sets[:1]), aoti_runner=_runner(loaded.spec, options, mode.info),
+                torch_logs=options.torch_logs,
             )
     return capture
 

@@ -238,7 +238,7 @@ class Failure:
     user_frame: str | None = None
     #: All of the user's own frames, outermost first (the innermost is `user_frame`).
     user_stack: tuple[str, ...] = ()
-    #: The innermost torch or Triton frame, "file:line in function".
+    #: The innermost torch, Triton or installed-library frame, "file:line in function".
     torch_frame: str | None = None
     #: The kernel the failure is about, when one is known (e.g. it failed to compile).
     kernel: str | None = None

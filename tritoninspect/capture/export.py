@@ -54,7 +54,8 @@ CRASH_AT_ENV = "TRITONINSPECT_TEST_CRASH_AT"
 
 def capture_export(module: Any, args: tuple[Any, ...], *, info: ModeInfo, strict: bool | None, stage: str,
                    dynamic: str, dynamic_shapes: Any = None, target: str = "",
-                   inputs: tuple[str, ...] = (), aoti_runner: AotiRunner | None = None) -> ExportCapture:
+                   inputs: tuple[str, ...] = (), aoti_runner: AotiRunner | None = None,
+                   torch_logs: bool = False) -> ExportCapture:
     """Export `module` on `args` (strict as asked, else torch's default), then AOTInductor
     unless `stage` is "export" (here, or through `aoti_runner`). `dynamic`: "none", "auto"
     (Dim.AUTO on every dimension) or "target" (`dynamic_shapes` as the target gave them)."""
@@ -64,7 +65,8 @@ def capture_export(module: Any, args: tuple[Any, ...], *, info: ModeInfo, strict
     if dynamic == "auto":
         dynamic_shapes = _auto_shapes(module, args)
     # A fatal signal (SIGSEGV in a native extension) at least leaves the Python stack on stderr.
-    with fatal_signal_stacks(), scratch_inductor_cache(), quiet_torch_logs(), warnings.catch_warnings():
+    quiet = contextlib.nullcontext() if torch_logs else quiet_torch_logs()  # --debug lets them through
+    with fatal_signal_stacks(), scratch_inductor_cache(), quiet, warnings.catch_warnings():
         warnings.simplefilter("ignore")
         _run(cap, module, args, info=info, stage=stage, dynamic_shapes=dynamic_shapes, aoti_runner=aoti_runner)
     cap.meta = {**_meta(info, stage, dynamic != "none", False, target, inputs), "calls": 1}

@@ -14,7 +14,7 @@ import traceback
 from dataclasses import dataclass
 from tritoninspect.capture import compat
 from tritoninspect.capture.records import FailureRecord
-from tritoninspect.textformats.paths import is_own_file
+from tritoninspect.textformats.paths import is_library_file, is_own_file
 
 #: Lines of the innermost exception's message kept in the record.
 MAX_MESSAGE_LINES = 40
@@ -182,12 +182,15 @@ def _user_stack(chain: list[BaseException]) -> tuple[str, ...]:
 
 
 def _torch_frame(chain: list[BaseException]) -> str | None:
-    """The innermost torch or Triton frame, when it is inside the user's innermost
-    frame (torch raised); None when the user's own code raised."""
+    """The innermost torch, Triton or installed-library frame, when it is inside the
+    user's innermost frame (one of them raised); None when the user's own code raised.
+
+    A library counts: Liger's backward raising under torch's autograd.Function.apply
+    was reported as raised in torch/autograd/function.py, which only called it."""
     frames = _frames(chain)
     own = [i for i, f in enumerate(frames) if is_own_file(f.filename)]
     inner = frames[own[-1] + 1:] if own else frames
-    found = [f for f in inner if compat.versions.is_torch_or_triton_file(f.filename)]
+    found = [f for f in inner if compat.versions.is_torch_or_triton_file(f.filename) or is_library_file(f.filename)]
     return _where(found[-1].filename, found[-1].lineno, found[-1].name) if found else None
 
 

@@ -73,7 +73,7 @@ DumpOpt = Annotated[
     Optional[Path], typer.Option("--dump", metavar="DIR",
                                  help="Write every artifact to DIR, named by compile id and stage.")
 ]
-DebugOpt = Annotated[bool, typer.Option("--debug", help="Show full tracebacks.")]
+DebugOpt = Annotated[bool, typer.Option("--debug", help="Show full tracebacks, and torch's own log lines (TORCH_LOGS).")]
 QuietOpt = Annotated[
     bool, typer.Option("--quiet", "-q", help="No progress lines on stderr (they are off with --json too).")
 ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from enum import Enum
 from typing import TYPE_CHECKING, Annotated
 
@@ -121,6 +122,6 @@ def _report(target: str, options: ExportOptions, given: dict[str, object], err: 
     # The time limit outside the stdout guard: its watchdog keeps the real stdout for the JSON envelope;
     # after the guard, fd 1 stays on stderr (threads the user's code left running print there).
     with display, time_limit(timeout), stdout_to_stderr(for_good=True):
-        return run_export(spec, options)
+        return run_export(spec, dataclasses.replace(options, torch_logs=debug))  # --debug: torch's logs too
 
 

@@ -33,7 +33,9 @@ def triton_op_kernels(name: str) -> list[Any]:
     empty for a plain custom_op). torch/_library/triton.py, torch 2.11-2.14; PR
     adding `get_triton_kernels_for_op` not found. The scan was rewritten by
     https://github.com/pytorch/pytorch/pull/181126 (it also recognises the public
-    `torch.library.wrap_triton` spelling), so results may differ by version."""
+    `torch.library.wrap_triton` spelling), so results may differ by version: torch
+    2.13's scan returns [] for `torch.library.wrap_triton(k)` (checked), and
+    analyse/kernels.py then ties the op to the kernels seen inside it."""
     from torch._library.triton import get_triton_kernels_for_op
 
     return list(get_triton_kernels_for_op(name))
