@@ -209,3 +209,49 @@ def test_check_says_a_break_logged_in_several_frames_once() -> None:
         report.graph_breaks[1], compile_id="3/0")))
     (failure,) = check_report(same, no_breaks=True)
     assert failure.endswith(": [2/0, 3/0] /w/m.py:32 Import failure"), failure
+
+
+# --- a failure after a probe -----------------------------------------------------------------
+
+
+FAILING = REPO / "tests" / "assets" / "failures" / "probe_then_fail.py"
+
+
+def test_a_failure_after_a_probe_turns_the_note_into_a_warning_that_names_it() -> None:
+    from tritoninspect.capture.records import FailureRecord
+
+    capture = _capture()
+    capture.failure = FailureRecord(stage="backward", compile_id=None, part="", exc_type="UnboundLocalError",
+                                    message="cannot access local variable 'NUM_SMS'")
+    (warning,) = probe_notes(capture, ())
+    assert warning.severity == "warning"
+    assert "the run failed after it (backward): a GPU run may not fail there" in warning.message
+
+
+@pytest.mark.skipif(not NO_GPU, reason="a GPU is here: the helper gets its GPU answer and nothing fails")
+def test_a_model_failing_on_its_no_gpu_path_says_so_on_the_failure(tmp_path: Path) -> None:
+    from tritoninspect.analyse.emulation import FAILURE_AFTER_PROBE
+
+    text = run_cli(["graph", str(FAILING.relative_to(REPO)), "--device", "cpu", "-q"])
+    assert text.returncode == 4, explain(text)
+    assert FAILURE_AFTER_PROBE in " ".join(text.stdout.split())  # on the failure, however the text wraps
+    (error,) = [line for line in text.stderr.splitlines() if line.startswith("error:")]
+    assert FAILURE_AFTER_PROBE in error
+    out = tmp_path / "r.json"
+    rerun = run_cli(["graph", str(FAILING.relative_to(REPO)), "--device", "cpu", "-o", str(out)])
+    assert rerun.returncode == 4, explain(rerun)
+    saved = run_cli(["graph", str(out)])  # a saved report says it too: it is read from the report
+    assert FAILURE_AFTER_PROBE in " ".join(saved.stdout.split()), explain(saved)
+
+
+def test_a_failure_with_no_probe_says_nothing_of_probes() -> None:
+    from tritoninspect.analyse.emulation import FAILURE_AFTER_PROBE, failure_follows_probe
+    from tritoninspect.render._failure import failure_line
+    from tritoninspect.report import Failure
+
+    failure = Failure("run", None, "", "TypeError", "boom")
+    plain = dataclasses.replace(build_report(Capture(meta={"mode": "compile-only"})), failure=failure)
+    assert not failure_follows_probe(plain)
+    assert FAILURE_AFTER_PROBE not in failure_line(failure, after_probe=failure_follows_probe(plain))
+    assert failure_follows_probe(dataclasses.replace(_report(), failure=failure))
+    assert not failure_follows_probe(_report())  # probes, but nothing failed

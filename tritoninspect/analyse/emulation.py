@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from tritoninspect.capture.records import Capture, DeviceProbeRecord, DeviceQueryRecord
-from tritoninspect.report import DEVICE_PROBE_MEANING, Diagnostic, GraphBreak
+from tritoninspect.report import DEVICE_PROBE_MEANING, Diagnostic, GraphBreak, Report
 from tritoninspect.textformats.breaks import frame_location, original_function
 
 #: Installed packages: a caller there is shown from the package on (`fla/utils/hardware.py:102`).
@@ -32,10 +32,17 @@ def emulation_notes(capture: Capture, cwd: Path | None = None) -> list[Diagnosti
     )]
 
 
+#: How the diagnostic of `probe_notes` begins (the failure text finds it by this).
+PROBE_NOTE = "torch.cuda.is_available() answered False (no GPU here)"
+#: What a failure after such an answer may be, as the failure text and the diagnostic say it.
+FAILURE_AFTER_PROBE = ("compile-only mode answered torch.cuda.is_available() False before this failure, so the "
+                       "code took its no-GPU path: a GPU run may not fail here")
+
+
 def probe_notes(capture: Capture, graph_breaks: Iterable[GraphBreak] = (), cwd: Path | None = None) -> list[Diagnostic]:
     """One diagnostic listing where `torch.cuda.is_available()` answered False to the user's or a
-    library's code: a warning when graph breaks follow such an answer (they may be compile-only's
-    own), else a note."""
+    library's code: a warning when graph breaks or the run's failure follow such an answer (they
+    may be compile-only's own), else a note."""
     emulation = capture.emulation
     if emulation is None or not emulation.probes:
         return []
@@ -48,11 +55,20 @@ def probe_notes(capture: Capture, graph_breaks: Iterable[GraphBreak] = (), cwd: 
     marked = [b for b in graph_breaks if b.device_probe]
     tail = (f"; {len(marked)} graph break(s) follow such a probe (each marked: it {DEVICE_PROBE_MEANING})" if marked
             else "; no graph break follows one")
+    if capture.failure is not None:
+        tail += f"; the run failed after it ({capture.failure.stage}): a GPU run may not fail there"
     return [Diagnostic(
-        "warning" if marked else "note", "compile-only",
-        "torch.cuda.is_available() answered False (no GPU here) where the GPU compile-only mode stands for "
+        "warning" if marked or capture.failure is not None else "note", "compile-only",
+        f"{PROBE_NOTE} where the GPU compile-only mode stands for "
         f"answers True, so the code after it took its no-GPU path: {'; '.join(parts)}{tail}",
     )]
+
+
+def failure_follows_probe(report: Report) -> bool:
+    """The report's failure came in compile-only mode after `torch.cuda.is_available()` answered
+    False to the user's or a library's code: it may be compile-only's own (a GPU run answers True)."""
+    return report.failure is not None and any(
+        d.source == "compile-only" and d.message.startswith(PROBE_NOTE) for d in report.diagnostics)
 
 
 def enrich_device_probes(capture: Capture, fields: dict[str, Any]) -> dict[str, Any]:

@@ -106,9 +106,10 @@ def exit_if_failed(report: Report, err: Console, line: Callable[[Report], str] |
     if report.failure is None:
         return
     if line is None:
+        from tritoninspect.analyse.emulation import failure_follows_probe
         from tritoninspect.render._failure import failure_line
 
-        text = failure_line(report.failure)
+        text = failure_line(report.failure, after_probe=failure_follows_probe(report))
     else:
         text = line(report)
     err.print(f"[bold red]error:[/] {escape(one_line(text))}", highlight=False, soft_wrap=True)
