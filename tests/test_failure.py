@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -249,6 +250,17 @@ def test_a_triton_op_without_autograd_under_grad_fails_with_a_hint() -> None:
     assert "hint: the op has no backward" in proc.stderr
     forward_only = run_cli(["graph", f"{asset.relative_to(REPO)}:Net", "--no-backward"], timeout=300)
     assert forward_only.returncode == 0, explain(forward_only)
+
+
+def test_a_failure_before_any_kernel_ran_names_the_ops_the_graph_calls() -> None:
+    asset = ASSETS / "op_without_autograd.py"
+    proc = run_cli(["graph", f"{asset.relative_to(REPO)}:OpaqueNet", "-q"], timeout=300)
+    assert proc.returncode == ExitCode.USER_CODE, explain(proc)
+    (op,) = re.findall(r'custom_op\("([\w:]+)"', asset.read_text())
+    text = " ".join(proc.stdout.split())
+    assert "Kernels (0)" in text
+    assert f"no user-defined Triton kernel was seen before the failure; the Dynamo graphs call {op}, whose " \
+           "kernels the compile did not reach" in text
 
 
 # --- recompile limits --------------------------------------------------------------------------

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from tritoninspect.report import Entry, Kernel, Meta, Occurrence, OpaqueOp, Report
+from tritoninspect.textformats.output_code import custom_ops_called
 
 #: Stages that hold graph nodes (not launches), where `in_output_code` is meaningful.
 GRAPH_STAGES = ("dynamo", "aot_forward", "aot_backward", "aot_inference", "post_grad", "post_grad_final")
@@ -219,3 +220,13 @@ def backward_text(meta: Meta) -> str:
     if skipped >= meta.calls:
         return "requested, not run (no output requires grad)"
     return f"yes (not run for {skipped} of {meta.calls} calls: no output required grad)"
+
+
+def no_kernels_text(report: Report) -> str:
+    """What to say when a report lists no user kernel: after a failure, that the compile stopped
+    before any ran, and the user ops the graphs call whose kernels it never reached."""
+    if report.failure is None:
+        return "no user-defined Triton kernels were seen"
+    ops = list(dict.fromkeys(op for g in report.graphs if g.stage == "dynamo" for op in custom_ops_called(g.code)))
+    called = f"; the Dynamo graphs call {', '.join(ops)}, whose kernels the compile did not reach" if ops else ""
+    return f"no user-defined Triton kernel was seen before the failure{called}"

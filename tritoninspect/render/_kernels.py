@@ -24,7 +24,7 @@ def kernel_table(report: Report, cwd: Path) -> list[RenderableType]:
     if not report.kernels:
         unseen = " in the traced graphs (kernels inside opaque custom ops do not show in a trace)" \
             if report.meta.mode == "trace" else ""
-        return [title, Text(f"no user-defined Triton kernels were seen{unseen}", style="yellow")]
+        return [title, Text(f"{fmt.no_kernels_text(report)}{unseen}", style="yellow")]
     t = table("kernel", "entries", "compile ids", "source", "in output code", "mutation fallback")
     for k in report.kernels:
         status = fmt.output_code_status(k)

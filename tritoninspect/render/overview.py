@@ -40,7 +40,7 @@ def render_overview(report: Report, *, color: bool | None = None, width: int | N
     cwd = Path.cwd()
     kernels = summarise(report, cwd)
     advice = advise(report, kernels)
-    blocks = [_header(report, cwd), failure_section(report, cwd), _kernel_block(kernels, console.width),
+    blocks = [_header(report, cwd), failure_section(report, cwd), _kernel_block(report, kernels, console.width),
               recompile_limit_section(report, cwd), _findings(advice), _advice(advice), _diagnostics(report),
               _footer(report)]
     print_blocks(console, blocks)
@@ -79,10 +79,10 @@ def compile_time_line(report: Report) -> str:
     return f"compile: AOTAutograd {max(total - lowered, 0.0):.2f} s + Inductor {lowered:.2f} s = {total:.2f} s"
 
 
-def _kernel_block(kernels: Sequence[KernelSummary], width: int) -> list[RenderableType]:
+def _kernel_block(report: Report, kernels: Sequence[KernelSummary], width: int) -> list[RenderableType]:
     title = heading("Kernels", len(kernels))
     if not kernels:
-        return [title, Text("no user-defined Triton kernels were seen", style="yellow")]
+        return [title, Text(fmt.no_kernels_text(report), style="yellow")]
     table = kernel_rows(kernels)
     if _min_width(table) <= width:
         return [title, table]

@@ -34,12 +34,17 @@ def parse_output_code(code: str) -> tuple[tuple[Any, ...], tuple[str, ...]]:
         OutputKernel(m["iname"], m["name"], m["file"], int(m["line"]), bool(re.search(rf"\b{m['iname']}\.run\(", code)))
         for m in _USER_KERNEL_RE.finditer(code)
     )
-    ops = []
+    return kernels, custom_ops_called(code)
+
+
+def custom_ops_called(code: str) -> tuple[str, ...]:
+    """The user ops (`ns::op`, no torch namespace) that graph or output code calls, in first-call order."""
+    ops: list[str] = []
     for m in _EXTERN_OP_RE.finditer(code):
         name = f"{m['ns']}::{m['op']}"
         if m["ns"] not in TORCH_OP_NAMESPACES and name not in ops:
             ops.append(name)
-    return kernels, tuple(ops)
+    return tuple(ops)
 
 
 # --- Inductor output code: what `call()` launches, in order (pure text) -------
