@@ -265,7 +265,7 @@ def _eager(report: Report) -> list[RenderableType]:
             continue
         tied = [str(i) for i, group in enumerate(break_groups(report), 1)
                 if any(kernel.name in (b.kernel, *b.eager_kernels) for b in group)]
-        why = f"break {', '.join(tied)}" if tied else "no graph break tied to it (e.g. a disabled region)"
+        why = f"break {', '.join(tied)}" if tied else "no graph break tied to it: a disabled region, or a break not tied to this kernel"
         count = fmt.plural(launches, "launch", "launches")
         rows.append(Text(f"{kernel.name}: {count} outside compiled graphs ({why})"))
     if not rows:
