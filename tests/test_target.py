@@ -401,6 +401,16 @@ def test_missing_attribute_lists_what_exists() -> None:
     assert info.value.hint == "did you mean assets/simple_model.py:Net?"
 
 
+def test_missing_attribute_marks_an_imported_model_class(tmp_path: Path) -> None:
+    write_module(tmp_path, "layers_lib.py", "import torch\nclass Norm(torch.nn.Module):\n    pass\n")
+    path = write_module(tmp_path, "uses_lib.py", "import torch\nfrom layers_lib import Norm\n"
+                        "class Block(torch.nn.Module):\n    pass\n")
+    with pytest.raises(TargetError) as info:
+        load(f"{path}:Nrom")
+    assert "nn.Module subclasses found: Norm (imported), Block" in info.value.message
+    assert info.value.hint.endswith(":Norm?")  # the name to type, without the mark
+
+
 def test_missing_attribute_in_an_empty_module(tmp_path: Path) -> None:
     path = write_module(tmp_path, "empty_model.py", "import torch\nWIDTH = 4\n")
     expected = r"No attribute 'Net' in .*empty_model\.py; it defines no nn\.Module"

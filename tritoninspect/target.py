@@ -245,13 +245,17 @@ def _missing_attr_error(user_module: types.ModuleType, spec: TargetSpec) -> Targ
     """A fix-it message listing what the module does define."""
     found = _candidates(user_module)
     listed = "; ".join(f"{kind}: {', '.join(names)}" for kind, names in found.items() if names)
-    names = [name for group in found.values() for name in group]
+    names = [name.removesuffix(IMPORTED) for group in found.values() for name in group]
     close = difflib.get_close_matches(spec.attr, names, n=1)
     return TargetError(
         f"No attribute {spec.attr!r} in {spec.display_name}; "
         + (listed or "it defines no nn.Module subclasses, instances or functions"),
         hint=f"did you mean {spec.display_name}:{close[0]}?" if close else None,
     )
+
+
+#: Said after a model class the file imports rather than defines: a valid target, but maybe not the one meant.
+IMPORTED = " (imported)"
 
 
 def _candidates(user_module: types.ModuleType) -> dict[str, list[str]]:
@@ -263,7 +267,8 @@ def _candidates(user_module: types.ModuleType) -> dict[str, list[str]]:
         if isinstance(value, type) and issubclass(value, torch.nn.Module):
             # torch's own layers imported by name (from torch.nn import Linear) are noise.
             if not value.__module__.startswith("torch."):
-                found["nn.Module subclasses found"].append(name)
+                imported = "" if value.__module__ == user_module.__name__ else IMPORTED
+                found["nn.Module subclasses found"].append(name + imported)
         elif isinstance(value, torch.nn.Module):
             found["instances"].append(name)
         elif inspect.isfunction(value) and value.__module__ == user_module.__name__:
