@@ -66,9 +66,9 @@ def capture_target(spec: TargetSpec, options: CaptureOptions = CaptureOptions())
     # Compile-only mode is entered before the user's module is imported:
     # kernel libraries probe has_triton() / the driver at import time.
     # The directory the target is loaded from is the user's (tritoninspect/origin.py).
-    from tritoninspect.progress import stage
+    from tritoninspect.progress import first_stage, stage
 
-    stage("importing torch and Triton")
+    stage(first_stage())
     with _mode(options, user_dir=spec.sys_path_entry) as mode:
         stage(f"importing {spec.display_name} and building its inputs")
         loaded = load(spec, options, device=mode.info.torch_device)

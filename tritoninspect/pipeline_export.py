@@ -55,10 +55,10 @@ def export_capture(spec: TargetSpec, options: ExportOptions) -> ExportCapture:
     from tritoninspect.pipeline import CaptureOptions, _mode, _user_or_tool_errors, load
     from tritoninspect.target import describe_inputs
 
-    from tritoninspect.progress import stage
+    from tritoninspect.progress import first_stage, stage
 
     mode_options = CaptureOptions(inputs=options.inputs, device=options.device, arch=options.arch)
-    stage("importing torch and Triton")
+    stage(first_stage())
     with _mode(mode_options, user_dir=spec.sys_path_entry) as mode:
         stage(f"importing {spec.display_name} and building its inputs")
         loaded = load(spec, mode_options, device=mode.info.torch_device)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -29,6 +30,17 @@ def stage(message: str) -> None:
         return
     with contextlib.suppress(Exception):
         listener(message)
+
+
+#: The first stage of a capture, where torch is not imported yet.
+IMPORTING = "importing torch and Triton"
+
+
+def first_stage() -> str:
+    """The first stage of a capture: importing torch and Triton, unless the caller already did
+    (the CLI says that stage itself); then entering the device mode and torch.compile's modules."""
+    return "setting up the capture (device mode, torch.compile's modules)" if "torch" in sys.modules \
+        else IMPORTING
 
 
 def warnings_seen(warnings: list[tuple[str, str, str]]) -> None:

@@ -141,7 +141,6 @@ def report_for(target: str, options: CaptureOptions, *, given: Mapping[str, obje
         refuse_capture_options(given)
         return traces.one_report(target)
     spec = parse_spec(target)  # a typo fails here, before the heavy imports
-    ready_to_capture()
     from tritoninspect import pipeline
 
     from tritoninspect.progress import ProgressDisplay
@@ -151,13 +150,15 @@ def report_for(target: str, options: CaptureOptions, *, given: Mapping[str, obje
     display = ProgressDisplay(err, f"Compiling {spec.name}", lines=progress, debug=debug)
     # The time limit outside the stdout guard: its watchdog keeps the real stdout for the JSON envelope;
     # after the guard, fd 1 stays on stderr (threads the user's code left running print there).
-    with display, time_limit(timeout), stdout_to_stderr(for_good=True):
-        # --debug lets torch's own log lines (TORCH_LOGS) through, as the README promises.
-        capture = pipeline.capture_target(spec, dataclasses.replace(options, torch_logs=debug))
-        # What the compile left alive lives until exit too (see ready_to_capture): out of the
-        # collector's sight, analysis and rendering stop rescanning it (64-layer stack: 25-35%).
-        gc.freeze()
-        return pipeline.analyse(capture)
+    with display:
+        ready_to_capture()  # its first stage: importing torch and Triton takes seconds
+        with time_limit(timeout), stdout_to_stderr(for_good=True):
+            # --debug lets torch's own log lines (TORCH_LOGS) through, as the README promises.
+            capture = pipeline.capture_target(spec, dataclasses.replace(options, torch_logs=debug))
+            # What the compile left alive lives until exit too (see ready_to_capture): out of the
+            # collector's sight, analysis and rendering stop rescanning it (64-layer stack: 25-35%).
+            gc.freeze()
+            return pipeline.analyse(capture)
 
 
 @contextlib.contextmanager
@@ -288,8 +289,12 @@ def ready_to_capture() -> None:
     300,000 objects) lives until then. `gc.freeze()` keeps each full collection during the
     imports and the compile that follow from scanning all of it again: `breaks` against
     `torch._dynamo.explain` went from 1.12 to 0.90 on a 2-core CPU (benchmarks/bench_breaks.py).
-    Not done by the Python API, whose caller's process goes on.
+    Not done by the Python API, whose caller's process goes on. Said as the first stage of the
+    progress display (when one listens): the imports take seconds.
     """
+    from tritoninspect.progress import IMPORTING, stage
+
+    stage(IMPORTING)
 
     for name in ("torch", "triton"):
         try:

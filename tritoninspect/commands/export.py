@@ -112,7 +112,6 @@ def _report(target: str, options: ExportOptions, given: dict[str, object], err: 
 
     refuse_trace(target, "export")
     spec = parse_spec(target)
-    ready_to_capture()
     from tritoninspect.pipeline_export import run_export
     from tritoninspect.progress import ProgressDisplay
     from tritoninspect.stdout_guard import stdout_to_stderr
@@ -121,7 +120,9 @@ def _report(target: str, options: ExportOptions, given: dict[str, object], err: 
     display = ProgressDisplay(err, f"Exporting {spec.name}", lines=progress, debug=debug)
     # The time limit outside the stdout guard: its watchdog keeps the real stdout for the JSON envelope;
     # after the guard, fd 1 stays on stderr (threads the user's code left running print there).
-    with display, time_limit(timeout), stdout_to_stderr(for_good=True):
-        return run_export(spec, dataclasses.replace(options, torch_logs=debug))  # --debug: torch's logs too
+    with display:
+        ready_to_capture()  # its first stage: importing torch and Triton takes seconds
+        with time_limit(timeout), stdout_to_stderr(for_good=True):
+            return run_export(spec, dataclasses.replace(options, torch_logs=debug))  # --debug: torch's logs too
 
 
