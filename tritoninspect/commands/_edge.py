@@ -86,12 +86,18 @@ def fail(exc: TritonInspectError, err: Console, *, json_out: bool, debug: bool) 
     raise typer.Exit(int(exc.exit_code))
 
 
+#: The `error:` line's length at most: an exception message of megabytes is cut (its traceback has it all).
+MAX_LINE = 2000
+
+
 def one_line(text: str) -> str:
     """`text` safe for one terminal line: control characters and escape sequences out
-    (render/_safe.py), line breaks folded, so a hostile path cannot fake a second line."""
+    (render/_safe.py), line breaks folded, so a hostile path cannot fake a second line;
+    cut at `MAX_LINE` characters."""
     from tritoninspect.render._safe import safe_text
 
-    return " ".join(safe_text(text).split())
+    line = " ".join(safe_text(text).split())
+    return line if len(line) <= MAX_LINE else f"{line[:MAX_LINE]}... ({len(line) - MAX_LINE} more characters)"
 
 
 def error_envelope(exc: TritonInspectError) -> dict[str, Any]:
