@@ -164,6 +164,18 @@ FILES = {
         def example_inputs():
             return (torch.ones(4),)
     """,
+    "forks.py": """
+        import os
+        import torch
+
+        class Net(torch.nn.Module):
+            def forward(self, x):
+                os.fork()  # the copy returns through the capture too
+                raise ValueError("forked")
+
+        def example_inputs():
+            return (torch.ones(4),)
+    """,
     "own_base_import.py": "class Boom(BaseException):\n    pass\n\nraise Boom('at import')\n",
     "notes.txt": "my own notes, not tritoninspect's\n",
     "data.json": '{"mine": true}\n',
@@ -223,6 +235,7 @@ def _cases(p: Path) -> dict[str, Case]:
                                                              4, "forward refuses", report=True),
         "a message of megabytes": Case(["graph", f"{p}/long_message.py:Net", "--stage", "dynamo"], 4, "ValueError: xxx",
                                        report=True),
+        "a fork in forward": Case(["graph", f"{p}/forks.py:Net", "--stage", "dynamo"], 4, "forked", report=True),
         "sys.exit in forward": Case(["graph", f"{p}/exits.py:Net", "--stage", "dynamo"], 4, "SystemExit: 3", report=True),
         "own BaseException in forward": Case(["graph", f"{p}/own_base.py:Net", "--stage", "dynamo"], 4, "Boom",
                                              report=True),

@@ -151,12 +151,27 @@ def report_for(target: str, options: CaptureOptions, *, given: Mapping[str, obje
     display = ProgressDisplay(err, f"Compiling {spec.name}", lines=progress, debug=debug)
     # The time limit outside the stdout guard: its watchdog keeps the real stdout for the JSON envelope;
     # after the guard, fd 1 stays on stderr (threads the user's code left running print there).
-    with display, time_limit(timeout), stdout_to_stderr(for_good=True):
+    with one_process(), display, time_limit(timeout), stdout_to_stderr(for_good=True):
         capture = pipeline.capture_target(spec, options)
         # What the compile left alive lives until exit too (see ready_to_capture): out of the
         # collector's sight, analysis and rendering stop rescanning it (64-layer stack: 25-35%).
         gc.freeze()
         return pipeline.analyse(capture)
+
+
+@contextlib.contextmanager
+def one_process() -> Iterator[None]:
+    """A copy of the process the user's code made inside the block (`os.fork()` in `forward`)
+    returns through the capture too: it ends quietly at the block's end, instead of printing a
+    second report after the first."""
+    import os
+
+    pid = os.getpid()
+    try:
+        yield
+    finally:
+        if os.getpid() != pid:
+            os._exit(0)
 
 
 @contextlib.contextmanager
