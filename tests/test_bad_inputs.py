@@ -154,6 +154,28 @@ FILES = {
         def example_inputs():
             return (torch.ones(4),)
     """,
+    "long_message.py": """
+        import torch
+
+        class Net(torch.nn.Module):
+            def forward(self, x):
+                raise ValueError("x" * 3_000_000)
+
+        def example_inputs():
+            return (torch.ones(4),)
+    """,
+    "forks.py": """
+        import os
+        import torch
+
+        class Net(torch.nn.Module):
+            def forward(self, x):
+                os.fork()  # the copy returns through the capture too
+                raise ValueError("forked")
+
+        def example_inputs():
+            return (torch.ones(4),)
+    """,
     "own_base_import.py": "class Boom(BaseException):\n    pass\n\nraise Boom('at import')\n",
     "notes.txt": "my own notes, not tritoninspect's\n",
     "data.json": '{"mine": true}\n',
@@ -211,6 +233,9 @@ def _cases(p: Path) -> dict[str, Case]:
                                                      "forward refuses", report=True),
         "export, a thread printing through the report": Case(["export", f"{p}/threads.py:Net", "--stage", "export"],
                                                              4, "forward refuses", report=True),
+        "a message of megabytes": Case(["graph", f"{p}/long_message.py:Net", "--stage", "dynamo"], 4, "ValueError: xxx",
+                                       report=True),
+        "a fork in forward": Case(["graph", f"{p}/forks.py:Net", "--stage", "dynamo"], 4, "forked", report=True),
         "sys.exit in forward": Case(["graph", f"{p}/exits.py:Net", "--stage", "dynamo"], 4, "SystemExit: 3", report=True),
         "own BaseException in forward": Case(["graph", f"{p}/own_base.py:Net", "--stage", "dynamo"], 4, "Boom",
                                              report=True),
@@ -351,6 +376,7 @@ def test_bad_input(matrix: Any, key: str) -> None:
     if case.code != 1:
         assert len(errors) == 1, proc.stderr
         assert case.says in errors[0], proc.stderr
+        assert len(errors[0]) < 2200, errors[0][:300]  # cut, however long the message
     assert "Traceback (most recent call last)" not in proc.stderr.split("traceback from your code")[0], proc.stderr
     assert ESC not in proc.stdout and ESC not in proc.stderr
     document = json.loads(proc.stdout)

@@ -456,3 +456,20 @@ def test_a_bad_trace_folder_is_refused_before_capturing(captured: FakeCapture, t
     result = run("graph", RAW, "--trace", str(make(tmp_path)))
     assert message in error_of(result, ExitCode.USAGE)
     assert captured.calls == []
+
+
+def test_o_into_a_directory_that_is_not_writable_is_refused_before_any_work(tmp_path: Path,
+                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    # Simulated: the tests may run as root, for whom every directory is writable.
+    import os
+
+    from tritoninspect.errors import UsageError
+    from tritoninspect.render.emit import check_output
+
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    real_access = os.access
+    monkeypatch.setattr(os, "access", lambda path, mode: Path(path) != locked and real_access(path, mode))
+    with pytest.raises(UsageError, match="locked is not writable"):
+        check_output(locked / "r.json")
+    check_output(tmp_path / "r.json")  # a writable one passes

@@ -311,3 +311,10 @@ def test_diff_shows_the_failing_sides_partial_report(tmp_path: Path) -> None:
     assert len(errors) == 1 and errors[0].startswith("error: A: the model failed in Inductor [0/0]")
     as_json = json.loads(run_cli(["diff", str(failed), str(GOLD_REPORT), "--json"], timeout=120).stdout)
     assert as_json["a"]["failure"].startswith("failed at inductor [0/0]") and as_json["b"]["failure"] is None
+
+
+def test_a_message_of_megabytes_is_cut_per_line() -> None:
+    record = failure_record(_raise(ValueError("x" * 5_000_000 + "\nsecond")), Progress())
+    first, second = record.message.splitlines()
+    assert first.startswith("x" * 2000 + "... (") and first.endswith(" more characters)") and len(first) < 2100
+    assert second == "second"

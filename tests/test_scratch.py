@@ -117,3 +117,27 @@ def test_an_interrupted_capture_leaves_only_torchs_cache(tmp_path: Path) -> None
             proc.kill()
     assert proc.returncode != 0, stderr
     assert _ours(tmp) == [], stderr[-2000:]
+
+
+@pytest.mark.slow
+def test_an_export_timed_out_in_its_aoti_child_leaves_only_torchs_cache(tmp_path: Path) -> None:
+    """The AOTInductor child is killed on Ctrl-C or --timeout: what it made in the temp dir (its
+    scratch Inductor cache, the package folder, the C++ compiler's files) goes with it."""
+    tmp, env = _private_tmp(tmp_path, "tmp")
+    proc = subprocess.Popen([sys.executable, "-m", "tritoninspect", "export", "samples/triton_op.py:Net",
+                             "--device", "cpu", "--json"],
+                            cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        # Wait for the child's scratch Inductor cache beside the parent's, then end the run.
+        deadline = time.monotonic() + 300
+        while len(list(tmp.rglob("tritoninspect-inductor-*"))) < 2 and proc.poll() is None:
+            assert time.monotonic() < deadline, "the AOTInductor child never started"
+            time.sleep(0.05)
+        assert proc.poll() is None, "the export ended before its child could be stopped"
+        proc.send_signal(signal.SIGINT)
+        _, stderr = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, stderr[-2000:]
+    assert _ours(tmp) == [], stderr[-2000:]

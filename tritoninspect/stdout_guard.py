@@ -5,7 +5,8 @@ graph-break cause) would otherwise land before the JSON of `--json`. Like pytest
 `--capture=fd`, the guard works on file descriptor 1, so C-level writes (printf
 from an extension, Triton's interpreter) move too; unlike pytest it passes the
 output on as it comes, one marked line at a time, so a long or hanging run still
-shows its progress.
+shows its progress. In the CLI (`for_good`), fd 1 stays on stderr after the block, so a
+thread the program left running cannot write into the report either.
 """
 
 from __future__ import annotations
@@ -141,4 +142,3 @@ class _ReportStdout:
 
     def __getattr__(self, name: str) -> Any:  # isatty, fileno, encoding, buffer: the real stdout's
         return getattr(self._real, name)
-

@@ -18,6 +18,8 @@ from tritoninspect.textformats.paths import is_library_file, is_own_file
 
 #: Lines of the innermost exception's message kept in the record.
 MAX_MESSAGE_LINES = 40
+#: And characters per line: a message of megabytes (a tensor's repr, generated text) stays readable.
+MAX_LINE_CHARS = 2000
 
 #: Dynamo appends the traced user frames to its errors (torch/_dynamo/exc.py
 #: `format_error_msg_verbose` / `augment_exc_message`, 2.0-2.14): "from user code:" then
@@ -133,10 +135,16 @@ def _message(exc: BaseException, op: str | None = None) -> str:
         lines = _until(lines, marker)
     if op:
         lines[0] = f"{op}: {lines[0]}"
-    kept = [line.rstrip() for line in lines[:MAX_MESSAGE_LINES]]
+    kept = [_cut(line.rstrip()) for line in lines[:MAX_MESSAGE_LINES]]
     if len(lines) > MAX_MESSAGE_LINES:
         kept.append(f"... ({len(lines) - MAX_MESSAGE_LINES} more lines)")
     return "\n".join(kept).strip()
+
+
+def _cut(line: str) -> str:
+    if len(line) <= MAX_LINE_CHARS:
+        return line
+    return f"{line[:MAX_LINE_CHARS]}... ({len(line) - MAX_LINE_CHARS} more characters)"
 
 
 #: Dynamo's text when an op fails on fake tensors (torch/_dynamo/utils.py `get_fake_value`,

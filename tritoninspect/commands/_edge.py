@@ -87,12 +87,18 @@ def fail(exc: TritonInspectError, err: Console, *, json_out: bool, debug: bool) 
     raise typer.Exit(int(exc.exit_code))
 
 
+#: The `error:` line's length at most: an exception message of megabytes is cut (its traceback has it all).
+MAX_LINE = 2000
+
+
 def one_line(text: str) -> str:
     """`text` safe for one terminal line: control characters and escape sequences out
-    (render/_safe.py), line breaks folded, so a hostile path cannot fake a second line."""
+    (render/_safe.py), line breaks folded, so a hostile path cannot fake a second line;
+    cut at `MAX_LINE` characters."""
     from tritoninspect.render._safe import safe_text
 
-    return " ".join(safe_text(text).split())
+    line = " ".join(safe_text(text).split())
+    return line if len(line) <= MAX_LINE else f"{line[:MAX_LINE]}... ({len(line) - MAX_LINE} more characters)"
 
 
 def error_envelope(exc: TritonInspectError) -> dict[str, Any]:
@@ -150,7 +156,7 @@ def report_for(target: str, options: CaptureOptions, *, given: Mapping[str, obje
     display = ProgressDisplay(err, f"Compiling {spec.name}", lines=progress, debug=debug)
     # The time limit outside the stdout guard: its watchdog keeps the real stdout for the JSON envelope;
     # after the guard, fd 1 stays on stderr (threads the user's code left running print there).
-    with display:
+    with one_process(), display:
         ready_to_capture()  # its first stage: importing torch and Triton takes seconds
         with time_limit(timeout), stdout_to_stderr(for_good=True):
             # --debug lets torch's own log lines (TORCH_LOGS) through, as the README promises.
@@ -159,6 +165,21 @@ def report_for(target: str, options: CaptureOptions, *, given: Mapping[str, obje
             # collector's sight, analysis and rendering stop rescanning it (64-layer stack: 25-35%).
             gc.freeze()
             return pipeline.analyse(capture)
+
+
+@contextlib.contextmanager
+def one_process() -> Iterator[None]:
+    """A copy of the process the user's code made inside the block (`os.fork()` in `forward`)
+    returns through the capture too: it ends quietly at the block's end, instead of printing a
+    second report after the first."""
+    import os
+
+    pid = os.getpid()
+    try:
+        yield
+    finally:
+        if os.getpid() != pid:
+            os._exit(0)
 
 
 @contextlib.contextmanager

@@ -12,6 +12,7 @@ from tritoninspect.commands._edge import (
     check_outputs,
     edge,
     exit_if_failed,
+    one_process,
     ready_to_capture,
     refuse_capture_options,
     time_limit,
@@ -120,7 +121,7 @@ def _report(target: str, options: ExportOptions, given: dict[str, object], err: 
     display = ProgressDisplay(err, f"Exporting {spec.name}", lines=progress, debug=debug)
     # The time limit outside the stdout guard: its watchdog keeps the real stdout for the JSON envelope;
     # after the guard, fd 1 stays on stderr (threads the user's code left running print there).
-    with display:
+    with one_process(), display:
         ready_to_capture()  # its first stage: importing torch and Triton takes seconds
         with time_limit(timeout), stdout_to_stderr(for_good=True):
             return run_export(spec, dataclasses.replace(options, torch_logs=debug))  # --debug: torch's logs too

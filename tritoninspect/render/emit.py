@@ -79,6 +79,8 @@ def check_output(output: Path | None, *, reads: Iterable[Path] = (), force: bool
         raise UsageError(f"-o {output}: is a directory; give a file name such as report.json")
     if not output.parent.is_dir():
         raise UsageError(f"-o {output}: the directory {output.parent} does not exist")
+    if not os.access(output.parent, os.W_OK | os.X_OK):  # now, not after the compile (as --trace)
+        raise UsageError(f"-o {output}: the directory {output.parent} is not writable")
     for read in reads:
         if _same_file(output, read):
             raise UsageError(f"-o {output}: this run reads that file ({read}); write the output elsewhere")

@@ -49,7 +49,12 @@ def run_aoti_child(spec: TargetSpec, options: Any, *,
         request, out, stage_file, built, err = (
             directory / n for n in ("request.json", "out.pickle", "stage", "built.pickle", "stderr"))
         request.write_text(json.dumps({"target": spec.raw, "options": dataclasses.asdict(options)}))
-        env = {**_child_env(), STAGE_FILE_ENV: str(stage_file), BUILT_FILE_ENV: str(built)}
+        # The child's temp files (its Inductor scratch cache, the package, the C++ compiler's) go in
+        # our folder: killed on a timeout or Ctrl-C, it cannot remove them itself, and we do.
+        # (Its Inductor cache is a scratch one anyway: capture/scratch.py.)
+        scratch = directory / "tmp"
+        scratch.mkdir()
+        env = {**_child_env(), STAGE_FILE_ENV: str(stage_file), BUILT_FILE_ENV: str(built), "TMPDIR": str(scratch)}
         with open(err, "w+b") as stderr:
             proc = subprocess.Popen(child_command(request, out), env=env, stdout=stderr, stderr=stderr)
             code = _wait(proc, stage_file)
