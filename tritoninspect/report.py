@@ -40,6 +40,11 @@ Schema changelog:
      GraphBreak.device_probe None). Meta.backward_skipped_calls and .params_without_grad:
      what --backward could not reach (0 and empty: not said). Report.advice (Advice): the
      default view's findings with what to change (empty in reports written before it).
+  5  Report.findings (Finding, Evidence): what torch.compile changes about a user kernel's result
+     or speed (issue 24), each with a rule, a severity ("error": results can differ from eager;
+     "warning": speed or memory suffer; "note"), its evidence, one action, the torch source or
+     issue it rests on and the torch versions affected. Versions 1-4 still read: they lack it
+     (empty: not analysed).
 
 The JSON Schema of this model, `tritoninspect/schemas/report.schema.json`, is generated
 from the dataclasses below (`json_schema()`; tests/test_schema.py keeps the file equal to
@@ -86,6 +91,7 @@ from tritoninspect.report_breaks import (
     Recompile,
     RecompileLimit,
 )
+from tritoninspect.report_findings import SEVERITIES, Evidence, EvidenceKind, Finding, FindingSeverity
 from tritoninspect.report_export import (
     AotiPackage,
     ArgConstraint,
@@ -96,9 +102,9 @@ from tritoninspect.report_export import (
     SignatureEntry,
 )
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 #: Versions this tritoninspect reads: every change so far only added fields.
-READABLE_VERSIONS = (1, 2, 3, 4)
+READABLE_VERSIONS = (1, 2, 3, 4, 5)
 
 
 @dataclass(frozen=True)
@@ -287,6 +293,8 @@ class Report:
     #: The findings of the default view, highest impact first, each with its advice (what to change,
     #: why, where in torch). Filled when the report is built or written as JSON.
     advice: tuple[Advice, ...] = ()
+    #: What torch.compile changes about each user kernel's result or speed (analyse/hazards/), worst first.
+    findings: tuple[Finding, ...] = ()
     schema_version: int = SCHEMA_VERSION
 
     def to_dict(self) -> dict[str, Any]:
@@ -351,6 +359,8 @@ _SCHEMA = Schema(
         (Report, "decompiled"): (DecompiledFrame, True),
         (Report, "export"): (ExportInfo, False),
         (Report, "advice"): (Advice, True),
+        (Report, "findings"): (Finding, True),
+        (Finding, "evidence"): (Evidence, True),
         (ExportInfo, "signature"): (SignatureEntry, True),
         (ExportInfo, "decomposed_signature"): (SignatureEntry, True),
         (ExportInfo, "dynamic_dims"): (DynamicDim, True),
@@ -377,11 +387,11 @@ ADDED_IN_VERSION_1 = frozenset({
     "GraphBreak.eager_kernels", "GraphBreak.hint", "GraphBreak.hint_source", "Recompile.guard",
     "Recompile.previous", "Recompile.changes", "Recompile.hint", "Report.decompiled",
 })
-#: Fields a readable report may lack: those added in version 1, and version 2's, 3's and 4's additions.
+#: Fields a readable report may lack: those added in version 1, and version 2's to 5's additions.
 MAY_BE_ABSENT = ADDED_IN_VERSION_1 | {
     "Report.failure", "Report.recompile_limits", "CodeCall.ops_source", "Neighbour.ops_source",
     "Meta.rank", "Meta.unknown", "Report.export", "GraphBreak.device_probe",
-    "Meta.backward_skipped_calls", "Meta.params_without_grad", "Report.advice",
+    "Meta.backward_skipped_calls", "Meta.params_without_grad", "Report.advice", "Report.findings",
 }
 
 
@@ -443,7 +453,12 @@ __all__ = [
     "DroppedNode",
     "Entry",
     "EntryKind",
+    "Evidence",
+    "EvidenceKind",
     "Failure",
+    "Finding",
+    "FindingSeverity",
+    "SEVERITIES",
     "Graph",
     "GraphBreak",
     "Kernel",
