@@ -20,6 +20,7 @@ from tritoninspect import textformats
 from tritoninspect.capture import compat
 from tritoninspect.capture.breaks import break_record, launch_site
 from tritoninspect.capture.failure import Progress
+from tritoninspect.capture.hazards import HazardRecorder
 from tritoninspect.capture.kernel_ops import KernelOps
 from tritoninspect.capture.patching import Patcher
 from tritoninspect.capture.recorder_parts import (
@@ -76,6 +77,8 @@ class Recorder:
         self._sources: dict[str, str] = {}
         #: The kernels Inductor generated for the graph it is writing code for now.
         self._kernel_ops = KernelOps()
+        #: The evidence of issue 24's findings (capture/hazards.py).
+        self.hazards = HazardRecorder(self.capture, self.kernel)
 
     # --- the backend -------------------------------------------------------
 
@@ -208,7 +211,9 @@ class Recorder:
     def _record_node(self, node: torch.fx.Node, cid: str, stage: str, part: str, subgraph: str) -> None:
         form = compat.hops.hop_form(node)
         if form is not None:
-            self.capture.nodes.append(self._hop_record(node, form, cid, stage, part, subgraph))
+            record = self._hop_record(node, form, cid, stage, part, subgraph)
+            self.capture.nodes.append(record)
+            self.hazards.on_hop(node, compat.hops.hop_fields(node), record)
             return
         op = compat.library.op_name(node.target) if node.op == "call_function" else None
         if op is None or op.split("::")[0] in textformats.output_code.TORCH_OP_NAMESPACES:
@@ -294,6 +299,7 @@ class Recorder:
         if kid not in self.capture.kernels:
             self.capture.kernels[kid] = _kernel_record(jf, kid)
             self._sources[kid] = getattr(jf, "src", "")
+            self.hazards.on_kernel(kid, jf, compat.kernels.user_kernel_object(jf))
         return kid
 
     # --- hooks -----------------------------------------------------------------
@@ -314,12 +320,16 @@ class Recorder:
                 patcher.set_item(mapping, key, value)
             for obj, name, value in compat.inductor.config_patches(self._record_post_grad):
                 patcher.set(obj, name, value)
+            for obj, name, value in self.hazards.attribute_patches():
+                patcher.set(obj, name, value)
             # Inductor's hooks only when Inductor runs: importing its graph module
             # alone costs seconds, a lot for a `--stage dynamo` run.
             if self.stage == "inductor":
                 patcher.set(compat.inductor.graph_lowering_class(), "save_output_code", self._on_output_code)
                 for obj, name, value in compat.inductor.kernel_origin_patches(self._on_kernel):
                     patcher.set(obj, name, value)
+                for mapping, key, value in self.hazards.item_patches():
+                    patcher.set_item(mapping, key, value)
             self._install_launch_hooks(patcher)
             trace_logger.addHandler(trace)
             mutation_logger.addFilter(fallback_filter)
@@ -357,7 +367,8 @@ class Recorder:
         def inductor_launch(autotuner: Any, *args: Any, **kwargs: Any) -> Any:
             result = inductor_run(autotuner, *args, **kwargs)
             if compat.inductor.is_user_kernel_launcher(autotuner):
-                recorder._on_launch("inductor", None, compat.inductor.kernel_name(autotuner))
+                launch = recorder._on_launch("inductor", None, compat.inductor.kernel_name(autotuner))
+                recorder.hazards.on_inductor_launch(autotuner, args, launch.compile_id)
             return result
 
         patcher.set(autotuner_cls, "run", inductor_launch)
@@ -439,7 +450,7 @@ class Recorder:
         file, line = compat.dynamo.mutation_fallback_location(exc)
         self.capture.fallbacks.append(FallbackRecord(compat.dynamo.current_compile_id() or "?", kid, cause, file, line))
 
-    def _on_launch(self, via: str, kernel_id: str | None, inductor_name: str | None) -> None:
+    def _on_launch(self, via: str, kernel_id: str | None, inductor_name: str | None) -> LaunchRecord:
         op, in_graph, cid = None, False, None
         for frame in compat.dynamo.frames():
             code = frame.f_code
@@ -454,7 +465,9 @@ class Recorder:
                 break
         # Where an eager launch came from ties it to the graph break that made it eager.
         site = () if in_graph else launch_site()
-        self._launches[LaunchRecord(via, kernel_id, inductor_name, op, in_graph, cid, site=site)] += 1
+        launch = LaunchRecord(via, kernel_id, inductor_name, op, in_graph, cid, site=site)
+        self._launches[launch] += 1
+        return launch
 
     def _flush_launches(self) -> None:
         for launch, count in self._launches.items():

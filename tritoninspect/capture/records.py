@@ -12,6 +12,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from tritoninspect.capture.hazard_records import HazardRecords
+
 CAPTURE_FORMAT = 1
 
 
@@ -340,6 +342,8 @@ class Capture:
     failure: FailureRecord | None = None
     #: Compile-only mode: the emulated CUDA device and the queries it answered.
     emulation: EmulationRecord | None = None
+    #: The evidence the hazard analyses read (capture/hazard_records.py).
+    hazards: HazardRecords = field(default_factory=HazardRecords)
     format: int = CAPTURE_FORMAT
 
     def to_json(self) -> str:
@@ -348,6 +352,8 @@ class Capture:
         for optional in ("failure", "recompile_limits", "emulation"):
             if not data[optional]:
                 del data[optional]
+        if self.hazards.is_empty():
+            del data["hazards"]
         return json.dumps(data, indent=1, default=repr)
 
     @classmethod
@@ -369,6 +375,7 @@ class Capture:
             recompile_limits=[_rec(RecompileLimitRecord, v) for v in data.get("recompile_limits", [])],
             failure=_rec(FailureRecord, data["failure"]) if data.get("failure") else None,
             emulation=_emulation(data["emulation"]) if data.get("emulation") else None,
+            hazards=HazardRecords.from_dict(data["hazards"]) if data.get("hazards") else HazardRecords(),
             format=data["format"],
         )
 

@@ -24,11 +24,15 @@ torch-free in `tritoninspect.textformats`.
 - `interpreter`: launches through Triton's interpreter in compile-only mode.
 - `triton_compile`: `--resources`: compile per config, metadata, registers.
 - `trace_log`: `graph --trace DIR`: torch's structured-trace handler writing to a directory of ours.
+- `autotune`, `layouts`, `lowering`, `mutation`: the evidence of issue 24's findings (capture/hazards.py):
+  autotune settings, argument layouts and storages, Inductor's copies of kernel arguments, the
+  mutation analysis' time.
 """
 
 from __future__ import annotations
 
 from tritoninspect.capture.compat import (
+    autotune,
     caches,
     compile_only,
     device_probes,
@@ -38,13 +42,16 @@ from tritoninspect.capture.compat import (
     inductor,
     interpreter,
     kernels,
+    layouts,
     library,
+    lowering,
+    mutation,
     trace_log,
     triton_compile,
     versions,
 )
 
 __all__ = [
-    "caches", "compile_only", "device_probes", "device_queries", "dynamo", "hops", "inductor", "interpreter",
-    "kernels", "library", "trace_log", "triton_compile", "versions",
+    "autotune", "caches", "compile_only", "device_probes", "device_queries", "dynamo", "hops", "inductor", "interpreter",
+    "kernels", "layouts", "library", "lowering", "mutation", "trace_log", "triton_compile", "versions",
 ]
