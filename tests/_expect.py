@@ -91,6 +91,12 @@ EXPECTED: dict[str, Expect] = {
     "inline_asm": Expect(
         kernels={"asm_copy_kernel": ("hop",)}, fallback=("asm_copy_kernel",), compile_only_diagnostics=("interpreter",)
     ),
+    # Issue 24's hazards: what each finds is checked in tests/test_hazards_e2e.py.
+    "hazard_autotune_hooks": Expect(kernels={"scale_sum_kernel": ("hop",)}),
+    "hazard_fp64_scalar": Expect(kernels={"gated_scale_kernel": ("hop",)}),
+    "hazard_aliasing": Expect(kernels={"scale_then_shift_kernel": ("hop",)}),
+    "hazard_view_clone": Expect(kernels={"row_loss_kernel": ("hop",)}),
+    "hazard_clone_cost": Expect(kernels={"add_one_kernel": ("hop",)}),
 }
 
 #: Samples whose compiled result is compared with eager (and with plain torch).
@@ -155,12 +161,14 @@ def kernel_pointer_params(path: Path, kernel: str) -> list[str]:
 
 
 def kernel_stored_params(path: Path, kernel: str) -> list[str]:
-    """Pointer parameters the kernel stores through (`tl.store(out_ptr + offs, ...)`): its outputs."""
+    """Pointer parameters the kernel stores through (`tl.store(out_ptr + offs, ...)`, `tl.atomic_add(...)`):
+    its outputs."""
     fn = kernel_def(path, kernel)
     params = [a.arg for a in fn.args.args]
     stored = set()
     for node in ast.walk(fn):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "store":
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and (node.func.attr == "store" or node.func.attr.startswith("atomic_"))):
             target = node.args[0]
             while isinstance(target, ast.BinOp):
                 target = target.left

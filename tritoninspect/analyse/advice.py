@@ -15,7 +15,7 @@ import shlex
 from collections.abc import Callable, Sequence
 
 from tritoninspect.analyse.breaks import is_size_mismatch
-from tritoninspect.analyse.hazards.bridge import hazard_advice
+from tritoninspect.analyse.hazards.bridge import covered_kernels, hazard_advice
 from tritoninspect.analyse.summary import KernelSummary, short_location, size_text, summarise
 from tritoninspect.report import Advice, GraphBreak, Recompile, Report
 
@@ -74,8 +74,9 @@ def kernel_missing(report: Report, kernels: Sequence[KernelSummary]) -> list[Adv
 def inplace_clones(report: Report, kernels: Sequence[KernelSummary]) -> list[Advice]:
     """Arguments the kernel writes that Inductor still clones after re-inplacing."""
     advice = []
+    covered = covered_kernels(report, ("clone_cost",))  # said per compile, with the reasons, by that finding
     for k in kernels:
-        if not k.cloned or not k.clone_bytes:
+        if not k.cloned or not k.clone_bytes or k.name in covered:
             continue
         args = ", ".join(k.cloned)
         advice.append(Advice(

@@ -203,8 +203,7 @@ def clone_causes(node: torch.fx.Node, fields: dict[str, Any], record: NodeRecord
         sharing = [n for n in node.graph.nodes if _same_storage(n, key)]
         later = sorted({u.name for n in sharing for u in n.users
                         if order.get(u, -1) > order[node] and not _copies_into(u, n)})
-        elements = tensor.untyped_storage().nbytes() // max(tensor.element_size(), 1)
-        view = tensor.storage_offset() != 0 or (isinstance(elements, int) and tensor.numel() < elements)
+        view = _is_view(tensor)
         causes.append(CloneCause(
             record.compile_id, record.part, record.node, record.kernel_id or "", param,
             graph_input=arg.op == "placeholder",
@@ -213,6 +212,16 @@ def clone_causes(node: torch.fx.Node, fields: dict[str, Any], record: NodeRecord
             same_tensor_as=tuple(p for p, v in kwargs.items() if v is arg and p != param),
         ))
     return causes
+
+
+def _is_view(tensor: torch.Tensor) -> bool:
+    """An offset, or fewer elements than its storage holds; symbolic sizes are never compared (a
+    comparison of a SymInt would guard on it and specialise the user's dynamic compile)."""
+    offset, numel = tensor.storage_offset(), tensor.numel()
+    nbytes = tensor.untyped_storage().nbytes()
+    if isinstance(offset, int) and offset != 0:
+        return True
+    return isinstance(nbytes, int) and isinstance(numel, int) and numel * tensor.element_size() < nbytes
 
 
 def _same_storage(node: torch.fx.Node, key: Any) -> bool:

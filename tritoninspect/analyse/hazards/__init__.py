@@ -16,10 +16,19 @@ from tritoninspect.report import SEVERITIES, Finding
 
 Hazard = Callable[[Capture], list[Finding]]
 
+from tritoninspect.analyse.hazards import aliasing, autotune, clones, scalars, views  # noqa: E402
+
 #: Every hazard, by rule family, in the order they run (findings are then sorted worst first).
-HAZARDS: dict[str, Hazard] = {}
+HAZARDS: dict[str, Hazard] = {
+    "autotune_hooks": autotune.autotune_hooks,
+    "fp64_scalars": scalars.fp64_scalars,
+    "aliased_args": aliasing.aliased_args,
+    "view_args": views.view_args,
+    "clone_cost": clones.clone_cost,
+}
 #: Every rule id a finding can carry (what `check --allow` accepts).
-RULE_IDS: tuple[str, ...] = ()
+RULE_IDS: tuple[str, ...] = (autotune.RULE, scalars.RULE, scalars.CAST_RULE, aliasing.RULE, aliasing.MERGED_RULE,
+                             views.RULE, views.NOTE_RULE, clones.RULE)
 
 
 def find_hazards(capture: Capture, hazards: dict[str, Hazard] | None = None) -> tuple[list[Finding], list[tuple[str, Exception]]]:
