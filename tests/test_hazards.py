@@ -258,3 +258,36 @@ def test_every_finding_has_a_known_rule_evidence_and_the_torch_it_was_seen_on() 
     assert report.advice[0].rule == views.RULE
     assert json.loads(report.to_json())["findings"][0]["rule"] == views.RULE
 
+
+# --- what the GPU said (torch 2.11, H200) -------------------------------------------------------------
+
+GPU = FIXTURES / "gpu-hazards"
+
+
+@pytest.mark.parametrize("name", ["autotune_hooks", "fp64_scalar", "aliasing", "view_clone", "clone_cost"])
+def test_the_stored_gpu_reports_carry_the_same_findings(name: str) -> None:
+    """`tritoninspect graph samples/hazard_<name>.py:Net --device cuda --json` on the H200 (torch 2.11,
+    tests/fixtures/README.md): the checks of the compile-only end-to-end tests hold there too."""
+    from _hazard_expect import CHECKS
+
+    from tritoninspect.report import read_report
+
+    path = GPU / f"hazard_{name}_Net.json"
+    read_report(path)  # valid under today's schema
+    report = json.loads(path.read_text(encoding="utf-8"))
+    assert (report["meta"]["mode"], report["meta"]["torch"][:4]) == ("gpu", "2.11")
+    found = CHECKS[f"hazard_{name}"](report, "Net")
+    if name == "view_clone":
+        assert found, "torch 2.11 reads past the view's buffer too"
+
+
+def test_liger_rms_norm_on_torch_211_names_its_casts_where_the_analysis_fails() -> None:
+    report = json.loads((GPU / "liger_rms_norm.json").read_text(encoding="utf-8"))
+    casts = {f["kernel"]: f for f in report["findings"] if f["rule"] == scalars.CAST_RULE}
+    assert sorted(casts) == ["_rms_norm_backward_kernel", "_rms_norm_forward_kernel"]
+    assert "cast of eps (line 125)" in casts["_rms_norm_forward_kernel"]["summary"]
+    assert "cast of offset (line 194)" in casts["_rms_norm_backward_kernel"]["summary"]
+    notes = [f for f in report["findings"] if f["rule"] == scalars.RULE]
+    assert notes and all(f["severity"] == "note" for f in notes)  # the math itself stays fp32
+    costs = [f for f in report["findings"] if f["rule"] == clones.RULE and f["severity"] == "warning"]
+    assert costs and all("mutation analysis fell back" in f["summary"] for f in costs)
