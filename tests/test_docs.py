@@ -100,6 +100,20 @@ def test_every_relative_link_reaches_its_file_and_heading(page: Path) -> None:
         assert len(links) >= 10  # the landing page links into the docs
 
 
+#: A repository path as the pages name it (`tritoninspect/report.py`, `tests/reallib/*.py`, `scripts/gpu-tests`).
+_REPO_PATH = re.compile(r"(?<![\w/.-])((?:tritoninspect|tools|tests|samples|scripts|benchmarks|docs|\.ci)/[\w./*-]*)")
+#: Named but made on demand (git-ignored).
+_MADE_ON_DEMAND = {"tests/gold/_mismatch/"}
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(REPO)))
+def test_every_repository_path_a_page_names_exists(page: Path) -> None:
+    """Modules move (issue 21): a page that names a file which is gone fails here, not in a reader's hands."""
+    named = {m.rstrip(".,;:)") for m in _REPO_PATH.findall(page.read_text(encoding="utf-8"))}
+    gone = sorted(p for p in named - _MADE_ON_DEMAND if not list(REPO.glob(p)))
+    assert not gone, f"{page.relative_to(REPO)} names paths that do not exist: {gone}"
+
+
 def test_the_readme_is_a_landing_page() -> None:
     readme = (REPO / "README.md").read_text(encoding="utf-8")
     assert len(readme.encode()) <= 20_000

@@ -1,7 +1,7 @@
 """Writes docs/reference/cli.md, the CLI reference, from the Typer app itself.
 
 `python -m tools.cli_reference` (from the checkout) regenerates the page; `--check` exits 1 when the
-committed page differs from what the app generates (tests/test_cli_reference.py does the same). It walks
+committed page differs from what the app generates (tests/test_docs.py does the same). It walks
 the Click command tree Typer builds (`typer.main.get_command`) through Click's public API only (commands,
 parameters, `get_help_record`, usage), so every command, argument, option, default and help text on the
 page is the one `--help` prints. Typer's own `typer tritoninspect.cli utils docs` was tried (typer 0.29):
@@ -21,7 +21,7 @@ COMMAND = "python -m tools.cli_reference"
 HEADER = f"""# CLI reference
 
 <!-- Generated from the Typer app (tritoninspect/cli.py) by `{COMMAND}`; do not edit by hand.
-     tests/test_cli_reference.py fails when this page no longer matches the app. -->
+     tests/test_docs.py fails when this page no longer matches the app. -->
 
 Every command, argument and option of `tritoninspect`, with its default and its help, as `--help` prints
 them. The command pages ([graph](../commands/graph.md), [breaks](../commands/breaks.md),
