@@ -154,6 +154,25 @@ def test_one_tensor_through_two_written_parameters_split_apart_is_an_error() -> 
     assert "pytorch/pytorch#196657" in f.cite
 
 
+def test_one_written_parameter_of_an_alias_split_apart_is_a_warning() -> None:
+    """The analysis finds one parameter written (what a kernel that reads one and writes the other records):
+    the result differs only where the kernel reads what it wrote."""
+    cap = capture("aliasing")
+    cap.nodes = [dataclasses.replace(n, tensors_to_clone=("shifted_ptr",)) if n.tensors_to_clone else n
+                 for n in cap.nodes]
+    f = only(aliasing.aliased_args(cap), aliasing.RULE)
+    assert f.severity == "warning" and "reads through scaled_ptr the values from before its writes" in f.summary
+
+
+def test_an_alias_split_after_a_fallback_is_a_warning() -> None:
+    """Mutation analysis fell back (torch 2.11 on Liger's rms_norm backward, where dY and dX are one tensor):
+    what the kernel writes is not known, so the split is not called wrong."""
+    cap = capture("aliasing")
+    cap.fallbacks = [FallbackRecord("0/0", next(iter(cap.kernels)), "CompilationError: at 2:1:")]
+    f = only(aliasing.aliased_args(cap), aliasing.RULE)
+    assert f.severity == "warning" and "mutation analysis fell back" in f.summary
+
+
 def test_aliased_parameters_torch_keeps_together_are_fine() -> None:
     """Re-inplacing removed the clone (what a kernel reading one and writing the other records)."""
     cap = capture("aliasing")

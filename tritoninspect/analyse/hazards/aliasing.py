@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from tritoninspect.analyse.hazards._common import (
     Launch,
+    fell_back,
     joined,
     launch_text,
     launches,
@@ -30,8 +31,8 @@ BASIS = ("Functionalization turns the launch into triton_kernel_wrapper_function
          "afterwards, and the launch itself reads it through the other parameter. The kernel then gets separate "
          "buffers where eager gave it one.")
 CITE = ("torch/_higher_order_ops/triton_kernel_wrap.py (triton_kernel_wrapper_functional, tensors_to_clone); "
-        "torch/_inductor/fx_passes/reinplace.py (can_inplace); pytorch/pytorch#196657 (open), fix proposed in "
-        "pytorch/pytorch#197225; the brief's pytorch/pytorch#198031 was not found in the stored issue corpus")
+        "torch/_inductor/fx_passes/reinplace.py (can_inplace); pytorch/pytorch#198031; pytorch/pytorch#196657 "
+        "(open), fix proposed in pytorch/pytorch#197225")
 VERSIONS = "seen on torch 2.13 (CPU: compiled 2.5 where eager gives 4.0); torch 2.11: see the GPU test"
 
 
@@ -46,11 +47,23 @@ def aliased_args(capture: Capture) -> list[Finding]:
             merge = _merged(launch)
             if merge is not None:
                 merged.append(merge)
-        if split:
-            findings.append(_split_finding(capture, record, split))
+        for kind in ("lost", "stale", "assumed"):
+            mine = [s for s in split if _kind(capture, record, s) == kind]
+            if mine:
+                findings.append(_split_finding(capture, record, mine, kind))
         if merged:
             findings.append(_merged_finding(capture, record, merged))
     return findings
+
+
+def _kind(capture: Capture, record: KernelRecord, split: tuple) -> str:  # type: ignore[type-arg]
+    """"lost": two parameters of the group are written (the analysis says so): one buffer's writes are
+    dropped. "stale": one is written, the others are read: the kernel reads through them the values before
+    its own writes. "assumed": mutation analysis fell back, so what the kernel writes is not known."""
+    launch, _, wrote, _ = split
+    if fell_back(capture, record.id, launch.compile_id):
+        return "assumed"
+    return "lost" if len(wrote) > 1 else "stale"
 
 
 def groups(launch: Launch) -> list[tuple[str, ...]]:
@@ -75,7 +88,7 @@ def _split(launch: Launch) -> tuple[Launch, tuple[str, ...], tuple[str, ...], tu
     return None
 
 
-def _split_finding(capture: Capture, record: KernelRecord, split: list) -> Finding:  # type: ignore[type-arg]
+def _split_finding(capture: Capture, record: KernelRecord, split: list, kind: str) -> Finding:  # type: ignore[type-arg]
     launch, group, wrote, apart = split[0]
     evidence = []
     for lau, grp, wr, ap in split:
@@ -96,11 +109,23 @@ def _split_finding(capture: Capture, record: KernelRecord, split: list) -> Findi
                                          stage="runtime", compile_id=lau.compile_id, node=lau.runtime.where))
     others = [p for p in group if p not in apart]
     seen_through = joined(others) if others else "the other parameters"
-    summary = (f"{record.name} gets one tensor as {joined(group)} and writes {joined(wrote)}; compiled, torch clones "
-               f"{joined(apart)} on {'its' if len(apart) == 1 else 'their'} own, so what the kernel writes through "
-               f"{joined(apart)} is not seen through {seen_through} ({len(split)} of the kernel's launches).")
+    own = "its" if len(apart) == 1 else "their"
+    head = f"{record.name} gets one tensor as {joined(group)}"
+    tail = f"({len(split)} of the kernel's launches)"
+    if kind == "lost":
+        summary = (f"{head} and writes {joined(wrote)}; compiled, torch clones {joined(apart)} on {own} own, so what "
+                   f"the kernel writes through {joined(apart)} is not seen through {seen_through}, and one buffer's "
+                   f"writes are dropped {tail}.")
+    elif kind == "stale":
+        summary = (f"{head} and writes {joined(wrote)}; compiled, torch clones {joined(apart)} on {own} own, so the "
+                   f"kernel reads through {seen_through} the values from before its writes: the result differs "
+                   f"wherever it reads what it wrote {tail}.")
+    else:
+        summary = (f"{head}; mutation analysis fell back, so torch assumed every argument written and cloned "
+                   f"{joined(apart)} on {own} own: the result differs if the kernel reads through {seen_through} "
+                   f"what it writes through {joined(apart)} {tail}.")
     return Finding(
-        rule=RULE, severity="error", kernel=record.name, summary=summary,
+        rule=RULE, severity="error" if kind == "lost" else "warning", kernel=record.name, summary=summary,
         action=("Give the kernel one pointer parameter for that tensor (compute the other addresses from it), or launch "
                 "it outside the compiled region (torch.compiler.disable)."),
         evidence=(*evidence, Evidence("kernel source", f"{record.name} is defined here", file=record.file,
