@@ -66,13 +66,16 @@ class HazardRecorder:
 
     def on_kernel(self, kid: str, jf: Any, user_object: Any) -> None:
         """A user kernel was registered: note its source and its own `@triton.autotune`, if any."""
-        layer = _autotune_layer(user_object)
-        found = autotune.settings(layer) if layer is not None else None
-        if found is not None:
-            self.records.user_autotune.setdefault(kid, found)
-        source = kernel_source(jf)
-        if source is not None:
-            self.records.kernel_sources.setdefault(kid, source)
+        try:
+            layer = _autotune_layer(user_object)
+            found = autotune.settings(layer) if layer is not None else None
+            if found is not None:
+                self.records.user_autotune.setdefault(kid, found)
+            source = kernel_source(jf)
+            if source is not None:
+                self.records.kernel_sources.setdefault(kid, source)
+        except Exception as exc:  # noqa: BLE001 - evidence is best effort; registering the kernel goes on
+            self._problem(f"{kid}: {type(exc).__name__}: {exc}")
 
     def on_hop(self, node: torch.fx.Node, fields: dict[str, Any], record: NodeRecord) -> None:
         """A HOP node was recorded: the side-table kernel, its arguments' layouts, clone facts."""
