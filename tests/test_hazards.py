@@ -215,7 +215,7 @@ def test_clone_cost_per_compile_with_reasons_and_analysis_time() -> None:
     (copy,) = [e for e in f.evidence if e.param == "x_ptr"]
     assert copy.text.startswith("launch 1 of 2 (inference): clones x_ptr (4.0 KB)")
     (timing,) = [e for e in f.evidence if e.text.startswith("mutation analysis ran")]
-    assert timing.text.startswith("mutation analysis ran 8 times for add_one_kernel in 0/0")
+    assert timing.text == "mutation analysis ran 8 times for add_one_kernel in 0/0" and timing.seconds > 0
 
 
 def test_clone_cost_counts_each_compile_on_its_own() -> None:

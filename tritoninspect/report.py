@@ -44,7 +44,8 @@ Schema changelog:
      or speed (issue 24), each with a rule, a severity ("error": results can differ from eager;
      "warning": speed or memory suffer; "note"), its evidence, one action, the torch source or
      issue it rests on and the torch versions affected. Versions 1-4 still read: they lack it
-     (empty: not analysed).
+     (empty: not analysed). Evidence.seconds was added while version 5 was being made: reports
+     written before it lack it (read as null).
 
 The JSON Schema of this model, `tritoninspect/schemas/report.schema.json`, is generated
 from the dataclasses below (`json_schema()`; tests/test_schema.py keeps the file equal to
@@ -392,6 +393,7 @@ MAY_BE_ABSENT = ADDED_IN_VERSION_1 | {
     "Report.failure", "Report.recompile_limits", "CodeCall.ops_source", "Neighbour.ops_source",
     "Meta.rank", "Meta.unknown", "Report.export", "GraphBreak.device_probe",
     "Meta.backward_skipped_calls", "Meta.params_without_grad", "Report.advice", "Report.findings",
+    "Evidence.seconds",
 }
 
 

@@ -41,6 +41,9 @@ class Evidence:
     #: Where: the kernel's source, or the output module for an output-code line.
     file: str | None = None
     line: int | None = None
+    #: A time the fact measured, in seconds (e.g. what torch's mutation analysis took); not reproducible,
+    #: so kept out of `text`.
+    seconds: float | None = None
 
 
 @dataclass(frozen=True)

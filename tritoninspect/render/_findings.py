@@ -31,7 +31,8 @@ def finding_lines(f: Finding, cwd: Path) -> list[RenderableType]:
                          f" {f.kernel}" if f.kernel else "", f": {f.summary}")
     lines: list[RenderableType] = [head]
     for e in f.evidence:
-        lines.append(Padding(Text(f"· {_where(e, cwd)}{e.text}", style="dim"), (0, 0, 0, 2)))
+        took = f" ({e.seconds * 1000:.0f} ms)" if e.seconds is not None else ""
+        lines.append(Padding(Text(f"· {_where(e, cwd)}{e.text}{took}", style="dim"), (0, 0, 0, 2)))
     if f.action:
         lines.append(Padding(Text(f"do: {f.action}"), (0, 0, 0, 2)))
     versions = " ".join(x for x in (f"torch versions: {f.versions}" if f.versions else "",

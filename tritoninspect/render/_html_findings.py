@@ -40,7 +40,8 @@ def _finding(f: Finding, index: int, cwd: Path, *, prefix: str) -> str:
 def _evidence(evidence: tuple[Evidence, ...], cwd: Path) -> str:
     if not evidence:
         return ""
-    rows = [[esc(e.kind), esc(_where(e, cwd)), esc(e.text)] for e in evidence]
+    rows = [[esc(e.kind), esc(_where(e, cwd)), esc(e.text + (f" ({e.seconds * 1000:.0f} ms)" if e.seconds is not None else ""))]
+            for e in evidence]
     return f"<details open><summary>evidence ({len(rows)})</summary>{grid_table(('from', 'where', 'fact'), rows)}</details>"
 
 

@@ -70,12 +70,13 @@ def _finding(capture: Capture, record: KernelRecord, cid: str, mine: list[Launch
         evidence.append(Evidence("kernel source", f"mutation analysis fell back: {f.cause}", compile_id=cid,
                                  file=f.file or record.file, line=fallback_line(f, source)))
     if times:
-        evidence.append(Evidence("torch", f"mutation analysis ran {len(times)} times for {record.name} in {cid}: "
-                                 f"{seconds * 1000:.0f} ms" + (f" ({sum(t.fell_back for t in times)} fell back)"
-                                                               if any(t.fell_back for t in times) else ""),
-                                 compile_id=cid))
+        evidence.append(Evidence("torch", f"mutation analysis ran {len(times)} times for {record.name} in {cid}"
+                                 + (f" ({sum(t.fell_back for t in times)} fell back)"
+                                    if any(t.fell_back for t in times) else ""),
+                                 compile_id=cid, seconds=round(seconds, 6)))
     evidence.append(torch_evidence(capture))
-    analysis = f"; mutation analysis took {seconds * 1000:.0f} ms over {len(times)} runs" if times else ""
+    # The time stays in the evidence's `seconds`: a report's text is the same from run to run.
+    analysis = f"; mutation analysis ran {len(times)} times" if times else ""
     if copies:
         params = joined(dict.fromkeys(p for _, p, _, _ in copies))
         size = size_text(total) + (" and more (symbolic sizes)" if unknown else "")
