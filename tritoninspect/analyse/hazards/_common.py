@@ -195,11 +195,11 @@ def _runtime_sequence(capture: Capture, record: KernelRecord, cid: str, part: st
              if launch.compile_id == cid and launch.part == part}
     code = next((c for c in capture.output_code if c.compile_id == cid and c.part == part), None)
     others = [c for c in capture.output_code if c.compile_id == cid and c.part != part]
-    if code is None or any(call.name in names for c in others for call in c.calls):
+    if code is None or any(call.name in names for c in others for call in c.calls or ()):
         return []  # runtime launches carry no part: a name in two parts' code cannot be told apart
     seen: dict[str, int] = {}
     sequence = []
-    for call in code.calls:
+    for call in code.calls or ():  # None: not parsed (a record another analysis could not read)
         if call.kind == "user" and call.name in names:
             sequence.append(f"{call.name}#{seen.get(call.name, 0)}")
             seen[call.name] = seen.get(call.name, 0) + 1
