@@ -21,12 +21,12 @@ from typer.testing import CliRunner, Result
 
 from tritoninspect import render
 from tritoninspect.analyse.checks import CHECK_SCHEMA_VERSION
-from tritoninspect.capture.records import Capture
+from tritoninspect.model.records import Capture
 from tritoninspect.cli import app
-from tritoninspect.diff_report import DiffReport
-from tritoninspect.errors import ExitCode, UserCodeError
+from tritoninspect.model.diff_report import DiffReport
+from tritoninspect.model.errors import ExitCode, UserCodeError
 from tritoninspect.pipeline import CaptureOptions, analyse
-from tritoninspect.report import Report
+from tritoninspect.model.report import Report
 from tritoninspect.spec import TargetSpec
 
 REPO = Path(__file__).resolve().parents[1]
@@ -463,7 +463,7 @@ def test_o_into_a_directory_that_is_not_writable_is_refused_before_any_work(tmp_
     # Simulated: the tests may run as root, for whom every directory is writable.
     import os
 
-    from tritoninspect.errors import UsageError
+    from tritoninspect.model.errors import UsageError
     from tritoninspect.render.emit import check_output
 
     locked = tmp_path / "locked"

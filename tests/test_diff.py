@@ -31,11 +31,11 @@ from tritoninspect.analyse.diff_text import (
     output_code_skeleton,
     output_code_stats,
 )
-from tritoninspect.capture.records import Capture
-from tritoninspect.diff_report import DIFF_SCHEMA_VERSION, DiffReport, SideBench, Timing
-from tritoninspect.errors import CaptureError, ExitCode, InputsError, ReportError, UserCodeError
+from tritoninspect.model.records import Capture
+from tritoninspect.model.diff_report import DIFF_SCHEMA_VERSION, DiffReport, SideBench, Timing
+from tritoninspect.model.errors import CaptureError, ExitCode, InputsError, ReportError, UserCodeError
 from tritoninspect.render.diff import CHANGED, DiffRenderer
-from tritoninspect.report import Graph, Report
+from tritoninspect.model.report import Graph, Report
 from tritoninspect.pipeline import CaptureOptions
 from tritoninspect.sides import child
 from tritoninspect.sides.parent import (
@@ -346,7 +346,7 @@ def test_numeric_graph_fields_added_later_become_totals(raw: Report) -> None:
 
 
 def test_notes_when_the_sides_were_captured_differently(raw: Report) -> None:
-    from tritoninspect.report import with_meta
+    from tritoninspect.model.report import with_meta
 
     diff = diff_reports(raw, with_meta(raw, mode="gpu", stage="dynamo"))
     assert any("modes" in n for n in diff.notes) and any("stages" in n for n in diff.notes)
@@ -355,7 +355,7 @@ def test_notes_when_the_sides_were_captured_differently(raw: Report) -> None:
 def test_settings_in_notes_read_as_the_headers_print_them(raw: Report) -> None:
     # Found by the newcomer pass (h20): a graph report against an export report said
     # "differ in dynamic settings (None vs False)" where the headers say "auto" and "no".
-    from tritoninspect.report import with_meta
+    from tritoninspect.model.report import with_meta
 
     diff = diff_reports(with_meta(raw, dynamic=None, backward=True), with_meta(raw, dynamic=False, backward=False))
     assert any("dynamic settings (auto vs no)" in n for n in diff.notes), diff.notes

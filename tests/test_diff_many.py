@@ -19,10 +19,10 @@ import pytest
 
 from _expect import REPO, cli_env
 from tritoninspect.analyse.diff_summary import summary_line
-from tritoninspect.diff_report import DiffReport
+from tritoninspect.model.diff_report import DiffReport
 from tritoninspect.pipeline import CaptureOptions
 from tritoninspect.render.diff import DiffRenderer
-from tritoninspect.report import Report, read_report
+from tritoninspect.model.report import Report, read_report
 from tritoninspect.sides import parent
 from tritoninspect.sides.parent import SideResult, build_diff, save_reports, side_labels
 

@@ -22,8 +22,8 @@ from test_export import ADD, DATA_PTR, EagerLaunch, ExportNode, capture, failure
 
 from tritoninspect.analyse.export import build_export_report
 from tritoninspect.capture.export import CRASH_AT_ENV
-from tritoninspect.capture.records import KernelRecord
-from tritoninspect.errors import ExitCode
+from tritoninspect.model.records import KernelRecord
+from tritoninspect.model.errors import ExitCode
 from tritoninspect.pipeline_export import ExportOptions
 from tritoninspect.render.export import render_export
 from tritoninspect.sides import aoti

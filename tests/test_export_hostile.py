@@ -19,8 +19,8 @@ import tritoninspect
 from test_export import ADD, ROW, built_report, capture, causes, failure, invoke
 
 from tritoninspect.analyse.export import build_export_report
-from tritoninspect.capture.export_records import EagerLaunch, InputDims
-from tritoninspect.errors import ExitCode, UserCodeError
+from tritoninspect.model.export_records import EagerLaunch, InputDims
+from tritoninspect.model.errors import ExitCode, UserCodeError
 from tritoninspect.pipeline_export import ExportOptions, export_capture
 from tritoninspect.render import render
 from tritoninspect.render.export import export_failure_line

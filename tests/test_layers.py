@@ -1,8 +1,9 @@
-"""The shape of the package (tier a): no import cycles, and the command layer's boundaries.
+"""The shape of the package (tier a): no import cycles, the layers' boundaries, the root.
 
 Imports are read from the source with ast (every `import`, at module level or inside a
-function), so nothing is imported to check them. `from a import b` counts as an import of
-module `a.b` when that is a module, else of `a`; a package's `__init__` is not implied.
+function, `TYPE_CHECKING` blocks too), so nothing is imported to check them. `from a import b`
+counts as an import of module `a.b` when that is a module, else of `a`; a package's
+`__init__` is not implied.
 """
 
 from __future__ import annotations
@@ -29,22 +30,39 @@ def module_files() -> dict[str, Path]:
 MODULES = module_files()
 
 
-def imports_of(name: str) -> set[str]:
-    """The package's modules that `name` imports."""
+def tree(name: str) -> ast.Module:
+    return ast.parse(MODULES[name].read_text(encoding="utf-8"))
+
+
+def imported_names(name: str) -> list[tuple[str, str | None]]:
+    """(module, name) per import in `name`: `import a.b` gives ("a.b", None), `from a import b`
+    ("a", "b"), relative imports resolved."""
     path = MODULES[name]
     package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
-    found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    found: list[tuple[str, str | None]] = []
+    for node in ast.walk(tree(name)):
         if isinstance(node, ast.Import):
-            found.update(alias.name for alias in node.names if alias.name in MODULES)
+            found.extend((alias.name, None) for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
             base = node.module or ""
             if node.level:
                 base = ".".join(package[: len(package) - node.level + 1] + ([base] if base else []))
-            for alias in node.names:
-                target = f"{base}.{alias.name}"
-                found.add(target if target in MODULES else base)
+            found.extend((base, alias.name) for alias in node.names)
+    return found
+
+
+def imports_of(name: str) -> set[str]:
+    """The package's modules that `name` imports."""
+    found: set[str] = set()
+    for module, imported in imported_names(name):
+        target = f"{module}.{imported}" if imported else module
+        found.add(target if target in MODULES else module)
     return (found & set(MODULES)) - {name}
+
+
+def outside_imports(name: str) -> set[str]:
+    """The top-level packages other than this one that `name` imports (`torch`, `rich`, `json`...)."""
+    return {module.split(".")[0] for module, _ in imported_names(name)} - {"", "tritoninspect"}
 
 
 GRAPH = {name: imports_of(name) for name in MODULES}
@@ -124,3 +142,36 @@ MAX_MODULE_LINES = 500
 def test_no_module_over_the_line_bound() -> None:
     lengths = {name: len(path.read_text(encoding="utf-8").splitlines()) for name, path in MODULES.items()}
     assert {name: n for name, n in lengths.items() if n > MAX_MODULE_LINES} == {}
+
+
+# --- the layers: the data model at the bottom, the pure core over it only -------------------------
+
+MODEL = {name for name in MODULES if name == "tritoninspect.model" or name.startswith("tritoninspect.model.")}
+#: The torch-free core: analyses, renderers and text parsers, over the data model only.
+PURE = ("analyse", "render", "textformats")
+
+
+def in_package(name: str, *packages: str) -> bool:
+    return any(name == f"tritoninspect.{p}" or name.startswith(f"tritoninspect.{p}.") for p in packages)
+
+
+def test_the_model_imports_nothing_of_the_package_outside_it_and_no_torch() -> None:
+    assert MODEL and {name: sorted(GRAPH[name] - MODEL) for name in MODEL if GRAPH[name] - MODEL} == {}
+    assert {name: sorted(outside_imports(name) & {"torch", "triton"}) for name in MODEL
+            if outside_imports(name) & {"torch", "triton"}} == {}
+
+
+@pytest.mark.parametrize("package", PURE)
+def test_the_pure_core_imports_only_the_model_and_no_torch(package: str) -> None:
+    """analyse/, render/ and textformats/ read records and reports (tritoninspect.model) and each
+    other: never capture/, the run or the edge, never torch or triton."""
+    names = [name for name in MODULES if in_package(name, package)]
+    allowed = MODEL | {name for name in MODULES if in_package(name, *PURE)}
+    assert names and {name: sorted(GRAPH[name] - allowed) for name in names if GRAPH[name] - allowed} == {}
+    assert {name: sorted(outside_imports(name) & {"torch", "triton"}) for name in names
+            if outside_imports(name) & {"torch", "triton"}} == {}
+
+
+def test_the_layer_checks_see_a_forbidden_import() -> None:
+    assert "tritoninspect.model.records" in GRAPH["tritoninspect.analyse.kernels"]
+    assert "torch" in outside_imports("tritoninspect.capture.session")

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from tritoninspect.errors import (
+from tritoninspect.model.errors import (
     EnvironmentProblem,
     ExitCode,
     InputsError,

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from tritoninspect.errors import ExitCode, InputsError, UsageError
+from tritoninspect.model.errors import ExitCode, InputsError, UsageError
 from tritoninspect.inputs import parse_inputs
 from tritoninspect.spec import parse_spec
 from tritoninspect.target import load_target, make_inputs

@@ -53,7 +53,7 @@ GPU_SAMPLES = sorted(str(p.relative_to(GPU_TRACES)) for p in [*GPU_TRACES.glob("
 def test_gpu_trace_gives_the_gpu_reports_kernel_entries_breaks_and_recompiles(sample: str) -> None:
     """A trace made on the GPU machine (torch 2.11, gpu mode) against the gpu-mode report of the
     same sample from that machine (tests/fixtures/gpu/)."""
-    from tritoninspect.report import read_report
+    from tritoninspect.model.report import read_report
 
     stored = TRACES.parent / "gpu" / f"{Path(sample).name}.json"
     if not stored.exists():
@@ -202,7 +202,7 @@ def test_ops_around_a_triton_op_from_provenance_are_the_live_ones() -> None:
     triton_op -> softmax) against the live report of the same model: `relu add / _softmax`,
     neither the user kernel's own HOP among the ops fused before it, nor softmax's decomposition."""
     from tritoninspect.analyse.summary import summarise
-    from tritoninspect.report import read_report
+    from tritoninspect.model.report import read_report
 
     def around(report):
         hoods = [n for k in report.kernels for o in k.occurrences if o.stage == "output_code"

@@ -141,7 +141,7 @@ def test_graph_trace_writes_a_trace_that_reads_back_as_the_same_report(tmp_path:
     assert done.returncode == 0, done.stderr
     (log,) = trace_dir.glob("*.log")
     assert f"wrote {log}" in done.stderr
-    from tritoninspect.report import read_report
+    from tritoninspect.model.report import read_report
 
     live = read_report(tmp_path / "live.json")
     (trace,) = trace_reports(str(trace_dir))

@@ -19,7 +19,7 @@ import typer
 
 from tritoninspect import __version__
 from tritoninspect._quickhelp import import_help_formatter, wants_help
-from tritoninspect.errors import ExitCode, Terminated
+from tritoninspect.model.errors import ExitCode, Terminated
 from tritoninspect.commands import breaks, check, diff, export, graph
 from tritoninspect.commands._help import EXAMPLES, HelpCommand, HelpGroup
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import torch
 
-from tritoninspect.errors import InputsError
+from tritoninspect.model.errors import InputsError
 
 _INPUTS_FORMS = ('expected e.g. "4x128:float16,4x128,scalar:i64=8" (dims joined by x, optional :dtype, '
                  'optional =value to fill with)')

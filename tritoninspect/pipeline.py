@@ -16,12 +16,12 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from tritoninspect.errors import CaptureError, TritonInspectError, UserCodeError
+from tritoninspect.model.errors import CaptureError, TritonInspectError, UserCodeError
 
 if TYPE_CHECKING:
-    from tritoninspect.capture.records import Capture
+    from tritoninspect.model.records import Capture
     from tritoninspect.capture.session import Environment, ModeInfo
-    from tritoninspect.report import Report
+    from tritoninspect.model.report import Report
     from tritoninspect.spec import TargetSpec
     from tritoninspect.target import LoadedTarget
 
@@ -65,7 +65,7 @@ def capture_target(spec: TargetSpec, options: CaptureOptions = CaptureOptions())
     """Enter the mode, load `spec` in it and capture its calls."""
     # Compile-only mode is entered before the user's module is imported:
     # kernel libraries probe has_triton() / the driver at import time.
-    # The directory the target is loaded from is the user's (tritoninspect/origin.py).
+    # The directory the target is loaded from is the user's (tritoninspect/textformats/origin.py).
     from tritoninspect.progress import first_stage, stage
 
     stage(first_stage())
@@ -115,7 +115,7 @@ class _Mode:
 def _mode(options: CaptureOptions, *, user_dir: str | os.PathLike[str] | None) -> Iterator[_Mode]:
     """The mode's environment, with `user_dir` taken as the user's own code."""
     from tritoninspect.capture.session import choose_mode, mode_environment
-    from tritoninspect.origin import user_tree
+    from tritoninspect.textformats.origin import user_tree
 
     info = choose_mode(options.device, options.arch)
     extras = _extras(options)  # without depyf, fail before importing the user's code
@@ -126,7 +126,7 @@ def _mode(options: CaptureOptions, *, user_dir: str | os.PathLike[str] | None) -
 def _defining_dir(module: Any) -> str | None:
     """The directory of the file that defines `module`'s forward (or the function
     itself); None when that is torch's or another part of the machinery."""
-    from tritoninspect.origin import Origin, classify
+    from tritoninspect.textformats.origin import Origin, classify
 
     function = module if inspect.isfunction(module) else getattr(type(module), "forward", None)
     code = getattr(function, "__code__", None)
@@ -279,7 +279,7 @@ def _innermost_frame(exc: BaseException) -> str | None:
 
 def _user_traceback(exc: BaseException) -> str:
     """Only the user's frames (not torch, triton or tritoninspect), then the error."""
-    from tritoninspect.textformats.paths import is_user_file
+    from tritoninspect.textformats.origin import is_user_file
 
     frames = [f for f in traceback.extract_tb(exc.__traceback__) if is_user_file(f.filename)]
     lines = ["Traceback (most recent call last, your frames only):\n", *traceback.format_list(frames)]

@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 
 if TYPE_CHECKING:
-    from tritoninspect.capture.export_records import ExportCapture
-    from tritoninspect.report import Report
+    from tritoninspect.model.export_records import ExportCapture
+    from tritoninspect.model.report import Report
     from tritoninspect.spec import TargetSpec
 
 #: A target module may define this function: it returns `dynamic_shapes` for torch.export

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from tritoninspect.errors import TargetError
+from tritoninspect.model.errors import TargetError
 
 SPEC_FORMS = 'expected "path/to/model.py:Net" or "package.module:Net"'
 _WINDOWS_DRIVE = re.compile(r"^[A-Za-z]:[\\/]")

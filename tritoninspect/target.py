@@ -3,7 +3,7 @@
 The flow follows fastapi-cli's app discovery: parse the spec into a small
 record, work out the import name and the ``sys.path`` entry (walking up out of
 packages), import, then resolve the attribute with fix-it messages. Errors are
-raised as the typed exceptions of `tritoninspect.errors`; nothing here prints.
+raised as the typed exceptions of `tritoninspect.model.errors`; nothing here prints.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from typing import Any
 
 import torch
 
-from tritoninspect.errors import (
+from tritoninspect.model.errors import (
     EnvironmentProblem,
     InputsError,
     TargetError,

@@ -11,8 +11,8 @@ import dataclasses
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tritoninspect.errors import ReportError, TargetError, UsageError
-from tritoninspect.report import Diagnostic, Report
+from tritoninspect.model.errors import ReportError, TargetError, UsageError
+from tritoninspect.model.report import Diagnostic, Report
 
 if TYPE_CHECKING:
     from tritoninspect.textformats.torch_trace import TraceRun

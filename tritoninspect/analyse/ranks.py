@@ -13,7 +13,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from tritoninspect.report import Report
+from tritoninspect.model.report import Report
 
 #: Version of the `graph DIR --json` document for several ranks (changelog: 1 first version).
 RANKS_SCHEMA_VERSION = 1

@@ -26,21 +26,21 @@ from triton.runtime.jit import JITFunction
 
 from tritoninspect.capture import compat
 from tritoninspect.capture.compat import export as export_api
-from tritoninspect.capture.export_records import AotiRecord, EagerLaunch, ExportCapture, ExportNode, InputDims
+from tritoninspect.model.export_records import AotiRecord, EagerLaunch, ExportCapture, ExportNode, InputDims
 from tritoninspect.capture.crash import fatal_signal_stacks
-from tritoninspect.capture.failure import Progress, failure_record
-from tritoninspect.capture.records import FailureRecord
+from tritoninspect.capture.failure import Progress, failure_record, raised_in_tool
+from tritoninspect.model.records import Failure
 from tritoninspect.capture.patching import Patcher
 from tritoninspect.capture.recorder_parts import _env, _first_line, _kernel_record, _plain
 from tritoninspect.capture.scratch import scratch_inductor_cache
 from tritoninspect.capture.session import ModeInfo, _meta, quiet_torch_logs
-from tritoninspect.errors import TritonInspectError, ends_the_run
+from tritoninspect.model.errors import TritonInspectError, ends_the_run
 
 
 #: Runs AOTInductor somewhere else (a child process: sides/aoti.py) and returns its record and
 #: failure: a native crash there (SIGSEGV while building, loading or running the package)
 #: cannot take this process, and the export recorded here, down with it.
-AotiRunner = Callable[[], "tuple[AotiRecord, FailureRecord | None]"]
+AotiRunner = Callable[[], "tuple[AotiRecord, Failure | None]"]
 
 #: Set by sides/aoti.py in its child: the file each stage's name is written to as it starts,
 #: so that the parent can say which stage a crash killed.
@@ -111,7 +111,7 @@ def _step(cap: ExportCapture, stage: str, fn: Any) -> Any:
         import dataclasses
 
         cap.failure = dataclasses.replace(record, stage=stage if record.stage in ("run", "dynamo") else record.stage)
-        if record.in_tool:
+        if raised_in_tool(exc):
             raise
         return None
 

@@ -34,14 +34,14 @@ from tritoninspect.capture.recorder_parts import (
     _readable,
     _with_count,
 )
-from tritoninspect.capture.records import (
+from tritoninspect.model.records import (
     Capture,
     FallbackRecord,
     GraphRecord,
     LaunchRecord,
     NodeRecord,
     OutputCodeRecord,
-    RecompileLimitRecord,
+    RecompileLimit,
     RecompileRecord,
 )
 from tritoninspect.capture.resources import LaunchTemplate, hop_template, launch_template
@@ -424,7 +424,7 @@ class Recorder:
         limit = textformats.breaks.recompile_limit(fail_reason) if fail_type else None
         if limit is not None:
             function, file, line = self._frames.get(frame, (None, None, None))
-            self.capture.recompile_limits.append(RecompileLimitRecord(cid, *limit, function, file, line))
+            self.capture.recompile_limits.append(RecompileLimit(cid, *limit, function, file, line))
             return  # refused: no graph, so not a recompile
         if body.get("recompile_reason") and not fail_type:
             self.capture.recompiles.append(RecompileRecord(cid, str(body["recompile_reason"])))

@@ -12,7 +12,7 @@ from typing import Any
 import torch
 
 from tritoninspect.capture import compat
-from tritoninspect.capture.records import KernelRecord, LaunchRecord
+from tritoninspect.model.records import KernelRecord, LaunchRecord
 
 
 def _op_of(op_codes: dict[Any, str], code: Any) -> str | None:

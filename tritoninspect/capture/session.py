@@ -22,12 +22,12 @@ import torch
 from tritoninspect import __version__
 from tritoninspect.capture import compat
 from tritoninspect.capture.crash import fatal_signal_stacks
-from tritoninspect.capture.failure import Progress, failure_record
+from tritoninspect.capture.failure import Progress, failure_record, raised_in_tool
 from tritoninspect.capture.patching import Patcher
 from tritoninspect.capture.recorder import Recorder
-from tritoninspect.capture.records import Capture, DeviceProbeRecord, DeviceQueryRecord, EmulationRecord
+from tritoninspect.model.records import Capture, DeviceProbeRecord, DeviceQueryRecord, EmulationRecord
 from tritoninspect.capture.resources import measure
-from tritoninspect.errors import EnvironmentProblem, TritonInspectError, UsageError, ends_the_run
+from tritoninspect.model.errors import EnvironmentProblem, TritonInspectError, UsageError, ends_the_run
 
 #: The GPU architecture compile-only mode compiles for (sm_90: Hopper).
 DEFAULT_ARCH = 90
@@ -258,7 +258,7 @@ def capture_run(
 
         stage("--resources: compiling each kernel per autotune config")
         records, problems = measure(recorder.launch_templates, gpu=info.mode == "gpu")
-        recorder.capture.resources.extend(records)
+        recorder.capture.resources.update(records)
         recorder.capture.problems.extend(problems)
     return recorder.capture
 
@@ -308,7 +308,7 @@ def _compile_and_call(recorder: Recorder, module: Any, input_sets: Sequence[tupl
         if ends_the_run(exc):
             raise
         recorder.capture.failure = failure_record(exc, recorder.progress)
-        if recorder.capture.failure.in_tool:
+        if raised_in_tool(exc):
             raise
 
 

@@ -26,7 +26,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from tritoninspect.errors import (
+from tritoninspect.model.errors import (
     CaptureTimeout,
     EnvironmentProblem,
     ExitCode,
@@ -40,7 +40,7 @@ from tritoninspect.errors import (
 
 if TYPE_CHECKING:
     from tritoninspect.pipeline import CaptureOptions
-    from tritoninspect.report import Report
+    from tritoninspect.model.report import Report
 
 
 @contextlib.contextmanager
@@ -138,7 +138,7 @@ def report_for(target: str, options: CaptureOptions, *, given: Mapping[str, obje
 
     if is_saved_report(target):
         refuse_capture_options(given)
-        from tritoninspect.report import read_report
+        from tritoninspect.model.report import read_report
 
         return read_report(target)
     from tritoninspect import traces

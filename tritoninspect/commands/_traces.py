@@ -9,11 +9,11 @@ from typing import TYPE_CHECKING
 from rich.console import Console
 from rich.markup import escape
 
-from tritoninspect.errors import UsageError
+from tritoninspect.model.errors import UsageError
 from tritoninspect.render._safe import safe_text
 
 if TYPE_CHECKING:
-    from tritoninspect.report import Report
+    from tritoninspect.model.report import Report
 
 
 def is_trace_of_ranks(target: str) -> bool:
@@ -42,7 +42,7 @@ def emit_ranks(target: str, *, json_out: bool, output: Path | None, view: str = 
     import typer
 
     from tritoninspect.analyse.ranks import summarise_ranks
-    from tritoninspect.errors import ExitCode
+    from tritoninspect.model.errors import ExitCode
     from tritoninspect.render.emit import emit
     from tritoninspect.traces import trace_reports
 

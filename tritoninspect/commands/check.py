@@ -20,7 +20,7 @@ from tritoninspect.commands._options import (
     TargetArg,
     TimeoutOpt,
 )
-from tritoninspect.errors import ExitCode, UsageError, usage_errors
+from tritoninspect.model.errors import ExitCode, UsageError, usage_errors
 
 
 def check(

@@ -36,7 +36,7 @@ from tritoninspect.commands._options import (
     StageOpt,
     TimeoutOpt,
 )
-from tritoninspect.errors import ExitCode, UsageError, usage_errors
+from tritoninspect.model.errors import ExitCode, UsageError, usage_errors
 
 if TYPE_CHECKING:
     from tritoninspect.pipeline import CaptureOptions
@@ -136,7 +136,7 @@ def _check_save_and_output(save: Path | None, output: Path | None, count: int) -
 
 def _check_options(targets: list[str], options: CaptureOptions, *, inputs_b: str | None, bench: bool,
                    stage_given: bool) -> None:
-    from tritoninspect.errors import TargetError
+    from tritoninspect.model.errors import TargetError
     from tritoninspect.sides.parent import side_labels
     from tritoninspect.spec import is_saved_report, parse_spec
     from tritoninspect.traces import is_trace

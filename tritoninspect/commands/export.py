@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from tritoninspect.pipeline_export import ExportOptions
-    from tritoninspect.report import Report
+    from tritoninspect.model.report import Report
 
 
 class ExportStage(str, Enum):
@@ -93,7 +93,7 @@ def export(
 def _strictness(strict: bool, non_strict: bool) -> bool | None:
     """True, False, or None (torch's default); both flags at once is a usage error."""
     if strict and non_strict:
-        from tritoninspect.errors import UsageError
+        from tritoninspect.model.errors import UsageError
 
         raise UsageError("--strict and --non-strict contradict each other: give one (or neither, for torch's default)")
     return True if strict else False if non_strict else None
@@ -106,7 +106,7 @@ def _report(target: str, options: ExportOptions, given: dict[str, object], err: 
 
     if is_saved_report(target):
         refuse_capture_options(given)
-        from tritoninspect.report import read_report
+        from tritoninspect.model.report import read_report
 
         return read_report(target)
     from tritoninspect.traces import refuse_trace

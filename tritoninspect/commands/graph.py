@@ -35,7 +35,7 @@ from tritoninspect.commands._options import (
     TimeoutOpt,
 )
 from tritoninspect.commands._traces import check_trace_dir, emit_ranks, is_trace_of_ranks, logs_in, say_trace_written
-from tritoninspect.errors import ExitCode
+from tritoninspect.model.errors import ExitCode
 
 
 def graph(

@@ -19,7 +19,7 @@ from tritoninspect.render._failure import failure_section, recompile_limit_secti
 from tritoninspect.render._safe import safe_record
 from tritoninspect.render._widgets import ALERT, heading
 from tritoninspect.render.terminal import _header, probe_place
-from tritoninspect.report import DEVICE_PROBE_MEANING, ArgChange, DecompiledFrame, GraphBreak, Recompile, Report
+from tritoninspect.model.report import DEVICE_PROBE_MEANING, ArgChange, DecompiledFrame, GraphBreak, Recompile, Report
 
 #: Indent of everything under a break's or recompile's first line.
 INDENT = "   "

@@ -25,7 +25,7 @@ from tritoninspect.render._failure import failure_section, recompile_limit_secti
 from tritoninspect.render._safe import safe_record
 from tritoninspect.render._widgets import ALERT, ENTRY_STYLES, heading
 from tritoninspect.render.terminal import _counts, _mode_line
-from tritoninspect.report import Report
+from tritoninspect.model.report import Report
 
 #: Verdict words and their colours (see `KernelSummary.verdict`).
 VERDICT_STYLES = {"visible": "green", "opaque": "yellow", "eager": "red", "missing": ALERT, "unseen": "dim"}
@@ -218,7 +218,7 @@ def one_kernel(report: Report, name: str) -> Report:
     """
     import dataclasses
 
-    from tritoninspect.errors import UsageError
+    from tritoninspect.model.errors import UsageError
 
     kernel = report.kernel(name)
     if kernel is None:

@@ -14,7 +14,7 @@ from tritoninspect.render._failure import failure_section, recompile_limit_secti
 from tritoninspect.render._safe import safe_record
 from tritoninspect.render._kernels import kernel_details, kernel_table, verdicts
 from tritoninspect.render._widgets import ALERT, add_row, heading, table
-from tritoninspect.report import DEVICE_PROBE_MEANING, Mode, Report
+from tritoninspect.model.report import DEVICE_PROBE_MEANING, Mode, Report
 
 #: Label per graph stage for the counts line, in pipeline order.
 STAGE_LABELS = {

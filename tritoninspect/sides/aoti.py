@@ -26,8 +26,8 @@ from typing import TYPE_CHECKING, Any
 
 from tritoninspect.analyse.export_hints import NATIVE_CRASH
 from tritoninspect.capture.export import BUILT_FILE_ENV, STAGE_FILE_ENV
-from tritoninspect.capture.export_records import AotiRecord
-from tritoninspect.capture.records import FailureRecord
+from tritoninspect.model.export_records import AotiRecord
+from tritoninspect.model.records import Failure
 
 if TYPE_CHECKING:
     from tritoninspect.spec import TargetSpec
@@ -40,7 +40,7 @@ _DOING = {"aoti": "while building the package", "aoti_load": "when loaded", "aot
 
 
 def run_aoti_child(spec: TargetSpec, options: Any, *,
-                   device: str) -> tuple[AotiRecord, FailureRecord | None]:
+                   device: str) -> tuple[AotiRecord, Failure | None]:
     """Build, load and run the package of `spec` in a child; its record and failure (a crash included).
     `options`: the command's ExportOptions (a dataclass); `device`: the package's device as the report
     names it."""
@@ -113,7 +113,7 @@ def _child_env() -> dict[str, str]:
     return env
 
 
-def crash_failure(code: int, stage: str, stderr: str) -> FailureRecord:
+def crash_failure(code: int, stage: str, stderr: str) -> Failure:
     """The failure of a child that died (`code` < 0: killed by signal -code) in `stage`."""
     if code < 0:
         try:
@@ -129,7 +129,7 @@ def crash_failure(code: int, stage: str, stderr: str) -> FailureRecord:
     message = f"{subject} crashed with {what} {doing}\n(in a child process: the exported program is intact)"
     if tail:
         message += "\nlast lines of its stderr (faulthandler's stack when it crashed):\n" + "\n".join(tail)
-    return FailureRecord(stage=stage, compile_id=None, part="", exc_type=NATIVE_CRASH, message=message)
+    return Failure(stage=stage, compile_id=None, part="", exc_type=NATIVE_CRASH, message=message)
 
 
 def _stack_tail(stderr: str) -> list[str]:
@@ -143,7 +143,7 @@ def _stack_tail(stderr: str) -> list[str]:
     return lines[:STDERR_TAIL_LINES] if starts else lines[-STDERR_TAIL_LINES:]
 
 
-def _crashed(code: int, stage: str, stderr: str, record: AotiRecord) -> tuple[AotiRecord, FailureRecord]:
+def _crashed(code: int, stage: str, stderr: str, record: AotiRecord) -> tuple[AotiRecord, Failure]:
     """`record`: what the child wrote once the package was built (its files and code), if it got there."""
     if stage in ("aoti_load", "aoti_run"):
         record.loaded = stage == "aoti_run"
@@ -152,9 +152,9 @@ def _crashed(code: int, stage: str, stderr: str, record: AotiRecord) -> tuple[Ao
     return record, crash_failure(code, stage, stderr)
 
 
-def _answer(answer: dict[str, Any], device: str) -> tuple[AotiRecord, FailureRecord | None]:
+def _answer(answer: dict[str, Any], device: str) -> tuple[AotiRecord, Failure | None]:
     if answer.get("error"):  # the child could not even get to AOTInductor (a typed error of ours)
-        return AotiRecord(status="failed", device=device), FailureRecord(
+        return AotiRecord(status="failed", device=device), Failure(
             stage="aoti", compile_id=None, part="", exc_type="ChildError", message=answer["error"])
     record = answer["aoti"] or AotiRecord(status="failed", device=device)
     failure = answer["failure"]

@@ -27,7 +27,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def respond(request: dict[str, Any]) -> dict[str, Any]:
-    from tritoninspect.errors import TritonInspectError
+    from tritoninspect.model.errors import TritonInspectError
     from tritoninspect.pipeline_export import ExportOptions, export_capture
     from tritoninspect.spec import parse_spec
 

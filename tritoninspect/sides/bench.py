@@ -28,7 +28,7 @@ import torch
 
 from tritoninspect import pipeline
 from tritoninspect.capture.scratch import scratch_inductor_cache
-from tritoninspect.diff_report import SideBench, Timing
+from tritoninspect.model.diff_report import SideBench, Timing
 
 if TYPE_CHECKING:
     from tritoninspect.spec import TargetSpec

@@ -16,7 +16,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from tritoninspect.errors import TritonInspectError, error_to_dict, internal_error
+from tritoninspect.model.errors import TritonInspectError, error_to_dict, internal_error
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tritoninspect.diff_report import DiffReport, SideBench, side_bench_from_dict
-from tritoninspect.errors import CaptureError, ReportError, TimeoutProblem, TritonInspectError, error_from_dict
-from tritoninspect.report import Report, read_report
+from tritoninspect.model.diff_report import DiffReport, SideBench, side_bench_from_dict
+from tritoninspect.model.errors import CaptureError, ReportError, TimeoutProblem, TritonInspectError, error_from_dict
+from tritoninspect.model.report import Report, read_report
 from tritoninspect.spec import is_saved_report
 
 if TYPE_CHECKING:

@@ -25,9 +25,9 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from tritoninspect import __version__, schema
-from tritoninspect._json import Schema, parse_json
-from tritoninspect.errors import ReportError
+from tritoninspect.model import __version__, schema
+from tritoninspect.model._json import Schema, parse_json
+from tritoninspect.model.errors import ReportError
 
 DIFF_SCHEMA_VERSION = 3
 #: Versions this tritoninspect reads: versions 2 and 3 only added fields.
@@ -210,7 +210,7 @@ def side_bench_from_dict(data: dict[str, Any]) -> SideBench:
     return _SCHEMA.build(SideBench, data)
 
 
-#: How JSON maps back onto the records (see tritoninspect._json).
+#: How JSON maps back onto the records (see tritoninspect.model._json).
 _SCHEMA = Schema(
     nested={
         (DiffReport, "a"): (Side, False),

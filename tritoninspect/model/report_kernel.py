@@ -1,5 +1,5 @@
 """The report model, part one: its vocabulary (entry kinds, modes, stages) and the records
-of one user kernel (occurrences, clones, neighbourhoods, resources). `tritoninspect.report`
+of one user kernel (occurrences, clones, neighbourhoods, resources). `tritoninspect.model.report`
 holds the rest and re-exports these names: import them from there.
 """
 
@@ -43,7 +43,7 @@ StageName = Literal[
 STAGES: tuple[str, ...] = get_args(StageName)
 
 # The closed sets of values a field may hold (Literal, so the JSON Schema generated from these
-# hints lists them: tritoninspect/schema.py). `EntryKind` is `Entry`'s values, `ModeName` `Mode`'s.
+# hints lists them: tritoninspect/model/schema.py). `EntryKind` is `Entry`'s values, `ModeName` `Mode`'s.
 EntryKind = Literal["hop", "triton_op", "custom_op", "eager"]
 ModeName = Literal["gpu", "compile-only", "trace"]
 Severity = Literal["error", "warning", "note"]
@@ -218,8 +218,9 @@ class Resources:
 
 
 @dataclass(frozen=True)
-class Kernel:
-    """One distinct user kernel, keyed by its innermost JIT function."""
+class KernelRecord:
+    """A user kernel as it is defined, as the capture records it (from the side table or a triton_op
+    registration); the report's `Kernel` adds where torch.compile saw it."""
 
     id: str
     name: str
@@ -231,6 +232,12 @@ class Kernel:
     autotune_configs: tuple[dict[str, Any], ...] = ()
     autotune_key: tuple[str, ...] = ()
     heuristics: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Kernel(KernelRecord):
+    """One distinct user kernel, keyed by its innermost JIT function."""
+
     entries: tuple[EntryKind, ...] = ()
     occurrences: tuple[Occurrence, ...] = ()
     #: Compile ids whose graphs hold the kernel but whose output code has no launch of it.

@@ -2,7 +2,7 @@
 
 `read_json` / `parse_json` turn a file that cannot be read, is not UTF-8 or is not JSON into
 one `ReportError` line naming it. One loader builds both versioned models (`report.Report`,
-`diff_report.DiffReport`) once the JSON Schema has checked the data (`tritoninspect.schema`):
+`diff_report.DiffReport`) once the JSON Schema has checked the data (`tritoninspect.model.schema`):
 each declares which fields hold nested records in a `Schema`; JSON lists become tuples, and a
 field named in `Schema.convert` gets its own conversion (e.g. a grid's inner tuples).
 Errors are `ValueError`s naming the class and field; the models turn them into
@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tritoninspect.errors import ReportError
+from tritoninspect.model.errors import ReportError
 
 
 def read_json(path: Path | str) -> Any:

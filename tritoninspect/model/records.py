@@ -3,6 +3,11 @@
 Capture turns graphs, side-table kernels, log records and launches into these
 records while the compile is alive; analyses read only these, so they can be
 tested on saved captures without compiling anything (tests/fixtures/).
+
+Where the report carries the same facts, the capture records them in the report's own classes
+(`Failure`, `Resources`, `RecompileLimit`, `DecompiledFrame`), or in the records the report's
+classes extend (`KernelRecord`, `GraphRecord`, `RecompileRecord`, `DynamoBreak`): an analysis
+turns one into the other with `extended`.
 """
 
 from __future__ import annotations
@@ -10,24 +15,15 @@ from __future__ import annotations
 import dataclasses
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
+
+from tritoninspect.model.report import Failure, GraphRecord
+from tritoninspect.model.report_breaks import DecompiledFrame, DynamoBreak, RecompileLimit, RecompileRecord
+from tritoninspect.model.report_kernel import KernelRecord, Resources
+
+T = TypeVar("T")
 
 CAPTURE_FORMAT = 1
-
-
-@dataclass(frozen=True)
-class KernelRecord:
-    """A user kernel, resolved from the side table or a triton_op registration."""
-
-    id: str
-    name: str
-    file: str | None
-    line: int | None
-    decorators: tuple[str, ...]
-    constexpr_params: tuple[str, ...]
-    autotune_configs: tuple[dict[str, Any], ...] = ()
-    autotune_key: tuple[str, ...] = ()
-    heuristics: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -57,18 +53,6 @@ class NodeRecord:
     #: post_grad_final mutation nodes: arguments Inductor cloned before the
     #: launch (what re-inplacing left of tensors_to_clone) -> bytes copied.
     inductor_clones: dict[str, int | None] | None = None
-
-
-@dataclass(frozen=True)
-class GraphRecord:
-    compile_id: str
-    stage: str
-    part: str
-    code: str
-    op_count: int
-    subgraphs: tuple[str, ...] = ()
-    #: Wall time of the compile step that consumed this graph (see report.Graph).
-    compile_time_s: float | None = None
 
 
 @dataclass(frozen=True)
@@ -139,48 +123,13 @@ class OutputCodeRecord:
 
 
 @dataclass(frozen=True)
-class BreakRecord:
-    compile_id: str
-    reason: str
-    file: str | None
-    line: int | None
-    user_stack: tuple[str, ...] = ()
-    frame_skipped: bool = False
-    #: One line: the graph-break type (and what it says about a Triton kernel).
-    headline: str = ""
-    #: torch's graph-break id ("GB0361") and its documentation page, when given.
-    gb_id: str | None = None
-    doc_url: str | None = None
-    #: Dynamo could not resume after the break: the rest of the frame ran eagerly.
-    skipped_rest: bool = False
-    #: "file:line in func" of the library frame the break happened in, if not the user's.
-    library_frame: str | None = None
-    #: Source lines around `line` (read while capturing), the first being `context_start`.
-    context: tuple[str, ...] = ()
-    context_start: int | None = None
-    #: The same around `library_frame`, to find a kernel launched next to a break inside a library.
+class BreakRecord(DynamoBreak):
+    """A graph break as the capture records it: what Dynamo logged, and the source around the
+    library frame it happened in (to find a kernel launched next to a break inside a library)."""
+
+    #: Source lines around `library_frame` (read while capturing), the first being `library_context_start`.
     library_context: tuple[str, ...] = ()
     library_context_start: int | None = None
-
-
-@dataclass(frozen=True)
-class RecompileRecord:
-    compile_id: str
-    reason: str
-
-
-@dataclass(frozen=True)
-class RecompileLimitRecord:
-    """Dynamo hit a recompile limit for a frame and runs that frame eagerly from then on."""
-
-    #: The compile that was refused (it has no graph), e.g. "0/8".
-    compile_id: str
-    #: Which limit, as Dynamo names it: "recompile_limit" or "accumulated_recompile_limit".
-    limit_type: str
-    limit: int | None
-    function: str | None = None
-    file: str | None = None
-    line: int | None = None
 
 
 @dataclass(frozen=True)
@@ -209,39 +158,6 @@ class LaunchRecord:
     count: int = 1
     #: Eager launches: the user's frames at the launch, "file:line in func", innermost last.
     site: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class DecompiledRecord:
-    """Dynamo's transformed bytecode of one compiled frame, decompiled by depyf."""
-
-    compile_id: str
-    #: The code object's name: "forward", or a resume function such as
-    #: "torch_dynamo_resume_in_forward_at_55".
-    function: str
-    file: str | None
-    line: int | None
-    source: str
-
-
-@dataclass(frozen=True)
-class ResourceRecord:
-    """What one kernel, compiled for one autotune config, uses (`--resources`)."""
-
-    kernel_id: str
-    #: The config's kwargs and launch options that are set; {} for a kernel without autotune.
-    config: dict[str, Any]
-    #: The architecture compiled for, e.g. "sm_90".
-    target: str
-    #: "gpu" (loaded on this machine's GPU) or "compiled for sm_90" (compile-only mode).
-    source: str
-    registers: int | None = None
-    #: Shared memory the kernel asks for, in bytes.
-    shared: int | None = None
-    #: Spilled registers (local memory bytes / 4, as Triton's driver counts them).
-    spills: int | None = None
-    num_warps: int | None = None
-    num_stages: int | None = None
 
 
 @dataclass(frozen=True)
@@ -288,33 +204,6 @@ class EmulationRecord:
     cuda_available: bool = False
 
 
-@dataclass(frozen=True)
-class FailureRecord:
-    """Why the capture stopped early: the compile or the compiled module's run raised.
-
-    Everything recorded before it stays in the capture, so the report still shows it.
-    """
-
-    #: Where it failed: "dynamo", "aot", "inductor", "kernel_compile", "run" or "backward".
-    stage: str
-    compile_id: str | None
-    #: forward / backward / inference for the AOT and Inductor stages, else "".
-    part: str
-    #: The innermost exception (Dynamo's and Inductor's wrappers removed).
-    exc_type: str
-    message: str
-    #: The user's innermost frame, "file:line in function", when there is one.
-    user_frame: str | None = None
-    #: All of the user's own frames, outermost first (the innermost is `user_frame`).
-    user_stack: tuple[str, ...] = ()
-    #: The innermost torch or Triton frame, "file:line in function".
-    torch_frame: str | None = None
-    #: The failure is in tritoninspect's own code (a bug of ours), not in the user's or torch's.
-    in_tool: bool = False
-    #: The kernel it is about, when known (e.g. the kernel that failed to compile).
-    kernel: str | None = None
-
-
 @dataclass
 class Capture:
     """Everything one `tritoninspect graph` run saw."""
@@ -329,21 +218,24 @@ class Capture:
     fallbacks: list[FallbackRecord] = field(default_factory=list)
     launches: list[LaunchRecord] = field(default_factory=list)
     #: --decompile: each compiled frame's transformed code.
-    decompiled: list[DecompiledRecord] = field(default_factory=list)
-    #: --resources: per kernel and autotune config.
-    resources: list[ResourceRecord] = field(default_factory=list)
+    decompiled: list[DecompiledFrame] = field(default_factory=list)
+    #: --resources: kernel id -> one per autotune config, in config order.
+    resources: dict[str, list[Resources]] = field(default_factory=dict)
     #: (source, message) pairs for things capture could not do.
     problems: list[tuple[str, str]] = field(default_factory=list)
     #: Frames Dynamo stopped compiling because a recompile limit was hit.
-    recompile_limits: list[RecompileLimitRecord] = field(default_factory=list)
+    recompile_limits: list[RecompileLimit] = field(default_factory=list)
     #: Set when the compile or a run raised: the capture holds what came before.
-    failure: FailureRecord | None = None
+    failure: Failure | None = None
     #: Compile-only mode: the emulated CUDA device and the queries it answered.
     emulation: EmulationRecord | None = None
     format: int = CAPTURE_FORMAT
 
     def to_json(self) -> str:
         data = dataclasses.asdict(self)
+        # Saved as one list, each entry naming its kernel (`kernel_id` first), as captures always were.
+        data["resources"] = [{"kernel_id": kernel_id, **dataclasses.asdict(r)}
+                             for kernel_id, records in self.resources.items() for r in records]
         # Absent when empty: a capture without them reads as before they were recorded.
         for optional in ("failure", "recompile_limits", "emulation"):
             if not data[optional]:
@@ -363,14 +255,21 @@ class Capture:
             recompiles=[_rec(RecompileRecord, v) for v in data["recompiles"]],
             fallbacks=[_rec(FallbackRecord, v) for v in data["fallbacks"]],
             launches=[_rec(LaunchRecord, v) for v in data["launches"]],
-            decompiled=[_rec(DecompiledRecord, v) for v in data.get("decompiled", [])],
-            resources=[_resource(v) for v in data.get("resources", [])],
+            decompiled=[_rec(DecompiledFrame, v) for v in data.get("decompiled", [])],
+            resources=_resources(data.get("resources", [])),
             problems=[tuple(p) for p in data["problems"]],
-            recompile_limits=[_rec(RecompileLimitRecord, v) for v in data.get("recompile_limits", [])],
-            failure=_rec(FailureRecord, data["failure"]) if data.get("failure") else None,
+            recompile_limits=[_rec(RecompileLimit, v) for v in data.get("recompile_limits", [])],
+            failure=_rec(Failure, data["failure"]) if data.get("failure") else None,
             emulation=_emulation(data["emulation"]) if data.get("emulation") else None,
             format=data["format"],
         )
+
+
+def extended(record: Any, cls: type[T], **more: Any) -> T:
+    """`record` as `cls`, a record that shares its facts (the report's `Kernel` made from a
+    `KernelRecord`, say): the fields they share copied, then `more` set."""
+    shared = {f.name for f in dataclasses.fields(record)} & {f.name for f in dataclasses.fields(cls)}
+    return cls(**{**{name: getattr(record, name) for name in shared}, **more})
 
 
 def _rec(cls: type, data: dict[str, Any]) -> Any:
@@ -391,9 +290,13 @@ def _emulation(data: dict[str, Any]) -> EmulationRecord:
     return dataclasses.replace(_rec(EmulationRecord, data), queries=queries, probes=probes)
 
 
-def _resource(data: dict[str, Any]) -> ResourceRecord:
-    # `config` is a dict of values: _rec would leave it alone, but be explicit.
-    return dataclasses.replace(_rec(ResourceRecord, data), config=dict(data.get("config", {})))
+def _resources(saved: list[dict[str, Any]]) -> dict[str, list[Resources]]:
+    by_kernel: dict[str, list[Resources]] = {}
+    for data in saved:
+        # `config` is a dict of values: _rec would leave it alone, but be explicit.
+        record = dataclasses.replace(_rec(Resources, data), config=dict(data.get("config", {})))
+        by_kernel.setdefault(data["kernel_id"], []).append(record)
+    return by_kernel
 
 
 def _output_code(data: dict[str, Any]) -> OutputCodeRecord:
@@ -405,3 +308,12 @@ def _output_code(data: dict[str, Any]) -> OutputCodeRecord:
 def _call(data: dict[str, Any]) -> CallRecord:
     args = tuple(_rec(ArgRecord, a) for a in data.get("args", ()))
     return dataclasses.replace(_rec(CallRecord, data), args=args)
+
+
+#: The capture imports every record from here, those the report's modules define too.
+__all__ = [
+    "CAPTURE_FORMAT", "ArgRecord", "BreakRecord", "CallRecord", "Capture", "DecompiledFrame", "DeviceProbeRecord",
+    "DeviceQueryRecord", "DynamoBreak", "EmulationRecord", "Failure", "FallbackRecord", "GraphRecord",
+    "KernelRecord", "LaunchRecord", "NodeRecord", "OutputCodeRecord", "OutputKernel", "RecompileLimit",
+    "RecompileRecord", "Resources", "extended",
+]

@@ -22,7 +22,7 @@ from functools import cache
 from importlib import resources
 from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
 
-from tritoninspect.errors import EnvironmentProblem, ReportError
+from tritoninspect.model.errors import EnvironmentProblem, ReportError
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 #: The shipped schema files, in the package's `schemas/` folder.
@@ -148,7 +148,16 @@ def _union(options: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def _field_notes(cls: type) -> dict[str, str]:
-    """The `#:` comment lines right above each field in the class's source, joined."""
+    """The `#:` comment lines right above each field in the source of the class, or of the
+    dataclass it extends (e.g. the report's `Kernel` of the capture's `KernelRecord`), joined."""
+    notes: dict[str, str] = {}
+    for klass in reversed(cls.__mro__):
+        if dataclasses.is_dataclass(klass):
+            notes.update(_own_field_notes(klass))
+    return notes
+
+
+def _own_field_notes(cls: type) -> dict[str, str]:
     try:
         source = inspect.getsource(cls)
     except (OSError, TypeError):

@@ -1,6 +1,7 @@
 """The report model, part three: graph breaks, recompiles, recompile limits and Dynamo's
-decompiled frames (`--decompile`). `tritoninspect.report` holds the rest and re-exports these
-names: import them from there.
+decompiled frames (`--decompile`). A break and a recompile are what Dynamo logged (`DynamoBreak`,
+`RecompileRecord`, the capture's records too) with what the analyses tie to them.
+`tritoninspect.model.report` holds the rest and re-exports these names: import them from there.
 """
 
 from __future__ import annotations
@@ -15,7 +16,10 @@ DEVICE_PROBE_MEANING = ("follows a device probe answered for the CPU in compile-
 
 
 @dataclass(frozen=True)
-class GraphBreak:
+class DynamoBreak:
+    """A graph break as Dynamo logged it: the report's `GraphBreak` adds what it concerns and what to
+    do; the capture's `BreakRecord` (tritoninspect/model/records.py) the source of the library frame."""
+
     compile_id: str
     reason: str
     file: str | None
@@ -37,6 +41,10 @@ class GraphBreak:
     #: The source lines around `line`, the first of them being line `context_start`.
     context: tuple[str, ...] = ()
     context_start: int | None = None
+
+
+@dataclass(frozen=True)
+class GraphBreak(DynamoBreak):
     #: The user kernel the break concerns, and how it was tied to it.
     kernel: str | None = None
     kernel_relation: str | None = None
@@ -67,9 +75,15 @@ class ArgChange:
 
 
 @dataclass(frozen=True)
-class Recompile:
+class RecompileRecord:
+    """A recompile as Dynamo logged it; the report's `Recompile` adds the failed guard and what changed."""
+
     compile_id: str
     reason: str
+
+
+@dataclass(frozen=True)
+class Recompile(RecompileRecord):
     #: The guard that failed, on one line (long expressions shortened).
     guard: str = ""
     #: The compile of the same frame that the guard belonged to, e.g. "0/0".

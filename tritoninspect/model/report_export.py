@@ -3,7 +3,7 @@
 The exported program's graph and AOTInductor's generated code are ordinary `Graph`s
 (stages "export" and "aoti_output_code"), and each kernel's place in the exported graph
 is an `Occurrence` at stage "export": the graph and diff machinery read them as they read
-a compile's. What only export has lives here. `tritoninspect.report` re-exports these names.
+a compile's. What only export has lives here. `tritoninspect.model.report` re-exports these names.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from tritoninspect.report_kernel import EntryKind, Severity
+from tritoninspect.model.report_kernel import EntryKind, Severity
 
 #: How a kernel appears in the exported graph: "hop" (a triton_kernel_wrapper node with a
 #: kernel_idx into the side table), "triton_op" (a call of the op, not decomposed: export keeps

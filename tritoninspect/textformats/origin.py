@@ -70,6 +70,8 @@ MACHINERY_PACKAGES = ("torch", "triton", "typer", "click", "importlib", "_pytest
 #: Directory names the install schemes give installed packages (Debian's python uses dist-packages).
 INSTALL_DIR_NAMES = frozenset({"site-packages", "dist-packages"})
 #: Which origin wins when two roots are the same directory.
+#: This tool's package directory (tritoninspect/, above textformats/).
+_TOOL_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _TIE_ORDER = {Origin.LIBRARY: 0, Origin.USER: 1, Origin.MACHINERY: 2}
 
 #: The user's roots while a capture runs (see `user_tree`); empty outside one.
@@ -198,7 +200,7 @@ def _environment(sys_path: tuple[str, ...]) -> _Environment:
 
 
 def _machinery_roots() -> set[str]:
-    roots = {_real(os.path.dirname(os.path.abspath(__file__)))}  # this tool: its own package, exactly
+    roots = {_real(_TOOL_DIR)}  # this tool: its own package, exactly
     for name in MACHINERY_PACKAGES:
         roots.update(_real(p) for p in _package_locations(name))
     roots.update(_real(paths["scripts"]) for paths in _scheme_paths() if paths.get("scripts"))

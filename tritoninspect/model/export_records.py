@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from tritoninspect.capture.records import FailureRecord, KernelRecord
+from tritoninspect.model.records import Failure, KernelRecord
 
 
 @dataclass(frozen=True)
@@ -100,5 +100,5 @@ class ExportCapture:
     nodes: list[ExportNode] = field(default_factory=list)
     export_time_s: float | None = None
     aoti: AotiRecord | None = None
-    failure: FailureRecord | None = None
+    failure: Failure | None = None
     problems: list[tuple[str, str]] = field(default_factory=list)

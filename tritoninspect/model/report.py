@@ -54,10 +54,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tritoninspect import schema
-from tritoninspect._json import Schema, parse_json, read_json
-from tritoninspect.errors import ReportError
-from tritoninspect.report_kernel import (
+from tritoninspect.model import schema
+from tritoninspect.model._json import Schema, parse_json, read_json
+from tritoninspect.model.errors import ReportError
+from tritoninspect.model.report_kernel import (
     STAGES,
     CallKind,
     ClonedArg,
@@ -78,7 +78,7 @@ from tritoninspect.report_kernel import (
     SharedBuffer,
     StageName,
 )
-from tritoninspect.report_breaks import (
+from tritoninspect.model.report_breaks import (
     DEVICE_PROBE_MEANING,
     ArgChange,
     DecompiledFrame,
@@ -86,7 +86,7 @@ from tritoninspect.report_breaks import (
     Recompile,
     RecompileLimit,
 )
-from tritoninspect.report_export import (
+from tritoninspect.model.report_export import (
     AotiPackage,
     ArgConstraint,
     DynamicDim,
@@ -154,8 +154,9 @@ class CodeCall:
 
 
 @dataclass(frozen=True)
-class Graph:
-    """One captured graph or output-code module."""
+class GraphRecord:
+    """A graph as the capture records it (tritoninspect/model/records.py); the report's `Graph`
+    adds what an output-code module launches."""
 
     compile_id: str
     stage: StageName
@@ -170,6 +171,12 @@ class Graph:
     #: call (AOTAutograd + Inductor, every part); for `aot_*`, Inductor's compile
     #: of that part. None where nothing was compiled (other stages, --stage aot).
     compile_time_s: float | None = None
+
+
+@dataclass(frozen=True)
+class Graph(GraphRecord):
+    """One captured graph or output-code module."""
+
     #: output_code: the launches and extern calls of `call()`, in order.
     code_calls: tuple[CodeCall, ...] = ()
     #: output_code totals (None for other stages): Inductor-generated kernels,
