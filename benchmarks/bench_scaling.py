@@ -115,9 +115,9 @@ def fit_exponent(xs: list[float], ys: list[float]) -> float:
 
 def child(layers: int, device: str) -> int:
     """One size, timed in this process; prints one JSON line."""
-    from tritoninspect import pipeline
+    from tritoninspect.run import pipeline
     from tritoninspect.render import render_as
-    from tritoninspect.spec import parse_spec
+    from tritoninspect.source.spec import parse_spec
 
     # Imported before timing: the capture's time is compile and run.
     importlib.import_module("torch")

@@ -25,9 +25,9 @@ from tritoninspect.model.records import Capture
 from tritoninspect.cli import app
 from tritoninspect.model.diff_report import DiffReport
 from tritoninspect.model.errors import ExitCode, UserCodeError
-from tritoninspect.pipeline import CaptureOptions, analyse
+from tritoninspect.run.pipeline import CaptureOptions, analyse
 from tritoninspect.model.report import Report
-from tritoninspect.spec import TargetSpec
+from tritoninspect.source.spec import TargetSpec
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "tests" / "fixtures"
@@ -71,7 +71,7 @@ class FakeCapture:
 def captured(monkeypatch: pytest.MonkeyPatch) -> FakeCapture:
     fake = FakeCapture()
     monkeypatch.chdir(REPO)  # the saved captures' paths are repo-relative
-    monkeypatch.setattr("tritoninspect.pipeline.capture_target", fake)
+    monkeypatch.setattr("tritoninspect.run.pipeline.capture_target", fake)
     monkeypatch.setattr("tritoninspect.commands._edge.ready_to_capture", lambda: None)
 
     def child_in_process(request: dict[str, Any], *, debug: bool = False, timeout: float | None = None,

@@ -36,7 +36,7 @@ from tritoninspect.model.diff_report import DIFF_SCHEMA_VERSION, DiffReport, Sid
 from tritoninspect.model.errors import CaptureError, ExitCode, InputsError, ReportError, UserCodeError
 from tritoninspect.render.diff import CHANGED, DiffRenderer
 from tritoninspect.model.report import Graph, Report
-from tritoninspect.pipeline import CaptureOptions
+from tritoninspect.run.pipeline import CaptureOptions
 from tritoninspect.sides import child
 from tritoninspect.sides.parent import (
     SideResult,
@@ -47,7 +47,6 @@ from tritoninspect.sides.parent import (
     error_from_payload,
     save_reports,
 )
-from tritoninspect.spec import is_saved_report
 
 FIXTURES = REPO / "tests" / "fixtures"
 
@@ -467,7 +466,7 @@ def test_the_request_carries_every_capture_option(monkeypatch: pytest.MonkeyPatc
         answer, code = child.respond(json.loads(json.dumps(request)))
         return json.loads(json.dumps(answer)), code, ""
 
-    monkeypatch.setattr("tritoninspect.pipeline.run", fake_run)
+    monkeypatch.setattr("tritoninspect.run.pipeline.run", fake_run)
     monkeypatch.setattr("tritoninspect.sides.parent.run_child", in_process)
     result = capture_side("A", "samples/add_raw.py:Net", options=options, debug=True)
     assert seen[0][0].attr == "Net" and seen[0][1] == options
@@ -483,7 +482,7 @@ def test_child_answers_every_error(monkeypatch: pytest.MonkeyPatch) -> None:
     def boom(spec: Any, options: CaptureOptions) -> Report:
         raise KeyError("oops")
 
-    monkeypatch.setattr("tritoninspect.pipeline.run", boom)
+    monkeypatch.setattr("tritoninspect.run.pipeline.run", boom)
     answer, code = child.respond(request)
     assert code == ExitCode.INTERNAL and answer["error"]["message"] == "internal error: KeyError: 'oops'"
 
@@ -504,10 +503,6 @@ def test_child_errors_come_back_typed() -> None:
     inputs = error_from_payload("B", "m.py:Net", {"type": "InputsError", "message": "bad", "hint": "try"})
     assert isinstance(inputs, InputsError) and inputs.hint == "try"
     assert type(error_from_payload("B", "t", {"type": "KeyError", "message": "?"})) is CaptureError
-
-
-def test_is_saved_report() -> None:
-    assert is_saved_report("a/report.json") and not is_saved_report("model.py:Net")
 
 
 def test_save_reports_and_refuse_foreign_files(tmp_path: Path, raw: Report, custom: Report) -> None:
@@ -573,8 +568,8 @@ def test_gpu_bench_loads_and_calls_the_model_through_the_pipeline(monkeypatch: p
         return bench._step(module, args, backward), 0.5
 
     real_call_once = bench.pipeline.call_once
-    monkeypatch.setattr("tritoninspect.pipeline.load", fake_load)
-    monkeypatch.setattr("tritoninspect.pipeline.call_once",
+    monkeypatch.setattr("tritoninspect.run.pipeline.load", fake_load)
+    monkeypatch.setattr("tritoninspect.run.pipeline.call_once",
                         lambda fn, args, backward: calls.append(("call", backward)) or real_call_once(fn, args, backward))
     monkeypatch.setattr(bench, "time_calls", fake_time)
     monkeypatch.setattr(bench, "fresh_compile", fake_compile)

@@ -20,7 +20,7 @@ import pytest
 from _expect import REPO, cli_env
 from tritoninspect.analyse.diff_summary import summary_line
 from tritoninspect.model.diff_report import DiffReport
-from tritoninspect.pipeline import CaptureOptions
+from tritoninspect.run.pipeline import CaptureOptions
 from tritoninspect.render.diff import DiffRenderer
 from tritoninspect.model.report import Report, read_report
 from tritoninspect.sides import parent

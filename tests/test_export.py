@@ -255,10 +255,9 @@ def _run_captured(run: Any, args: list[str]) -> tuple[int, str]:
 
 def test_json_of_a_failed_export_is_the_report_and_exit_4(monkeypatch: pytest.MonkeyPatch) -> None:
     cap = capture(strict=False, launches=[EagerLaunch(ADD.id, None, {}, {})], failure=failure("export", DATA_PTR))
-    import tritoninspect.commands.export as command
-    import tritoninspect.pipeline_export as route
+    import tritoninspect.run.pipeline_export as route
 
-    monkeypatch.setattr(command, "ready_to_capture", lambda: None)
+    monkeypatch.setattr("tritoninspect.commands._edge.ready_to_capture", lambda: None)
     monkeypatch.setattr(route, "run_export", lambda spec, options: build_export_report(cap))
     result = invoke(["export", "samples/add_raw.py:Net", "--json"])
     assert result.exit_code == ExitCode.USER_CODE
@@ -272,7 +271,7 @@ def test_json_of_a_failed_export_is_the_report_and_exit_4(monkeypatch: pytest.Mo
 def test_diff_pairs_how_the_kernel_enters_compile_and_export() -> None:
     from tritoninspect.analyse.diff import diff_reports
     from tritoninspect.model.records import Capture
-    from tritoninspect.pipeline import analyse
+    from tritoninspect.run.pipeline import analyse
 
     fixtures = Path(__file__).resolve().parent / "fixtures"
     compiled = analyse(Capture.from_json((fixtures / "capture_custom_op.json").read_text(encoding="utf-8")))

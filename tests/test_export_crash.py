@@ -24,10 +24,10 @@ from tritoninspect.analyse.export import build_export_report
 from tritoninspect.capture.export import CRASH_AT_ENV
 from tritoninspect.model.records import KernelRecord
 from tritoninspect.model.errors import ExitCode
-from tritoninspect.pipeline_export import ExportOptions
+from tritoninspect.run.pipeline_export import ExportOptions
 from tritoninspect.render.export import render_export
 from tritoninspect.sides import aoti
-from tritoninspect.spec import parse_spec
+from tritoninspect.source.spec import parse_spec
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -96,10 +96,9 @@ def test_a_failed_export_says_so_in_one_short_line_with_our_hint(monkeypatch: py
     message = DATA_PTR + (" To fix this, please wrap the custom kernel into an opaque custom op. Please see the "
                           "following for details: https://pytorch.org/tutorials/advanced/custom_ops_landing_page.html")
     cap = capture(strict=False, launches=[EagerLaunch(ADD.id, None, {}, {})], failure=failure("export", message))
-    import tritoninspect.commands.export as command
-    import tritoninspect.pipeline_export as route
+    import tritoninspect.run.pipeline_export as route
 
-    monkeypatch.setattr(command, "ready_to_capture", lambda: None)
+    monkeypatch.setattr("tritoninspect.commands._edge.ready_to_capture", lambda: None)
     monkeypatch.setattr(route, "run_export", lambda spec, options: build_export_report(cap))
     result = invoke(["export", "samples/add_raw.py:Net", "--stage", "export"])
     assert result.exit_code == ExitCode.USER_CODE

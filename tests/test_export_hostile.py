@@ -21,10 +21,10 @@ from test_export import ADD, ROW, built_report, capture, causes, failure, invoke
 from tritoninspect.analyse.export import build_export_report
 from tritoninspect.model.export_records import EagerLaunch, InputDims
 from tritoninspect.model.errors import ExitCode, UserCodeError
-from tritoninspect.pipeline_export import ExportOptions, export_capture
+from tritoninspect.run.pipeline_export import ExportOptions, export_capture
 from tritoninspect.render import render
 from tritoninspect.render.export import export_failure_line
-from tritoninspect.spec import parse_spec
+from tritoninspect.source.spec import parse_spec
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -156,15 +156,14 @@ def test_strict_and_non_strict_together_is_a_usage_error() -> None:
 
 
 def _fake_route(monkeypatch: pytest.MonkeyPatch) -> None:
-    import tritoninspect.commands.export as command
-    import tritoninspect.pipeline_export as route
+    import tritoninspect.run.pipeline_export as route
     from tritoninspect.progress import stage
 
     def run_export(spec: Any, options: Any) -> Any:
         stage("torch.export: tracing the program")
         return built_report()
 
-    monkeypatch.setattr(command, "ready_to_capture", lambda: None)
+    monkeypatch.setattr("tritoninspect.commands._edge.ready_to_capture", lambda: None)
     monkeypatch.setattr(route, "run_export", run_export)
 
 

@@ -19,8 +19,8 @@ from tritoninspect.model import __version__
 
 #: Public name -> the module that defines it, imported on first access.
 _LAZY = {
-    "inspect_module": "tritoninspect.pipeline",
-    "inspect_target": "tritoninspect.pipeline",
+    "inspect_module": "tritoninspect.run.pipeline",
+    "inspect_target": "tritoninspect.run.pipeline",
     "check_report": "tritoninspect.analyse.checks",
     "Report": "tritoninspect.model.report",
 }

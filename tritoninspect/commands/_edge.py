@@ -4,9 +4,9 @@
   inside it; a `TritonInspectError`, or any other exception as an internal error, becomes
   its stderr lines (the user's own traceback apart), its documented exit code and, with
   `--json`, the error envelope on stdout. Commands only raise.
-- `report_for(target, options, given=..., err=...)`: a saved report as it is (capture
-  options refused), or the target captured through the pipeline, the heap frozen first
-  and its progress on stderr (tritoninspect/progress.py).
+- `report_for(source, options, given=..., err=...)`: the report a command works on, through
+  `run.acquire`: a saved report or a trace's as it is (capture options refused), or the model
+  captured here (`capture_here`), the heap frozen first and its progress on stderr.
 
 Heavy imports (torch, triton, the capture layer) happen inside these functions only.
 """
@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import gc
 import re
 import sys
@@ -39,8 +40,10 @@ from tritoninspect.model.errors import (
 )
 
 if TYPE_CHECKING:
-    from tritoninspect.pipeline import CaptureOptions
     from tritoninspect.model.report import Report
+    from tritoninspect.run.acquire import Options
+    from tritoninspect.run.pipeline import CaptureOptions
+    from tritoninspect.source.parse import Source, TargetSpec
 
 
 @contextlib.contextmanager
@@ -125,42 +128,47 @@ def exit_if_failed(report: Report, err: Console, line: Callable[[Report], str] |
 # --- the report a command works on -------------------------------------------------------------
 
 
-def report_for(target: str, options: CaptureOptions, *, given: Mapping[str, object], err: Console,
+def report_for(source: Source, options: Options, *, given: Mapping[str, object], err: Console,
                timeout: float | None = None, progress: bool = True, debug: bool = False) -> Report:
-    """A saved report, read as it is, or `target` captured with `options`.
+    """A saved report or a trace's, read as it is, or the model captured here with `options`.
 
-    `given` names the capture options the user typed (see `given_options`): a saved
-    report refuses them rather than silently ignoring them. While the target is
-    imported, compiled and run, what it writes to stdout goes to stderr, marked
-    (stdout carries only the report), and `timeout` seconds bound the whole capture.
+    `given` names the capture options the user typed (see `given_options`): a saved report or
+    a trace refuses them rather than silently ignoring them. While the model is imported,
+    compiled (or exported) and run, its progress goes to stderr (`progress`: a line per stage
+    when piped), what it writes to stdout goes to stderr, marked (stdout carries only the
+    report), and `timeout` seconds bound the whole capture.
     """
-    from tritoninspect.spec import is_saved_report, parse_spec
+    from tritoninspect.run.acquire import acquire
+    from tritoninspect.source.parse import TargetSpec
 
-    if is_saved_report(target):
+    if not isinstance(source, TargetSpec):
         refuse_capture_options(given)
-        from tritoninspect.model.report import read_report
+    return acquire(source, options, capture=functools.partial(
+        capture_here, err=err, timeout=timeout, progress=progress, debug=debug))
 
-        return read_report(target)
-    from tritoninspect import traces
 
-    if traces.is_trace(target):  # a TORCH_TRACE log or folder: read, torch not imported
-        refuse_capture_options(given)
-        return traces.one_report(target)
-    spec = parse_spec(target)  # a typo fails here, before the heavy imports
-    from tritoninspect import pipeline
-
+def capture_here(spec: TargetSpec, options: Options, *, err: Console, timeout: float | None, progress: bool,
+                 debug: bool) -> Report:
+    """`spec` compiled (`CaptureOptions`) or exported (`ExportOptions`) in this process, the heap
+    frozen first and its progress on stderr."""
+    from tritoninspect.run import pipeline
+    from tritoninspect.run.pipeline_export import ExportOptions, run_export
     from tritoninspect.progress import ProgressDisplay
     from tritoninspect.stdout_guard import stdout_to_stderr
 
+    verb = "Exporting" if isinstance(options, ExportOptions) else "Compiling"
     # The stage and elapsed time: a live status on a terminal; piped, a line per stage unless `progress` is off.
-    display = ProgressDisplay(err, f"Compiling {spec.name}", lines=progress, debug=debug)
+    display = ProgressDisplay(err, f"{verb} {spec.name}", lines=progress, debug=debug)
     # The time limit outside the stdout guard: its watchdog keeps the real stdout for the JSON envelope;
     # after the guard, fd 1 stays on stderr (threads the user's code left running print there).
     with one_process(), display:
         ready_to_capture()  # its first stage: importing torch and Triton takes seconds
         with time_limit(timeout), stdout_to_stderr(for_good=True):
             # --debug lets torch's own log lines (TORCH_LOGS) through, as the README promises.
-            capture = pipeline.capture_target(spec, dataclasses.replace(options, torch_logs=debug))
+            options = dataclasses.replace(options, torch_logs=debug)
+            if isinstance(options, ExportOptions):
+                return run_export(spec, options)
+            capture = pipeline.capture_target(spec, options)
             # What the compile left alive lives until exit too (see ready_to_capture): out of the
             # collector's sight, analysis and rendering stop rescanning it (64-layer stack: 25-35%).
             gc.freeze()
@@ -244,38 +252,21 @@ def _stuck(seconds: float, stdout_fd: int | None = None) -> None:
     os._exit(int(ExitCode.TIMEOUT))
 
 
-def check_outputs(*, output: Path | None, dump: Path | None, targets: Iterable[str], force: bool) -> None:
+def check_outputs(*, output: Path | None, dump: Path | None, sources: Iterable[Source], force: bool) -> None:
     """Refuse `-o` and `--dump` now, before any compile (see the two checks)."""
     check_dump_dir(dump)
     if output is not None and dump is not None and output.resolve() == dump.resolve():
         raise UsageError(f"-o {output}: --dump writes a directory there; give -o a file name such as report.json")
-    check_output_file(output, targets, force=force)
+    check_output_file(output, sources, force=force)
 
 
-def check_output_file(output: Path | None, targets: Iterable[str], *, force: bool) -> None:
-    """Refuse an `-o` file now, before any compile: not a file this run reads, and not an
-    existing file tritoninspect did not write unless `force` (render/emit.py)."""
+def check_output_file(output: Path | None, sources: Iterable[Source], *, force: bool) -> None:
+    """Refuse an `-o` file now, before any compile: not a file this run reads (a saved report,
+    every file of a trace, the model's .py file), and not an existing file tritoninspect did not
+    write unless `force` (render/emit.py)."""
     from tritoninspect.render.emit import check_output
 
-    check_output(output, reads=[p for t in targets for p in source_files(t)], force=force)
-
-
-def source_files(target: str) -> list[Path]:
-    """The files a target names: the saved report, the trace log (every file of a trace
-    folder), or the model's .py file."""
-    from tritoninspect.spec import is_saved_report, parse_spec
-
-    if is_saved_report(target):
-        return [Path(target)]
-    from tritoninspect.traces import is_trace
-
-    if is_trace(target):
-        path = Path(target)
-        return [p for p in path.rglob("*") if p.is_file()] if path.is_dir() else [path]
-    try:
-        return [parse_spec(target).path]
-    except TritonInspectError:
-        return []
+    check_output(output, reads=[path for source in sources for path in source.files], force=force)
 
 
 def given_options(options: CaptureOptions, *, stage: bool, **more: object) -> dict[str, object]:

@@ -51,7 +51,8 @@ def check(
     debug: DebugOpt = False,
 ) -> None:
     """Exit 1 when a condition fails (one line each), 0 when all hold: for CI."""
-    from tritoninspect.pipeline import CaptureOptions
+    from tritoninspect.run.pipeline import CaptureOptions
+    from tritoninspect.source.parse import parse_source
 
     with edge(json_out=json_out, debug=debug) as err:
         conditions = _conditions(no_breaks, max_graphs, entry or [], no_clones or [], no_fallback)
@@ -60,7 +61,8 @@ def check(
         needed = "inductor" if no_clones else "aot" if no_fallback else "dynamo"
         options = CaptureOptions(inputs=inputs, device=device.value, dynamic=dynamic, backward=backward,
                                  stage=stage.value if stage else needed)
-        report = report_for(target, options, given=given_options(options, stage=stage is not None, timeout=timeout),
+        report = report_for(parse_source(target), options,
+                            given=given_options(options, stage=stage is not None, timeout=timeout),
                             err=err, timeout=timeout, progress=not (quiet or json_out), debug=debug)
         from tritoninspect.analyse.checks import run_checks
         from tritoninspect.render.emit import emit

@@ -30,7 +30,7 @@ from tritoninspect.model.export_records import AotiRecord
 from tritoninspect.model.records import Failure
 
 if TYPE_CHECKING:
-    from tritoninspect.spec import TargetSpec
+    from tritoninspect.source.spec import TargetSpec
 
 #: Lines of the child's stderr kept in a crash's failure message (faulthandler's stack is there).
 STDERR_TAIL_LINES = 25
@@ -48,7 +48,7 @@ def run_aoti_child(spec: TargetSpec, options: Any, *,
         directory = Path(tmp)
         request, out, stage_file, built, err = (
             directory / n for n in ("request.json", "out.pickle", "stage", "built.pickle", "stderr"))
-        request.write_text(json.dumps({"target": spec.raw, "options": dataclasses.asdict(options)}))
+        request.write_text(json.dumps({"target": spec.text, "options": dataclasses.asdict(options)}))
         # The child's temp files (its Inductor scratch cache, the package, the C++ compiler's) go in
         # our folder: killed on a timeout or Ctrl-C, it cannot remove them itself, and we do.
         # (Its Inductor cache is a scratch one anyway: capture/scratch.py.)

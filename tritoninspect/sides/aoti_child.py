@@ -28,8 +28,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def respond(request: dict[str, Any]) -> dict[str, Any]:
     from tritoninspect.model.errors import TritonInspectError
-    from tritoninspect.pipeline_export import ExportOptions, export_capture
-    from tritoninspect.spec import parse_spec
+    from tritoninspect.run.pipeline_export import ExportOptions, export_capture
+    from tritoninspect.source.spec import parse_spec
 
     options = ExportOptions(**{**request["options"], "isolate_aoti": False})
     try:

@@ -26,12 +26,12 @@ from typing import TYPE_CHECKING, Any
 
 import torch
 
-from tritoninspect import pipeline
+from tritoninspect.run import pipeline
 from tritoninspect.capture.scratch import scratch_inductor_cache
 from tritoninspect.model.diff_report import SideBench, Timing
 
 if TYPE_CHECKING:
-    from tritoninspect.spec import TargetSpec
+    from tritoninspect.source.spec import TargetSpec
 
 WARMUP = 25
 REPS = 200

@@ -45,13 +45,14 @@ def respond(request: dict[str, Any]) -> tuple[dict[str, Any], int]:
 
 def capture(request: dict[str, Any]) -> dict[str, Any]:
     """Capture (and, with "bench", time) the requested target."""
-    from tritoninspect import pipeline
-    from tritoninspect.spec import parse_spec
+    from tritoninspect.run.acquire import acquire
+    from tritoninspect.run.pipeline import CaptureOptions
+    from tritoninspect.source.spec import parse_spec
 
     spec = parse_spec(request["target"])
-    options = pipeline.CaptureOptions(**request["options"])
+    options = CaptureOptions(**request["options"])
     with _stages_to(request.get("stages")):
-        report = pipeline.run(spec, options)
+        report = acquire(spec, options)
     if not request.get("bench"):
         return {"report": report.to_dict(), "bench": None, "bench_method": None}
     from tritoninspect.analyse.diff import backend_seconds

@@ -21,11 +21,12 @@ from typing import TYPE_CHECKING, Any
 
 from tritoninspect.model.diff_report import DiffReport, SideBench, side_bench_from_dict
 from tritoninspect.model.errors import CaptureError, ReportError, TimeoutProblem, TritonInspectError, error_from_dict
-from tritoninspect.model.report import Report, read_report
-from tritoninspect.spec import is_saved_report
+from tritoninspect.model.report import Report
+from tritoninspect.run.acquire import acquire
+from tritoninspect.source.parse import SavedReport, Source, TargetSpec
 
 if TYPE_CHECKING:
-    from tritoninspect.pipeline import CaptureOptions
+    from tritoninspect.run.pipeline import CaptureOptions
 
 #: The directory holding the `tritoninspect` package, put on the child's PYTHONPATH
 #: so a checkout run without installing (PYTHONPATH=.) works in the child too.
@@ -60,22 +61,23 @@ class SideResult:
     span: tuple[float, float] | None = None
 
 
-def get_side(label: str, source: str, *, options: CaptureOptions, bench: bool = False, debug: bool = False,
+def get_side(label: str, source: Source, *, options: CaptureOptions, bench: bool = False, debug: bool = False,
              timeout: float | None = None, progress: SideProgress | None = None) -> SideResult:
-    """A saved report as it is, or a target captured in a fresh process (ended after `timeout` s);
-    `progress(label, stage)` hears each stage the capture starts."""
-    if is_saved_report(source):
-        return load_side(label, source)
-    from tritoninspect import traces
+    """A saved report or a trace's one log as it is, or a model captured in a fresh process (ended
+    after `timeout` s); `progress(label, stage)` hears each stage the capture starts."""
+    if isinstance(source, TargetSpec):
+        on_stage = None if progress is None else functools.partial(progress, label)
+        return capture_side(label, source.text, options=options, bench=bench, debug=debug, timeout=timeout,
+                            on_stage=on_stage)
+    try:
+        return SideResult(acquire(source, options), None, source.text, saved=True)
+    except ReportError as exc:
+        if isinstance(source, SavedReport):  # say which side's file it is
+            raise ReportError(f"{label}: {exc.message}", hint=exc.hint) from exc
+        raise
 
-    if traces.is_trace(source):  # a TORCH_TRACE log: read like a saved report (one rank)
-        return SideResult(traces.one_report(source), None, source, saved=True)
-    on_stage = None if progress is None else functools.partial(progress, label)
-    return capture_side(label, source, options=options, bench=bench, debug=debug, timeout=timeout,
-                        on_stage=on_stage)
 
-
-def get_sides(sources: Sequence[str], options: Sequence[CaptureOptions], *, jobs: int, bench: bool = False,
+def get_sides(sources: Sequence[Source], options: Sequence[CaptureOptions], *, jobs: int, bench: bool = False,
               debug: bool = False, timeout: float | None = None,
               progress: SideProgress | None = None) -> list[SideResult]:
     """Every side, in order: saved ones read, targets captured in fresh processes, `jobs` at a time.
@@ -105,15 +107,6 @@ def get_sides(sources: Sequence[str], options: Sequence[CaptureOptions], *, jobs
             for proc in list(running):
                 proc.kill()  # Ctrl-C or a failed side: the other captures end now, as one capture would
             raise
-
-
-def load_side(label: str, source: str) -> SideResult:
-    """Read a saved report (no compile, no GPU)."""
-    try:
-        report = read_report(source)
-    except ReportError as exc:
-        raise ReportError(f"{label}: {exc.message}", hint=exc.hint) from exc
-    return SideResult(report, None, source, saved=True)
 
 
 def capture_side(label: str, target: str, *, options: CaptureOptions, bench: bool = False,

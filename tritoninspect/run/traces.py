@@ -11,25 +11,19 @@ import dataclasses
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tritoninspect.model.errors import ReportError, TargetError, UsageError
+from tritoninspect.model.errors import ReportError, UsageError
 from tritoninspect.model.report import Diagnostic, Report
 
 if TYPE_CHECKING:
+    from tritoninspect.source.parse import TraceLogs
     from tritoninspect.textformats.torch_trace import TraceRun
 
 
-def is_trace(target: str) -> bool:
-    """Does `target` name a TORCH_TRACE log or a folder of them?"""
-    from tritoninspect.textformats.torch_trace import is_trace_path
-
-    return is_trace_path(target)
-
-
-def trace_reports(target: str) -> list[Report]:
-    """One report per log file (per rank, in rank order) of the trace at `target`."""
+def trace_reports(logs: TraceLogs) -> list[Report]:
+    """One report per log file (per rank, in rank order) of the trace `logs`."""
     from tritoninspect.textformats.torch_trace import read_trace
 
-    files = list(one_run(target).files)
+    files = list(one_run(logs).files)
     reports = []
     for file in files:
         log = read_trace(file)
@@ -39,20 +33,18 @@ def trace_reports(target: str) -> list[Report]:
         if not log.events:
             raise UsageError(f"{file}: no TORCH_TRACE events in it",
                              hint="give the folder TORCH_TRACE named, or one of the .log files torch wrote there")
-        reports.append(_report(log, _name(target, file, len(files))))
+        reports.append(_report(log, _name(logs, file, len(files))))
     return reports
 
 
-def one_run(target: str) -> TraceRun:
-    """The logs of the one job at `target`; a usage error listing the runs when the folder
+def one_run(logs: TraceLogs) -> TraceRun:
+    """The logs of the one job of `logs`; a usage error listing the runs when the folder
     holds several (unrelated traces, or logs that are not ranks of one job)."""
-    from tritoninspect.textformats.torch_trace import trace_runs
-
-    runs = trace_runs(Path(target))
+    runs, target = logs.runs, logs.text
     if not runs:
         raise UsageError(f"{target}: no TORCH_TRACE logs here (files named *.log holding trace events)")
     if len(runs) > 1:
-        shown = ", ".join(_run_label(target, r) for r in runs[:_RUNS_SHOWN])
+        shown = ", ".join(_run_label(logs.path, r) for r in runs[:_RUNS_SHOWN])
         more = f", and {len(runs) - _RUNS_SHOWN} more" if len(runs) > _RUNS_SHOWN else ""
         raise UsageError(
             f"{target} holds {len(runs)} separate runs, not the ranks of one job: {shown}{more}",
@@ -64,16 +56,16 @@ def one_run(target: str) -> TraceRun:
 _RUNS_SHOWN = 12
 
 
-def _run_label(target: str, run: TraceRun) -> str:
-    where = run.where.relative_to(target) if run.where != Path(target) else Path(".")
+def _run_label(top: Path, run: TraceRun) -> str:
+    where = run.where.relative_to(top) if run.where != top else Path(".")
     label = f"{where}/" if run.where.is_dir() else str(where)
     if len(run.files) > 1:
         label += f" ({len(run.files)} ranks: {', '.join(str(r) for r in run.ranks)})"
     return label
 
 
-def _name(target: str, file: Path, count: int) -> str:
-    return target if count == 1 and Path(target).is_file() else str(file)
+def _name(logs: TraceLogs, file: Path, count: int) -> str:
+    return logs.text if count == 1 and logs.path.is_file() else str(file)
 
 
 def _report(log: object, target: str) -> Report:
@@ -113,42 +105,11 @@ def cut_off(log: object) -> tuple[Diagnostic, ...]:
     return tuple(found)
 
 
-def one_report(target: str) -> Report:
+def one_report(logs: TraceLogs) -> Report:
     """The report of a single-rank trace; a usage error naming the ranks otherwise
     (the commands that compare or check take one report per side)."""
-    reports = trace_reports(target)
+    reports = trace_reports(logs)
     if len(reports) > 1:
         ranks = ", ".join(r.meta.target for r in reports)
-        raise UsageError(f"{target} holds {len(reports)} logs ({ranks}): name one log file")
+        raise UsageError(f"{logs.text} holds {len(reports)} logs ({ranks}): name one log file")
     return reports[0]
-
-
-_FORMS = "a model (path/to/model.py:Net), a saved report (.json), or a TORCH_TRACE log or folder"
-
-
-def not_a_target(text: str) -> TargetError | None:
-    """What `text` is when it is no target spec but names something else (a folder without trace logs, a log that does not exist): a clearer error than the spec's."""
-    path = Path(text)
-    if text.endswith((".log", ".log.gz")) and not path.exists():
-        return TargetError(f"{text}: no such file")
-    if not path.is_dir() or (path / "__init__.py").is_file():
-        return None
-    logs = [p for p in path.iterdir() if p.name.endswith((".log", ".log.gz"))]
-    reports = sorted(p.name for p in path.iterdir() if p.name.endswith(".json"))
-    if logs:
-        what = (f"found {len(logs)} .log files that are not torch traces" if len(logs) > 1 else
-                f"found 1 .log file that is not a torch trace: {logs[0].name}")
-    elif reports:
-        what = f"it holds {', '.join(reports[:3])}: name a saved report, e.g. {path / reports[0]}"
-    elif not any(path.iterdir()):
-        what = "the folder is empty"
-    else:
-        what = "no .log files, and not a Python package"
-    return TargetError(f"no TORCH_TRACE logs in {text} ({what})", hint=f"give {_FORMS}")
-
-
-def refuse_trace(target: str, command: str) -> None:
-    """`export` and the like need a model: a trace holds no program to run again."""
-    if is_trace(target):
-        raise TargetError(f"{command} needs a model target (path/to/model.py:Net), not a TORCH_TRACE trace: "
-                          f"{target} holds logs of a past run, nothing to {command}")

@@ -30,15 +30,16 @@ from tritoninspect.model.errors import (
     UserCodeError,
     ends_the_run,
 )
-from tritoninspect.inputs import InputSpec, describe_inputs, make_inputs, parse_inputs
-from tritoninspect.spec import TargetSpec, parse_spec
+from tritoninspect.source.inputs import InputSpec, describe_inputs, make_inputs, parse_inputs
+from tritoninspect.source.spec import TargetSpec, parse_spec
 
 __all__ = [
     "InputSpec", "LoadedTarget", "TargetSpec", "describe_inputs", "load_target", "make_inputs", "parse_inputs",
     "parse_spec",
 ]
 
-_PACKAGE_DIR = str(Path(__file__).resolve().parent) + os.sep
+#: This tool's package directory (tritoninspect/, above source/).
+_PACKAGE_DIR = str(Path(__file__).resolve().parents[1]) + os.sep
 _IMPORTLIB_DIR = str(Path(importlib.__file__).resolve().parent) + os.sep
 
 

@@ -1,7 +1,7 @@
 """Parse a target spec such as ``model.py:Net`` into a `TargetSpec`, without importing
 torch: a mistyped target fails in a fraction of a second, before the heavy imports.
 
-(`tritoninspect.target` imports the module and builds the inputs.)
+(`tritoninspect.source.target` imports the module and builds the inputs.)
 """
 
 from __future__ import annotations
@@ -22,7 +22,8 @@ _WINDOWS_DRIVE = re.compile(r"^[A-Za-z]:[\\/]")
 class TargetSpec:
     """A parsed target spec: where the module is and which attribute to use."""
 
-    raw: str
+    #: As given (`model.py` alone: with the attribute once found, see `with_attr`).
+    text: str
     path: Path | None
     module: str
     #: "" for ``model.py`` alone: the only nn.Module subclass the file defines (found on load).
@@ -34,21 +35,21 @@ class TargetSpec:
         """The file as typed (``model.py``), or the dotted module name."""
         if self.path is None:
             return self.module
-        return self.raw.rpartition(":")[0] if self.attr else self.raw
+        return self.text.rpartition(":")[0] if self.attr else self.text
 
     @property
     def name(self) -> str:
         """``model.py:Net``; just ``model.py`` while the attribute is still to be found."""
         return f"{self.display_name}:{self.attr}" if self.attr else self.display_name
 
+    @property
+    def files(self) -> tuple[Path, ...]:
+        """What loading it reads: the model's file (none for a dotted name, found on `sys.path`)."""
+        return (self.path,) if self.path is not None else ()
+
     def with_attr(self, attr: str) -> TargetSpec:
         """This spec with the attribute found for ``model.py`` alone."""
-        return dataclasses.replace(self, raw=f"{self.display_name}:{attr}", attr=attr)
-
-
-def is_saved_report(text: str) -> bool:
-    """A target given as `*.json` is a saved report (re-rendered, not compiled)."""
-    return text.endswith(".json")
+        return dataclasses.replace(self, text=f"{self.display_name}:{attr}", attr=attr)
 
 
 def parse_spec(text: str) -> TargetSpec:
@@ -70,8 +71,6 @@ def _split_spec(text: str) -> tuple[str, str]:
     if not colon and not text.strip():
         raise _bad_spec(text, "empty target")  # not the current folder's trace logs: Path("") is "."
     if not colon:
-        from tritoninspect.traces import not_a_target
-
         raise not_a_target(text) or _bad_spec(text, "no ':' between module and attribute")
     if ":" in target and not _WINDOWS_DRIVE.match(target):
         raise _bad_spec(text, "more than one ':'")
@@ -101,7 +100,7 @@ def _spec_from_path(raw: str, target: str, attr: str) -> TargetSpec:
                 f"Cannot import {target}: {part!r} is not a valid module name",
                 hint="rename it to a Python identifier (letters, digits, underscores)",
             )
-    return TargetSpec(raw=raw, path=path, module=module, attr=attr, sys_path_entry=entry)
+    return TargetSpec(text=raw, path=path, module=module, attr=attr, sys_path_entry=entry)
 
 
 def _module_name_for(path: Path) -> tuple[str, Path]:
@@ -122,7 +121,7 @@ def _spec_from_dotted(raw: str, target: str, attr: str) -> TargetSpec:
         raise _bad_spec(raw, f"{target!r} is not a dotted module name")
     # Like `python -m` and uvicorn, look in the current directory first: the
     # console script's own sys.path[0] is its bin directory, not the project.
-    return TargetSpec(raw=raw, path=None, module=target, attr=attr, sys_path_entry=Path.cwd())
+    return TargetSpec(text=raw, path=None, module=target, attr=attr, sys_path_entry=Path.cwd())
 
 
 def is_identifier(name: str) -> bool:
@@ -131,3 +130,27 @@ def is_identifier(name: str) -> bool:
 
 def _bad_spec(text: str, reason: str) -> TargetError:
     return TargetError(f"Bad target {text!r} ({reason}): {SPEC_FORMS}")
+
+
+_FORMS = "a model (path/to/model.py:Net), a saved report (.json), or a TORCH_TRACE log or folder"
+
+
+def not_a_target(text: str) -> TargetError | None:
+    """What `text` is when it is no target spec but names something else (a folder without trace logs, a log that does not exist): a clearer error than the spec's."""
+    path = Path(text)
+    if text.endswith((".log", ".log.gz")) and not path.exists():
+        return TargetError(f"{text}: no such file")
+    if not path.is_dir() or (path / "__init__.py").is_file():
+        return None
+    logs = [p for p in path.iterdir() if p.name.endswith((".log", ".log.gz"))]
+    reports = sorted(p.name for p in path.iterdir() if p.name.endswith(".json"))
+    if logs:
+        what = (f"found {len(logs)} .log files that are not torch traces" if len(logs) > 1 else
+                f"found 1 .log file that is not a torch trace: {logs[0].name}")
+    elif reports:
+        what = f"it holds {', '.join(reports[:3])}: name a saved report, e.g. {path / reports[0]}"
+    elif not any(path.iterdir()):
+        what = "the folder is empty"
+    else:
+        what = "no .log files, and not a Python package"
+    return TargetError(f"no TORCH_TRACE logs in {text} ({what})", hint=f"give {_FORMS}")

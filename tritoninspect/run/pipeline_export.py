@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from tritoninspect.model.export_records import ExportCapture
     from tritoninspect.model.report import Report
-    from tritoninspect.spec import TargetSpec
+    from tritoninspect.source.spec import TargetSpec
 
 #: A target module may define this function: it returns `dynamic_shapes` for torch.export
 #: (used with --dynamic instead of Dim.AUTO on every dimension).
@@ -52,8 +52,8 @@ def run_export(spec: TargetSpec, options: ExportOptions = ExportOptions()) -> Re
 def export_capture(spec: TargetSpec, options: ExportOptions) -> ExportCapture:
     """The target loaded in its mode and exported: the capture, before analysis."""
     from tritoninspect.capture.export import capture_export
-    from tritoninspect.pipeline import CaptureOptions, _mode, _user_or_tool_errors, load
-    from tritoninspect.target import describe_inputs
+    from tritoninspect.run.pipeline import CaptureOptions, _mode, _user_or_tool_errors, load
+    from tritoninspect.source.target import describe_inputs
 
     from tritoninspect.progress import first_stage, stage
 
@@ -98,6 +98,6 @@ def _dynamic(asked: bool, loaded: Any, spec: TargetSpec) -> tuple[str, Any]:
         return "target", hook()
     except Exception as exc:  # noqa: BLE001 - the user's own code raised: exit 4 with their traceback,
         # as example_inputs() raising does (target.py)
-        from tritoninspect.target import user_code_error
+        from tritoninspect.source.target import user_code_error
 
         raise user_code_error(f"error in {spec.display_name}:{DYNAMIC_SHAPES_HOOK}()", exc) from exc

@@ -22,10 +22,11 @@ if TYPE_CHECKING:
     from tritoninspect.model.records import Capture
     from tritoninspect.capture.session import Environment, ModeInfo
     from tritoninspect.model.report import Report
-    from tritoninspect.spec import TargetSpec
-    from tritoninspect.target import LoadedTarget
+    from tritoninspect.source.spec import TargetSpec
+    from tritoninspect.source.target import LoadedTarget
 
-_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+#: This tool's package directory (tritoninspect/, above run/).
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 
 @dataclass(frozen=True)
@@ -87,7 +88,7 @@ def capture_module(module: Any, input_sets: Sequence[Sequence[Any]], options: Ca
 
 def load(spec: TargetSpec, options: CaptureOptions, *, device: str) -> LoadedTarget:
     """Import `spec`, build the model and its example inputs on `device`."""
-    from tritoninspect.target import load_target
+    from tritoninspect.source.target import load_target
 
     return load_target(spec, inputs=options.inputs, device=device)
 
@@ -138,7 +139,7 @@ def _defining_dir(module: Any) -> str | None:
 def _capture(mode: _Mode, module: Any, input_sets: list[tuple[Any, ...]], options: CaptureOptions, *, name: str,
              requires_grad: bool) -> Capture:
     from tritoninspect.capture.session import capture_run
-    from tritoninspect.target import describe_inputs
+    from tritoninspect.source.target import describe_inputs
 
     with _user_or_tool_errors(), _tracing(options.trace_dir):
         return capture_run(
@@ -187,7 +188,7 @@ def inspect_target(
     Compile-only mode (no GPU) is entered before the target is imported, as in
     the CLI; `inputs` is the `--inputs` text; `arch` is `--target`.
     """
-    from tritoninspect.spec import parse_spec
+    from tritoninspect.source.spec import parse_spec
 
     spec = parse_spec(target) if isinstance(target, str) else target
     options = CaptureOptions(inputs=inputs, device=device, dynamic=dynamic, backward=backward, stage=stage,
