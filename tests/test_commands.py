@@ -2,7 +2,7 @@
 
 `pipeline.capture_target` returns a saved capture (tests/fixtures/capture_<sample>.json, picked
 by the target's file name), so each command runs its real edge, analyses, renderers, outputs
-and exit codes in this process, without torch.compile; `_edge.ready_to_capture` (torch import,
+and exit codes in this process, without torch.compile; `_capture.ready_to_capture` (torch import,
 gc.freeze) is a no-op. A target's attribute picks a failure instead: `:Raises` (the user's code
 raised), `:Bug` (an unexpected exception of ours). diff's child runs in this process too
 (`sides.parent.run_child`), its request and answer through JSON as between processes.
@@ -72,7 +72,7 @@ def captured(monkeypatch: pytest.MonkeyPatch) -> FakeCapture:
     fake = FakeCapture()
     monkeypatch.chdir(REPO)  # the saved captures' paths are repo-relative
     monkeypatch.setattr("tritoninspect.run.pipeline.capture_target", fake)
-    monkeypatch.setattr("tritoninspect.commands._edge.ready_to_capture", lambda: None)
+    monkeypatch.setattr("tritoninspect.commands._capture.ready_to_capture", lambda: None)
 
     def child_in_process(request: dict[str, Any], *, debug: bool = False, timeout: float | None = None,
                          on_stage: Any = None) -> tuple[dict[str, Any], int, str]:

@@ -181,7 +181,7 @@ def test_child_stages_reach_the_display_as_the_child_runs(monkeypatch: pytest.Mo
 
     from rich.console import Console
 
-    from tritoninspect.progress_sides import SidesDisplay
+    from tritoninspect.commands._progress import SidesDisplay
 
     script = tmp_path / "child.py"
     script.write_text(
@@ -212,7 +212,7 @@ def test_child_stages_reach_the_display_as_the_child_runs(monkeypatch: pytest.Mo
 def test_sides_display_on_a_terminal_shows_each_side_and_the_time() -> None:
     from rich.text import Text
 
-    from tritoninspect.progress_sides import SidesDisplay
+    from tritoninspect.commands._progress import SidesDisplay
 
     display = SidesDisplay(None, "compiling 2 targets", ["A", "B"], clock=lambda: 12.0)
     display._status = object()  # a live status: no lines

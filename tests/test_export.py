@@ -257,7 +257,7 @@ def test_json_of_a_failed_export_is_the_report_and_exit_4(monkeypatch: pytest.Mo
     cap = capture(strict=False, launches=[EagerLaunch(ADD.id, None, {}, {})], failure=failure("export", DATA_PTR))
     import tritoninspect.run.pipeline_export as route
 
-    monkeypatch.setattr("tritoninspect.commands._edge.ready_to_capture", lambda: None)
+    monkeypatch.setattr("tritoninspect.commands._capture.ready_to_capture", lambda: None)
     monkeypatch.setattr(route, "run_export", lambda spec, options: build_export_report(cap))
     result = invoke(["export", "samples/add_raw.py:Net", "--json"])
     assert result.exit_code == ExitCode.USER_CODE

@@ -98,7 +98,7 @@ def test_a_failed_export_says_so_in_one_short_line_with_our_hint(monkeypatch: py
     cap = capture(strict=False, launches=[EagerLaunch(ADD.id, None, {}, {})], failure=failure("export", message))
     import tritoninspect.run.pipeline_export as route
 
-    monkeypatch.setattr("tritoninspect.commands._edge.ready_to_capture", lambda: None)
+    monkeypatch.setattr("tritoninspect.commands._capture.ready_to_capture", lambda: None)
     monkeypatch.setattr(route, "run_export", lambda spec, options: build_export_report(cap))
     result = invoke(["export", "samples/add_raw.py:Net", "--stage", "export"])
     assert result.exit_code == ExitCode.USER_CODE

@@ -157,13 +157,13 @@ def test_strict_and_non_strict_together_is_a_usage_error() -> None:
 
 def _fake_route(monkeypatch: pytest.MonkeyPatch) -> None:
     import tritoninspect.run.pipeline_export as route
-    from tritoninspect.progress import stage
+    from tritoninspect.capture.progress import stage
 
     def run_export(spec: Any, options: Any) -> Any:
         stage("torch.export: tracing the program")
         return built_report()
 
-    monkeypatch.setattr("tritoninspect.commands._edge.ready_to_capture", lambda: None)
+    monkeypatch.setattr("tritoninspect.commands._capture.ready_to_capture", lambda: None)
     monkeypatch.setattr(route, "run_export", run_export)
 
 
@@ -177,7 +177,7 @@ def test_progress_lines_when_piped_and_off_with_quiet_or_json(monkeypatch: pytes
 
 
 def test_the_aoti_childs_stages_reach_the_progress_display(tmp_path: Path) -> None:
-    from tritoninspect.progress import listening
+    from tritoninspect.capture.progress import listening
     from tritoninspect.sides import aoti
 
     stage_file = tmp_path / "stage"

@@ -116,7 +116,7 @@ def _step(cap: ExportCapture, stage: str, fn: Any) -> Any:
         return None
 
 
-#: Each step in words, for the progress display (tritoninspect/progress.py; sides/aoti.py too).
+#: Each step in words, for the progress display (tritoninspect/capture/progress.py; sides/aoti.py too).
 STAGE_PROGRESS = {
     "eager": "running the model eagerly (the reference run)",
     "export": "torch.export: tracing the program",
@@ -129,7 +129,7 @@ STAGE_PROGRESS = {
 def _entering(stage: str) -> None:
     """Say which stage starts: to the progress listener, and (in a child of sides/aoti.py) to
     the stage file; the crash test hook fires here."""
-    from tritoninspect.progress import stage as progress
+    from tritoninspect.capture.progress import stage as progress
 
     progress(STAGE_PROGRESS.get(stage, stage))
     path = os.environ.get(STAGE_FILE_ENV)

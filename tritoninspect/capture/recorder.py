@@ -45,7 +45,7 @@ from tritoninspect.model.records import (
     RecompileRecord,
 )
 from tritoninspect.capture.resources import LaunchTemplate, hop_template, launch_template
-from tritoninspect.progress import stage
+from tritoninspect.capture.progress import stage
 
 
 class Recorder:

@@ -243,7 +243,7 @@ def capture_run(
             _compile_and_call(recorder, module, input_sets, dynamic=dynamic, backward=backward)
     finally:
         torch._dynamo.reset()
-        from tritoninspect.progress import warnings_seen
+        from tritoninspect.capture.progress import warnings_seen
 
         warnings_seen([(w.category.__name__, str(w.message), f"{w.filename}:{w.lineno}") for w in caught])
     recorder.capture.meta = {**_meta(info, stage, dynamic, backward, target, inputs), "calls": len(input_sets)}
@@ -254,7 +254,7 @@ def capture_run(
         recorder.capture.emulation = env.emulation()
     if recorder.launch_templates is not None and recorder.capture.failure is None:
         # After the run, hooks gone: each kernel compiles once per config for the mode's target.
-        from tritoninspect.progress import stage
+        from tritoninspect.capture.progress import stage
 
         stage("--resources: compiling each kernel per autotune config")
         records, problems = measure(recorder.launch_templates, gpu=info.mode == "gpu")

@@ -1,8 +1,7 @@
-"""What the commands do with TORCH_TRACE logs: several ranks at once, and `--trace DIR`'s files."""
+"""`graph` on a TORCH_TRACE folder of several ranks: a report per rank, and where the ranks differ."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -51,41 +50,3 @@ def emit_ranks(logs: TraceLogs, *, json_out: bool, output: Path | None, view: st
         if err is not None:
             err.print(f"[yellow]--strict: {len(problems)} diagnostic(s) ({escape(safe_text(where))})[/]")
         raise typer.Exit(ExitCode.FINDINGS)
-
-
-def check_trace_dir(directory: Path | None, *, output: Path | None = None, dump: Path | None = None) -> None:
-    """Refuse a `--trace` folder now, before a long compile (UsageError, exit 2): it must be a
-    folder, or a name whose parent folder exists, and writable, and not where `-o` or `--dump` write."""
-    if directory is None:
-        return
-    for flag, path in (("-o", output), ("--dump", dump)):
-        if path is not None and path.resolve() == directory.resolve():
-            raise UsageError(f"--trace {directory}: {flag} writes there too; give each its own path")
-    if directory.exists() and not directory.is_dir():
-        raise UsageError(f"--trace {directory}: exists and is not a folder; give a folder for the trace log")
-    parent = directory if directory.exists() else directory.parent
-    if not parent.is_dir():
-        raise UsageError(f"--trace {directory}: the folder {parent} does not exist")
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise UsageError(f"--trace {directory}: {parent} is not writable")
-
-
-def logs_in(directory: Path | None) -> set[Path]:
-    """The `.log` files in `directory` now (to tell which ones a run adds)."""
-    if directory is None or not directory.is_dir():
-        return set()
-    return set(directory.glob("*.log"))
-
-
-def say_trace_written(err: Console, directory: Path | None, before: set[Path]) -> None:
-    """Name the log `--trace` wrote, and how tlparse and tritoninspect read it back."""
-    if directory is None:
-        return
-    new = sorted(logs_in(directory) - before)
-    if not new:
-        err.print(f"[yellow]--trace {escape(safe_text(str(directory)))}: no trace was written (nothing compiled?)[/]")
-        return
-    for log in new:
-        shown, folder = escape(safe_text(str(log))), escape(safe_text(str(directory)))  # user paths: no escapes
-        err.print(f"wrote {shown}  (open it with: tlparse {shown}; tritoninspect graph {folder})", highlight=False,
-                  soft_wrap=True)

@@ -6,7 +6,8 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from tritoninspect.commands._edge import edge, given_options, report_for
+from tritoninspect.commands._capture import given_options, report_for
+from tritoninspect.commands._edge import edge
 from tritoninspect.commands._options import (
     BackwardOpt,
     DebugOpt,
@@ -63,7 +64,8 @@ def check(
                                  stage=stage.value if stage else needed)
         report = report_for(parse_source(target), options,
                             given=given_options(options, stage=stage is not None, timeout=timeout),
-                            err=err, timeout=timeout, progress=not (quiet or json_out), debug=debug)
+                            err=err, timeout=timeout, progress=not (quiet or json_out), json_out=json_out,
+                            debug=debug)
         from tritoninspect.analyse.checks import run_checks
         from tritoninspect.render.emit import emit
 

@@ -14,16 +14,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
-from rich.markup import escape
 from rich.console import Console
 
-from tritoninspect.commands._edge import (
-    check_output_file,
-    edge,
-    given_options,
-    one_line,
-    refuse_capture_options,
-)
+from tritoninspect.commands._capture import given_options, refuse_capture_options
+from tritoninspect.commands._edge import edge, say_error
+from tritoninspect.commands._outputs import check_output_file
 from tritoninspect.commands._options import (
     BackwardOpt,
     Device,
@@ -119,8 +114,7 @@ def diff(
             from tritoninspect.render._failure import failure_line
 
             for label, s in failed:
-                err.print(f"[bold red]error:[/] {label}: {escape(one_line(failure_line(s.report.failure)))}",
-                          highlight=False, soft_wrap=True)
+                say_error(f"{label}: {failure_line(s.report.failure)}", err=err)
             raise typer.Exit(int(ExitCode.USER_CODE))
 
 
@@ -169,7 +163,7 @@ def _sides(sources: list[Source], options: CaptureOptions, *, inputs_b: str | No
            debug: bool, err: Console, timeout: float | None, jobs: int | None, lines: bool) -> list[SideResult]:
     """Each side, saved or captured in a fresh process (`jobs` at a time); written to `save` when asked.
     Progress: a status on a terminal; piped, a line per side per stage unless `lines` is off."""
-    from tritoninspect.progress_sides import SidesDisplay
+    from tritoninspect.commands._progress import SidesDisplay
     from tritoninspect.sides import parent as sides
     from tritoninspect.source.parse import TargetSpec
 

@@ -7,7 +7,9 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from tritoninspect.commands._edge import check_outputs, edge, exit_if_failed, report_for
+from tritoninspect.commands._capture import report_for
+from tritoninspect.commands._edge import edge, exit_if_failed
+from tritoninspect.commands._outputs import check_outputs
 from tritoninspect.commands._options import (
     DebugOpt,
     Device,
@@ -73,7 +75,7 @@ def export(
                  "dynamic": dynamic, "stage": stage is not ExportStage.aoti, "target": target_arch,
                  "timeout": timeout}
         report = report_for(source, options, given=given, err=err, timeout=timeout,
-                            progress=not (quiet or json_out), debug=debug)
+                            progress=not (quiet or json_out), json_out=json_out, debug=debug)
         from tritoninspect.render.emit import emit
         from tritoninspect.render.export import export_failure_line
 

@@ -7,14 +7,9 @@ from typing import Annotated, Optional
 
 import typer
 
-from tritoninspect.commands._edge import (
-    check_outputs,
-    edge,
-    exit_if_failed,
-    given_options,
-    refuse_capture_options,
-    report_for,
-)
+from tritoninspect.commands._capture import given_options, refuse_capture_options, report_for
+from tritoninspect.commands._edge import edge, exit_if_failed
+from tritoninspect.commands._outputs import check_outputs, logs_in, say_trace_written
 from tritoninspect.commands._options import (
     BackwardOpt,
     DebugOpt,
@@ -34,7 +29,7 @@ from tritoninspect.commands._options import (
     TargetArg,
     TimeoutOpt,
 )
-from tritoninspect.commands._traces import check_trace_dir, emit_ranks, logs_in, say_trace_written
+from tritoninspect.commands._traces import emit_ranks
 from tritoninspect.model.errors import ExitCode
 
 
@@ -77,8 +72,7 @@ def graph(
 
     with edge(json_out=json_out, debug=debug) as err:
         source = parse_source(target)
-        check_outputs(output=output, dump=dump, sources=[source], force=force)
-        check_trace_dir(trace, output=output, dump=dump)
+        check_outputs(output=output, dump=dump, sources=[source], force=force, trace=trace)
         options = CaptureOptions(inputs=inputs, device=device.value, dynamic=dynamic, backward=backward,
                                  stage=stage.value, resources=resources, arch=target_arch,
                                  trace_dir=str(trace) if trace else None)
@@ -91,7 +85,7 @@ def graph(
                               strict=strict, err=err)
         written = logs_in(trace)
         report = report_for(source, options, given=given, err=err, timeout=timeout,
-                            progress=not (quiet or json_out), debug=debug)
+                            progress=not (quiet or json_out), json_out=json_out, debug=debug)
         say_trace_written(err, trace, written)
         from tritoninspect.render.emit import emit
 

@@ -1,8 +1,9 @@
-"""Exception hierarchy and the documented exit codes.
+"""Exception hierarchy, the documented exit codes, and an error's JSON form.
 
 Code below the CLI raises these; only the command edge (`commands/_edge.py`)
-turns them into one line on stderr and an exit code. Keep the numbers stable:
-they are documented in the README and scripts depend on them.
+turns them into one line on stderr, an exit code and, with `--json`, the envelope
+(`envelope`). Keep the numbers stable: they are documented in the README and
+scripts depend on them.
 """
 
 from __future__ import annotations
@@ -147,12 +148,17 @@ def usage_errors() -> Iterator[None]:
         raise UsageError(where) from exc
 
 
+def envelope(kind: str, message: str, exit_code: int) -> dict[str, Any]:
+    """An error's JSON form: what `--json` prints under "error" instead of a report (README: JSON
+    contract), for an exception (its class name as `kind`) or an interruption ("Interrupted")."""
+    return {"type": kind, "message": message, "exit_code": int(exit_code)}
+
+
 def error_to_dict(exc: TritonInspectError) -> dict[str, Any]:
-    """Everything needed to rebuild `exc` in another process (see `error_from_dict`)."""
+    """Everything needed to rebuild `exc` in another process (see `error_from_dict`): its
+    envelope, its hint and the user's traceback."""
     return {
-        "type": type(exc).__name__,
-        "message": exc.message,
-        "exit_code": int(exc.exit_code),
+        **envelope(type(exc).__name__, exc.message, exc.exit_code),
         "hint": exc.hint,
         "user_traceback": getattr(exc, "user_traceback", None),
     }

@@ -4,7 +4,7 @@ A saved report is read as it is (validated against its schema), a trace's one lo
 without torch (`run/traces.py`), and a model is captured by `capture`: by default the
 pipeline's route in this process (`run/pipeline.py` for `CaptureOptions`,
 `run/pipeline_export.py` for `ExportOptions`); the CLI passes its own, which shows progress
-and bounds the time (commands/_edge.py). A trace of several ranks has a report per rank:
+and bounds the time (commands/_capture.py). A trace of several ranks has a report per rank:
 `run.traces.trace_reports`.
 """
 

@@ -67,7 +67,7 @@ def capture_target(spec: TargetSpec, options: CaptureOptions = CaptureOptions())
     # Compile-only mode is entered before the user's module is imported:
     # kernel libraries probe has_triton() / the driver at import time.
     # The directory the target is loaded from is the user's (tritoninspect/textformats/origin.py).
-    from tritoninspect.progress import first_stage, stage
+    from tritoninspect.capture.progress import first_stage, stage
 
     stage(first_stage())
     with _mode(options, user_dir=spec.sys_path_entry) as mode:
@@ -96,7 +96,7 @@ def load(spec: TargetSpec, options: CaptureOptions, *, device: str) -> LoadedTar
 def analyse(capture: Capture) -> Report:
     """Every analysis over a capture, assembled into the report."""
     from tritoninspect.analyse import build_report
-    from tritoninspect.progress import stage
+    from tritoninspect.capture.progress import stage
 
     stage("analysing the capture")
     return build_report(capture)

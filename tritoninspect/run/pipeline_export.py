@@ -42,7 +42,7 @@ class ExportOptions:
 def run_export(spec: TargetSpec, options: ExportOptions = ExportOptions()) -> Report:
     """The whole export route for a parsed target."""
     from tritoninspect.analyse.export import build_export_report
-    from tritoninspect.progress import stage
+    from tritoninspect.capture.progress import stage
 
     capture = export_capture(spec, options)
     stage("analysing the capture")
@@ -55,7 +55,7 @@ def export_capture(spec: TargetSpec, options: ExportOptions) -> ExportCapture:
     from tritoninspect.run.pipeline import CaptureOptions, _mode, _user_or_tool_errors, load
     from tritoninspect.source.target import describe_inputs
 
-    from tritoninspect.progress import first_stage, stage
+    from tritoninspect.capture.progress import first_stage, stage
 
     mode_options = CaptureOptions(inputs=options.inputs, device=options.device, arch=options.arch)
     stage(first_stage())

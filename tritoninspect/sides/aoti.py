@@ -79,7 +79,7 @@ _POLL_S = 0.5
 def _wait(proc: subprocess.Popen[bytes], stage_file: Path | None = None) -> int:
     """The child's exit code; meanwhile each stage it enters goes to the progress display."""
     from tritoninspect.capture.export import STAGE_PROGRESS
-    from tritoninspect.progress import stage
+    from tritoninspect.capture.progress import stage
 
     stage("AOTInductor (child process): loading the target, running and exporting it again")
     seen = None

@@ -18,7 +18,7 @@ from typing import Any
 def main(argv: Sequence[str] | None = None) -> int:
     """Answer the request in argv[0] into argv[1] (a pickle: our own records, between our own processes)."""
     request_file, out = (sys.argv[1:] if argv is None else argv)[:2]
-    from tritoninspect.stdout_guard import stdout_to_stderr
+    from tritoninspect.run.stdout_guard import stdout_to_stderr
 
     with stdout_to_stderr():
         answer = respond(json.loads(Path(request_file).read_text()))

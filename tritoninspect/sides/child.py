@@ -22,7 +22,7 @@ from tritoninspect.model.errors import TritonInspectError, error_to_dict, intern
 def main(argv: Sequence[str] | None = None) -> int:
     """Answer the request in argv[0] into the file argv[1]; return the exit code."""
     request_file, out = (sys.argv[1:] if argv is None else argv)[:2]
-    from tritoninspect.stdout_guard import stdout_to_stderr
+    from tritoninspect.run.stdout_guard import stdout_to_stderr
 
     with stdout_to_stderr():  # the target's prints go to stderr, marked
         answer, code = respond(json.loads(Path(request_file).read_text()))
@@ -68,7 +68,7 @@ def _stages_to(path: str | None) -> Iterator[None]:
     if not path:
         yield
         return
-    from tritoninspect.progress import listening
+    from tritoninspect.capture.progress import listening
 
     with open(path, "a", encoding="utf-8") as f:
         def write(message: str) -> None:
