@@ -5,7 +5,7 @@ by the target's file name), so each command runs its real edge, analyses, render
 and exit codes in this process, without torch.compile; `_capture.ready_to_capture` (torch import,
 gc.freeze) is a no-op. A target's attribute picks a failure instead: `:Raises` (the user's code
 raised), `:Bug` (an unexpected exception of ours). diff's child runs in this process too
-(`sides.parent.run_child`), its request and answer through JSON as between processes.
+(`children.side.run_child`), its request and answer through JSON as between processes.
 The end-to-end runs of the real CLI are in test_cli.py, test_diff_cli.py and test_breaks_e2e.py.
 """
 
@@ -76,12 +76,12 @@ def captured(monkeypatch: pytest.MonkeyPatch) -> FakeCapture:
 
     def child_in_process(request: dict[str, Any], *, debug: bool = False, timeout: float | None = None,
                          on_stage: Any = None) -> tuple[dict[str, Any], int, str]:
-        from tritoninspect.sides import child
+        from tritoninspect.children import side_child as child
 
         answer, code = child.respond(json.loads(json.dumps(request)))
         return json.loads(json.dumps(answer, default=str)), code, ""
 
-    monkeypatch.setattr("tritoninspect.sides.parent.run_child", child_in_process)
+    monkeypatch.setattr("tritoninspect.children.side.run_child", child_in_process)
     return fake
 
 

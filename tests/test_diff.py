@@ -37,8 +37,8 @@ from tritoninspect.model.errors import CaptureError, ExitCode, InputsError, Repo
 from tritoninspect.render.diff import CHANGED, DiffRenderer
 from tritoninspect.model.report import Graph, Report
 from tritoninspect.run.pipeline import CaptureOptions
-from tritoninspect.sides import child
-from tritoninspect.sides.parent import (
+from tritoninspect.children import side_child as child
+from tritoninspect.children.side import (
     SideResult,
     build_diff,
     capture_side,
@@ -447,7 +447,7 @@ def test_colour_output_highlights(raw: Report, custom: Report) -> None:
 
 def test_child_command_names_the_request_and_the_answer(tmp_path: Path) -> None:
     cmd = child_command(tmp_path / "request.json", tmp_path / "o.json")
-    assert cmd == [sys.executable, "-m", "tritoninspect.sides.child", str(tmp_path / "request.json"),
+    assert cmd == [sys.executable, "-m", "tritoninspect.children.side_child", str(tmp_path / "request.json"),
                    str(tmp_path / "o.json")]
 
 
@@ -467,7 +467,7 @@ def test_the_request_carries_every_capture_option(monkeypatch: pytest.MonkeyPatc
         return json.loads(json.dumps(answer)), code, ""
 
     monkeypatch.setattr("tritoninspect.run.pipeline.run", fake_run)
-    monkeypatch.setattr("tritoninspect.sides.parent.run_child", in_process)
+    monkeypatch.setattr("tritoninspect.children.side.run_child", in_process)
     result = capture_side("A", "samples/add_raw.py:Net", options=options, debug=True)
     assert seen[0][0].attr == "Net" and seen[0][1] == options
     assert result.report == raw and not result.saved and result.bench is None
@@ -488,7 +488,7 @@ def test_child_answers_every_error(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_a_child_without_an_answer_is_a_capture_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("tritoninspect.sides.parent.run_child",
+    monkeypatch.setattr("tritoninspect.children.side.run_child",
                         lambda request, debug=False, timeout=None: (None, -9, "line 1\nKilled\n"))
     with pytest.raises(CaptureError, match=r"B: the capture process for m.py:Net ended \(exit -9\) without a "
                                            r"result: line 1 \| Killed"):
@@ -535,7 +535,7 @@ def test_build_diff_pairs_benches_only_when_both_sides_have_one(raw: Report, cus
 
 def test_timing_summary_matches_numpy() -> None:
     np = pytest.importorskip("numpy")
-    from tritoninspect.sides.bench import summarise
+    from tritoninspect.children.bench import summarise
 
     times = [3.0, 1.0, 4.0, 1.5, 9.0, 2.6, 5.0, 3.5, 8.0, 7.9, 0.7]
     got = summarise(times, pipelined_ms=0.5)
@@ -549,7 +549,7 @@ def test_gpu_bench_loads_and_calls_the_model_through_the_pipeline(monkeypatch: p
     """The gpu-mode wiring of --bench, on the CPU: CUDA timing stubbed, each step called as a capture calls it."""
     import torch
 
-    from tritoninspect.sides import bench
+    from tritoninspect.children import bench
 
     calls: list[tuple[str, Any]] = []
     model = torch.nn.Linear(4, 4)

@@ -23,8 +23,8 @@ from tritoninspect.model.diff_report import DiffReport
 from tritoninspect.run.pipeline import CaptureOptions
 from tritoninspect.render.diff import DiffRenderer
 from tritoninspect.model.report import Report, read_report
-from tritoninspect.sides import parent
-from tritoninspect.sides.parent import SideResult, build_diff, save_reports, side_labels
+from tritoninspect.children import side as parent
+from tritoninspect.children.side import SideResult, build_diff, save_reports, side_labels
 
 GPU = REPO / "tests" / "fixtures" / "gpu"
 

@@ -1,7 +1,7 @@
 """`tritoninspect export` when native code crashes, and its terminal output (issue 17, GPU run).
 
 On the H200 8 of 9 export runs died with SIGSEGV once AOTInductor started, leaving no report.
-AOTInductor now runs in a child (tritoninspect/sides/aoti.py): a crash there becomes the
+AOTInductor now runs in a child (tritoninspect/run/aoti.py): a crash there becomes the
 report's failure. The fast tests crash a stand-in child (a few lines of Python killing itself
 with SIGSEGV under faulthandler); the slow one crashes the real child (the custom_op sample's CPU
 package, built in compile-only mode) through the TRITONINSPECT_TEST_CRASH_AT hook. Also: text
@@ -26,7 +26,7 @@ from tritoninspect.model.records import KernelRecord
 from tritoninspect.model.errors import ExitCode
 from tritoninspect.run.pipeline_export import ExportOptions
 from tritoninspect.render.export import render_export
-from tritoninspect.sides import aoti
+from tritoninspect.run import aoti
 from tritoninspect.source.spec import parse_spec
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -178,7 +178,7 @@ def test_progress_lines_when_piped_and_off_with_quiet_or_json(monkeypatch: pytes
 
 def test_the_aoti_childs_stages_reach_the_progress_display(tmp_path: Path) -> None:
     from tritoninspect.capture.progress import listening
-    from tritoninspect.sides import aoti
+    from tritoninspect.run import aoti
 
     stage_file = tmp_path / "stage"
     child = textwrap.dedent(f"""

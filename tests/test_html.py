@@ -27,7 +27,7 @@ from tritoninspect.render._svg import picture_svg
 from tritoninspect.render.emit import written_by_tritoninspect
 from tritoninspect.render.html import HIGHLIGHT_BUDGET
 from tritoninspect.render.html_diff import DiffPage, differences, fact_rows
-from tritoninspect.sides.parent import SideResult, build_diff
+from tritoninspect.children.side import SideResult, build_diff
 from tritoninspect.model.report import Failure, Report, read_report
 
 GPU = REPO / "tests" / "fixtures" / "gpu"

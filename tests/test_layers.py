@@ -30,17 +30,17 @@ def module_files() -> dict[str, Path]:
 MODULES = module_files()
 
 
-def tree(name: str) -> ast.Module:
-    return ast.parse(MODULES[name].read_text(encoding="utf-8"))
+def tree(name: str, source: str | None = None) -> ast.Module:
+    return ast.parse(MODULES[name].read_text(encoding="utf-8") if source is None else source)
 
 
-def imported_names(name: str) -> list[tuple[str, str | None]]:
-    """(module, name) per import in `name`: `import a.b` gives ("a.b", None), `from a import b`
-    ("a", "b"), relative imports resolved."""
+def imported_names(name: str, source: str | None = None) -> list[tuple[str, str | None]]:
+    """(module, name) per import in `name` (or in `source` as if it were `name`): `import a.b`
+    gives ("a.b", None), `from a import b` ("a", "b"), relative imports resolved."""
     path = MODULES[name]
     package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
     found: list[tuple[str, str | None]] = []
-    for node in ast.walk(tree(name)):
+    for node in ast.walk(tree(name, source)):
         if isinstance(node, ast.Import):
             found.extend((alias.name, None) for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -129,7 +129,7 @@ def test_only_the_cli_and_the_commands_use_the_edge() -> None:
 
 
 def test_the_core_never_imports_the_command_layer() -> None:
-    """One-way layers: target, capture, analyse, render, pipeline and sides know nothing of the CLI."""
+    """One-way layers: model, source, capture, analyse, render, run and children know nothing of the CLI."""
     edge = {name for name in MODULES if name == "tritoninspect.cli" or name.startswith("tritoninspect.commands")}
     core = set(MODULES) - edge - {"tritoninspect.__main__"}
     assert {name: sorted(GRAPH[name] & edge) for name in core if GRAPH[name] & edge} == {}
@@ -175,3 +175,73 @@ def test_the_pure_core_imports_only_the_model_and_no_torch(package: str) -> None
 def test_the_layer_checks_see_a_forbidden_import() -> None:
     assert "tritoninspect.model.records" in GRAPH["tritoninspect.analyse.kernels"]
     assert "torch" in outside_imports("tritoninspect.capture.session")
+
+
+# --- the root: entry points only -------------------------------------------------------------------
+
+#: The package root holds only entry points: the Python API (`__init__`), `__main__`, the CLI,
+#: and room for a few more (a pytest plugin); everything else lives in a package named for its role.
+MAX_ROOT_MODULES = 6
+
+
+def test_the_root_holds_only_a_few_entry_points() -> None:
+    root = sorted(path.name for path in PACKAGE.glob("*.py"))
+    assert len(root) <= MAX_ROOT_MODULES, root
+    assert {"__init__.py", "__main__.py", "cli.py"} <= set(root)
+
+
+# --- no private name crosses a module boundary -----------------------------------------------------
+
+
+def is_private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+def private_names_used(name: str, source: str | None = None) -> list[str]:
+    """The `_private` names of other modules that `name` uses: imported (`from m import _f`), or
+    read off an imported module (`m._f`). A package's `_module` may be imported inside that package."""
+    found: list[str] = []
+    modules: dict[str, str] = {}  # local name -> the module of ours it is bound to
+    for module, imported in imported_names(name, source):
+        if not module.startswith("tritoninspect"):
+            continue
+        target = f"{module}.{imported}" if imported else module
+        if imported is None:
+            modules[module.split(".")[0]] = "tritoninspect"
+        elif target in MODULES:
+            modules[imported] = target
+            if is_private(imported) and not name.startswith(f"{module}."):
+                found.append(target)
+        elif is_private(imported):
+            found.append(target)
+    for node in ast.walk(tree(name, source)):
+        if isinstance(node, ast.Attribute) and is_private(node.attr):
+            owner = dotted(node.value, modules)
+            if owner in MODULES and owner != name:
+                found.append(f"{owner}.{node.attr}")
+    return found
+
+
+def dotted(node: ast.expr, modules: dict[str, str]) -> str | None:
+    """The module an expression such as `textformats.origin` names, when it names one of ours."""
+    if isinstance(node, ast.Name):
+        return modules.get(node.id)
+    if isinstance(node, ast.Attribute):
+        owner = dotted(node.value, modules)
+        return f"{owner}.{node.attr}" if owner is not None else None
+    return None
+
+
+def test_no_private_name_is_used_across_modules() -> None:
+    """A `_name` is its module's own: a name another module needs is public where it belongs."""
+    assert {name: used for name in MODULES if (used := private_names_used(name))} == {}
+
+
+def test_the_private_name_check_sees_one() -> None:
+    name = "tritoninspect.commands.graph"
+    assert private_names_used(name, "from tritoninspect.render.terminal import _dynamic") == [
+        "tritoninspect.render.terminal._dynamic"]
+    assert private_names_used(name, "from tritoninspect.render import _format") == ["tritoninspect.render._format"]
+    assert private_names_used(name, "from tritoninspect.capture import compat\ncompat.dynamo._x") == [
+        "tritoninspect.capture.compat.dynamo._x"]
+    assert private_names_used("tritoninspect.render.dump", "from tritoninspect.render import _format") == []

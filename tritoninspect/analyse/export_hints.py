@@ -199,7 +199,7 @@ def aoti_mismatch(cap: ExportCapture) -> list[ExportFinding]:
     )]
 
 
-#: The failure type sides/aoti.py records when its child dies from a signal.
+#: The failure type run/aoti.py records when its child dies from a signal.
 NATIVE_CRASH = "NativeCrash"
 
 

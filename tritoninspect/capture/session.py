@@ -246,7 +246,7 @@ def capture_run(
         from tritoninspect.capture.progress import warnings_seen
 
         warnings_seen([(w.category.__name__, str(w.message), f"{w.filename}:{w.lineno}") for w in caught])
-    recorder.capture.meta = {**_meta(info, stage, dynamic, backward, target, inputs), "calls": len(input_sets)}
+    recorder.capture.meta = {**capture_meta(info, stage, dynamic, backward, target, inputs), "calls": len(input_sets)}
     if backward and recorder.capture.failure is None:
         recorder.capture.meta.update(_backward_facts(module, recorder.progress))
     if env is not None:
@@ -349,7 +349,8 @@ def _tensors(value: Any) -> list[torch.Tensor]:
     return []
 
 
-def _meta(info: ModeInfo, stage: str, dynamic: bool | None, backward: bool, target: str, inputs: tuple[str, ...]) -> dict[str, Any]:
+def capture_meta(info: ModeInfo, stage: str, dynamic: bool | None, backward: bool, target: str, inputs: tuple[str, ...]) -> dict[str, Any]:
+    """A capture's `meta`: the tool, the mode and device, torch's and Triton's versions, what was asked."""
     return {
         "tool": "tritoninspect",
         "tool_version": __version__,

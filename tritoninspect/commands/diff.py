@@ -1,6 +1,6 @@
 """`tritoninspect diff A B [C ...]`: variants of a model (or saved reports), each against the first.
 
-Each target is captured in its own fresh process (`tritoninspect/sides/`), several at a
+Each target is captured in its own fresh process (`tritoninspect/children/`), several at a
 time (`--jobs`), so the compiles share no state; `--bench` times each side there too.
 """
 
@@ -35,7 +35,7 @@ from tritoninspect.model.errors import ExitCode, UsageError, usage_errors
 
 if TYPE_CHECKING:
     from tritoninspect.run.pipeline import CaptureOptions
-    from tritoninspect.sides.parent import SideResult
+    from tritoninspect.children.side import SideResult
     from tritoninspect.source.parse import Source
 
 
@@ -96,7 +96,7 @@ def diff(
         results = _sides(sources, options, inputs_b=inputs_b, bench=bench, save=save, debug=debug, err=err,
                          timeout=timeout, jobs=jobs, lines=not (quiet or json_out))
         from tritoninspect.render.emit import emit
-        from tritoninspect.sides.parent import build_diff, side_labels
+        from tritoninspect.children.side import build_diff, side_labels
 
         # The diff is printed even with -o; .json and .html get those formats, any other suffix the text (README).
         suffix = output.suffix.lower() if output is not None else ""
@@ -120,7 +120,7 @@ def diff(
 
 def _check_save_and_output(save: Path | None, output: Path | None, count: int) -> None:
     """`--save DIR` writes DIR/A.json, DIR/B.json, ...: `-o` must not be one of them."""
-    from tritoninspect.sides.parent import side_labels
+    from tritoninspect.children.side import side_labels
 
     if save is None or output is None:
         return
@@ -133,7 +133,7 @@ def _check_save_and_output(save: Path | None, output: Path | None, count: int) -
 def _sources(targets: list[str]) -> list[Source]:
     """Each target parsed; a bad one fails before any side starts compiling (they run in parallel)."""
     from tritoninspect.model.errors import TargetError
-    from tritoninspect.sides.parent import side_labels
+    from tritoninspect.children.side import side_labels
     from tritoninspect.source.parse import parse_source
 
     sources = []
@@ -164,7 +164,7 @@ def _sides(sources: list[Source], options: CaptureOptions, *, inputs_b: str | No
     """Each side, saved or captured in a fresh process (`jobs` at a time); written to `save` when asked.
     Progress: a status on a terminal; piped, a line per side per stage unless `lines` is off."""
     from tritoninspect.commands._progress import SidesDisplay
-    from tritoninspect.sides import parent as sides
+    from tritoninspect.children import side as sides
     from tritoninspect.source.parse import TargetSpec
 
     per_side = [dataclasses.replace(options, inputs=inputs_b if i == 1 and inputs_b is not None else options.inputs)

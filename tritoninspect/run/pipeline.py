@@ -1,6 +1,6 @@
 """Spec -> mode -> target -> capture -> analyse -> report: the one route every entry point takes.
 
-The CLI (`tritoninspect/commands/`), diff's child process (`tritoninspect/sides/child.py`)
+The CLI (`tritoninspect/commands/`), diff's child process (`tritoninspect/children/side_child.py`)
 and the Python API (`tritoninspect.inspect_target`, `tritoninspect.inspect_module`) all
 go through here. Importing this module is light (no torch): each step imports what it
 needs when it runs, so a mistyped target fails before the heavy imports.
@@ -70,7 +70,7 @@ def capture_target(spec: TargetSpec, options: CaptureOptions = CaptureOptions())
     from tritoninspect.capture.progress import first_stage, stage
 
     stage(first_stage())
-    with _mode(options, user_dir=spec.sys_path_entry) as mode:
+    with enter_mode(options, user_dir=spec.sys_path_entry) as mode:
         stage(f"importing {spec.display_name} and building its inputs")
         loaded = load(spec, options, device=mode.info.torch_device)
         stage("Dynamo: tracing the first call")
@@ -81,7 +81,7 @@ def capture_target(spec: TargetSpec, options: CaptureOptions = CaptureOptions())
 def capture_module(module: Any, input_sets: Sequence[Sequence[Any]], options: CaptureOptions, *, name: str) -> Capture:
     """Enter the mode and capture a live module's calls (one per input set)."""
     sets = [tuple(s) for s in input_sets]
-    with _mode(options, user_dir=_defining_dir(module)) as mode:
+    with enter_mode(options, user_dir=_defining_dir(module)) as mode:
         wants_grad = any(getattr(t, "requires_grad", False) for s in sets for t in s)
         return _capture(mode, module, sets, options, name=name, requires_grad=wants_grad)
 
@@ -113,7 +113,7 @@ class _Mode:
 
 
 @contextlib.contextmanager
-def _mode(options: CaptureOptions, *, user_dir: str | os.PathLike[str] | None) -> Iterator[_Mode]:
+def enter_mode(options: CaptureOptions, *, user_dir: str | os.PathLike[str] | None) -> Iterator[_Mode]:
     """The mode's environment, with `user_dir` taken as the user's own code."""
     from tritoninspect.capture.session import choose_mode, mode_environment
     from tritoninspect.textformats.origin import user_tree
@@ -141,7 +141,7 @@ def _capture(mode: _Mode, module: Any, input_sets: list[tuple[Any, ...]], option
     from tritoninspect.capture.session import capture_run
     from tritoninspect.source.target import describe_inputs
 
-    with _user_or_tool_errors(), _tracing(options.trace_dir):
+    with user_or_tool_errors(), _tracing(options.trace_dir):
         return capture_run(
             module, input_sets, info=mode.info, stage=options.stage, dynamic=True if options.dynamic else None,
             backward=requires_grad if options.backward is None else options.backward, target=name,
@@ -235,7 +235,7 @@ def _name_of(module: Any) -> str:
 
 def __getattr__(name: str) -> Any:
     """`call_once(fn, args, backward)`: one call as a capture makes it (forward under no_grad, or
-    forward then backward), for timing the same step (`sides/bench.py`). Resolved on first use,
+    forward then backward), for timing the same step (`children/bench.py`). Resolved on first use,
     so importing the pipeline stays free of torch, and returned as is, so timing pays no wrapper."""
     if name == "call_once":
         from tritoninspect.capture.session import call_once
@@ -248,7 +248,7 @@ def __getattr__(name: str) -> Any:
 
 
 @contextlib.contextmanager
-def _user_or_tool_errors() -> Iterator[None]:
+def user_or_tool_errors() -> Iterator[None]:
     """Typed errors pass; any other exception becomes a UserCodeError when it was
     raised in the user's code or torch, a CaptureError when raised in ours."""
     try:

@@ -32,7 +32,7 @@ class ExportOptions:
     stage: str = "aoti"
     dynamic: bool = False
     arch: str | None = None
-    #: Build, load and run the AOTInductor package in a child process (sides/aoti.py), so that
+    #: Build, load and run the AOTInductor package in a child process (run/aoti.py), so that
     #: a native crash there becomes a failure in the report. False in that child itself.
     isolate_aoti: bool = True
     #: Let torch's own log lines (what TORCH_LOGS asks for) reach stderr: `--debug`.
@@ -52,18 +52,18 @@ def run_export(spec: TargetSpec, options: ExportOptions = ExportOptions()) -> Re
 def export_capture(spec: TargetSpec, options: ExportOptions) -> ExportCapture:
     """The target loaded in its mode and exported: the capture, before analysis."""
     from tritoninspect.capture.export import capture_export
-    from tritoninspect.run.pipeline import CaptureOptions, _mode, _user_or_tool_errors, load
+    from tritoninspect.run.pipeline import CaptureOptions, enter_mode, load, user_or_tool_errors
     from tritoninspect.source.target import describe_inputs
 
     from tritoninspect.capture.progress import first_stage, stage
 
     mode_options = CaptureOptions(inputs=options.inputs, device=options.device, arch=options.arch)
     stage(first_stage())
-    with _mode(mode_options, user_dir=spec.sys_path_entry) as mode:
+    with enter_mode(mode_options, user_dir=spec.sys_path_entry) as mode:
         stage(f"importing {spec.display_name} and building its inputs")
         loaded = load(spec, mode_options, device=mode.info.torch_device)
         dynamic, shapes = _dynamic(options.dynamic, loaded, spec)
-        with _user_or_tool_errors():
+        with user_or_tool_errors():
             capture = capture_export(
                 loaded.module, loaded.input_sets[0], info=mode.info, strict=options.strict, stage=options.stage,
                 dynamic=dynamic, dynamic_shapes=shapes, target=loaded.spec.name,  # `model.py` alone: its class found
@@ -77,7 +77,7 @@ def _runner(spec: TargetSpec, options: ExportOptions, info: Any) -> Any:
     """AOTInductor in a child process (unless told otherwise), where a crash cannot take the report."""
     if not options.isolate_aoti or options.stage == "export":
         return None
-    from tritoninspect.sides.aoti import run_aoti_child
+    from tritoninspect.run.aoti import run_aoti_child
 
     device = info.device if info.mode == "gpu" else "cpu (compile-only mode)"  # as capture/export.py's _aoti
     return lambda: run_aoti_child(spec, options, device=device)

@@ -1,4 +1,4 @@
-"""The child process of a diff side: `python -m tritoninspect.sides.child REQUEST OUT`.
+"""The child process of a diff side: `python -m tritoninspect.children.side_child REQUEST OUT`.
 
 Reads the request the parent wrote (see the package docstring), captures the target
 through the pipeline (and times it for `--bench`), and always writes an answer to OUT:
@@ -56,7 +56,7 @@ def capture(request: dict[str, Any]) -> dict[str, Any]:
     if not request.get("bench"):
         return {"report": report.to_dict(), "bench": None, "bench_method": None}
     from tritoninspect.analyse.diff import backend_seconds
-    from tritoninspect.sides.bench import METHOD, bench_target
+    from tritoninspect.children.bench import METHOD, bench_target
 
     bench = bench_target(spec, options, mode=report.meta.mode, compile_s=backend_seconds(report))
     return {"report": report.to_dict(), "bench": dataclasses.asdict(bench), "bench_method": METHOD}

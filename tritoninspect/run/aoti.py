@@ -1,4 +1,4 @@
-"""AOTInductor in a child process (the child: sides/aoti_child.py), so that a native crash is a finding.
+"""AOTInductor in a child process (the child: children/aoti_child.py), so that a native crash is a finding.
 
 Building, loading and running an AOTInductor package is native code (a C++ compiler's
 output loaded with dlopen, then called): on the H200 (torch 2.11) it ended the whole
@@ -69,7 +69,7 @@ def run_aoti_child(spec: TargetSpec, options: Any, *,
 
 def child_command(request: Path, out: Path) -> list[str]:
     # -X faulthandler: a fatal signal prints the Python stack of every thread to stderr.
-    return [sys.executable, "-X", "faulthandler", "-m", "tritoninspect.sides.aoti_child", str(request), str(out)]
+    return [sys.executable, "-X", "faulthandler", "-m", "tritoninspect.children.aoti_child", str(request), str(out)]
 
 
 #: Seconds between two looks at the child's stage file (for the progress display).
@@ -106,7 +106,7 @@ def _read_stage(stage_file: Path | None) -> str | None:
 
 
 def _child_env() -> dict[str, str]:
-    # As sides/parent.py: the child imports this very copy of tritoninspect.
+    # As children/side.py: the child imports this very copy of tritoninspect.
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(Path(__file__).resolve().parents[2]),
                                                       env.get("PYTHONPATH")]))

@@ -1,6 +1,6 @@
 """`--bench`: run time of a target, eager and compiled, on the GPU; compile times everywhere.
 
-Runs inside the child process that captured the target (tritoninspect/sides/child.py),
+Runs inside the child process that captured the target (tritoninspect/children/side_child.py),
 so the model is already imported and nothing is shared with the other side. It loads
 and calls the model through the pipeline's public steps (`load`, `call_once`), as the
 capture did.

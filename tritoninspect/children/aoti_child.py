@@ -1,4 +1,4 @@
-"""The child of sides/aoti.py: `python -X faulthandler -m tritoninspect.sides.aoti_child REQUEST OUT`.
+"""The child of run/aoti.py: `python -X faulthandler -m tritoninspect.children.aoti_child REQUEST OUT`.
 
 Loads the target again in the same mode, runs it eagerly, exports it the same way and builds,
 loads and runs the AOTInductor package (capture/export.py, in this process), writing the stage

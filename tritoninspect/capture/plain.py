@@ -1,21 +1,18 @@
-"""The recorder's small helpers: plain values from live torch objects, kernel records, the
-log handlers it attaches, and a scoped environment variable."""
+"""Plain values from live torch objects, for the records: argument values and their expressions, a
+graph's readable text, the record of a live kernel (its decorators, autotune configs, heuristics),
+the custom op a frame belongs to."""
 
 from __future__ import annotations
 
-import contextlib
-import logging
-import os
-from collections.abc import Iterator
 from typing import Any
 
 import torch
 
 from tritoninspect.capture import compat
-from tritoninspect.model.records import KernelRecord, LaunchRecord
+from tritoninspect.model.records import KernelRecord
 
 
-def _op_of(op_codes: dict[Any, str], code: Any) -> str | None:
+def op_of(op_codes: dict[Any, str], code: Any) -> str | None:
     """The custom op whose implementation `code` is. A code object hashes its
     constants, and Dynamo's transformed code can hold a dict constant: such a
     frame is never an op's implementation."""
@@ -25,31 +22,9 @@ def _op_of(op_codes: dict[Any, str], code: Any) -> str | None:
         return None
 
 
-class _Handler(logging.Handler):
-    def __init__(self, callback: Any) -> None:
-        super().__init__(logging.DEBUG)
-        self.callback = callback
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.callback(record)
-
-
-class _FallbackFilter(logging.Filter):
-    """Records the mutation-analysis fallback warning and keeps it off the
-    console: the report states it per kernel, with its cause."""
-
-    def __init__(self, callback: Any) -> None:
-        super().__init__()
-        self.callback = callback
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        if compat.dynamo.MUTATION_FALLBACK_TEXT in record.getMessage():
-            self.callback(record)
-            return False
-        return True
-
-
-def _kernel_record(jf: Any, kid: str) -> KernelRecord:
+def kernel_record(jf: Any, kid: str) -> KernelRecord:
+    """The record of the live jit function `jf` (under id `kid`): where it is defined, its decorators,
+    constexpr parameters, autotune configs and key, heuristics."""
     user_obj = compat.kernels.user_kernel_object(jf)
     layers = compat.kernels.decorator_stack(user_obj)
     configs, key, heuristics = (), (), ()
@@ -67,21 +42,23 @@ def _kernel_record(jf: Any, kid: str) -> KernelRecord:
     )
 
 
-def _readable(gm: torch.fx.GraphModule) -> str:
+def readable(gm: torch.fx.GraphModule) -> str:
+    """The graph module's code as `print_readable` writes it, without strides and devices."""
     try:
         return gm.print_readable(print_output=False, include_stride=False, include_device=False)
     except TypeError:  # older signatures
         return gm.print_readable(print_output=False)
 
 
-def _is_tensor_node(value: Any) -> bool:
+def is_tensor_node(value: Any) -> bool:
+    """A tensor argument: a tensor, or a graph node whose example value is one (or unknown)."""
     if isinstance(value, torch.fx.Node):
         example = value.meta.get("val", value.meta.get("example_value"))
         return example is None or isinstance(example, torch.Tensor)
     return isinstance(value, torch.Tensor)
 
 
-def _plain(value: Any) -> Any:
+def plain(value: Any) -> Any:
     """A JSON-able form: numbers stay, symbolic values become their expression."""
     if isinstance(value, (bool, int, float, str)) or value is None:
         return value
@@ -94,28 +71,12 @@ def _plain(value: Any) -> Any:
 
 
 def _plain_dict(d: dict[str, Any]) -> dict[str, Any]:
-    return {k: _plain(v) for k, v in d.items()}
+    return {k: plain(v) for k, v in d.items()}
 
 
-def _with_count(launch: LaunchRecord, count: int) -> LaunchRecord:
-    import dataclasses
-
-    return dataclasses.replace(launch, count=count)
-
-
-def _first_line(exc: BaseException | None) -> str:
+def first_line(exc: BaseException | None) -> str:
+    """The exception's message, its first line only."""
     text = str(exc).strip()
     return text.splitlines()[0] if text else ""
 
 
-@contextlib.contextmanager
-def _env(name: str, value: str) -> Iterator[None]:
-    old = os.environ.get(name)
-    os.environ[name] = value
-    try:
-        yield
-    finally:
-        if old is None:
-            os.environ.pop(name, None)
-        else:
-            os.environ[name] = old

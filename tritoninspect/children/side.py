@@ -55,7 +55,7 @@ class SideResult:
     #: As given: the target spec or the report path.
     source: str
     saved: bool
-    #: How the child measured run times (sides.bench.METHOD), with --bench.
+    #: How the child measured run times (children.bench.METHOD), with --bench.
     bench_method: str = ""
     #: When its capture ran (time.monotonic() at start and end); None for a saved side.
     span: tuple[float, float] | None = None
@@ -112,7 +112,7 @@ def get_sides(sources: Sequence[Source], options: Sequence[CaptureOptions], *, j
 def capture_side(label: str, target: str, *, options: CaptureOptions, bench: bool = False,
                  debug: bool = False, timeout: float | None = None,
                  on_stage: Callable[[str], None] | None = None) -> SideResult:
-    """Capture `target` in a fresh `python -m tritoninspect.sides.child` process (`on_stage`
+    """Capture `target` in a fresh `python -m tritoninspect.children.side_child` process (`on_stage`
     hears each stage it starts)."""
     request = {"target": target, "options": dataclasses.asdict(options), "bench": bench, "debug": debug}
     started = time.monotonic()
@@ -205,7 +205,7 @@ class _StageFile:
 
 def child_command(request: Path, out: Path) -> list[str]:
     """The argv of one capture child."""
-    return [sys.executable, "-m", "tritoninspect.sides.child", str(request), str(out)]
+    return [sys.executable, "-m", "tritoninspect.children.side_child", str(request), str(out)]
 
 
 def error_from_payload(label: str, target: str, data: dict[str, Any]) -> TritonInspectError:
