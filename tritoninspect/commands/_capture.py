@@ -46,7 +46,7 @@ def report_for(source: Source, options: Options, *, given: Mapping[str, object],
 
     if not isinstance(source, TargetSpec):
         refuse_capture_options(given)
-    return acquire(source, options, capture=functools.partial(
+    return acquire(source, options, route=functools.partial(
         capture_here, err=err, timeout=timeout, progress=progress, json_out=json_out, debug=debug))
 
 

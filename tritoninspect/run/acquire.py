@@ -1,7 +1,7 @@
 """A source -> its report: the one way every command gets the report it works on.
 
 A saved report is read as it is (validated against its schema), a trace's one log is read
-without torch (`run/traces.py`), and a model is captured by `capture`: by default the
+without torch (`run/traces.py`), and a model is captured through a `route`: by default the
 pipeline's route in this process (`run/pipeline.py` for `CaptureOptions`,
 `run/pipeline_export.py` for `ExportOptions`); the CLI passes its own, which shows progress
 and bounds the time (commands/_capture.py). A trace of several ranks has a report per rank:
@@ -23,13 +23,13 @@ if TYPE_CHECKING:
 
 #: How to capture: a compile's options (`graph`, `breaks`, `check`, diff's sides) or an export's.
 Options = Union["CaptureOptions", "ExportOptions"]
-#: Captures a model with the options and returns its report.
-Capture = Callable[["TargetSpec", Options], "Report"]
+#: How a model becomes its report: captured with the options, analysed.
+Route = Callable[["TargetSpec", Options], "Report"]
 
 
-def acquire(source: Source, options: Options, *, capture: Capture | None = None) -> Report:
+def acquire(source: Source, options: Options, *, route: Route | None = None) -> Report:
     """The report `source` stands for: read (a trace's one log, a saved report), or the model
-    captured with `options` by `capture` (default: in this process, quietly)."""
+    captured with `options` through `route` (default: `run_route`, in this process, quietly)."""
     if isinstance(source, TraceLogs):
         from tritoninspect.run.traces import one_report
 
@@ -38,7 +38,7 @@ def acquire(source: Source, options: Options, *, capture: Capture | None = None)
         from tritoninspect.model.report import read_report
 
         return read_report(source.path)
-    return (capture or run_route)(source, options)
+    return (route or run_route)(source, options)
 
 
 def run_route(spec: TargetSpec, options: Options) -> Report:
