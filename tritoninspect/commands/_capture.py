@@ -67,7 +67,7 @@ def capture_here(spec: TargetSpec, options: Options, *, err: Console, timeout: f
     with one_process(), display:
         ready_to_capture()  # its first stage: importing torch and Triton takes seconds
         with time_limit(timeout, json_out=json_out), stdout_to_stderr(for_good=True):
-            # --debug lets torch's own log lines (TORCH_LOGS) through, as the README promises.
+            # --debug lets torch's own log lines (TORCH_LOGS) through, as docs/commands/index.md promises.
             options = dataclasses.replace(options, torch_logs=debug)
             if isinstance(options, ExportOptions):
                 return run_export(spec, options)

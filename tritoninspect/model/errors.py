@@ -2,8 +2,8 @@
 
 Code below the CLI raises these; only the command edge (`commands/_edge.py`)
 turns them into one line on stderr, an exit code and, with `--json`, the envelope
-(`envelope`). Keep the numbers stable: they are documented in the README and
-scripts depend on them.
+(`envelope`). Keep the numbers stable: they are documented in docs/commands/index.md
+(exit codes) and scripts depend on them.
 """
 
 from __future__ import annotations
@@ -149,8 +149,8 @@ def usage_errors() -> Iterator[None]:
 
 
 def envelope(kind: str, message: str, exit_code: int) -> dict[str, Any]:
-    """An error's JSON form: what `--json` prints under "error" instead of a report (README: JSON
-    contract), for an exception (its class name as `kind`) or an interruption ("Interrupted")."""
+    """An error's JSON form: what `--json` prints under "error" instead of a report (docs/json.md:
+    errors), for an exception (its class name as `kind`) or an interruption ("Interrupted")."""
     return {"type": kind, "message": message, "exit_code": int(exit_code)}
 
 
