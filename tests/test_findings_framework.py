@@ -14,7 +14,7 @@ from tritoninspect.analyse import build_report, hazards
 from tritoninspect.analyse.advice import advise
 from tritoninspect.analyse.checks import check_report, parse_allow, run_checks
 from tritoninspect.analyse.hazards.bridge import as_advice
-from tritoninspect.capture.hazard_records import (
+from tritoninspect.model.hazard_records import (
     AnalysisTime,
     ArgLayout,
     AutotuneSettings,
@@ -25,11 +25,11 @@ from tritoninspect.capture.hazard_records import (
     StorageOverread,
     TensorArg,
 )
-from tritoninspect.capture.records import Capture
+from tritoninspect.model.records import Capture
 from tritoninspect.render.html import render_html
 from tritoninspect.render.overview import one_kernel, render_overview
 from tritoninspect.render.terminal import TerminalRenderer
-from tritoninspect.report import SCHEMA_VERSION, Evidence, Finding, Report, read_report
+from tritoninspect.model.report import SCHEMA_VERSION, Evidence, Finding, Report, read_report
 
 FIXTURES = Path(__file__).parent / "fixtures"
 

@@ -20,9 +20,9 @@ import pytest
 from _expect import REPO, cli_env, kernel_def, kernel_first_line
 from tritoninspect.analyse import build_report
 from tritoninspect.analyse.hazards import RULE_IDS, aliasing, autotune, clones, find_hazards, scalars, views
-from tritoninspect.capture.hazard_records import AnalysisTime, KernelSource
-from tritoninspect.capture.records import Capture, FallbackRecord
-from tritoninspect.report import Finding
+from tritoninspect.model.hazard_records import AnalysisTime, KernelSource
+from tritoninspect.model.records import Capture, FallbackRecord
+from tritoninspect.model.report import Finding
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SAMPLES = REPO / "samples"
@@ -289,7 +289,7 @@ def test_the_stored_gpu_reports_carry_the_same_findings(name: str) -> None:
     tests/fixtures/README.md): the checks of the compile-only end-to-end tests hold there too."""
     from _hazard_expect import CHECKS
 
-    from tritoninspect.report import read_report
+    from tritoninspect.model.report import read_report
 
     path = GPU / f"hazard_{name}_Net.json"
     read_report(path)  # valid under today's schema

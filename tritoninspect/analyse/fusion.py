@@ -17,8 +17,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from tritoninspect.capture.records import ArgRecord, CallRecord, Capture, NodeRecord, OutputCodeRecord
-from tritoninspect.report import (
+from tritoninspect.model.records import ArgRecord, CallRecord, Capture, NodeRecord, OutputCodeRecord
+from tritoninspect.model.report import (
     STAGES,
     ClonedArg,
     Clones,

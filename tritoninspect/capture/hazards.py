@@ -19,7 +19,7 @@ import torch
 
 from tritoninspect.capture import compat
 from tritoninspect.capture.compat import autotune, layouts, lowering, mutation
-from tritoninspect.capture.hazard_records import (
+from tritoninspect.model.hazard_records import (
     AnalysisTime,
     ArgLayout,
     CloneCause,
@@ -29,7 +29,7 @@ from tritoninspect.capture.hazard_records import (
     SideTableKernel,
     StorageOverread,
 )
-from tritoninspect.capture.records import Capture, NodeRecord
+from tritoninspect.model.records import Capture, NodeRecord
 
 log = logging.getLogger(__name__)
 

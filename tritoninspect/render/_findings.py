@@ -11,7 +11,7 @@ from rich.text import Text
 
 from tritoninspect.render import _format as fmt
 from tritoninspect.render._widgets import ALERT, heading
-from tritoninspect.report import Evidence, Finding, Report
+from tritoninspect.model.report import Evidence, Finding, Report
 
 SEVERITY_STYLE = {"error": ALERT, "warning": "yellow", "note": "dim"}
 

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from tritoninspect.report import Entry, Kernel, Meta, Occurrence, OpaqueOp, Report
+from tritoninspect.model.report import Entry, Kernel, Meta, Occurrence, OpaqueOp, Report
 from tritoninspect.textformats.output_code import custom_ops_called
 
 #: Stages that hold graph nodes (not launches), where `in_output_code` is meaningful.

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from tritoninspect.render import _format as fmt
 from tritoninspect.render._html import anchor, esc, grid_table, pills
-from tritoninspect.report import Evidence, Finding, Kernel, Report
+from tritoninspect.model.report import Evidence, Finding, Kernel, Report
 
 
 def findings_html(report: Report, kernel: Kernel | None, cwd: Path) -> str:

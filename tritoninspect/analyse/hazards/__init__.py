@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from tritoninspect.capture.records import Capture
-from tritoninspect.report import SEVERITIES, Finding
+from tritoninspect.model.records import Capture
+from tritoninspect.model.report import SEVERITIES, Finding
 
 Hazard = Callable[[Capture], list[Finding]]
 

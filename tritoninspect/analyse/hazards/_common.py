@@ -7,9 +7,9 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from tritoninspect.capture.hazard_records import ArgLayout, KernelSource, TensorArg
-from tritoninspect.capture.records import Capture, FallbackRecord, KernelRecord, NodeRecord, OutputCodeRecord
-from tritoninspect.report import Evidence
+from tritoninspect.model.hazard_records import ArgLayout, KernelSource, TensorArg
+from tritoninspect.model.records import Capture, FallbackRecord, KernelRecord, NodeRecord, OutputCodeRecord
+from tritoninspect.model.report import Evidence
 from tritoninspect.textformats.user_kernels import UserKernelMeta, user_kernel_metas
 
 #: Stages whose launch nodes hold the tensors as the user's code made them (eager's view).

@@ -20,8 +20,8 @@ from tritoninspect.analyse.hazards._common import (
     torch_evidence,
     torch_version,
 )
-from tritoninspect.capture.records import Capture, KernelRecord
-from tritoninspect.report import Evidence, Finding
+from tritoninspect.model.records import Capture, KernelRecord
+from tritoninspect.model.report import Evidence, Finding
 
 RULE = "aliased_args_split"
 MERGED_RULE = "separate_args_merged"

@@ -20,9 +20,9 @@ from tritoninspect.analyse.hazards._common import (
     torch_version,
     written,
 )
-from tritoninspect.capture.hazard_records import AutotuneSettings, SideTableKernel
-from tritoninspect.capture.records import Capture, KernelRecord
-from tritoninspect.report import Evidence, Finding
+from tritoninspect.model.hazard_records import AutotuneSettings, SideTableKernel
+from tritoninspect.model.records import Capture, KernelRecord
+from tritoninspect.model.report import Evidence, Finding
 
 RULE = "autotune_hooks"
 

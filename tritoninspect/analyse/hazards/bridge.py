@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tritoninspect.analyse.summary import KernelSummary
-from tritoninspect.report import Advice, Finding, Report
+from tritoninspect.model.report import Advice, Finding, Report
 
 #: Impact of a finding's advice by severity (advice.py's scale: 60 broken ... 10 info). A silently
 #: wrong result ranks above everything else; a slowdown with the copies.

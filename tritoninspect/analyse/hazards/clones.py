@@ -20,9 +20,9 @@ from tritoninspect.analyse.hazards._common import (
     torch_evidence,
     torch_version,
 )
-from tritoninspect.capture.hazard_records import CloneCause
-from tritoninspect.capture.records import Capture, KernelRecord
-from tritoninspect.report import Evidence, Finding
+from tritoninspect.model.hazard_records import CloneCause
+from tritoninspect.model.records import Capture, KernelRecord
+from tritoninspect.model.report import Evidence, Finding
 
 RULE = "clone_cost"
 

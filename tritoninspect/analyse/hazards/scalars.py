@@ -23,9 +23,9 @@ from tritoninspect.analyse.hazards._common import (
     torch_evidence,
     torch_version,
 )
-from tritoninspect.capture.hazard_records import KernelSource
-from tritoninspect.capture.records import Capture, KernelRecord
-from tritoninspect.report import Evidence, Finding
+from tritoninspect.model.hazard_records import KernelSource
+from tritoninspect.model.records import Capture, KernelRecord
+from tritoninspect.model.report import Evidence, Finding
 
 RULE = "fp64_scalar_math"
 CAST_RULE = "fp64_cast_breaks_analysis"

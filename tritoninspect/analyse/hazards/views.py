@@ -22,9 +22,9 @@ from tritoninspect.analyse.hazards._common import (
     torch_version,
     view_text,
 )
-from tritoninspect.capture.hazard_records import CloneSource, StorageOverread
-from tritoninspect.capture.records import Capture, KernelRecord
-from tritoninspect.report import Evidence, Finding
+from tritoninspect.model.hazard_records import CloneSource, StorageOverread
+from tritoninspect.model.records import Capture, KernelRecord
+from tritoninspect.model.report import Evidence, Finding
 
 RULE = "view_clone_overread"
 NOTE_RULE = "view_args"

@@ -15,7 +15,7 @@ from typing import Any
 
 from triton.runtime.autotuner import Autotuner, Heuristics
 
-from tritoninspect.capture.hazard_records import AutotuneSettings
+from tritoninspect.model.hazard_records import AutotuneSettings
 
 _TRITON_MODULES = ("triton.", "torch.")
 

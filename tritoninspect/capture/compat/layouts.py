@@ -14,7 +14,7 @@ from typing import Any
 
 import torch
 
-from tritoninspect.capture.hazard_records import TensorArg
+from tritoninspect.model.hazard_records import TensorArg
 
 
 def example_value(value: Any) -> torch.Tensor | None:
