@@ -71,9 +71,8 @@ def test_unmarked_input_is_described_as_before() -> None:
 @pytest.fixture(scope="module")
 def runs() -> Any:
     cli = CliRuns(workers=2)
-    for name in ("Marked", "MaybeMarked", "Unbacked", "PerCall"):
-        cli.submit(name, ["graph", f"{ASSET}:{name}", "--json", "--device", "cpu"])
-    cli.submit("Marked --dynamic", ["graph", f"{ASSET}:Marked", "--json", "--device", "cpu", "--dynamic"])
+    for key, (extra, _) in {**MARKED_RUNS, "PerCall": ([], "")}.items():
+        cli.submit(key, ["graph", f"{ASSET}:{key.split()[0]}", "--json", "--device", "cpu", *extra])
     yield cli
     cli.close()
 
@@ -83,11 +82,8 @@ def _dynamo_occurrence(report: dict[str, Any]) -> dict[str, Any]:
     return found
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize(("name", "prefix"), [("Marked", "s"), ("MaybeMarked", "s"), ("Unbacked", "u"),
-                                              ("Marked --dynamic", "s")])
-def test_marked_size_is_symbolic_in_the_kernel_arguments(runs: CliRuns, name: str, prefix: str) -> None:
-    report = json_report(runs.get(name))
+def check_marked(report: dict[str, Any], prefix: str) -> None:
+    """The kernel's `n` is one symbol (`s…`, or `u…` for mark_unbacked) and the grid is over it."""
     occurrence = _dynamo_occurrence(report)
     n = str(occurrence["scalars"]["n"])
     assert n.startswith(prefix) and n[1:].isdigit(), occurrence
@@ -96,11 +92,25 @@ def test_marked_size_is_symbolic_in_the_kernel_arguments(runs: CliRuns, name: st
     assert all("(dim 0 " in text for text in report["meta"]["inputs"]), report["meta"]["inputs"]
 
 
-@pytest.mark.slow
-def test_per_call_marks_give_one_compile_for_two_sizes(runs: CliRuns) -> None:
-    report = json_report(runs.get("PerCall"))
+def check_per_call(report: dict[str, Any]) -> None:
+    """Both calls, each marked, run one compile."""
     assert [g["compile_id"] for g in report["graphs"] if g["stage"] == "dynamo"] == ["0/0"]
     assert report["recompiles"] == []
     kernel = kernels_by_name(report)["add_kernel"]
     assert str(_dynamo_occurrence(report)["scalars"]["n"]).startswith("s")
     assert sum(o["launches"] for o in occurrences(kernel, "runtime")) == 2
+
+
+#: Run key -> the CLI arguments after the target's, and the symbol prefix its `n` has.
+MARKED_RUNS = {"Marked": ([], "s"), "MaybeMarked": ([], "s"), "Unbacked": ([], "u"), "Marked --dynamic": (["--dynamic"], "s")}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", MARKED_RUNS)
+def test_marked_size_is_symbolic_in_the_kernel_arguments(runs: CliRuns, name: str) -> None:
+    check_marked(json_report(runs.get(name)), MARKED_RUNS[name][1])
+
+
+@pytest.mark.slow
+def test_per_call_marks_give_one_compile_for_two_sizes(runs: CliRuns) -> None:
+    check_per_call(json_report(runs.get("PerCall")))

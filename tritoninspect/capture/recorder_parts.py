@@ -67,6 +67,13 @@ def _kernel_record(jf: Any, kid: str) -> KernelRecord:
     )
 
 
+def subgraph_name(root: torch.fx.GraphModule | None, gm: torch.fx.GraphModule) -> str | None:
+    """`gm`'s name as a sub-graph of `root` (a torch.cond branch: "true_graph_0"); None when it is not one."""
+    if root is None or gm is root:
+        return None
+    return next((name for name, mod in root.named_modules() if mod is gm and name), None)
+
+
 def _readable(gm: torch.fx.GraphModule) -> str:
     try:
         return gm.print_readable(print_output=False, include_stride=False, include_device=False)

@@ -86,6 +86,18 @@ class ShapeGuard:
     #: Where it was added: torch's `maybe_user_loc`, "<code>  # file:line in function".
     user_loc: str | None
 
+    def place(self) -> tuple[str | None, int | None, str]:
+        """(file, line, code) of `user_loc`; torch shortens the file to the path's end."""
+        m = _USER_LOC.match(self.user_loc or "")
+        if m is None:
+            return None, None, ""
+        return m["file"].strip(), int(m["line"]), m["code"].strip()
+
+
+#: `code  # file:line in function`, as `SLoc.maybe_user_loc` formats it (torch/fx/experimental/
+#: symbolic_shapes.py `_get_user_frame`/`format_frame`, 2.13 and 2.14.1 read).
+_USER_LOC = re.compile(r"^(?P<code>.*?)\s*#\s*(?P<file>[^#]*?):(?P<line>\d+) in \S+\s*$", re.S)
+
 
 def _shape_env() -> Any:
     """The ShapeEnv of the compile being traced (`TracingContext.fake_mode.shape_env`,
@@ -128,6 +140,22 @@ def shape_guards() -> list[ShapeGuard]:
         loc = getattr(sloc, "maybe_user_loc", None)
         guards.append(ShapeGuard(name_symbols(symbolic, sources), symbolic, symbols, str(loc) if loc else None))
     return guards
+
+
+def unbacked_sources(gm: torch.fx.GraphModule) -> dict[str, tuple[str, str | None]]:
+    """Unbacked symbol (`u0`) -> (the code that made it, "file:line"), from the Dynamo graph's nodes
+    whose example value is that symbol (`item = l_count_.item()`; `meta["example_value"]`, torch
+    2.11-2.14). The code is the last source line of the node's stack trace (not its `^^^` markers)."""
+    from tritoninspect.capture.compat.dynamo import node_user_line
+
+    found: dict[str, tuple[str, str | None]] = {}
+    for node in gm.graph.nodes:
+        value = node.meta.get("example_value")
+        if isinstance(value, torch.SymInt) and re.fullmatch(r"u\d+", str(value)) and str(value) not in found:
+            lines = [line.strip() for line in str(node.meta.get("stack_trace") or "").splitlines()
+                     if line.strip() and not re.fullmatch(r"[\^~ ]+", line.strip())]  # not the caret lines
+            found[str(value)] = (lines[-1] if lines else node.name, node_user_line(node))
+    return found
 
 
 def print_expr(expr: Any) -> str:
