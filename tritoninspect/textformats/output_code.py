@@ -109,7 +109,7 @@ def parse_code_calls(code: str, kernel_ops: Mapping[str, Sequence[tuple[str, ...
 
 
 #: `def NAME(args):`: a function of the output module that runs graph code. `call` (module level, or
-#: `Runner.call(self, args)` since torch 2.8), and each sub-graph Inductor writes as its own function
+#: `Runner.call(self, args)` as in 2.13 and 2.14.1), and each sub-graph Inductor writes as its own function
 #: (codegen/wrapper.py `SubgraphPythonWrapperCodegen.write_launcher_fn_call_get_indent`, torch 2.13 and
 #: 2.14.1 read): a `torch.cond` branch (`true_graph_0`), a `while_loop` body or condition, an
 #: invoke_subgraph body (`repeated_subgraph0`); `call()` runs them (`# subgraph: NAME` above each call).

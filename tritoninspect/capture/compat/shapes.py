@@ -61,8 +61,8 @@ def every_compile_to(backend: Callable[..., Any]) -> Iterator[None]:
     submodule or function the model calls eagerly (after a graph break) otherwise compiles with
     its own backend (Inductor), which the recorder never sees (and which fails in compile-only
     mode). `torch.compiler.set_stance("default", force_backend=...)`: public since torch 2.6
-    (torch/_dynamo/eval_frame.py `_callback_from_stance`, 2.13 and 2.14.1 read); the regions'
-    own `dynamic=` stays (Dynamo reads it from the region's context, not the backend)."""
+    (torch/_dynamo/eval_frame.py `_callback_from_stance`, 2.13 and 2.14.1 read). Checked on 2.13:
+    the outer compile's `dynamic=True` still gives symbolic sizes, and calls do not recompile."""
     set_stance = getattr(torch.compiler, "set_stance", None)
     if set_stance is None:
         yield
@@ -101,7 +101,7 @@ _USER_LOC = re.compile(r"^(?P<code>.*?)\s*#\s*(?P<file>[^#]*?):(?P<line>\d+) in 
 
 def _shape_env() -> Any:
     """The ShapeEnv of the compile being traced (`TracingContext.fake_mode.shape_env`,
-    torch/_guards.py, torch 2.11-2.14), None outside one."""
+    torch/_guards.py; 2.13 checked, 2.14.1 read), None outside one."""
     from torch._guards import TracingContext
 
     context = TracingContext.try_get()
@@ -111,8 +111,8 @@ def _shape_env() -> Any:
 
 def symbol_sources() -> dict[str, str]:
     """Symbol -> the first source it stands for, readable (`s77` -> `x.size(0)`), for the compile
-    being traced. `ShapeEnv.var_to_sources` (torch/fx/experimental/symbolic_shapes.py, 2.11-2.14);
-    `Source.name` is a method before torch 2.13, a property since."""
+    being traced. `ShapeEnv.var_to_sources` (torch/fx/experimental/symbolic_shapes.py, 2.13 and
+    2.14.1 read); `Source.name` is a property in 2.13, a method in older releases: both are read."""
     env = _shape_env()
     found: dict[str, str] = {}
     for symbol, sources in dict(getattr(env, "var_to_sources", {}) or {}).items():
@@ -124,7 +124,8 @@ def symbol_sources() -> dict[str, str]:
 
 def shape_guards() -> list[ShapeGuard]:
     """The guards on sizes the compile being traced added (`ShapeEnv.guards`: ShapeGuard(expr,
-    sloc, ...); `sloc.maybe_user_loc` since torch 2.4 (PR #119734), 2.11-2.14 read), in order."""
+    sloc, ...) with `sloc.maybe_user_loc`; 2.13 checked, 2.14.1 read; the PR that added SLoc was
+    not located), in order. A layout without them gives fewer guards, never an exception."""
     env = _shape_env()
     if env is None:
         return []
