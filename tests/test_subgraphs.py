@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tritoninspect.analyse import build_report
-from tritoninspect.analyse.pictures import code_pictures
+from tritoninspect.analyse.pictures import code_pictures, fx_pictures
 from tritoninspect.capture.records import Capture
 from tritoninspect.render import render
 from tritoninspect.report import Kernel, Report
@@ -143,6 +143,12 @@ def test_pictures_stay_in_the_launch_function(cond: Report) -> None:
         shown = [int(n.id[1:]) for n in picture.nodes if n.id.startswith("c")]
         assert {graph.code_calls[i].function for i in shown} == {function}
         assert f"in {function}" in picture.title
+
+
+def test_each_branch_node_has_its_own_post_grad_picture(cond: Report) -> None:
+    pictures = fx_pictures(cond, _kernel(cond))
+    assert sorted(p.which for p in pictures) == ["node false_graph_0.triton_kernel_wrapper_mutation",
+                                                 "node true_graph_0.triton_kernel_wrapper_mutation"]
 
 
 def test_text_says_where_the_launches_are(cond: Report, checkpoint: Report) -> None:

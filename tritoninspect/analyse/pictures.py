@@ -115,8 +115,11 @@ def fx_pictures(report: Report, kernel: Kernel) -> list[Picture]:
     pictures = []
     for index, graph in _fx_graphs(report):
         fx = parse_fx(graph.code)
-        found = [_fx_picture(report, kernel, graph, index, fx, focus) for focus in _focus_nodes(report, kernel, graph, fx)]
-        pictures += [replace(p, which=f"node {p.focus}") for p in found] if len(found) > 1 else found
+        focuses = _focus_nodes(report, kernel, graph, fx)
+        found = [_fx_picture(report, kernel, graph, index, fx, focus) for focus in focuses]
+        if len(found) > 1:  # a sub-graph's node is named with its sub-graph (true_graph_0.node)
+            found = [replace(p, which=f"node {f.module + '.' if f.module else ''}{p.focus}") for p, f in zip(found, focuses)]
+        pictures += found
     return pictures
 
 
@@ -142,15 +145,16 @@ def _fx_graphs(report: Report) -> list[tuple[int, Graph]]:
 
 
 def _focus_nodes(report: Report, kernel: Kernel, graph: Graph, fx: FxGraph) -> list[FxNode]:
-    """The kernel's own nodes in `graph`, or the opaque op nodes it launched in."""
-    names = [o.node for o in kernel.occurrences
+    """The kernel's own nodes in `graph` (a node of a sub-graph, e.g. a torch.cond branch, in that
+    sub-graph's module: branches name their nodes alike), or the opaque op nodes it launched in."""
+    names = [(o.node, o.subgraph.rsplit(".", 1)[-1] if o.subgraph else None) for o in kernel.occurrences
              if o.stage == graph.stage and o.compile_id == graph.compile_id and o.node and o.part in (None, graph.part)]
-    names += [op.node for op in report.opaque_ops
+    names += [(op.node, None) for op in report.opaque_ops
               if op.stage == graph.stage and op.compile_id == graph.compile_id and kernel.name in op.kernels]
     found = []
-    for name in dict.fromkeys(names):
-        node = fx.node(name)
-        if node is not None and node.op == "call":
+    for name, module in dict.fromkeys(names):
+        node = fx.node(name, module) or fx.node(name)
+        if node is not None and node.op == "call" and node not in found:
             found.append(node)
     return found
 
