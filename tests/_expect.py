@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tritoninspect.report import SCHEMA_VERSION
+from tritoninspect.model.report import SCHEMA_VERSION
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLES_DIR = REPO / "samples"

@@ -15,9 +15,9 @@ import torch
 
 from _expect import REPO, CliRuns, json_report, kernels_by_name, occurrences
 from tritoninspect.capture import compat
-from tritoninspect.inputs import describe_inputs
-from tritoninspect.spec import parse_spec
-from tritoninspect.target import load_target
+from tritoninspect.source.inputs import describe_inputs
+from tritoninspect.source.spec import parse_spec
+from tritoninspect.source.target import load_target
 
 ASSET = REPO / "tests" / "assets" / "dynamic_marks.py"
 

@@ -14,7 +14,7 @@ import pytest
 from _expect import REPO, CliRuns, json_report, kernels_by_name, line_of
 from tritoninspect.analyse import build_report
 from tritoninspect.capture.compat.shapes import ShapeGuard, name_symbols, readable_source
-from tritoninspect.capture.records import Capture, GuardRecord, KernelRecord, NodeRecord, SymbolRecord
+from tritoninspect.model.records import Capture, GuardRecord, KernelRecord, NodeRecord, SymbolRecord
 from tritoninspect.render import render
 
 ASSET = REPO / "tests" / "assets" / "guard_kernels.py"

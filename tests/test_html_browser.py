@@ -4,7 +4,7 @@ fetch as a console message), runs its script, and renders; screenshots are taken
 
 Chromium is Debian's `chromium` package (`.ci/run` installs it when missing). Where it is
 not installed the tests skip and say so. `TRITONINSPECT_UPDATE_SCREENSHOTS=1` also writes
-the README's screenshots to docs/ (kernel neighbourhood, diff, breaks).
+the screenshots in docs/ (kernel neighbourhood, diff, breaks; the README shows the first).
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ from _html_check import parse
 from tritoninspect.analyse.diff import diff_reports
 from tritoninspect.render import render_as
 from tritoninspect.render.html_diff import DiffPage
-from tritoninspect.report import read_report
-from tritoninspect.sides.parent import SideResult, build_diff
+from tritoninspect.model.report import read_report
+from tritoninspect.children.side import SideResult, build_diff
 
 GPU = REPO / "tests" / "fixtures" / "gpu"
 DOCS = REPO / "docs"

@@ -36,7 +36,7 @@ from _expect import (
     run_cli,
 )
 from _gpu_agreement import check_agrees_with_gpu_report, stored_gpu_report
-from tritoninspect import schema
+from tritoninspect.model import schema
 
 pytestmark = pytest.mark.slow
 

@@ -15,9 +15,9 @@ import pytest
 
 from tritoninspect.analyse import build_report
 from tritoninspect.analyse.pictures import code_pictures, fx_pictures
-from tritoninspect.capture.records import Capture
+from tritoninspect.model.records import Capture
 from tritoninspect.render import render
-from tritoninspect.report import Kernel, Report
+from tritoninspect.model.report import Kernel, Report
 from tritoninspect.textformats.output_code import parse_code_calls, subgraph_call_sites, subgraph_kind
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"

@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from tools.limitations import COMPILE_ONLY_LIMITATIONS, Limitation
-from tritoninspect.report import STAGES, Kernel, Occurrence, Report
+from tritoninspect.model.report import STAGES, Kernel, Occurrence, Report
 
 __all__ = ["COMPILE_ONLY_LIMITATIONS", "KNOWN_DIFFERENCES", "MISSING", "Comparison", "Difference", "KnownDifference",
            "Limitation", "compare", "device_independent", "graph_code"]

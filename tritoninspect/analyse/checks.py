@@ -14,8 +14,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from tritoninspect import __version__
-from tritoninspect.report import Entry, GraphBreak, Kernel, Occurrence, Report
+from tritoninspect.model import __version__
+from tritoninspect.model.report import Entry, GraphBreak, Kernel, Occurrence, Report
 
 #: Version of the `check --json` document. Changelog:
 #: 1: schema_version, tool, tool_version, target, ok, conditions, failures (before it,
@@ -93,7 +93,7 @@ class CheckResult:
         return not self.failures
 
     def to_dict(self) -> dict[str, Any]:
-        """The documented JSON form (README, JSON contract: `check --json`)."""
+        """The documented JSON form (docs/json.md: the `check` document)."""
         return {
             "schema_version": CHECK_SCHEMA_VERSION,
             "tool": "tritoninspect",

@@ -17,9 +17,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from tritoninspect.capture.records import ArgRecord, CallRecord, Capture, NodeRecord, OutputCodeRecord
-from tritoninspect.textformats.output_code import subgraph_kind
-from tritoninspect.report import (
+from tritoninspect.model.records import ArgRecord, CallRecord, Capture, NodeRecord, OutputCodeRecord
+from tritoninspect.model.report import (
     STAGES,
     ClonedArg,
     Clones,
@@ -33,6 +32,7 @@ from tritoninspect.report import (
     Occurrence,
     SharedBuffer,
 )
+from tritoninspect.textformats.output_code import subgraph_kind
 
 _AOT_STAGES = ("aot_forward", "aot_backward", "aot_inference")
 #: Ops whose kernel or call only copies memory.

@@ -19,8 +19,8 @@ import dataclasses
 import re
 from typing import Any
 
-from tritoninspect.capture.records import Capture, GuardRecord, NodeRecord, SymbolRecord
-from tritoninspect.report import Kernel, KernelGuard, SymbolicArg
+from tritoninspect.model.records import Capture, GuardRecord, NodeRecord, SymbolRecord
+from tritoninspect.model.report import Kernel, KernelGuard, SymbolicArg
 
 #: Where Triton evaluates heuristics (Dynamo inlines `Heuristics.run`), as torch's user location names it.
 _HEURISTICS_FILE = re.compile(r"triton/runtime/autotuner\.py$")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from tritoninspect.capture.records import Capture, KernelRecord, LaunchRecord, NodeRecord, OutputKernel
-from tritoninspect.report import Entry, Kernel, MutationFallback, Occurrence, OpaqueOp
+from tritoninspect.model.records import Capture, KernelRecord, LaunchRecord, NodeRecord, OutputKernel, extended
+from tritoninspect.model.report import Entry, Kernel, MutationFallback, Occurrence, OpaqueOp
 
 _ENTRY_ORDER = [e.value for e in Entry]
 _GRAPH_STAGES = ("aot_forward", "aot_backward", "aot_inference", "post_grad")
@@ -66,13 +66,8 @@ def _kernel(capture: Capture, record: KernelRecord, seen_inside: dict[tuple[str,
         *(_launch_occurrence(capture, record, la) for la in _launches_of(capture, record)),
     ]
     entries = sorted({o.entry for o in occurrences}, key=_ENTRY_ORDER.index)
-    return Kernel(
-        id=record.id, name=record.name, file=record.file, line=record.line,
-        decorators=record.decorators, constexpr_params=record.constexpr_params,
-        autotune_configs=record.autotune_configs, autotune_key=record.autotune_key,
-        heuristics=record.heuristics, entries=tuple(entries), occurrences=tuple(occurrences),
-        missing_from_output_code=_missing(capture, record),
-    )
+    return extended(record, Kernel, entries=tuple(entries), occurrences=tuple(occurrences),
+                    missing_from_output_code=_missing(capture, record))
 
 
 def _node_entry(node: NodeRecord) -> str:

@@ -18,7 +18,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, replace
 
-from tritoninspect.report import CodeCall, Graph, Kernel, Neighbourhood, Occurrence, Report
+from tritoninspect.model.report import CodeCall, Graph, Kernel, Neighbourhood, Occurrence, Report
 from tritoninspect.textformats.fx_graph import FxGraph, FxNode, parse_fx
 
 __all__ = ["PEdge", "PNode", "Picture", "code_pictures", "fx_pictures", "kernel_pictures", "short_op"]

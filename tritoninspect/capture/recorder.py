@@ -1,7 +1,7 @@
 """The recording Dynamo backend and the scoped hooks that feed it.
 
 One `Recorder` owns every hook it installs (`installed()` restores them all in
-`finally`) and turns what it sees into the plain records of `records.py`.
+`finally`) and turns what it sees into the plain records of `model/records.py`.
 """
 
 from __future__ import annotations
@@ -21,33 +21,22 @@ from tritoninspect.capture import compat
 from tritoninspect.capture.breaks import break_record, launch_site
 from tritoninspect.capture.failure import Progress
 from tritoninspect.capture.kernel_ops import KernelOps
-from tritoninspect.capture.patching import Patcher
-from tritoninspect.capture.recorder_parts import (
-    _env,
-    _FallbackFilter,
-    _first_line,
-    _Handler,
-    _is_tensor_node,
-    _kernel_record,
-    _op_of,
-    _plain,
-    _readable,
-    _with_count,
-    subgraph_name,
-)
-from tritoninspect.capture.records import (
+from tritoninspect.capture.patching import Patcher, scoped_env
+from tritoninspect.capture.logs import FallbackFilter, LogHandler
+from tritoninspect.capture.plain import first_line, is_tensor_node, kernel_record, op_of, plain, readable, subgraph_name
+from tritoninspect.model.records import (
     Capture,
     FallbackRecord,
     GraphRecord,
     LaunchRecord,
     NodeRecord,
     OutputCodeRecord,
-    RecompileLimitRecord,
+    RecompileLimit,
     RecompileRecord,
 )
 from tritoninspect.capture.resources import LaunchTemplate, hop_template, launch_template
+from tritoninspect.capture.progress import stage
 from tritoninspect.capture.shapes import record_shapes
-from tritoninspect.progress import stage
 
 
 class Recorder:
@@ -127,7 +116,7 @@ class Recorder:
         # TRITON_INTERPRET only around compile_fx: Inductor then skips the
         # GPU precompile of user kernels and loads them for the interpreter.
         # Set before user modules import, it would stop Dynamo seeing kernels.
-        with _env("TRITON_INTERPRET", "1"):
+        with scoped_env("TRITON_INTERPRET", "1"):
             emitted = len(self.capture.output_code)
             try:
                 return compat.inductor.compile_fx(gm, example_inputs, inner_compile=self._inner_compile)
@@ -137,7 +126,7 @@ class Recorder:
                 self.progress.backend_error = None
                 self.capture.problems.append(
                     ("inductor", f"[{cid}] Inductor's module could not be loaded in compile-only mode "
-                     f"({type(exc).__name__}: {_first_line(exc)}); the graph ran uncompiled")
+                     f"({type(exc).__name__}: {first_line(exc)}); the graph ran uncompiled")
                 )
                 return self._remember_code(gm, cid)
 
@@ -173,7 +162,7 @@ class Recorder:
         except Exception as exc:  # noqa: BLE001 - called in a finally: never mask the compile's own error
             self.capture.problems.append(
                 ("post_grad_final", f"[{cid}] the final post-grad graph could not be recorded "
-                 f"({type(exc).__name__}: {_first_line(exc)})")
+                 f"({type(exc).__name__}: {first_line(exc)})")
             )
 
     @contextlib.contextmanager
@@ -219,7 +208,7 @@ class Recorder:
     def _record_graph(self, gm: torch.fx.GraphModule, cid: str, stage: str, part: str,
                       skip: set[str] | frozenset[str] = frozenset()) -> None:
         subgraphs = tuple(name for name, mod in gm.named_modules() if name and isinstance(mod, torch.fx.GraphModule))
-        code = _readable(gm)
+        code = readable(gm)
         op_count = sum(1 for n in gm.graph.nodes if n.op in ("call_function", "call_method", "call_module"))
         self.capture.graphs.append(GraphRecord(cid, stage, part, code, op_count, subgraphs))
         for name, mod in gm.named_modules():
@@ -247,7 +236,7 @@ class Recorder:
         kid = self.kernel(compat.hops.side_table_kernel(fields["kernel_idx"]))
         consts = compat.hops.side_table_constants(fields["constant_args_idx"])
         self._remember_hop_launch(kid, fields, consts)
-        values = {k: _plain(v) for k, v in {**fields["kwargs"], **consts}.items() if not _is_tensor_node(v)}
+        values = {k: plain(v) for k, v in {**fields["kwargs"], **consts}.items() if not is_tensor_node(v)}
         declared = set(self.capture.kernels[kid].constexpr_params) if kid else set()
         constexprs = {k: v for k, v in values.items() if k in declared}
         scalars = {k: v for k, v in values.items() if k not in declared}
@@ -257,7 +246,7 @@ class Recorder:
         tensors = {k: info for k, info in infos if info}
         return NodeRecord(
             cid, stage, part, sub, node.name, form, kid, op, bool(op and compat.library.is_triton_op(op)),
-            grid=tuple(tuple(_plain(g) for g in grid) for grid in fields["grid"]),
+            grid=tuple(tuple(plain(g) for g in grid) for grid in fields["grid"]),
             constexprs=constexprs,
             scalars=scalars,
             tensors_to_clone=tuple(to_clone) if to_clone is not None else None,
@@ -317,7 +306,7 @@ class Recorder:
             return None
         kid = compat.kernels.kernel_id(jf)
         if kid not in self.capture.kernels:
-            self.capture.kernels[kid] = _kernel_record(jf, kid)
+            self.capture.kernels[kid] = kernel_record(jf, kid)
             self._sources[kid] = getattr(jf, "src", "")
         return kid
 
@@ -327,10 +316,10 @@ class Recorder:
     def installed(self) -> Iterator[Recorder]:
         """Install every hook for the duration of the block; always undo them."""
         patcher = Patcher()
-        trace = _Handler(self._on_trace)
+        trace = LogHandler(self._on_trace)
         trace_logger = logging.getLogger(compat.dynamo.TRACE_LOGGER)
         mutation_logger = logging.getLogger(compat.dynamo.MUTATION_LOGGER)
-        fallback_filter = _FallbackFilter(self._on_fallback)
+        fallback_filter = FallbackFilter(self._on_fallback)
         try:
             self._op_codes = compat.library.custom_op_codes()
             # Note which triton_op each HOP node came from, wherever it was called
@@ -408,7 +397,7 @@ class Recorder:
         except Exception as exc:  # noqa: BLE001 - inside Inductor's codegen: never break the compile
             self._kernel_ops.add(kernel_name, ())
             self._note_once("kernel_ops", f"the ops of Inductor kernel {kernel_name} could not be read "
-                            f"({type(exc).__name__}: {_first_line(exc)}); its output-code comment is used, if any")
+                            f"({type(exc).__name__}: {first_line(exc)}); its output-code comment is used, if any")
 
     def _take_kernel_ops(self, cid: str) -> dict[str, list[tuple[str, ...]]]:
         """Kernel name -> ATen ops per call for the output code just written."""
@@ -417,7 +406,7 @@ class Recorder:
         except Exception as exc:  # noqa: BLE001 - the code is still recorded; its comments still say something
             self._kernel_ops = KernelOps()
             self._note_once("kernel_ops", f"[{cid}] the ops of Inductor's kernels could not be matched to its graph "
-                            f"({type(exc).__name__}: {_first_line(exc)}); output-code comments are used, if any")
+                            f"({type(exc).__name__}: {first_line(exc)}); output-code comments are used, if any")
             return {}
 
     def _note_once(self, source: str, message: str) -> None:
@@ -454,7 +443,7 @@ class Recorder:
         limit = textformats.breaks.recompile_limit(fail_reason) if fail_type else None
         if limit is not None:
             function, file, line = self._frames.get(frame, (None, None, None))
-            self.capture.recompile_limits.append(RecompileLimitRecord(cid, *limit, function, file, line))
+            self.capture.recompile_limits.append(RecompileLimit(cid, *limit, function, file, line))
             return  # refused: no graph, so not a recompile
         if body.get("recompile_reason") and not fail_type:
             self.capture.recompiles.append(RecompileRecord(cid, str(body["recompile_reason"])))
@@ -465,7 +454,7 @@ class Recorder:
         kernel = compat.dynamo.kernel_under_mutation_analysis()
         kid = self.kernel(kernel) if kernel is not None else None
         exc = record.exc_info[1] if record.exc_info else None
-        cause = f"{type(exc).__name__}: {_first_line(exc)}" if exc is not None else record.getMessage()
+        cause = f"{type(exc).__name__}: {first_line(exc)}" if exc is not None else record.getMessage()
         file, line = compat.dynamo.mutation_fallback_location(exc)
         self.capture.fallbacks.append(FallbackRecord(compat.dynamo.current_compile_id() or "?", kid, cause, file, line))
 
@@ -474,7 +463,7 @@ class Recorder:
         for frame in compat.dynamo.frames():
             code = frame.f_code
             if op is None:
-                op = _op_of(self._op_codes, code)
+                op = op_of(self._op_codes, code)
             if code.co_filename in self._code_files:
                 in_graph, cid = True, self._code_files[code.co_filename]
                 part = self._code_parts.get(code.co_filename)
@@ -491,5 +480,5 @@ class Recorder:
 
     def _flush_launches(self) -> None:
         for launch, count in self._launches.items():
-            self.capture.launches.append(_with_count(launch, count))
+            self.capture.launches.append(dataclasses.replace(launch, count=count))
         self._launches.clear()

@@ -7,7 +7,7 @@ from collections.abc import Callable
 import torch
 
 from tritoninspect.capture import compat
-from tritoninspect.capture.records import Capture, GuardRecord, SymbolRecord
+from tritoninspect.model.records import Capture, GuardRecord, SymbolRecord
 
 
 def record_shapes(capture: Capture, gm: torch.fx.GraphModule, cid: str, note: Callable[[str, str], None]) -> None:

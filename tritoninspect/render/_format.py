@@ -7,7 +7,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from tritoninspect.report import Entry, Kernel, KernelGuard, Meta, Occurrence, OpaqueOp, Report, SymbolicArg
+from tritoninspect.model.report import Entry, Kernel, KernelGuard, Meta, Occurrence, OpaqueOp, Report, SymbolicArg
 from tritoninspect.textformats.output_code import custom_ops_called, subgraph_kind
 
 #: Stages that hold graph nodes (not launches), where `in_output_code` is meaningful.

@@ -12,7 +12,7 @@ from rich.text import Text
 from tritoninspect.render import _format as fmt
 from tritoninspect.render._resources import resource_table
 from tritoninspect.render._widgets import ALERT, add_row, entries_text, heading, table
-from tritoninspect.report import Kernel, Occurrence, Report
+from tritoninspect.model.report import Kernel, Occurrence, Report
 
 #: Stages whose occurrences are launches (named by Inductor or counted at run time), not graph nodes.
 LAUNCH_STAGES = ("output_code", "runtime")

@@ -13,7 +13,7 @@ from tritoninspect.render import _format as fmt
 from tritoninspect.render._console import console_text, make_console
 from tritoninspect.render._safe import safe_record
 from tritoninspect.render._widgets import ALERT, add_row, entries_text, table
-from tritoninspect.report import Clones, Graph, Kernel, Mode, Neighbour, Neighbourhood, Occurrence, Report
+from tritoninspect.model.report import Clones, Graph, Kernel, Mode, Neighbour, Neighbourhood, Occurrence, Report
 
 #: Gutter for the kernel's own line in a launch table (as `--show` marks kernel lines).
 MARK = "► "

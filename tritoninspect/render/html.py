@@ -30,7 +30,7 @@ from tritoninspect.render._html import (
 from tritoninspect.render._svg import picture_svg
 from tritoninspect.render.breaks import break_groups, shown_reason
 from tritoninspect.render.stage import kernel_line_pattern, marked_lines
-from tritoninspect.report import Failure, Graph, GraphBreak, Kernel, Occurrence, Recompile, Report, STAGES
+from tritoninspect.model.report import Failure, Graph, GraphBreak, Kernel, Occurrence, Recompile, Report, STAGES
 
 __all__ = ["graph_anchor", "kernel_figure", "render_html"]
 

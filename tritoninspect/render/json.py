@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from tritoninspect.report import Report
+from tritoninspect.model.report import Report
 
 
 class JSONRenderer:
-    """Renders the report as the JSON documented in the README; stdout carries nothing else."""
+    """Renders the report as the JSON documented in docs/json.md; stdout carries nothing else."""
 
     def render(self, report: Report) -> str:
         """`report.to_json()`, unchanged: the JSON renderer adds nothing of its own."""

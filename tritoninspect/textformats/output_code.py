@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from tritoninspect.capture.records import ArgRecord, CallRecord, OutputKernel
+from tritoninspect.model.records import ArgRecord, CallRecord, OutputKernel
 
 # The layouts below are torch's (codegen/wrapper.py, 2.11-2.14, read in those
 # sources and in real output code; PRs for the individual layouts not found);

@@ -165,5 +165,5 @@ def node_user_line(node: torch.fx.Node) -> str | None:
     formatted stack of the traced call, `File "...", line N, in f` lines; torch 2.11-2.14), or None."""
     trace = node.meta.get("stack_trace") or ""
     places = re.findall(r'File "([^"]+)", line (\d+)', str(trace))
-    users = [(f, n) for f, n in places if textformats.paths.is_user_file(f)]
+    users = [(f, n) for f, n in places if textformats.origin.is_user_file(f)]
     return f"{users[-1][0]}:{users[-1][1]}" if users else None
