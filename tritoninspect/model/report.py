@@ -1,51 +1,8 @@
 """The report: one frozen, versioned model that every renderer and diff reads.
 
 The JSON form (`Report.to_json`) is a public interface documented in
-docs/json.md. Change it only by bumping `SCHEMA_VERSION` and noting why below.
-
-Schema changelog:
-  1  first version: meta, graphs, graph_breaks, recompiles, kernels with
-     entries and occurrences, opaque_ops, diagnostics; Graph.compile_time_s;
-     stage post_grad_final; Occurrence.clones and .neighbourhood, Graph.code_calls
-     and its totals (inductor_kernels, extern_calls, user_kernels, copies),
-     Kernel.dropped_nodes; GraphBreak.headline, gb_id, doc_url, skipped_rest,
-     library_frame, context, context_start, kernel, kernel_relation,
-     eager_kernels, hint, hint_source; Recompile.guard, previous, changes
-     (ArgChange), hint; Report.decompiled (DecompiledFrame); Kernel.resources (Resources).
-     Reports written before those additions (and Meta.calls, Occurrence.scalars and
-     .part) still read: `ADDED_IN_VERSION_1` lists them. From now on, adding a field
-     bumps the version.
-  2  Report.failure (Failure): a compile or run that raised still gives a report,
-     holding everything captured before the failure. Report.recompile_limits
-     (RecompileLimit); a compile that Dynamo refused at the limit is no longer listed
-     as a recompile. Version 1 reports still read (`READABLE_VERSIONS`): they lack
-     exactly these two fields.
-  3  CodeCall.ops_source and Neighbour.ops_source: where an Inductor kernel's fused
-     ops come from ("inductor": Inductor's record of the kernel's origins; "comment":
-     the output code's `Original ATen` comment; "unknown": neither, ops empty).
-     Before, ops missing from a comment were split out of the kernel's name, which
-     also holds ops the kernel does not run. Version 1 and 2 reports still read:
-     they lack these two fields (reading as "", not said).
-  4  Reports read from a TORCH_TRACE log: Meta.mode "trace" (Meta.torch, .triton and
-     .device are the traced run's), Meta.rank (the log's rank, None when not
-     distributed or not a trace) and Meta.unknown (what a trace cannot tell: launch
-     counts, eager launches, kernels inside opaque custom ops...). Report.export
-     (ExportInfo, `tritoninspect export`): the exported program's signature, dynamic
-     dims, kernel entries and constraints, the AOTInductor package, findings with hints;
-     graph stages "export" and "aoti_output_code". GraphBreak.device_probe: in compile-only
-     mode, the place ("file:line in function") where `torch.cuda.is_available()` answered
-     False while Dynamo traced a function the break's user stack runs through: the break may
-     be compile-only's own (a GPU run answers True there). Versions 1-3 still read: they
-     lack these fields (Meta.rank None, Meta.unknown empty, Report.export None,
-     GraphBreak.device_probe None). Meta.backward_skipped_calls and .params_without_grad:
-     what --backward could not reach (0 and empty: not said). Report.advice (Advice): the
-     default view's findings with what to change (empty in reports written before it).
-  5  Report.findings (Finding, Evidence): what torch.compile changes about a user kernel's result
-     or speed (issue 24), each with a rule, a severity ("error": results can differ from eager;
-     "warning": speed or memory suffer; "note"), its evidence, one action, the torch source or
-     issue it rests on and the torch versions affected. Versions 1-4 still read: they lack it
-     (empty: not analysed). Evidence.seconds was added while version 5 was being made: reports
-     written before it lack it (read as null).
+docs/json.md. Change it only by bumping `SCHEMA_VERSION` and noting why in the changelog
+(`report_versions.py`, with the versions this tritoninspect reads and the fields each one added).
 
 The JSON Schema of this model, `tritoninspect/schemas/report.schema.json`, is generated
 from the dataclasses below (`json_schema()`; tests/test_schema.py keeps the file equal to
@@ -79,8 +36,10 @@ from tritoninspect.model.report_kernel import (
     OpsSource,
     Neighbourhood,
     Occurrence,
+    KernelGuard,
     Resources,
     Severity,
+    SymbolicArg,
     SharedBuffer,
     StageName,
 )
@@ -102,10 +61,7 @@ from tritoninspect.model.report_export import (
     ExportInfo,
     SignatureEntry,
 )
-
-SCHEMA_VERSION = 5
-#: Versions this tritoninspect reads: every change so far only added fields.
-READABLE_VERSIONS = (1, 2, 3, 4, 5)
+from tritoninspect.model.report_versions import ADDED_IN_VERSION_1, MAY_BE_ABSENT, READABLE_VERSIONS, SCHEMA_VERSION
 
 
 @dataclass(frozen=True)
@@ -158,6 +114,9 @@ class CodeCall:
     #: Inductor kernels: "inductor" (Inductor's record of what the kernel was made from),
     #: "comment" (its `Original ATen` comment) or "unknown" (neither; `ops` is empty).
     ops_source: OpsSource = ""
+    #: The output-code function it is written in: "call", or a sub-graph function such as
+    #: "true_graph_0" (a torch.cond branch) or "repeated_subgraph0" (an invoke_subgraph body).
+    function: str = "call"
 
 
 @dataclass(frozen=True)
@@ -359,10 +318,14 @@ _SCHEMA = Schema(
         (Occurrence, "neighbourhood"): (Neighbourhood, True),
         (Neighbourhood, "before"): (Neighbour, False),
         (Neighbourhood, "after"): (Neighbour, False),
+        (Neighbourhood, "caller_before"): (Neighbour, False),
+        (Neighbourhood, "caller_after"): (Neighbour, False),
         (Neighbourhood, "related"): (Neighbour, True),
         (Neighbour, "shared"): (SharedBuffer, True),
         (Kernel, "dropped_nodes"): (DroppedNode, True),
         (Kernel, "resources"): (Resources, True),
+        (Kernel, "guards"): (KernelGuard, True),
+        (Kernel, "symbolic_args"): (SymbolicArg, True),
         (Recompile, "changes"): (ArgChange, True),
         (Report, "decompiled"): (DecompiledFrame, True),
         (Report, "export"): (ExportInfo, False),
@@ -378,30 +341,11 @@ _SCHEMA = Schema(
         (ExportInfo, "findings"): (ExportFinding, True),
     },
     nullable=frozenset(
-        {(Report, "export"), (ExportInfo, "aoti"), (Report, "failure"), (Occurrence, "clones"), (Occurrence, "neighbourhood"), (Neighbourhood, "before"), (Neighbourhood, "after")}
+        {(Report, "export"), (ExportInfo, "aoti"), (Report, "failure"), (Occurrence, "clones"), (Occurrence, "neighbourhood"), (Neighbourhood, "before"), (Neighbourhood, "after"),
+         (Neighbourhood, "caller_before"), (Neighbourhood, "caller_after")}
     ),
     convert={"grid": lambda grid: tuple(tuple(g) for g in grid)},
 )
-
-
-#: Fields added to schema 1 after its first release: a report written before them lacks them and
-#: reads with their defaults. Every other field must be present. Closed: a new field bumps the version.
-ADDED_IN_VERSION_1 = frozenset({
-    "Meta.calls", "Graph.compile_time_s", "Graph.code_calls", "Graph.inductor_kernels", "Graph.extern_calls",
-    "Graph.user_kernels", "Graph.copies", "Occurrence.scalars", "Occurrence.part", "Occurrence.clones",
-    "Occurrence.neighbourhood", "Kernel.dropped_nodes", "Kernel.resources", "GraphBreak.headline",
-    "GraphBreak.gb_id", "GraphBreak.doc_url", "GraphBreak.skipped_rest", "GraphBreak.library_frame",
-    "GraphBreak.context", "GraphBreak.context_start", "GraphBreak.kernel", "GraphBreak.kernel_relation",
-    "GraphBreak.eager_kernels", "GraphBreak.hint", "GraphBreak.hint_source", "Recompile.guard",
-    "Recompile.previous", "Recompile.changes", "Recompile.hint", "Report.decompiled",
-})
-#: Fields a readable report may lack: those added in version 1, and version 2's to 5's additions.
-MAY_BE_ABSENT = ADDED_IN_VERSION_1 | {
-    "Report.failure", "Report.recompile_limits", "CodeCall.ops_source", "Neighbour.ops_source",
-    "Meta.rank", "Meta.unknown", "Report.export", "GraphBreak.device_probe",
-    "Meta.backward_skipped_calls", "Meta.params_without_grad", "Report.advice", "Report.findings",
-    "Evidence.seconds",
-}
 
 
 def json_schema() -> dict[str, Any]:
@@ -471,6 +415,7 @@ __all__ = [
     "Graph",
     "GraphBreak",
     "Kernel",
+    "KernelGuard",
     "Meta",
     "Mode",
     "MutationFallback",
@@ -484,4 +429,5 @@ __all__ = [
     "Resources",
     "STAGES",
     "SharedBuffer",
+    "SymbolicArg",
 ]
