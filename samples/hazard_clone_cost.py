@@ -10,6 +10,11 @@ What tritoninspect should report: ``add_one_kernel`` as ``hop``, 0 graph breaks,
 ``clone_cost`` warning for compile 0/0: 4.0 KB of copies per call, ``x_ptr`` of the first launch,
 "a view of a graph input"; the second launch costs nothing; and the time torch's mutation analysis
 took for the kernel (it runs several times per launch).
+
+``FreshNet`` follows the finding's action: ``add_one_into_kernel`` reads the view and writes a fresh
+tensor (``torch.empty_like``) nothing else reads, which is then copied into the input's slice. The
+result is Net's; ``clone_cost`` for ``add_one_into_kernel`` is a note: no copies (the copy into the
+slice is the model's own, 3 KB, not a copy of the input from its start and back).
 """
 import torch
 import triton
@@ -23,10 +28,28 @@ def add_one_kernel(x_ptr, n, BLOCK: tl.constexpr):
     tl.store(x_ptr + offs, tl.load(x_ptr + offs, mask=mask) + 1, mask=mask)
 
 
+@triton.jit
+def add_one_into_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) + 1, mask=mask)
+
+
 class Net(torch.nn.Module):
     def forward(self, x):
         tail = x[256:]
         add_one_kernel[(triton.cdiv(tail.numel(), 256),)](tail, tail.numel(), BLOCK=256)
+        h = x * 2
+        add_one_kernel[(triton.cdiv(h.numel(), 256),)](h, h.numel(), BLOCK=256)
+        return h
+
+
+class FreshNet(torch.nn.Module):
+    def forward(self, x):
+        tail = x[256:]
+        out = torch.empty_like(tail)
+        add_one_into_kernel[(triton.cdiv(tail.numel(), 256),)](tail, out, tail.numel(), BLOCK=256)
+        tail.copy_(out)
         h = x * 2
         add_one_kernel[(triton.cdiv(h.numel(), 256),)](h, h.numel(), BLOCK=256)
         return h

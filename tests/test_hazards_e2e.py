@@ -113,6 +113,16 @@ def test_view_clone_action_keeps_eagers_result() -> None:
     assert max_diff(eager, compiled) < 1e-5
 
 
+def test_clone_cost_action_keeps_eagers_result() -> None:
+    """The copies change no value: Net and FreshNet (the action) compute the same, compiled and eager."""
+    eager, compiled, _ = compiled_and_eager("hazard_clone_cost", "Net")
+    assert max_diff(eager, compiled) < 1e-5
+    fresh_eager, fresh_compiled, capture = compiled_and_eager("hazard_clone_cost", "FreshNet")
+    assert max_diff(fresh_eager, fresh_compiled) < 1e-5 and max_diff(eager, fresh_eager) == 0
+    final = [n for n in capture.nodes if n.stage == "post_grad_final" and n.inductor_clones is not None]
+    assert final and all(not n.inductor_clones for n in final), final
+
+
 def test_capture_records_the_evidence_it_promises() -> None:
     _, _, capture = compiled_and_eager("hazard_view_clone", "Net")
     hz = capture.hazards

@@ -46,7 +46,7 @@ NEEDS = {
     "test_aliasing_changes_the_result_and_one_pointer_restores_it": ["hazard_aliasing:Net"],
     "test_view_clone_overread_matches_the_values_and_the_offset_restores_them": [
         "hazard_view_clone:Net", "hazard_view_clone:BaseOffsetNet"],
-    "test_clone_cost_and_analysis_time_on_gpu": ["hazard_clone_cost:Net"],
+    "test_clone_cost_is_slower_and_a_fresh_tensor_removes_it": ["hazard_clone_cost:Net", "hazard_clone_cost:FreshNet"],
     "test_liger_rms_norm_fp64_cast": ["liger_rms_norm"],
     "test_liger_fused_linear_cross_entropy": ["liger_flce"],
 }
@@ -214,10 +214,33 @@ def test_view_clone_overread_matches_the_values_and_the_offset_restores_them(run
     assert kept < 1e-5
 
 
-def test_clone_cost_and_analysis_time_on_gpu(runs: CliRuns) -> None:
-    f = [x for x in findings(report(runs, "hazard_clone_cost:Net"), "clone_cost") if x["kernel"] == "add_one_kernel"]
-    (cost,) = f
+def test_clone_cost_is_slower_and_a_fresh_tensor_removes_it(runs: CliRuns) -> None:
+    """Net's copy of its input (from the start to the view's end) and back costs time; FreshNet (the action:
+    the kernel writes a fresh tensor, copied into the slice after) has no copy and computes the same."""
+    import torch
+
+    costs = findings(report(runs, "hazard_clone_cost:Net"), "clone_cost")
+    (cost,) = [x for x in costs if x["kernel"] == "add_one_kernel"]
+    assert cost["severity"] == "warning", cost
     record_figure("clone_cost summary", cost["summary"])
+    fresh = findings(report(runs, "hazard_clone_cost:FreshNet"), "clone_cost")
+    assert fresh and all(f["severity"] == "note" for f in fresh), fresh
+    for model in ("Net", "FreshNet"):
+        diff = compiled_vs_eager("hazard_clone_cost", model)
+        record_figure(f"clone_cost {model} max|compiled-eager|", diff)
+        assert diff < 1e-5
+    module = load("hazard_clone_cost")
+    # 32M floats (128 MB): each pass over the input is ~50 us, well past a compiled call's overhead.
+    (x,) = inputs(module, "cuda", scale=1 << 15)
+    torch._dynamo.reset()
+    net, fresh_net = module.Net().cuda(), module.FreshNet().cuda()
+    t_eager = timed(net, x.clone())
+    t_net, t_fresh = timed(torch.compile(net), x.clone()), timed(torch.compile(fresh_net), x.clone())
+    record_figure("clone_cost eager ms", t_eager)
+    record_figure("clone_cost compiled ms (Net: the view's clone and copy back)", t_net)
+    record_figure("clone_cost compiled ms (FreshNet)", t_fresh)
+    record_figure("clone_cost slowdown Net/FreshNet", t_net / t_fresh)
+    assert t_net > 1.15 * t_fresh
 
 
 def test_liger_rms_norm_fp64_cast(runs: CliRuns) -> None:
