@@ -5,6 +5,10 @@ capture (`Capture.hazards` and the rest): no torch, so each is tested on saved r
 is the registry, run in order by `find_hazards`; a hazard that raises becomes a diagnostic and the
 others go on. A finding is an `error` when the compiled result can differ from eager, a `warning`
 when speed or memory suffer, a `note` for what torch did with nothing to change.
+
+Adding a finding: a module here with its rule ids and `hazard(capture)`, one entry in `HAZARDS`, its
+ids in `RULE_IDS` (what `check --allow` accepts; tests/test_hazards.py holds every finding to them),
+and the evidence it needs recorded by capture/hazards.py into `model/hazard_records.py`.
 """
 
 from __future__ import annotations
