@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from tritoninspect.model.diff_report import DiffReport, SideBench, side_bench_from_dict
 from tritoninspect.model.errors import CaptureError, ReportError, TimeoutProblem, TritonInspectError, error_from_dict
@@ -32,12 +32,14 @@ if TYPE_CHECKING:
 #: so a checkout run without installing (PYTHONPATH=.) works in the child too.
 _PACKAGE_PARENT = str(Path(__file__).resolve().parents[2])
 
-#: The capture children of the `get_sides` call running in this context, so it can end them all.
+#: The capture children of the `in_parallel` call running in this context, so it can end them all.
 _RUNNING: contextvars.ContextVar[set[subprocess.Popen[str]] | None] = contextvars.ContextVar(
     "tritoninspect_side_children", default=None)
 
 #: Hears each stage a side's capture starts: (side label, stage).
 SideProgress = Callable[[str, str], None]
+
+T = TypeVar("T")
 
 #: The files `--save DIR` writes for two sides (more sides: C.json, D.json, ...).
 SAVED_NAMES = ("A.json", "B.json")
@@ -85,9 +87,20 @@ def get_sides(sources: Sequence[Source], options: Sequence[CaptureOptions], *, j
     Each capture is its own child process; a thread per running child only waits for it.
     The first side's error (in order) is raised once every started capture has ended.
     """
+    labels = side_labels(len(sources))
+    extra = {} if progress is None else {"progress": progress}
+    calls = [functools.partial(get_side, label, source, options=opts, bench=bench, debug=debug, timeout=timeout,
+                               **extra)
+             for label, source, opts in zip(labels, sources, options)]
+    return in_parallel(calls, jobs=jobs)
+
+
+def in_parallel(calls: Sequence[Callable[[], T]], *, jobs: int) -> list[T]:
+    """Each call's result, in order, `jobs` calls at a time (each in a thread that only waits for
+    its capture child). The first exception (in order) is raised once every started call has
+    ended; on it, or on Ctrl-C, the calls not started never start and the running children end."""
     from concurrent.futures import ThreadPoolExecutor
 
-    labels = side_labels(len(sources))
     running: set[subprocess.Popen[str]] = set()
     token = _RUNNING.set(running)
     try:
@@ -95,10 +108,7 @@ def get_sides(sources: Sequence[Source], options: Sequence[CaptureOptions], *, j
     finally:
         _RUNNING.reset(token)
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        extra = {} if progress is None else {"progress": progress}
-        futures = [pool.submit(context.copy().run, get_side, label, source, options=opts, bench=bench, debug=debug,
-                               timeout=timeout, **extra)
-                   for label, source, opts in zip(labels, sources, options)]
+        futures = [pool.submit(context.copy().run, call) for call in calls]
         try:
             return [f.result() for f in futures]
         except BaseException:
@@ -111,14 +121,14 @@ def get_sides(sources: Sequence[Source], options: Sequence[CaptureOptions], *, j
 
 def capture_side(label: str, target: str, *, options: CaptureOptions, bench: bool = False,
                  debug: bool = False, timeout: float | None = None,
-                 on_stage: Callable[[str], None] | None = None) -> SideResult:
+                 on_stage: Callable[[str], None] | None = None, cwd: Path | None = None) -> SideResult:
     """Capture `target` in a fresh `python -m tritoninspect.children.side_child` process (`on_stage`
-    hears each stage it starts)."""
+    hears each stage it starts), run in `cwd` (default: ours), which a relative target is read from."""
     request = {"target": target, "options": dataclasses.asdict(options), "bench": bench, "debug": debug}
     started = time.monotonic()
     extra = {} if on_stage is None else {"on_stage": on_stage}
     try:
-        payload, returncode, stderr = run_child(request, debug=debug, timeout=timeout, **extra)
+        payload, returncode, stderr = run_child(request, debug=debug, timeout=timeout, cwd=cwd, **extra)
     except subprocess.TimeoutExpired as exc:
         raise TimeoutProblem(f"{label}: the capture of {target} did not finish within {timeout:g} s") from exc
     if payload is None or ("report" not in payload and "error" not in payload):
@@ -136,7 +146,8 @@ def capture_side(label: str, target: str, *, options: CaptureOptions, bench: boo
 
 
 def run_child(request: dict[str, Any], *, debug: bool = False, timeout: float | None = None,
-              on_stage: Callable[[str], None] | None = None) -> tuple[dict[str, Any] | None, int, str]:
+              on_stage: Callable[[str], None] | None = None,
+              cwd: Path | None = None) -> tuple[dict[str, Any] | None, int, str]:
     """Run one child on `request`: its answer (None if it wrote none), exit code and stderr.
     Past `timeout` seconds the child is killed (subprocess.TimeoutExpired), as on Ctrl-C.
     `on_stage` hears each stage the child starts (it writes them to a file we read as it runs)."""
@@ -146,7 +157,7 @@ def run_child(request: dict[str, Any], *, debug: bool = False, timeout: float | 
         request_file.write_text(json.dumps({**request, "stages": str(stages.path)} if stages else request))
         # With --debug the child's output goes to our stderr as it comes; stdout stays clean for --json.
         with subprocess.Popen(
-            child_command(request_file, out), env=_child_env(),
+            child_command(request_file, out), env=_child_env(), cwd=cwd,
             stdout=sys.stderr.fileno() if debug else subprocess.PIPE,
             stderr=None if debug else subprocess.PIPE, text=True,
         ) as proc:
