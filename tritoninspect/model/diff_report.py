@@ -25,7 +25,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from tritoninspect.model import __version__, schema
+from tritoninspect.model import __version__, notebook, schema
 from tritoninspect.model._json import Schema, parse_json
 from tritoninspect.model.errors import ReportError
 
@@ -176,6 +176,14 @@ class DiffReport:
     @property
     def changed_graphs(self) -> tuple[GraphDiff, ...]:
         return tuple(g for g in self.graph_diffs if g.changed)
+
+    def __repr__(self) -> str:
+        return notebook.diff_repr(self)
+
+    def _repr_html_(self) -> str | None:
+        """Jupyter: the HTML diff, as `diff -o diff.html` writes it (without the sides' pictures:
+        a `DiffPage` has them), in a frame of its own."""
+        return notebook.page_html(self)
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON-able form; `schema_version` comes first."""

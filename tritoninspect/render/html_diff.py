@@ -37,6 +37,12 @@ class DiffPage:
     diff: DiffReport
     reports: tuple[Report, ...] = ()
 
+    def _repr_html_(self) -> str | None:
+        """Jupyter: the HTML diff with each side's pictures, in a frame of its own (render/notebook.py)."""
+        from tritoninspect.model.notebook import page_html
+
+        return page_html(self)
+
 
 def render_diff_html(document: DiffPage | DiffReport) -> str:
     """The whole diff page: A against every further variant."""

@@ -182,18 +182,22 @@ def inspect_target(
     decompile: bool = False,
     resources: bool = False,
     arch: str | None = None,
+    progress: bool | None = None,
 ) -> Report:
     """Capture a target as the CLI does (`"model.py:Net"` or `"package.module:Net"`).
 
     Compile-only mode (no GPU) is entered before the target is imported, as in
-    the CLI; `inputs` is the `--inputs` text; `arch` is `--target`.
+    the CLI; `inputs` is the `--inputs` text; `arch` is `--target`. `progress`: show each
+    stage (None: in a Jupyter notebook only, as one line updated in place; run/progress.py).
     """
+    from tritoninspect.run.progress import showing_progress
     from tritoninspect.source.spec import parse_spec
 
     spec = parse_spec(target) if isinstance(target, str) else target
     options = CaptureOptions(inputs=inputs, device=device, dynamic=dynamic, backward=backward, stage=stage,
                              resources=resources, arch=arch, decompile=decompile)
-    return run(spec, options)
+    with showing_progress(progress, f"tritoninspect: {spec.name}"):
+        return run(spec, options)
 
 
 def inspect_module(
@@ -207,6 +211,7 @@ def inspect_module(
     decompile: bool = False,
     resources: bool = False,
     target: str | None = None,
+    progress: bool | None = None,
 ) -> Report:
     """Capture a live module (or callable) called once per input tuple.
 
@@ -221,11 +226,16 @@ def inspect_module(
     imported its kernels: plain `@triton.jit` / `@triton.autotune` kernels are
     fine, but a kernel library that probes Triton or the GPU at import time
     may already have chosen another path: prefer the CLI for that case.
-    `target` is compile-only mode's architecture (the CLI's `--target`).
+    `target` is compile-only mode's architecture (the CLI's `--target`). `progress`: show each
+    stage (None: in a Jupyter notebook only, as one line updated in place; run/progress.py).
     """
+    from tritoninspect.run.progress import showing_progress
+
     options = CaptureOptions(device=device, dynamic=dynamic, backward=backward, stage=stage, resources=resources,
                              arch=target, decompile=decompile)
-    return analyse(capture_module(module, input_sets, options, name=name or _name_of(module)))
+    name = name or _name_of(module)
+    with showing_progress(progress, f"tritoninspect: {name}"):
+        return analyse(capture_module(module, input_sets, options, name=name))
 
 
 def _name_of(module: Any) -> str:
