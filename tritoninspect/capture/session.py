@@ -98,6 +98,21 @@ class Environment:
         if probe.compile_id and probe.compile_id not in count[1]:
             count[1].append(probe.compile_id)
 
+    @contextlib.contextmanager
+    def capture_scope(self) -> Iterator[Environment]:
+        """This environment for one capture of a mode held across captures (a test session): what is
+        noticed in the block is that capture's, on top of what was noticed outside every capture (at
+        import time, which is when libraries ask the device most); the outside's records come back after.
+        Yields itself: the patches the mode installed call its methods."""
+        outside = self.problems, self.queries, self.probes
+        self.problems = list(outside[0])
+        self.queries = {name: list(count) for name, count in outside[1].items()}
+        self.probes = {key: [count[0], list(count[1])] for key, count in outside[2].items()}
+        try:
+            yield self
+        finally:
+            self.problems, self.queries, self.probes = outside
+
     def emulation(self) -> EmulationRecord | None:
         """The emulated device and what was asked of it, for the capture."""
         if self.gpu is None:
