@@ -37,7 +37,12 @@ def saved_reports(monkeypatch):
     def fake(module, *input_sets, **options):
         return read_report({str(SAVED)!r} + "/" + module + ".json")
     monkeypatch.setattr(tritoninspect, "inspect_module", fake)
-    monkeypatch.setattr(tritoninspect, "inspect_target", lambda spec, **options: fake(spec.split(":")[0].rsplit("/", 1)[-1][:-3]))
+    def fake_target(spec, **options):
+        SPECS.append(spec)
+        return fake(spec.split(":")[0].rsplit("/", 1)[-1][:-3])
+    monkeypatch.setattr(tritoninspect, "inspect_target", fake_target)
+
+SPECS = []
 """
 
 
@@ -95,6 +100,12 @@ def test_the_marker_checks_every_report_and_the_html_folder(pytester: pytest.Pyt
         def test_ok(tritoninspect):
             tritoninspect.target("model/triton_op.py:Net")
 
+        def test_a_relative_target_is_taken_from_the_test_folder(tritoninspect):
+            from pathlib import Path
+            from conftest import SPECS
+            tritoninspect.target("../up/triton_op.py:Net")
+            assert SPECS[-1] == f"{Path(__file__).parent.parent}/up/triton_op.py:Net"
+
         @pytest.mark.tritoninspect(entries={"add_kernel": "hop"})
         def test_wrong_entry(tritoninspect):
             tritoninspect.inspect("triton_op")
@@ -113,16 +124,17 @@ def test_the_marker_checks_every_report_and_the_html_folder(pytester: pytest.Pyt
     """)
     result = run(pytester, "--tritoninspect-html", "pages", "-rf")
     # A misused marker is an error in the test's setup (or, without a report, its teardown).
-    result.assert_outcomes(passed=2, failed=1, errors=3)
+    result.assert_outcomes(passed=3, failed=1, errors=3)
     result.stdout.fnmatch_lines_random([
         "*--entry add_kernel=hop: add_kernel entered as triton_op",
         "*@pytest.mark.tritoninspect: the test does not use the `tritoninspect` fixture*",
         "*tritoninspect: unknown condition 'no_break'; conditions: no_breaks, *",
         "*@pytest.mark.tritoninspect: the test made no report to check*",
-        "tritoninspect: 2 HTML report(s) in pages",
+        "tritoninspect: 3 HTML report(s) in pages",
     ])
     pages = sorted(p.name for p in (pytester.path / "pages").iterdir())
-    assert pages == ["test_k.py_test_ok.html", "test_k.py_test_wrong_entry.html"]
+    assert pages == ["test_k.py_test_a_relative_target_is_taken_from_the_test_folder.html", "test_k.py_test_ok.html",
+                     "test_k.py_test_wrong_entry.html"]
     assert "<!DOCTYPE html>" in (pytester.path / "pages" / pages[0]).read_text()
 
 

@@ -173,7 +173,7 @@ class Inspector:
             module = spec
         if not looks_like_path(module) or Path(module).is_absolute():
             return spec
-        return f"{self.request.path.parent / module}{colon}{attr}"
+        return f"{os.path.normpath(self.request.path.parent / module)}{colon}{attr}"
 
     def _write_html(self, report: Report, directory: Path) -> None:
         from tritoninspect.render import render_as
