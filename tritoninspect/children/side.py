@@ -126,9 +126,11 @@ def capture_side(label: str, target: str, *, options: CaptureOptions, bench: boo
     hears each stage it starts), run in `cwd` (default: ours), which a relative target is read from."""
     request = {"target": target, "options": dataclasses.asdict(options), "bench": bench, "debug": debug}
     started = time.monotonic()
-    extra = {} if on_stage is None else {"on_stage": on_stage}
+    extra: dict[str, Any] = {} if on_stage is None else {"on_stage": on_stage}
+    if cwd is not None:
+        extra["cwd"] = cwd
     try:
-        payload, returncode, stderr = run_child(request, debug=debug, timeout=timeout, cwd=cwd, **extra)
+        payload, returncode, stderr = run_child(request, debug=debug, timeout=timeout, **extra)
     except subprocess.TimeoutExpired as exc:
         raise TimeoutProblem(f"{label}: the capture of {target} did not finish within {timeout:g} s") from exc
     if payload is None or ("report" not in payload and "error" not in payload):
