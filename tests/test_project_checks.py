@@ -3,8 +3,8 @@ TARGET, `--junit-xml`, GitHub annotations (fast tier).
 
 The table is read and validated without a capture; the runs go through the real command with the
 capture replaced as in test_commands.py (`captured`: the saved capture picked by the target's file
-name, the child run in this process, in the project's folder). End to end, with real compiles:
-tests/test_cli.py's slow project run.
+name, the child run in this process, in the project's folder). End to end, with real compiles in
+child processes: the slow test at the end.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from _expect import cli_env, run_cli
 from test_commands import REPO, FakeCapture, captured, error_of, run  # noqa: F401 (captured: a fixture)
 from tritoninspect.analyse.check_suite import SUITE_SCHEMA_VERSION, EntryResult, SuiteResult
 from tritoninspect.analyse.checks import CheckResult
@@ -230,3 +231,31 @@ def test_annotations_escape_what_the_runner_reads() -> None:
     assert render_annotations(suite) == (
         "::error file=dir%2Cx/pyproject.toml,line=7,title=tritoninspect%3A check failed%3A a%2Cb%3Ac::"
         "--no-breaks: 100%25 broken,%0Aat a:1")
+
+
+@pytest.mark.slow
+def test_a_project_end_to_end(tmp_path: Path) -> None:
+    """The real CLI on a project: real captures, each in its own child, a dotted target imported from the
+    project's folder, run from a subfolder (the pyproject is found upward)."""
+    shutil.copy(REPO / "samples" / "triton_op.py", tmp_path / "triton_op.py")
+    shutil.copy(REPO / "samples" / "graph_break.py", tmp_path / "graph_break.py")
+    (tmp_path / "pyproject.toml").write_text(HEAD + """\
+[[tool.tritoninspect.check]]
+target = "triton_op:Net"
+entries = { add_kernel = "triton_op" }
+no_breaks = true
+
+[[tool.tritoninspect.check]]
+target = "graph_break.py:Net"
+max_graphs = 1
+""")
+    (tmp_path / "sub").mkdir()
+    result = run_cli(["check", "--junit-xml", "j.xml"], cwd=tmp_path / "sub", env=cli_env(GITHUB_ACTIONS=None))
+    assert result.returncode == ExitCode.FINDINGS, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("PASS  triton_op:Net (2 conditions: --no-breaks, --entry add_kernel=triton_op, ")
+    assert lines[1] == "FAIL  graph_break.py:Net: --max-graphs 1: 3 Dynamo graphs (0/0, 1/0, 2/0)"
+    # Above the current directory, the pyproject is named in full.
+    assert lines[2] == f"checks: 1 passed, 1 failed, 0 errors ({tmp_path / 'pyproject.toml'})"
+    suite = ET.parse(tmp_path / "sub" / "j.xml").getroot().find("testsuite")
+    assert suite is not None and (suite.get("tests"), suite.get("failures")) == ("2", "1")
