@@ -19,17 +19,28 @@ _SITE_DIRS = (f"{os.sep}site-packages{os.sep}", f"{os.sep}dist-packages{os.sep}"
 
 
 def emulation_notes(capture: Capture, cwd: Path | None = None) -> list[Diagnostic]:
-    """One note listing the CUDA device queries compile-only mode answered, when any was asked."""
+    """A note listing the CUDA device queries compile-only mode answered, when any was asked;
+    one naming the bool arguments it passed to Triton's interpreter as int1, when any."""
     emulation = capture.emulation
-    if emulation is None or not emulation.queries:
+    if emulation is None:
         return []
-    asked = ", ".join(_query_text(q, cwd or Path.cwd()) for q in emulation.queries)
-    return [Diagnostic(
-        "note", "compile-only",
-        f"emulated CUDA device queries for {emulation.target} ({emulation.like}-like, \"{emulation.device_name}\"): "
-        f"{asked}; the values are a data sheet's, not from a GPU, and torch.cuda.is_available() stayed "
-        f"{emulation.cuda_available}",
-    )]
+    notes = []
+    if emulation.queries:
+        asked = ", ".join(_query_text(q, cwd or Path.cwd()) for q in emulation.queries)
+        notes.append(Diagnostic(
+            "note", "compile-only",
+            f"emulated CUDA device queries for {emulation.target} ({emulation.like}-like, \"{emulation.device_name}\"): "
+            f"{asked}; the values are a data sheet's, not from a GPU, and torch.cuda.is_available() stayed "
+            f"{emulation.cuda_available}",
+        ))
+    if emulation.bool_arguments:
+        notes.append(Diagnostic(
+            "note", "interpreter",
+            f"Python bool arguments passed to Triton's interpreter as int1: {', '.join(emulation.bool_arguments)} "
+            "(this Triton's interpreter rejects a bool, triton-lang/triton#9565; compile-only mode converts it as "
+            "Triton 3.8 does, and the kernel compiled for the target with the bool as given)",
+        ))
+    return notes
 
 
 #: How the diagnostic of `probe_notes` begins (the failure text finds it by this).

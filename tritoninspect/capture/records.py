@@ -286,6 +286,9 @@ class EmulationRecord:
     #: What `torch.cuda.is_available()` answered on this machine (True on a GPU machine
     #: in forced compile-only mode).
     cuda_available: bool = False
+    #: "kernel(param, ...)": Python bool arguments passed to Triton's interpreter as int1
+    #: (its own converter rejects them before triton 3.8).
+    bool_arguments: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
