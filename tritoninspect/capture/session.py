@@ -173,7 +173,7 @@ def compile_only(arch: int = DEFAULT_ARCH) -> Iterator[Environment]:
         if not watch:
             env.problems.append(("compile-only", "this torch's torch.cuda.is_available() cannot be watched: where it "
                                  "answered False to your code (a device probe) is not reported"))
-        for obj, name, value in queries + watch:
+        for obj, name, value in queries + watch + compat.no_cuda.patches():
             patcher.set(obj, name, value)
         # Disabled for Dynamo so a break inside a launch never traces the interpreter.
         # Warmups still compile (for the stub's target): that is how --resources measures.
