@@ -255,3 +255,85 @@ def test_a_failure_with_no_probe_says_nothing_of_probes() -> None:
     assert FAILURE_AFTER_PROBE not in failure_line(failure, after_probe=failure_follows_probe(plain))
     assert failure_follows_probe(dataclasses.replace(_report(), failure=failure))
     assert not failure_follows_probe(_report())  # probes, but nothing failed
+
+
+# --- a tensor's device asked (issue 22 item 4) -----------------------------------------------
+
+
+TENSOR_ASSET = REPO / "tests" / "assets" / "tensor_device_probe.py"
+
+
+def probes_a_tensor(x: torch.Tensor) -> int:
+    if x.is_cuda:  # TENSOR-IS-CUDA
+        return 2
+    y = torch.empty(2, device=x.device)  # DEVICE-NO-PROBE
+    return 1 + y.numel() - 2
+
+
+def compiled_probe(x: torch.Tensor) -> torch.Tensor:
+    return x * 2 if x.device.type == "cuda" else x + 1  # TENSOR-DEVICE-TYPE
+
+
+def test_a_tensor_s_device_asked_eagerly_and_traced_is_recorded_with_its_place() -> None:
+    """torchnorm's RMSNorm takes its PyTorch path on `x.is_cuda` (False for compile-only mode's CPU
+    tensors): each such question from the user's or a library's code is recorded, eager and traced,
+    and a device read that asks nothing (`device=x.device`) is not."""
+    here = Path(__file__).resolve()
+    x = torch.zeros(2)
+    with compile_only() as env:
+        assert probes_a_tensor(x) == 1
+        torch._dynamo.reset()
+        assert torch.equal(torch.compile(compiled_probe, backend="eager")(x), x + 1)
+        record = env.emulation()
+    torch._dynamo.reset()
+    assert "is_cuda" not in torch.Tensor.__dict__ and "device" not in torch.Tensor.__dict__, "the watch stayed"
+    assert record is not None
+    found = {(p.place, p.function, p.traced, p.asked) for p in record.probes if p.asked != "torch.cuda.is_available()"}
+    assert found == {
+        (f"{here}:{_line('TENSOR-IS-CUDA', here)}", "probes_a_tensor", False, "x.is_cuda"),
+        (f"{here}:{_line('TENSOR-DEVICE-TYPE', here)}", "compiled_probe", True, "x.device.type"),
+    }
+
+
+def _tensor_capture(launches: int) -> Capture:
+    from tritoninspect.capture.records import LaunchRecord
+
+    probes = (DeviceProbeRecord("/site/torchnorm/rms_norm.py:40", "forward", traced=True, calls=1,
+                                compile_ids=("0/0",), asked="x.is_cuda"),)
+    capture = Capture(meta={"mode": "compile-only", "target": "m.py:Net", "stage": "inductor"})
+    capture.emulation = EmulationRecord("sm_90", "H100", "NVIDIA H100 80GB HBM3", probes=probes)
+    capture.launches = [LaunchRecord("jit", "k", None, None, False, None)] * launches
+    return capture
+
+
+def test_a_report_without_kernels_says_which_tensor_probe_may_be_why() -> None:
+    from tritoninspect.analyse.emulation import TENSOR_PROBE_NOTE
+    from tritoninspect.render._format import no_kernels_text
+
+    report = build_report(_tensor_capture(0))
+    (warning,) = [d for d in report.diagnostics if d.message.startswith(TENSOR_PROBE_NOTE)]
+    assert warning.severity == "warning" and "torchnorm/rms_norm.py:40 in forward (x.is_cuda ×1" in warning.message
+    assert not any(d.message.startswith("torch.cuda.is_available()") for d in report.diagnostics)
+    text = no_kernels_text(report)
+    assert text.startswith("no user-defined Triton kernels were seen: compile-only mode runs on CPU tensors")
+    assert "torchnorm/rms_norm.py:40 in forward" in text and "a GPU run may launch kernels there" in text
+    assert "torchnorm/rms_norm.py:40" in " ".join(TerminalRenderer(width=400).render(report).split())
+    (note,) = [d for d in build_report(_tensor_capture(1)).diagnostics if d.message.startswith(TENSOR_PROBE_NOTE)]
+    assert note.severity == "note"
+    assert no_kernels_text(build_report(Capture(meta={"mode": "compile-only"}))) == "no user-defined Triton kernels were seen"
+
+
+@pytest.mark.slow
+def test_a_model_whose_kernels_wait_for_cuda_tensors_says_so() -> None:
+    proc = run_cli(["graph", f"{TENSOR_ASSET.relative_to(REPO)}:Net", "--device", "cpu", "--json"])
+    assert proc.returncode == 0, explain(proc)
+    rep = json_report(proc)
+    assert rep["kernels"] == []
+    (warning,) = [d for d in rep["diagnostics"] if d["source"] == "compile-only"]
+    assert warning["severity"] == "warning"
+    for marker, function, asked in (("TRACED-PROBE", "forward", "x.device.type"), ("EAGER-PROBE", "double", "x.is_cuda")):
+        assert f"tensor_device_probe.py:{_line(marker, TENSOR_ASSET)} in {function} ({asked} ×1" in warning["message"]
+    assert f":{_line('NOT-A-PROBE', TENSOR_ASSET)} " not in warning["message"]
+    text = run_cli(["graph", f"{TENSOR_ASSET.relative_to(REPO)}:Net", "--device", "cpu"])
+    assert "compile-only mode runs on CPU tensors, and the code asked a tensor whether it is on CUDA" in " ".join(
+        text.stdout.split())

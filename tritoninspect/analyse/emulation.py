@@ -50,19 +50,24 @@ FAILURE_AFTER_PROBE = ("compile-only mode answered torch.cuda.is_available() Fal
                        "code took its no-GPU path: a GPU run may not fail here")
 
 
+#: How the diagnostic of `tensor_probe_notes` begins (the no-kernels text finds it by this).
+TENSOR_PROBE_NOTE = "a tensor's device answered cpu (compile-only mode runs on CPU tensors)"
+IS_AVAILABLE = "torch.cuda.is_available()"
+
+
 def probe_notes(capture: Capture, graph_breaks: Iterable[GraphBreak] = (), cwd: Path | None = None) -> list[Diagnostic]:
     """One diagnostic listing where `torch.cuda.is_available()` answered False to the user's or a
     library's code: a warning when graph breaks or the run's failure follow such an answer (they
-    may be compile-only's own), else a note."""
+    may be compile-only's own), else a note. Then `tensor_probe_notes`."""
     emulation = capture.emulation
     if emulation is None or not emulation.probes:
         return []
     cwd = cwd or Path.cwd()
-    parts = []
-    for traced, label in ((True, "while Dynamo traced"), (False, "run eagerly")):
-        places = [_probe_text(p, cwd) for p in emulation.probes if p.traced is traced]
-        if places:
-            parts.append(f"{label}: {', '.join(places)}")
+    tensor_notes = tensor_probe_notes(capture, cwd)
+    probes = [p for p in emulation.probes if p.asked == IS_AVAILABLE]
+    if not probes:
+        return tensor_notes
+    parts = _probe_parts(probes, cwd)
     marked = [b for b in graph_breaks if b.device_probe]
     tail = (f"; {len(marked)} graph break(s) follow such a probe (each marked: it {DEVICE_PROBE_MEANING})" if marked
             else "; no graph break follows one")
@@ -72,7 +77,43 @@ def probe_notes(capture: Capture, graph_breaks: Iterable[GraphBreak] = (), cwd: 
         "warning" if marked or capture.failure is not None else "note", "compile-only",
         f"{PROBE_NOTE} where the GPU compile-only mode stands for "
         f"answers True, so the code after it took its no-GPU path: {'; '.join(parts)}{tail}",
+    ), *tensor_notes]
+
+
+def tensor_probe_notes(capture: Capture, cwd: Path) -> list[Diagnostic]:
+    """One diagnostic listing where the user's or a library's code asked a tensor whether it is on
+    CUDA (`x.is_cuda`, its device compared with "cuda") and heard no: a GPU run hears yes, and may
+    launch kernels where this run took a PyTorch path. A warning when no kernel launched (the
+    likely reason for it), else a note."""
+    emulation = capture.emulation
+    probes = [p for p in emulation.probes if p.asked != IS_AVAILABLE] if emulation is not None else []
+    if not probes:
+        return []
+    launched = bool(capture.launches)
+    tail = ("; no user kernel launched in this run: a GPU run may launch kernels there" if not launched
+            else "; a GPU run may take another path there")
+    return [Diagnostic(
+        "note" if launched else "warning", "compile-only",
+        f"{TENSOR_PROBE_NOTE} where a GPU run has it on cuda, so the code after it may have taken its CPU "
+        f"path: {'; '.join(_probe_parts(probes, cwd))}{tail}",
     )]
+
+
+def tensor_probe_places(report: Report) -> str | None:
+    """The places of the tensor-device probes of the report's compile-only note, or None."""
+    for d in report.diagnostics:
+        if d.source == "compile-only" and d.message.startswith(TENSOR_PROBE_NOTE):
+            return d.message.split(" path: ", 1)[1].split("; no user kernel", 1)[0].split("; a GPU run", 1)[0]
+    return None
+
+
+def _probe_parts(probes: list[DeviceProbeRecord], cwd: Path) -> list[str]:
+    parts = []
+    for traced, label in ((True, "while Dynamo traced"), (False, "run eagerly")):
+        places = [_probe_text(p, cwd) for p in probes if p.traced is traced]
+        if places:
+            parts.append(f"{label}: {', '.join(places)}")
+    return parts
 
 
 def failure_follows_probe(report: Report) -> bool:
@@ -87,7 +128,7 @@ def enrich_device_probes(capture: Capture, fields: dict[str, Any]) -> dict[str, 
     function in which Dynamo traced a False `torch.cuda.is_available()` (the first such frame,
     innermost first)."""
     emulation = capture.emulation
-    traced = [p for p in emulation.probes if p.traced] if emulation is not None else []
+    traced = [p for p in emulation.probes if p.traced and p.asked == IS_AVAILABLE] if emulation is not None else []
     breaks = fields.get("graph_breaks", ())
     if not traced or not breaks:
         return {}
@@ -106,7 +147,8 @@ def _marked(b: GraphBreak, probes: list[DeviceProbeRecord]) -> GraphBreak:
 
 def _probe_text(probe: DeviceProbeRecord, cwd: Path) -> str:
     ids = f", compile {', '.join(probe.compile_ids)}" if probe.compile_ids else ""
-    return f"{_place(probe.place, cwd)} in {probe.function} (×{probe.calls}{ids})"
+    asked = "" if probe.asked == IS_AVAILABLE else f"{probe.asked} "
+    return f"{_place(probe.place, cwd)} in {probe.function} ({asked}×{probe.calls}{ids})"
 
 
 def _query_text(query: DeviceQueryRecord, cwd: Path) -> str:

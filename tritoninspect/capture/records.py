@@ -256,8 +256,9 @@ class DeviceQueryRecord:
 
 @dataclass(frozen=True)
 class DeviceProbeRecord:
-    """`torch.cuda.is_available()` answered False here, where the GPU compile-only mode
-    stands for answers True: the code after it took its no-GPU path."""
+    """A device probe answered for the CPU here, where the GPU compile-only mode stands for
+    answers CUDA: `torch.cuda.is_available()` False, or a tensor not on CUDA (`x.is_cuda`, its
+    device compared with "cuda"); the code after it may have taken its no-GPU path."""
 
     #: "file:line" of the call (the traced instruction, when Dynamo evaluated it).
     place: str
@@ -268,6 +269,9 @@ class DeviceProbeRecord:
     calls: int
     #: The compiles it was traced in, in order (traced only).
     compile_ids: tuple[str, ...] = ()
+    #: What was asked: "torch.cuda.is_available()", "x.is_cuda" or "x.device.type" (a tensor's device
+    #: compared with "cuda").
+    asked: str = "torch.cuda.is_available()"
 
 
 @dataclass(frozen=True)

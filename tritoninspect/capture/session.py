@@ -81,8 +81,8 @@ class Environment:
     gpu: Any = None
     #: Query -> [calls, first caller], in the order first asked.
     queries: dict[str, list[Any]] = field(default_factory=dict)
-    #: (place, function, traced) -> [calls, compile ids] of `is_available()` answering False.
-    probes: dict[tuple[str, str, bool], list[Any]] = field(default_factory=dict)
+    #: (place, function, traced, asked) -> [calls, compile ids] of a device probe answering for the CPU.
+    probes: dict[tuple[str, str, bool, str], list[Any]] = field(default_factory=dict)
     #: kernel -> its bool parameters passed to Triton's interpreter as int1.
     bools: dict[str, list[str]] = field(default_factory=dict)
 
@@ -94,8 +94,8 @@ class Environment:
             count[1] = caller  # a graph line repeating the call says less than the call itself
 
     def probed(self, probe: Any) -> None:
-        """`torch.cuda.is_available()` answered False to `probe.place` (a compat.device_probes.Probe)."""
-        count = self.probes.setdefault((probe.place, probe.function, probe.traced), [0, []])
+        """A device probe answered for the CPU to `probe.place` (a compat.device_probes.Probe)."""
+        count = self.probes.setdefault((probe.place, probe.function, probe.traced, probe.asked), [0, []])
         count[0] += 1
         if probe.compile_id and probe.compile_id not in count[1]:
             count[1].append(probe.compile_id)
@@ -105,8 +105,8 @@ class Environment:
         if self.gpu is None:
             return None
         queries = tuple(DeviceQueryRecord(name, calls, caller or None) for name, (calls, caller) in self.queries.items())
-        probes = tuple(DeviceProbeRecord(place, function, traced, calls, tuple(ids))
-                       for (place, function, traced), (calls, ids) in self.probes.items())
+        probes = tuple(DeviceProbeRecord(place, function, traced, calls, tuple(ids), asked)
+                       for (place, function, traced, asked), (calls, ids) in self.probes.items())
         bools = tuple(f"{kernel}({', '.join(names)})" for kernel, names in self.bools.items())
         return EmulationRecord(f"sm_{self.gpu.arch}", self.gpu.like, self.gpu.properties.name, queries, probes,
                                cuda_available=torch.cuda.is_available(), bool_arguments=bools)
@@ -173,7 +173,8 @@ def compile_only(arch: int = DEFAULT_ARCH) -> Iterator[Environment]:
         if not watch:
             env.problems.append(("compile-only", "this torch's torch.cuda.is_available() cannot be watched: where it "
                                  "answered False to your code (a device probe) is not reported"))
-        for obj, name, value in queries + watch + compat.no_cuda.patches():
+        tensors = compat.device_probes.tensor_device_watch(env.probed)
+        for obj, name, value in queries + watch + tensors + compat.no_cuda.patches():
             patcher.set(obj, name, value)
         # Disabled for Dynamo so a break inside a launch never traces the interpreter.
         # Warmups still compile (for the stub's target): that is how --resources measures.
