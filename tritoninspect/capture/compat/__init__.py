@@ -17,6 +17,7 @@ torch-free in `tritoninspect.textformats`.
 - `library`: custom_op / triton_op registrations.
 - `dynamo`: compile ids, frames, structured trace, mutation-analysis fallback, bytecode hooks.
 - `inductor`: Inductor and AOTAutograd: config patches, output-code hooks, launchers, cloned args, compile_fx.
+- `cxx_runtime`: the libstdc++ an AOTInductor package needs preloaded (the H200's loader crash).
 - `caches`: which compile caches a capture turns off; compile-only mode's Triton cache folder.
 - `compile_only`: the stub Triton driver, has_triton and TMA checks on a CPU-only machine.
 - `device_queries`: compile-only mode's answers to torch.cuda's device queries (an emulated GPU).
@@ -32,6 +33,7 @@ from __future__ import annotations
 from tritoninspect.capture.compat import (
     caches,
     compile_only,
+    cxx_runtime,
     device_probes,
     device_queries,
     dynamo,
@@ -47,6 +49,6 @@ from tritoninspect.capture.compat import (
 )
 
 __all__ = [
-    "caches", "compile_only", "device_probes", "device_queries", "dynamo", "hops", "inductor", "interpreter",
+    "caches", "compile_only", "cxx_runtime", "device_probes", "device_queries", "dynamo", "hops", "inductor", "interpreter",
     "kernels", "library", "no_cuda", "trace_log", "triton_compile", "versions",
 ]
