@@ -90,7 +90,7 @@ def test_the_reallib_fixtures_are_both_modes_of_every_model() -> None:
 
     models = sorted(p.stem for p in (Path(__file__).parent / "reallib").glob("[a-z]*.py"))
     assert AWAITING_GPU_REPORTS <= set(models)
-    stored = sorted(set(models) - AWAITING_GPU_REPORTS)
+    stored = sorted(set(models) - AWAITING_GPU_REPORTS)  # an awaited model's stored reports fail this: remove its name
     assert REALLIB_STORED == stored
     assert sorted(p.stem for p in (REALLIB / "compile-only").glob("*.json")) == stored
 

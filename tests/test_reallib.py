@@ -296,8 +296,9 @@ EXPECTED: dict[str, Real] = {
 }
 MODELS = sorted(EXPECTED)
 #: Models whose gpu-mode and forced compile-only reports from the GPU machine are not stored yet
-#: (tests/fixtures/gpu-reallib/): the lead runs scripts/gpu-reallib there, stores them with
-#: scripts/gpu-fixtures and removes the names (tests/test_agreement.py fails on a stale one).
+#: (tests/fixtures/gpu-reallib/{gpu,compile-only}/<model>.json, as tests/fixtures/README.md says):
+#: once scripts/gpu-reallib ran there, copy its gpu/ and cpu/ reports in and remove the names
+#: (tests/test_agreement.py fails on a name whose reports are stored).
 AWAITING_GPU_REPORTS = frozenset({"triformer_softmax", "triformer_swiglu", "torchnorm_rms_norm",
                                   "moe_ops_topk_softmax"})
 
@@ -755,8 +756,8 @@ def test_agrees_with_the_stored_gpu_report(runs: CliRuns, name: str) -> None:
         pytest.skip("breaks after a device probe answered for the CPU: the traced code differs from the GPU's by "
                     "design here; agreement for this model is checked on the GPU machine's reports")
     if name in AWAITING_GPU_REPORTS:
-        pytest.skip(f"no stored gpu-mode report of {name} yet: scripts/gpu-reallib on the GPU machine, then "
-                    "scripts/gpu-fixtures (AWAITING_GPU_REPORTS)")
+        pytest.skip(f"no stored gpu-mode report of {name} yet: scripts/gpu-reallib on the GPU machine, its gpu/ "
+                    "and cpu/ reports stored in tests/fixtures/gpu-reallib/ (AWAITING_GPU_REPORTS)")
     stored = load_report(STORED_GPU / f"{name}.json")
     result = compare(stored, Report.from_dict(rep))
     same_torch = stored.meta.torch.split("+")[0] == rep["meta"]["torch"].split("+")[0]
