@@ -25,7 +25,7 @@ from _expect import REPO, explain, json_report, run_cli
 from tritoninspect.analyse import build_report
 from tritoninspect.analyse.checks import check_report
 from tritoninspect.analyse.emulation import enrich_device_probes, probe_notes
-from tritoninspect.capture.records import Capture, DeviceProbeRecord, EmulationRecord
+from tritoninspect.capture.records import Capture, DeviceProbeRecord, EmulationRecord, LaunchRecord
 from tritoninspect.capture.session import compile_only
 from tritoninspect.render.breaks import BreaksRenderer
 from tritoninspect.render.terminal import TerminalRenderer
@@ -127,9 +127,24 @@ def test_the_diagnostic_lists_the_probes_and_warns_when_a_break_follows() -> Non
     assert f"while Dynamo traced: {PROBE_FILE}:47 in infer_device (×2, compile 0/0, 1/0)" in warning.message
     assert "run eagerly: " in warning.message and "ops/__init__.py:172 in <module> (×1)" in warning.message
     assert f"1 graph break(s) follow such a probe (each marked: it {DEVICE_PROBE_MEANING})" in warning.message
-    (note,) = probe_notes(_capture(), (_break("2/0"),), cwd)
+    launched = _capture()
+    launched.launches = [LaunchRecord("jit", "k", None, None, False, None)]
+    (note,) = probe_notes(launched, (_break("2/0"),), cwd)
     assert note.severity == "note" and note.message.endswith("no graph break follows one")
+    # No user kernel launched: the answer may be why, and the diagnostic says so.
+    (quiet,) = probe_notes(_capture(), (_break("2/0"),), cwd)
+    assert quiet.severity == "warning"
+    assert quiet.message.endswith("no graph break follows one; no user kernel launched in this run: a GPU run may "
+                                  "launch kernels there")
     assert probe_notes(Capture(), breaks) == []
+
+
+def test_a_report_without_kernels_after_an_availability_probe_says_so() -> None:
+    from tritoninspect.render._format import no_kernels_text
+
+    text = no_kernels_text(build_report(_capture()))
+    assert text.startswith("no user-defined Triton kernels were seen: compile-only mode answered "
+                           "torch.cuda.is_available() False to the code")
 
 
 def _report() -> Report:

@@ -53,12 +53,15 @@ FAILURE_AFTER_PROBE = ("compile-only mode answered torch.cuda.is_available() Fal
 #: How the diagnostic of `tensor_probe_notes` begins (the no-kernels text finds it by this).
 TENSOR_PROBE_NOTE = "a tensor's device answered cpu (compile-only mode runs on CPU tensors)"
 IS_AVAILABLE = "torch.cuda.is_available()"
+#: How both probe diagnostics end when no user kernel launched.
+NO_LAUNCH = "no user kernel launched in this run: a GPU run may launch kernels there"
 
 
 def probe_notes(capture: Capture, graph_breaks: Iterable[GraphBreak] = (), cwd: Path | None = None) -> list[Diagnostic]:
     """One diagnostic listing where `torch.cuda.is_available()` answered False to the user's or a
     library's code: a warning when graph breaks or the run's failure follow such an answer (they
-    may be compile-only's own), else a note. Then `tensor_probe_notes`."""
+    may be compile-only's own), or when no user kernel launched (it may be why), else a note. Then
+    `tensor_probe_notes`."""
     emulation = capture.emulation
     if emulation is None or not emulation.probes:
         return []
@@ -73,8 +76,10 @@ def probe_notes(capture: Capture, graph_breaks: Iterable[GraphBreak] = (), cwd: 
             else "; no graph break follows one")
     if capture.failure is not None:
         tail += f"; the run failed after it ({capture.failure.stage}): a GPU run may not fail there"
+    elif not capture.launches:
+        tail += f"; {NO_LAUNCH}"
     return [Diagnostic(
-        "warning" if marked or capture.failure is not None else "note", "compile-only",
+        "warning" if marked or capture.failure is not None or not capture.launches else "note", "compile-only",
         f"{PROBE_NOTE} where the GPU compile-only mode stands for "
         f"answers True, so the code after it took its no-GPU path: {'; '.join(parts)}{tail}",
     ), *tensor_notes]
@@ -90,8 +95,7 @@ def tensor_probe_notes(capture: Capture, cwd: Path) -> list[Diagnostic]:
     if not probes:
         return []
     launched = bool(capture.launches)
-    tail = ("; no user kernel launched in this run: a GPU run may launch kernels there" if not launched
-            else "; a GPU run may take another path there")
+    tail = f"; {NO_LAUNCH}" if not launched else "; a GPU run may take another path there"
     return [Diagnostic(
         "note" if launched else "warning", "compile-only",
         f"{TENSOR_PROBE_NOTE} where a GPU run has it on cuda, so the code after it may have taken its CPU "
@@ -103,8 +107,13 @@ def tensor_probe_places(report: Report) -> str | None:
     """The places of the tensor-device probes of the report's compile-only note, or None."""
     for d in report.diagnostics:
         if d.source == "compile-only" and d.message.startswith(TENSOR_PROBE_NOTE):
-            return d.message.split(" path: ", 1)[1].split("; no user kernel", 1)[0].split("; a GPU run", 1)[0]
+            return d.message.split(" path: ", 1)[1].split(f"; {NO_LAUNCH}", 1)[0].split("; a GPU run", 1)[0]
     return None
+
+
+def availability_probed(report: Report) -> bool:
+    """The report's compile-only note says `torch.cuda.is_available()` answered False to the code."""
+    return any(d.source == "compile-only" and d.message.startswith(PROBE_NOTE) for d in report.diagnostics)
 
 
 def _probe_parts(probes: list[DeviceProbeRecord], cwd: Path) -> list[str]:
