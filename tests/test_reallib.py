@@ -10,9 +10,8 @@ few targeted checks. What is wrong today is marked ``xfail(strict=True, reason="
 so a fix turns the test into an unexpected pass and the mark must go.
 
 The facts are pinned to the library versions below (kernel files and lines, dispatcher layout);
-a model whose library is missing, or at another version, is skipped with the reason. Install with
-``pip install liger-kernel==0.8.5 fla-core==0.6.0 einops==0.8.2`` and
-``pip install --no-deps triformer==3.0.7 torchnorm==0.1.2 moe-ops==0.1.0`` (what .ci/run does).
+a model whose library is missing, or at another version, is skipped with the reason. The `test`
+extra pins them all (``pip install -e '.[test]'``, what .ci/run does; pyproject.toml).
 
 Issue 22 added three libraries a new user would try, each installed without compiling CUDA:
 triformer (raw launches from ``autograd.Function``\ s, a Python bool and ``num_warps`` as kernel
