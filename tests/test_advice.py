@@ -11,7 +11,7 @@ import pytest
 from tritoninspect.analyse import advice as rules
 from tritoninspect.analyse.advice import RULES, advise
 from tritoninspect.analyse.summary import summarise
-from tritoninspect.report import ArgChange, GraphBreak, Recompile, RecompileLimit, Report, read_report
+from tritoninspect.model.report import ArgChange, GraphBreak, Recompile, RecompileLimit, Report, read_report
 
 FIXTURES = Path(__file__).parent / "fixtures"
 GPU = sorted((FIXTURES / "gpu").glob("*.json"))
@@ -177,7 +177,7 @@ def test_advice_is_in_the_json_and_reads_back() -> None:
 
 def test_a_built_report_holds_its_advice() -> None:
     from tritoninspect.analyse import build_report
-    from tritoninspect.capture.records import Capture
+    from tritoninspect.model.records import Capture
 
     capture = Capture.from_json((FIXTURES / "capture_recompile_constexpr.json").read_text())
     report = build_report(capture)

@@ -19,12 +19,13 @@ import pytest
 
 from _expect import REPO, cli_env
 from tritoninspect.analyse.diff_summary import summary_line
-from tritoninspect.diff_report import DiffReport
-from tritoninspect.pipeline import CaptureOptions
+from tritoninspect.model.diff_report import DiffReport
+from tritoninspect.run.pipeline import CaptureOptions
+from tritoninspect.source.parse import parse_source
 from tritoninspect.render.diff import DiffRenderer
-from tritoninspect.report import Report, read_report
-from tritoninspect.sides import parent
-from tritoninspect.sides.parent import SideResult, build_diff, save_reports, side_labels
+from tritoninspect.model.report import Report, read_report
+from tritoninspect.children import side as parent
+from tritoninspect.children.side import SideResult, build_diff, save_reports, side_labels
 
 GPU = REPO / "tests" / "fixtures" / "gpu"
 
@@ -178,19 +179,22 @@ def test_overlapping_captures_give_no_compile_time_ratio() -> None:
 def test_saved_reports_of_parallel_sides_give_no_compile_time_ratio_either(tmp_path: Path) -> None:
     """`diff X Y --save DIR` withheld the ratio (the sides shared the CPU), but `diff DIR/A.json
     DIR/B.json` printed one: the saved sides now say they were contended."""
+    def load(label: str, path: Path) -> SideResult:
+        return parent.get_side(label, parse_source(str(path)), options=CaptureOptions())
+
     raw, op = gpu("add_raw"), gpu("triton_op")
     a = SideResult(raw, None, "a.py:A", saved=False, span=(0.0, 10.0))
     b = SideResult(op, None, "b.py:B", saved=False, span=(1.0, 9.0))
     live = build_diff(a, b)
     assert "compile time" not in live.summary
     paths = parent.save_reports(tmp_path, a, b)
-    again = build_diff(*(parent.load_side(label, str(p)) for label, p in zip("AB", paths)))
+    again = build_diff(*(load(label, p) for label, p in zip("AB", paths)))
     assert "compile time" not in again.summary and any("-j1" in note for note in again.notes)
     assert all(parent.was_contended(read_report(p)) for p in paths)
     # Captured one after the other: saved as they are, and the ratio stays.
     alone = parent.save_reports(tmp_path / "alone", a, dataclasses.replace(b, span=(11.0, 19.0)))
     assert not any(parent.was_contended(read_report(p)) for p in alone)
-    assert "compile time" in build_diff(*(parent.load_side(label, str(p)) for label, p in zip("AB", alone))).summary
+    assert "compile time" in build_diff(*(load(label, p) for label, p in zip("AB", alone))).summary
 
 
 def test_child_stages_reach_the_display_as_the_child_runs(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
@@ -199,7 +203,7 @@ def test_child_stages_reach_the_display_as_the_child_runs(monkeypatch: pytest.Mo
 
     from rich.console import Console
 
-    from tritoninspect.progress_sides import SidesDisplay
+    from tritoninspect.commands._progress import SidesDisplay
 
     script = tmp_path / "child.py"
     script.write_text(
@@ -230,7 +234,7 @@ def test_child_stages_reach_the_display_as_the_child_runs(monkeypatch: pytest.Mo
 def test_sides_display_on_a_terminal_shows_each_side_and_the_time() -> None:
     from rich.text import Text
 
-    from tritoninspect.progress_sides import SidesDisplay
+    from tritoninspect.commands._progress import SidesDisplay
 
     display = SidesDisplay(None, "compiling 2 targets", ["A", "B"], clock=lambda: 12.0)
     display._status = object()  # a live status: no lines

@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 
 from tritoninspect.analyse.breaks import is_size_mismatch
 from tritoninspect.analyse.summary import KernelSummary, short_location, size_text, summarise
-from tritoninspect.report import Advice, GraphBreak, Recompile, Report
+from tritoninspect.model.report import Advice, GraphBreak, Recompile, Report
 
 #: Impact levels: the order findings are shown in (highest first).
 BROKEN, HIDDEN, EAGER, COPIES, RECOMPILES, INFO = 60, 50, 40, 30, 20, 10

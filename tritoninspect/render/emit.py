@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from tritoninspect.errors import UsageError, usage_errors
+from tritoninspect.model.errors import UsageError, usage_errors
 from tritoninspect.render import guess_format_from_path, render_as
 
 #: What every file tritoninspect writes starts with (text) or carries (JSON, HTML): how `-o`

@@ -1,6 +1,6 @@
 """Torch-free parsers of the text torch and Triton emit; imports neither torch nor triton.
 
-- `paths`: whose file a frame is in (torch's, Triton's, this tool's, a library's, the user's own).
+- `origin`: whose file a frame is in (torch's, Triton's, this tool's, a library's, the user's own).
 - `breaks`: graph-break reasons (`dynamo_graph_break_reason` payloads).
 - `output_code`: Inductor's output code (user kernels, custom-op calls, what `call()` launches).
 - `ttir`: Triton IR text (from an op to its kernel source line).
@@ -13,6 +13,6 @@ Anything derived from live torch (e.g. the aten op names) is passed in as an arg
 
 from __future__ import annotations
 
-from tritoninspect.textformats import breaks, fx_graph, fx_readable, output_code, paths, torch_trace, ttir
+from tritoninspect.textformats import breaks, fx_graph, fx_readable, origin, output_code, torch_trace, ttir
 
-__all__ = ["breaks", "fx_graph", "fx_readable", "output_code", "paths", "torch_trace", "ttir"]
+__all__ = ["breaks", "fx_graph", "fx_readable", "origin", "output_code", "torch_trace", "ttir"]

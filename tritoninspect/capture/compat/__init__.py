@@ -24,6 +24,7 @@ torch-free in `tritoninspect.textformats`.
 - `device_probes`: where `torch.cuda.is_available()` answered False to the user's code (compile-only mode).
 - `no_cuda`: compile-only mode's error for code that asks for a CUDA tensor (instead of torch's abort).
 - `interpreter`: launches through Triton's interpreter in compile-only mode.
+- `shapes`: dynamic-shape marks on inputs, the ShapeEnv's guards and symbol sources, nested compile regions.
 - `triton_compile`: `--resources`: compile per config, metadata, registers.
 - `trace_log`: `graph --trace DIR`: torch's structured-trace handler writing to a directory of ours.
 """
@@ -43,12 +44,13 @@ from tritoninspect.capture.compat import (
     kernels,
     library,
     no_cuda,
+    shapes,
     trace_log,
     triton_compile,
     versions,
 )
 
 __all__ = [
-    "caches", "compile_only", "cxx_runtime", "device_probes", "device_queries", "dynamo", "hops", "inductor", "interpreter",
-    "kernels", "library", "no_cuda", "trace_log", "triton_compile", "versions",
+    "caches", "compile_only", "cxx_runtime", "device_probes", "device_queries", "dynamo", "hops", "inductor",
+    "interpreter", "kernels", "library", "no_cuda", "shapes", "trace_log", "triton_compile", "versions",
 ]

@@ -9,7 +9,7 @@ the global symbol scope. Run with that compiler's libstdc++ preloaded
 (`LD_PRELOAD=$(readlink -f $(g++ -print-file-name=libstdc++.so.6))`), the same processes loaded and
 ran every package (scripts/gpu-export: 9 of 9 as expected, all matching eager; the notes' §9).
 
-So the AOTInductor child (sides/aoti.py) starts with that library preloaded, and before it loads a
+So the AOTInductor child (run/aoti.py) starts with that library preloaded, and before it loads a
 package it promotes the libstdc++ it has loaded to the global scope (`promote_loaded`, which is all it
 can do where nothing was preloaded). The library is found the way the
 compiler Inductor uses would find it: `torch._inductor.cpp_builder.get_cpp_compiler()` (config.cpp.cxx
