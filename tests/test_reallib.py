@@ -14,7 +14,7 @@ a model whose library is missing, or at another version, is skipped with the rea
 extra pins them all (``pip install -e '.[test]'``, what .ci/run does; pyproject.toml).
 
 Issue 22 added three libraries a new user would try, each installed without compiling CUDA:
-triformer (raw launches from ``autograd.Function``\ s, a Python bool and ``num_warps`` as kernel
+triformer (raw launches from ``autograd.Function``\\ s, a Python bool and ``num_warps`` as kernel
 arguments), torchnorm (its kernels launch only ``if x.is_cuda``: in compile-only mode, whose
 tensors are CPU tensors, none does, and the report says why) and moe-ops (autotuned kernels inside
 opaque custom ops). Where compile-only mode differs from a GPU run by design, the model's facts
