@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from tritoninspect.model.diff_report import DiffReport, SideBench, side_bench_from_dict
 from tritoninspect.model.errors import CaptureError, ReportError, TimeoutProblem, TritonInspectError, error_from_dict
-from tritoninspect.model.report import Report
+from tritoninspect.model.report import Diagnostic, Report
 from tritoninspect.run.acquire import acquire
 from tritoninspect.source.parse import SavedReport, Source, TargetSpec
 
@@ -238,11 +238,24 @@ def build_diff(a: SideResult, b: SideResult, *more: SideResult, context: int = 3
 
 def contended(sides: Sequence[SideResult]) -> list[bool]:
     """Per side: its capture overlapped another side's in time (`--jobs` above 1), so the two
-    shared the CPU and its compile time is not comparable with a capture that ran alone."""
+    shared the CPU and its compile time is not comparable with a capture that ran alone. A saved
+    side says so itself: `save_reports` noted it (`CONTENDED_NOTE`)."""
     spans = [s.span for s in sides]
-    return [span is not None and any(other is not None and j != i and span[0] < other[1] and other[0] < span[1]
-                                     for j, other in enumerate(spans))
+    return [(span is not None and any(other is not None and j != i and span[0] < other[1] and other[0] < span[1]
+                                      for j, other in enumerate(spans)))
+            or (sides[i].saved and was_contended(sides[i].report))
             for i, span in enumerate(spans)]
+
+
+#: The note `save_reports` gives a side whose capture overlapped another's (source "diff").
+CONTENDED_NOTE = ("captured while another side of the same diff compiled (diff -j above 1, sharing the CPU): its "
+                  "compile time is not comparable with a capture that ran alone, so a diff of it gives no "
+                  "compile-time ratio")
+
+
+def was_contended(report: Report) -> bool:
+    """The saved report's capture overlapped another side's (`CONTENDED_NOTE`)."""
+    return any(d.source == "diff" and d.message == CONTENDED_NOTE for d in report.diagnostics)
 
 
 def _pair(a: SideResult, b: SideResult, labels: tuple[str, str], *, context: int, parallel: bool = False) -> DiffReport:
@@ -272,9 +285,14 @@ def save_reports(directory: Path, *sides: SideResult) -> list[Path]:
     check_save_dir(directory, len(sides))
     directory.mkdir(parents=True, exist_ok=True)
     written = []
-    for label, result in zip(side_labels(len(sides)), sides):
+    for label, result, busy in zip(side_labels(len(sides)), sides, contended(sides)):
         path = directory / f"{label}.json"
-        path.write_text(result.report.to_json() + "\n")
+        report = result.report
+        if busy and not was_contended(report):
+            # A later `diff A.json B.json` must withhold the compile-time ratio as the live diff did.
+            note = Diagnostic("note", "diff", CONTENDED_NOTE)
+            report = dataclasses.replace(report, diagnostics=(*report.diagnostics, note))
+        path.write_text(report.to_json() + "\n")
         written.append(path)
     return written
 

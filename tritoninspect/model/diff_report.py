@@ -87,6 +87,12 @@ class Row:
     #: "" for counts and names; "s" for seconds.
     unit: str = ""
 
+    @property
+    def is_fact(self) -> bool:
+        """A compared fact, counted in "N of M facts differ" (text and HTML alike); a measurement
+        (seconds) differs run to run and is compared as a ratio, not counted."""
+        return self.unit != "s"
+
 
 @dataclass(frozen=True)
 class GraphDiff:
@@ -172,6 +178,11 @@ class DiffReport:
     @property
     def changed_rows(self) -> tuple[Row, ...]:
         return tuple(r for r in self.rows if r.changed)
+
+    @property
+    def facts(self) -> tuple[Row, ...]:
+        """The rows that are compared facts (`Row.is_fact`): what "N of M facts differ" counts."""
+        return tuple(r for r in self.rows if r.is_fact)
 
     @property
     def changed_graphs(self) -> tuple[GraphDiff, ...]:
