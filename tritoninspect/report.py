@@ -40,6 +40,14 @@ Schema changelog:
      GraphBreak.device_probe None). Meta.backward_skipped_calls and .params_without_grad:
      what --backward could not reach (0 and empty: not said). Report.advice (Advice): the
      default view's findings with what to change (empty in reports written before it).
+  5  The facts the advice rules rest on, and merged advice. ClonedArg.uses, .made_by, .view,
+     .fill, .shares_with, .merged, .read_after, .written_back: how the kernel uses a cloned
+     argument (load / store / atomic) and where it comes from in the AOT graph.
+     GraphBreak.value_uses (what the user's code does with a `.item()` value) and .library;
+     Kernel.library, OpaqueOp.file / .line / .library and Report.libraries (Library): whose
+     code a kernel, op or break is. Advice.kernels, .cause, .details, .library: findings with
+     the same rule, cause and action merged into one. Versions 1-4 still read: they lack
+     these fields (empty, None, False, "").
 
 The JSON Schema of this model, `tritoninspect/schemas/report.schema.json`, is generated
 from the dataclasses below (`json_schema()`; tests/test_schema.py keeps the file equal to
@@ -96,9 +104,9 @@ from tritoninspect.report_export import (
     SignatureEntry,
 )
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 #: Versions this tritoninspect reads: every change so far only added fields.
-READABLE_VERSIONS = (1, 2, 3, 4)
+READABLE_VERSIONS = (1, 2, 3, 4, 5)
 
 
 @dataclass(frozen=True)
@@ -190,6 +198,23 @@ class OpaqueOp:
     node: str
     #: Kernels seen launching inside it at run time.
     kernels: tuple[str, ...] = ()
+    #: Where the function it was registered with is defined; its installed distribution (None: the user's).
+    file: str | None = None
+    line: int | None = None
+    library: str | None = None
+
+
+@dataclass(frozen=True)
+class Library:
+    """An installed distribution whose code holds kernels, ops or graph breaks of this report."""
+
+    #: As pip names it, e.g. "moe-ops".
+    distribution: str
+    version: str
+    #: Its top-level import package, e.g. "moe_ops".
+    package: str
+    #: Where to report a problem: its issue tracker, else its repository or home page ("" unknown).
+    url: str = ""
 
 
 @dataclass(frozen=True)
@@ -219,7 +244,18 @@ class Advice:
     because: str
     #: Where that behaviour is implemented or documented.
     cite: str
+    #: The kernel of a finding about one kernel (None for a merged finding: see `kernels`).
     kernel: str | None = None
+    #: Every kernel the finding covers; a finding merged from several (same rule, cause and
+    #: action) lists them all.
+    kernels: tuple[str, ...] = ()
+    #: The cause in one kernel-free sentence: findings with the same rule, cause and action are
+    #: merged into one, which says this cause and lists the kernels ("" never merges).
+    cause: str = ""
+    #: A merged finding: each merged finding's own sentence (what `--detail` lists).
+    details: tuple[str, ...] = ()
+    #: The installed distribution the code to change belongs to (Report.libraries); None: the user's.
+    library: str | None = None
 
 
 @dataclass(frozen=True)
@@ -287,6 +323,8 @@ class Report:
     #: The findings of the default view, highest impact first, each with its advice (what to change,
     #: why, where in torch). Filled when the report is built or written as JSON.
     advice: tuple[Advice, ...] = ()
+    #: Installed libraries whose code holds kernels, ops or graph breaks (Kernel.library and the like).
+    libraries: tuple[Library, ...] = ()
     schema_version: int = SCHEMA_VERSION
 
     def to_dict(self) -> dict[str, Any]:
@@ -351,6 +389,7 @@ _SCHEMA = Schema(
         (Report, "decompiled"): (DecompiledFrame, True),
         (Report, "export"): (ExportInfo, False),
         (Report, "advice"): (Advice, True),
+        (Report, "libraries"): (Library, True),
         (ExportInfo, "signature"): (SignatureEntry, True),
         (ExportInfo, "decomposed_signature"): (SignatureEntry, True),
         (ExportInfo, "dynamic_dims"): (DynamicDim, True),
@@ -377,12 +416,19 @@ ADDED_IN_VERSION_1 = frozenset({
     "GraphBreak.eager_kernels", "GraphBreak.hint", "GraphBreak.hint_source", "Recompile.guard",
     "Recompile.previous", "Recompile.changes", "Recompile.hint", "Report.decompiled",
 })
-#: Fields a readable report may lack: those added in version 1, and version 2's, 3's and 4's additions.
+#: Fields added in version 5 (see the changelog above): a version 1-4 report lacks them.
+ADDED_IN_VERSION_5 = frozenset({
+    "ClonedArg.uses", "ClonedArg.made_by", "ClonedArg.view", "ClonedArg.fill", "ClonedArg.shares_with",
+    "ClonedArg.merged", "ClonedArg.read_after", "ClonedArg.written_back", "GraphBreak.value_uses",
+    "GraphBreak.library", "Kernel.library", "OpaqueOp.file", "OpaqueOp.line", "OpaqueOp.library",
+    "Report.libraries", "Advice.kernels", "Advice.cause", "Advice.details", "Advice.library",
+})
+#: Fields a readable report may lack: those added in version 1, and version 2's to 5's additions.
 MAY_BE_ABSENT = ADDED_IN_VERSION_1 | {
     "Report.failure", "Report.recompile_limits", "CodeCall.ops_source", "Neighbour.ops_source",
     "Meta.rank", "Meta.unknown", "Report.export", "GraphBreak.device_probe",
     "Meta.backward_skipped_calls", "Meta.params_without_grad", "Report.advice",
-}
+} | ADDED_IN_VERSION_5
 
 
 def json_schema() -> dict[str, Any]:

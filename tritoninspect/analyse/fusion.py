@@ -293,7 +293,8 @@ def clones(capture: Capture, kernel: Kernel, node: NodeRecord, codes: dict[tuple
     after = tuple(a for a in before if a in (final.inductor_clones or {})) if final is not None else None
     fallback = next((f for f in capture.fallbacks if (f.kernel_id, f.compile_id) == (kernel.id, node.compile_id)), None)
     reason = "assumed" if fallback is not None else "written"
-    arguments = tuple(_cloned_arg(a, reason, node, final, after) for a in before)
+    merged = _merged(capture, kernel, node)
+    arguments = tuple(_cloned_arg(a, reason, node, final, after, merged) for a in before)
     return Clones(
         before_reinplace=before, after_reinplace=after, arguments=arguments,
         bytes=_total(a.bytes for a in arguments if a.cloned) if after is not None else None,
@@ -304,10 +305,35 @@ def clones(capture: Capture, kernel: Kernel, node: NodeRecord, codes: dict[tuple
     )
 
 
-def _cloned_arg(arg: str, reason: str, node: NodeRecord, final: NodeRecord | None, after: tuple[str, ...] | None) -> ClonedArg:
+def _cloned_arg(arg: str, reason: str, node: NodeRecord, final: NodeRecord | None, after: tuple[str, ...] | None,
+                merged: set[str]) -> ClonedArg:
     cloned = None if after is None else arg in after
     size = (final.inductor_clones or {}).get(arg) if cloned and final else (node.tensor_bytes or {}).get(arg)
-    return ClonedArg(arg, reason, (node.tensor_types or {}).get(arg), cloned, size)
+    plain = ClonedArg(arg, reason, (node.tensor_types or {}).get(arg), cloned, size, uses=(node.uses or {}).get(arg, ()))
+    buffer = next((b for b in node.buffers or () if b.arg == arg), None)
+    if buffer is None:
+        return plain
+    return dataclasses.replace(
+        plain, made_by=buffer.made_by, view=buffer.view, fill=buffer.fill, shares_with=buffer.shares_base_with,
+        merged=arg in merged, read_after=buffer.read_after, written_back=buffer.written_back,
+    )
+
+
+def _merged(capture: Capture, kernel: Kernel, node: NodeRecord) -> set[str]:
+    """Arguments of `node` that share a tensor with another argument in the AOT graph although no
+    Dynamo graph of the compile ever gave that kernel one tensor for both: the compiler merged them."""
+    # Only the very same tensor (not views of one: those the user made, in Dynamo's graph too).
+    whole = {b.arg for b in node.buffers or () if not b.view}
+    sharing = {b.arg: set(b.shares_base_with) & whole for b in node.buffers or () if b.arg in whole}
+    sharing = {arg: others for arg, others in sharing.items() if others}
+    if not sharing:
+        return set()
+    dynamo = [n for n in capture.nodes
+              if (n.kernel_id, n.compile_id, n.stage) == (kernel.id, node.compile_id, "dynamo") and n.buffers]
+    if not dynamo:
+        return set()  # no Dynamo graph to compare with: not said
+    together = {(b.arg, other) for n in dynamo for b in n.buffers or () for other in b.shares_base_with}
+    return {arg for arg, others in sharing.items() if all((arg, o) not in together for o in others)}
 
 
 def _total(sizes: Iterable[int | None]) -> int | None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from tritoninspect.analyse.libraries import library_name
 from tritoninspect.capture.records import Capture, KernelRecord, LaunchRecord, NodeRecord, OutputKernel
 from tritoninspect.report import Entry, Kernel, MutationFallback, Occurrence, OpaqueOp
 
@@ -25,7 +26,9 @@ def analyse_opaque_ops(capture: Capture) -> dict[str, tuple]:
         if node.form == "op" and not node.is_triton_op:
             inside = sorted({_kernel_name(capture, la.kernel_id) for la in capture.launches
                              if la.custom_op == node.op and la.kernel_id})
-            ops.append(OpaqueOp(node.compile_id, node.stage, node.op or "", node.node, tuple(inside)))
+            file, line = capture.op_sources.get(node.op or "", (None, None))
+            ops.append(OpaqueOp(node.compile_id, node.stage, node.op or "", node.node, tuple(inside), file, line,
+                                library_name(capture, file)))
     return {"opaque_ops": tuple(ops)}
 
 
@@ -71,7 +74,7 @@ def _kernel(capture: Capture, record: KernelRecord, seen_inside: dict[tuple[str,
         decorators=record.decorators, constexpr_params=record.constexpr_params,
         autotune_configs=record.autotune_configs, autotune_key=record.autotune_key,
         heuristics=record.heuristics, entries=tuple(entries), occurrences=tuple(occurrences),
-        missing_from_output_code=_missing(capture, record),
+        missing_from_output_code=_missing(capture, record), library=library_name(capture, record.file),
     )
 
 

@@ -19,6 +19,7 @@ import torch
 from tritoninspect import textformats
 from tritoninspect.capture import compat
 from tritoninspect.capture.breaks import break_record, launch_site
+from tritoninspect.capture.buffers import buffer_records
 from tritoninspect.capture.failure import Progress
 from tritoninspect.capture.kernel_ops import KernelOps
 from tritoninspect.capture.patching import Patcher
@@ -35,6 +36,7 @@ from tritoninspect.capture.recorder_parts import (
     _with_count,
 )
 from tritoninspect.capture.records import (
+    BufferRecord,
     Capture,
     FallbackRecord,
     GraphRecord,
@@ -76,6 +78,9 @@ class Recorder:
         self._sources: dict[str, str] = {}
         #: The kernels Inductor generated for the graph it is writing code for now.
         self._kernel_ops = KernelOps()
+        #: Kernel id -> its JITFunction, and how its body uses each parameter (None: no source).
+        self._jits: dict[str, Any] = {}
+        self._pointer_uses: dict[str, dict[str, tuple[str, ...]] | None] = {}
 
     # --- the backend -------------------------------------------------------
 
@@ -233,6 +238,7 @@ class Recorder:
         to_clone = fields["tensors_to_clone"]
         infos = ((k, compat.hops.tensor_info(v)) for k, v in fields["kwargs"].items())
         tensors = {k: info for k, info in infos if info}
+        nodes = {k: v for k, v in fields["kwargs"].items() if k in tensors and isinstance(v, torch.fx.Node)}
         return NodeRecord(
             cid, stage, part, sub, node.name, form, kid, op, bool(op and compat.library.is_triton_op(op)),
             grid=tuple(tuple(_plain(g) for g in grid) for grid in fields["grid"]),
@@ -242,7 +248,31 @@ class Recorder:
             tensor_types={k: t for k, (t, _) in tensors.items()},
             tensor_bytes={k: b for k, (_, b) in tensors.items()},
             inductor_clones=compat.inductor.cloned_args(node) if stage == "post_grad_final" else None,
+            buffers=self._buffers(node, nodes, cid) if form == "functional" or stage == "dynamo" else None,
+            uses=self._uses_of(kid, tensors),
         )
+
+    def _buffers(self, node: torch.fx.Node, args: dict[str, torch.fx.Node], cid: str) -> tuple[BufferRecord, ...] | None:
+        """Where the functional node's tensor arguments come from (capture/buffers.py); None, and a
+        problem noted, when the graph has a layout this cannot read."""
+        try:
+            return buffer_records(node, args)
+        except Exception as exc:  # noqa: BLE001 - a fact missing, not a failed capture
+            self._note_once("buffers", f"[{cid}] where {node.name}'s arguments come from could not be read "
+                                       f"({type(exc).__name__}: {_first_line(exc)})")
+            return None
+
+    def _uses_of(self, kid: str | None, tensors: dict[str, Any]) -> dict[str, tuple[str, ...]] | None:
+        """How the kernel's body uses each tensor argument, from its source (once per kernel)."""
+        if kid is None or kid not in self._jits:
+            return None
+        if kid not in self._pointer_uses:
+            jf = self._jits[kid]
+            source = compat.kernels.kernel_text(jf)
+            self._pointer_uses[kid] = textformats.kernel_access.pointer_uses(
+                source, lambda name: compat.kernels.called_jit_source(jf, name)) if source else None
+        uses = self._pointer_uses[kid]
+        return None if uses is None else {k: uses.get(k, ()) for k in tensors}
 
     def _hop_op(self, node: torch.fx.Node, kid: str | None, cid: str, stage: str, part: str) -> str | None:
         """The op the node's kernel was reached through: the innermost triton_op
@@ -294,6 +324,7 @@ class Recorder:
         if kid not in self.capture.kernels:
             self.capture.kernels[kid] = _kernel_record(jf, kid)
             self._sources[kid] = getattr(jf, "src", "")
+            self._jits[kid] = jf
         return kid
 
     # --- hooks -----------------------------------------------------------------
