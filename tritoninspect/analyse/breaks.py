@@ -15,9 +15,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from tritoninspect.analyse.graphs import analyse_breaks
+from tritoninspect.analyse.libraries import library_name
 from tritoninspect.capture.records import BreakRecord, Capture, NodeRecord, RecompileRecord
 from tritoninspect.report import STAGES, ArgChange, DecompiledFrame, Diagnostic, GraphBreak, Recompile, RecompileLimit
-from tritoninspect.textformats.breaks import original_function
+from tritoninspect.textformats.breaks import frame_location, original_function
 
 
 @dataclass(frozen=True)
@@ -77,10 +78,9 @@ KNOWN_CAUSES: tuple[KnownCause, ...] = (
     ),
     _cause(
         r"Tensor\.item\(\)",
-        "A value read with .item() ends the graph; when it drives a kernel's grid or arguments, the code after "
-        "the break is specialised to each value (a recompile per value). Set "
-        "torch._dynamo.config.capture_scalar_outputs = True to keep it symbolic in one graph (an unbacked "
-        "size in the grid), or derive the grid from tensor sizes.",
+        "A value read with .item() ends the graph. torch._dynamo.config.capture_scalar_outputs = True keeps it in "
+        "one graph only when the value feeds tensor sizes or kernel arguments (the grid, a scalar); when it "
+        "decides a Python branch (if, while, assert) the graph breaks there instead, flag or not.",
         "GB0124 (torch/_dynamo/variables/tensor.py); torch._dynamo.config.capture_scalar_outputs",
     ),
     _cause(
@@ -106,6 +106,41 @@ KNOWN_CAUSES: tuple[KnownCause, ...] = (
         "torch/_dynamo/variables/functions.py (invalid ptr argument for create_tma_descriptor)",
     ),
 )
+
+
+#: A `.item()` value whose every use the source shows is a size or a kernel argument (`value_uses`).
+ITEM_FEEDS_SIZES = KnownCause(
+    re.compile(r"Tensor\.item\(\)"),
+    "The value read with .item() only feeds {uses} (line {line}): the code after the break is specialised to "
+    "each value (a recompile per new value). Set torch._dynamo.config.capture_scalar_outputs = True before "
+    "compiling: the value stays symbolic (an unbacked SymInt) in one graph, and Inductor computes the grid "
+    "from it at run time.",
+    "GB0124 (torch/_dynamo/variables/tensor.py); torch._dynamo.config.capture_scalar_outputs",
+)
+#: A `.item()` value that decides a Python branch: capture_scalar_outputs does not help.
+ITEM_DECIDES_BRANCH = KnownCause(
+    re.compile(r"Tensor\.item\(\)"),
+    "The value read with .item() decides a Python branch (line {line}). Dynamo cannot trace a branch on a value "
+    "it only knows at run time, and torch._dynamo.config.capture_scalar_outputs = True does not remove this "
+    "break: the graph then breaks at the branch instead (generic_jump on a SymNode). To keep one graph, keep "
+    "the condition a tensor (no .item()) and compute both sides, selecting with torch.where(cond, a, b).",
+    "GB0124 (torch/_dynamo/variables/tensor.py); data-dependent branching, GB0170 (generic_jump) in "
+    "torch/_dynamo/symbolic_convert.py",
+)
+_USE_WORDS = {"kernel": "a kernel's grid or scalar arguments", "size": "tensor sizes"}
+
+
+def item_hint(value_uses: dict[str, int] | None) -> KnownCause | None:
+    """The hint for a `.item()` break from what the value is used for; None: the generic one."""
+    if not value_uses:
+        return None
+    if "branch" in value_uses:
+        return dataclasses.replace(ITEM_DECIDES_BRANCH, hint=ITEM_DECIDES_BRANCH.hint.format(line=value_uses["branch"]))
+    if set(value_uses) <= set(_USE_WORDS):
+        uses = " and ".join(_USE_WORDS[k] for k in _USE_WORDS if k in value_uses)
+        line = min(value_uses.values())
+        return dataclasses.replace(ITEM_FEEDS_SIZES, hint=ITEM_FEEDS_SIZES.hint.format(uses=uses, line=line))
+    return None
 
 
 def known_cause(text: str) -> KnownCause | None:
@@ -164,7 +199,14 @@ def analyse_graph_breaks(capture: Capture) -> dict[str, tuple]:
     records = {_key(b): b for b in capture.breaks}
     launches = _eager_launches(capture)
     names = _kernel_names(capture)
-    return {"graph_breaks": tuple(_detailed(b, records.get(_key(b)), launches, names) for b in base)}
+    detailed = (_detailed(b, records.get(_key(b)), launches, names) for b in base)
+    return {"graph_breaks": tuple(_in_library(capture, b) for b in detailed)}
+
+
+def _in_library(capture: Capture, b: GraphBreak) -> GraphBreak:
+    """`b` with the distribution whose code it broke in (its `library_frame`'s)."""
+    file = frame_location(b.library_frame or "")[0]
+    return dataclasses.replace(b, library=library_name(capture, file)) if file else b
 
 
 def _key(b: BreakRecord | GraphBreak) -> tuple:
@@ -215,8 +257,10 @@ def _detailed(b: GraphBreak, record: BreakRecord | None, launches: list[_Launch]
     eager = _eager_kernels(b, record, frame, launches)
     kernel, relation = _break_kernel(b, record, frame, launches, eager, names)
     cause = cause_of(record.headline, b.reason, record.library_frame, kernel)
+    if cause is not None and cause.pattern.pattern == r"Tensor\.item\(\)":
+        cause = item_hint(record.value_uses) or cause
     return dataclasses.replace(
-        b,
+        b, value_uses=record.value_uses,
         headline=record.headline, gb_id=record.gb_id, doc_url=record.doc_url, skipped_rest=record.skipped_rest,
         library_frame=record.library_frame, context=record.context, context_start=record.context_start,
         kernel=kernel, kernel_relation=relation, eager_kernels=tuple(eager),
