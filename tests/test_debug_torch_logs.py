@@ -1,6 +1,6 @@
 """`--debug` lets torch's own log lines (TORCH_LOGS) through to stderr; without it they stay off.
 
-Found by the newcomer pass (h20): the README says torch's log lines are kept off stderr "unless
+Found by the newcomer pass (h20): the README said torch's log lines are kept off stderr "unless
 `--debug`", but `TORCH_LOGS=graph_breaks ... --debug` printed none (the capture never got the flag).
 """
 

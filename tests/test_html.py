@@ -415,7 +415,7 @@ def test_saved_report_to_html_without_torch(tmp_path: Path, command: str) -> Non
 
 @pytest.mark.slow
 def test_the_readme_command_compiles_a_sample_to_html(tmp_path: Path) -> None:
-    """The README's one command for a new user, past the install: a bundled sample compiled to a page."""
+    """The HTML report's one command for a new user (docs/reading-the-report.md), past the install: a bundled sample compiled to a page."""
     proc = subprocess.run([sys.executable, "-m", "tritoninspect", "graph", str(REPO / "samples" / "inplace.py") + ":Net",
                            "-o", "report.html"], cwd=tmp_path, env=cli_env(), capture_output=True, text=True,
                           timeout=900)

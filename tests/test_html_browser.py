@@ -4,7 +4,7 @@ fetch as a console message), runs its script, and renders; screenshots are taken
 
 Chromium is Debian's `chromium` package (`.ci/run` installs it when missing). Where it is
 not installed the tests skip and say so. `TRITONINSPECT_UPDATE_SCREENSHOTS=1` also writes
-the README's screenshots to docs/ (kernel neighbourhood, diff, breaks).
+the screenshots in docs/ (kernel neighbourhood, diff, breaks; the README shows the first).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 and every stored report in tests/ valid under them.
 
 Set TRITONINSPECT_UPDATE_GOLD=1 to rewrite tritoninspect/schemas/*.schema.json after an intended
-change to the models (and bump the schema version when the contract changes: README, JSON contract).
+change to the models (and bump the schema version when the contract changes: docs/json.md).
 """
 
 from __future__ import annotations

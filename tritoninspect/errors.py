@@ -2,7 +2,7 @@
 
 Code below the CLI raises these; only the command edge (`commands/_edge.py`)
 turns them into one line on stderr and an exit code. Keep the numbers stable:
-they are documented in the README and scripts depend on them.
+they are documented in docs/commands/index.md (exit codes) and scripts depend on them.
 """
 
 from __future__ import annotations

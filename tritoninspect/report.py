@@ -1,7 +1,7 @@
 """The report: one frozen, versioned model that every renderer and diff reads.
 
-The JSON form (`Report.to_json`) is a public interface documented in the
-README. Change it only by bumping `SCHEMA_VERSION` and noting why below.
+The JSON form (`Report.to_json`) is a public interface documented in
+docs/json.md. Change it only by bumping `SCHEMA_VERSION` and noting why below.
 
 Schema changelog:
   1  first version: meta, graphs, graph_breaks, recompiles, kernels with
@@ -302,7 +302,7 @@ class Failure:
 @dataclass(frozen=True)
 class Report:
     """What `tritoninspect graph --json` and `breaks --json` write: one target's graphs, graph breaks,
-    recompiles and user Triton kernels (the README's JSON contract)."""
+    recompiles and user Triton kernels (docs/json.md)."""
 
     meta: Meta
     #: Set when the compile or a run raised; None for a complete run.

@@ -93,7 +93,7 @@ class CheckResult:
         return not self.failures
 
     def to_dict(self) -> dict[str, Any]:
-        """The documented JSON form (README, JSON contract: `check --json`)."""
+        """The documented JSON form (docs/json.md: the `check` document)."""
         return {
             "schema_version": CHECK_SCHEMA_VERSION,
             "tool": "tritoninspect",

@@ -102,7 +102,7 @@ def one_line(text: str) -> str:
 
 
 def error_envelope(exc: TritonInspectError) -> dict[str, Any]:
-    """What `--json` prints for an error, under "error" (README: JSON contract)."""
+    """What `--json` prints for an error, under "error" (docs/json.md: errors)."""
     return {"type": type(exc).__name__, "message": exc.message, "exit_code": int(exc.exit_code)}
 
 
@@ -159,7 +159,7 @@ def report_for(target: str, options: CaptureOptions, *, given: Mapping[str, obje
     with one_process(), display:
         ready_to_capture()  # its first stage: importing torch and Triton takes seconds
         with time_limit(timeout), stdout_to_stderr(for_good=True):
-            # --debug lets torch's own log lines (TORCH_LOGS) through, as the README promises.
+            # --debug lets torch's own log lines (TORCH_LOGS) through, as docs/commands/index.md promises.
             capture = pipeline.capture_target(spec, dataclasses.replace(options, torch_logs=debug))
             # What the compile left alive lives until exit too (see ready_to_capture): out of the
             # collector's sight, analysis and rendering stop rescanning it (64-layer stack: 25-35%).

@@ -101,7 +101,7 @@ def diff(
         from tritoninspect.render.emit import emit
         from tritoninspect.sides.parent import build_diff, side_labels
 
-        # The diff is printed even with -o; .json and .html get those formats, any other suffix the text (README).
+        # The diff is printed even with -o; .json and .html get those formats, any other suffix the text (docs/commands/diff.md).
         suffix = output.suffix.lower() if output is not None else ""
         file_fmt = None if output is None else {".json": "json", ".html": "html", ".htm": "html"}.get(suffix, "diff")
         built = build_diff(*results, context=context)

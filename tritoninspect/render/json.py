@@ -6,7 +6,7 @@ from tritoninspect.report import Report
 
 
 class JSONRenderer:
-    """Renders the report as the JSON documented in the README; stdout carries nothing else."""
+    """Renders the report as the JSON documented in docs/json.md; stdout carries nothing else."""
 
     def render(self, report: Report) -> str:
         """`report.to_json()`, unchanged: the JSON renderer adds nothing of its own."""
