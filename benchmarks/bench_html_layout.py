@@ -26,7 +26,7 @@ sys.path.insert(0, str(REPO))
 from tritoninspect.analyse.pictures import PEdge, Picture, PNode, kernel_pictures  # noqa: E402
 from tritoninspect.render._layout import layout  # noqa: E402
 from tritoninspect.render._svg import _clip, _size  # noqa: E402
-from tritoninspect.report import read_report  # noqa: E402
+from tritoninspect.model.report import read_report  # noqa: E402
 
 Segment = tuple[tuple[float, float], tuple[float, float]]
 

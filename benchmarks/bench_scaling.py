@@ -11,7 +11,7 @@ in-process:
             the compile is nearly all of it): the "compile time" of the target below;
   analysis  `pipeline.analyse`: every analysis, the report built
             (the heap is frozen after the imports and after the capture, as the CLI does:
-            commands/_edge.py);
+            commands/_capture.py);
   render    the JSON and the terminal text of that report.
 
 Targets: (analysis + render) <= 5% of capture at 64 layers, and linear in the number of
@@ -115,16 +115,16 @@ def fit_exponent(xs: list[float], ys: list[float]) -> float:
 
 def child(layers: int, device: str) -> int:
     """One size, timed in this process; prints one JSON line."""
-    from tritoninspect import pipeline
+    from tritoninspect.run import pipeline
     from tritoninspect.render import render_as
-    from tritoninspect.spec import parse_spec
+    from tritoninspect.source.spec import parse_spec
 
     # Imported before timing: the capture's time is compile and run.
     importlib.import_module("torch")
     importlib.import_module("triton")
 
     spec = parse_spec(f"{MODEL}:Net{layers}")
-    gc.freeze()  # as the CLI does (commands/_edge.py `ready_to_capture`, `report_for`)
+    gc.freeze()  # as the CLI does (commands/_capture.py `ready_to_capture`, `capture_here`)
     start = time.perf_counter()
     capture = pipeline.capture_target(spec, pipeline.CaptureOptions(device=device))
     gc.freeze()

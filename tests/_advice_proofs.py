@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from tritoninspect.analyse.advice import advise
-from tritoninspect.report import Advice, ClonedArg, Report, read_report
+from tritoninspect.model.report import Advice, ClonedArg, Report, read_report
 
 REPO = Path(__file__).resolve().parents[1]
 ASSETS = "tests/assets/advice"

@@ -5,7 +5,7 @@
 Writes OUT_DIR/report.json (what `tritoninspect graph TARGET --json` writes) and OUT_DIR/values.pt: the
 outputs of every call, and the gradients of the inputs and parameters after them, once run eagerly
 (in the same mode: Triton's interpreter in compile-only mode) and once compiled by the capture. The
-capture is the pipeline's own (`pipeline.run`); only `capture_run` is wrapped, to run the eager
+capture is the pipeline's own (`run.pipeline.run`); only `capture_run` is wrapped, to run the eager
 reference first on copies of the inputs and to keep what each compiled call returned.
 """
 
@@ -66,8 +66,8 @@ def main() -> int:
     args = parser.parse_args()
 
     from tritoninspect.capture import session
-    from tritoninspect.pipeline import CaptureOptions, run
-    from tritoninspect.spec import parse_spec
+    from tritoninspect.run.pipeline import CaptureOptions, run
+    from tritoninspect.source.spec import parse_spec
 
     values: dict[str, Any] = {}
     real_capture_run, real_call_once = session.capture_run, session.call_once

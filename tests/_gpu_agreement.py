@@ -15,7 +15,7 @@ import pytest
 
 from tools.agree import load_report
 from tools.agreement import compare
-from tritoninspect.report import Report
+from tritoninspect.model.report import Report
 
 GPU_REPORTS = Path(__file__).resolve().parent / "fixtures" / "gpu"
 

@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from tritoninspect.analyse import build_report
-from tritoninspect.capture.records import Capture
-from tritoninspect.report import Report, read_report
+from tritoninspect.model.records import Capture
+from tritoninspect.model.report import Report, read_report
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 TRACES = FIXTURES / "traces"

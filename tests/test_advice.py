@@ -15,7 +15,7 @@ from tritoninspect.analyse import advice as rules
 from tritoninspect.analyse.advice import PRECONDITIONS, RULES, advise, merge
 from tritoninspect.analyse.breaks import item_hint
 from tritoninspect.analyse.summary import summarise
-from tritoninspect.report import (
+from tritoninspect.model.report import (
     Advice,
     ArgChange,
     ClonedArg,
@@ -67,6 +67,7 @@ def with_args(report: Report, kernel: str, arg: str, **facts: object) -> Report:
 def test_every_rule_states_its_precondition() -> None:
     assert set(PRECONDITIONS) == set(RULES)
     assert all(len(text) > 40 for text in PRECONDITIONS.values())
+
 
 
 @pytest.mark.parametrize("path", STORED, ids=[p.stem for p in STORED])
@@ -374,7 +375,7 @@ def test_advice_is_in_the_json_and_reads_back() -> None:
 
 def test_a_built_report_holds_its_advice() -> None:
     from tritoninspect.analyse import build_report
-    from tritoninspect.capture.records import Capture
+    from tritoninspect.model.records import Capture
 
     capture = Capture.from_json((FIXTURES / "capture_recompile_constexpr.json").read_text())
     report = build_report(capture)
@@ -386,7 +387,7 @@ def test_a_capture_with_the_facts_gets_the_input_view_advice() -> None:
     """samples/inplace.py's real capture (tests/fixtures/capture_inplace.json): the second launch writes
     `x[:32]`, a view of the input: the clone_input_view rule, from the recorded facts alone."""
     from tritoninspect.analyse import build_report
-    from tritoninspect.capture.records import Capture
+    from tritoninspect.model.records import Capture
 
     report = build_report(Capture.from_json((FIXTURES / "capture_inplace.json").read_text()))
     (a,) = advise(report)

@@ -24,7 +24,7 @@ from tools.agreement import (
     compare,
     device_independent,
 )
-from tritoninspect.report import Kernel, Occurrence, Report, Resources, with_meta
+from tritoninspect.model.report import Kernel, Occurrence, Report, Resources, with_meta
 
 FIXTURES = Path(__file__).parent / "fixtures"
 GPU = FIXTURES / "gpu"

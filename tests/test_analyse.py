@@ -24,10 +24,11 @@ from _expect import (
     line_of,
 )
 from tritoninspect.analyse import build_report
-from tritoninspect.analyse.graphs import analyse_breaks, analyse_graphs
+from tritoninspect.analyse.breaks import analyse_graph_breaks
+from tritoninspect.analyse.graphs import analyse_graphs
 from tritoninspect.analyse.kernels import analyse_kernels
-from tritoninspect.capture.records import Capture, FallbackRecord
-from tritoninspect.report import Diagnostic, Kernel, MutationFallback, Report
+from tritoninspect.model.records import Capture, FallbackRecord
+from tritoninspect.model.report import Diagnostic, Kernel, MutationFallback, Report
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 CAPTURES = ("add_raw", "triton_op", "custom_op", "graph_break", "autograd_function", "triton_op_autograd")
@@ -309,7 +310,7 @@ def test_graph_break_logged_twice_is_reported_once() -> None:
 def test_same_break_in_another_compile_is_kept() -> None:
     capture = load("graph_break")
     capture.breaks.append(dataclasses.replace(capture.breaks[0], compile_id="3/0"))
-    breaks = analyse_breaks(capture)["graph_breaks"]
+    breaks = analyse_graph_breaks(capture)["graph_breaks"]
     assert [b.compile_id for b in breaks] == ["0/0", "1/0", "3/0"]
 
 

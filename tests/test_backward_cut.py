@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tritoninspect.analyse.advice import advise
-from tritoninspect.pipeline import inspect_module
+from tritoninspect.run.pipeline import inspect_module
 
 ASSET = Path(__file__).parent / "assets" / "grad_cut_model.py"
 

@@ -24,11 +24,11 @@ from _expect import REPO, cli_env
 from tritoninspect.analyse import build_report
 from tritoninspect.analyse.breaks import KNOWN_CAUSES, known_cause, launched_in, short_guard
 from tritoninspect.analyse.checks import CHECK_SCHEMA_VERSION, CheckResult, check_report, parse_entry, run_checks
-from tritoninspect.capture.records import Capture
-from tritoninspect.errors import ExitCode
+from tritoninspect.model.records import Capture
+from tritoninspect.model.errors import ExitCode
 from tritoninspect.render.breaks import break_groups, render_breaks, shown_reason
 from tritoninspect.render.check import render_check
-from tritoninspect.report import DecompiledFrame, Report
+from tritoninspect.model.report import DecompiledFrame, Report
 
 FIXTURES = REPO / "tests" / "fixtures"
 GOLD = REPO / "tests" / "gold"
@@ -454,7 +454,7 @@ def test_every_break_the_gpu_logged_for_heuristics_under_dynamic_has_a_cause() -
 def test_a_constexpr_is_not_the_guarded_value_of_a_size_guard(in_repo: Path) -> None:
     """BLOCK = next_power_of_2(n) equals the old size when n is a power of two; a size-mismatch guard
     is still on the tensor: the hint is automatic dynamic's, and BLOCK is not marked as guarded."""
-    from tritoninspect.capture.records import RecompileRecord
+    from tritoninspect.model.records import RecompileRecord
 
     capture = load("recompile_constexpr")
     capture.recompiles[0] = RecompileRecord("0/1", "0/0: tensor 'x' size mismatch at index 0. expected 64, actual 100")

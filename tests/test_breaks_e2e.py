@@ -19,7 +19,7 @@ import pytest
 
 from _breaks_expect import EXPECTED, check_breaks, check_constexpr_recompiles, check_item_grid_recompile, sample_path
 from _expect import CliRuns, explain, line_of
-from tritoninspect.errors import ExitCode
+from tritoninspect.model.errors import ExitCode
 
 pytestmark = pytest.mark.slow
 

@@ -21,9 +21,9 @@ from typing import Any
 import pytest
 
 from _expect import REPO, CliRuns, cli_env, explain
-from tritoninspect.errors import ExitCode
+from tritoninspect.model.errors import ExitCode
 from tritoninspect.render.emit import written_by_tritoninspect
-from tritoninspect.report import SCHEMA_VERSION, Report
+from tritoninspect.model.report import SCHEMA_VERSION, Report
 
 ASSETS = REPO / "tests" / "assets"
 SIMPLE = "tests/assets/simple_model.py"
@@ -485,7 +485,7 @@ def test_every_text_view_starts_with_our_mark(tmp_path: Path) -> None:
     import dataclasses
 
     from tritoninspect import __version__, render
-    from tritoninspect.report import read_report
+    from tritoninspect.model.report import read_report
 
     report = read_report(REPO / "tests" / "gold" / "report.json")
     report = dataclasses.replace(report, meta=dataclasses.replace(report.meta, tool_version=__version__))

@@ -2,10 +2,10 @@
 
 `pipeline.capture_target` returns a saved capture (tests/fixtures/capture_<sample>.json, picked
 by the target's file name), so each command runs its real edge, analyses, renderers, outputs
-and exit codes in this process, without torch.compile; `_edge.ready_to_capture` (torch import,
+and exit codes in this process, without torch.compile; `_capture.ready_to_capture` (torch import,
 gc.freeze) is a no-op. A target's attribute picks a failure instead: `:Raises` (the user's code
 raised), `:Bug` (an unexpected exception of ours). diff's child runs in this process too
-(`sides.parent.run_child`), its request and answer through JSON as between processes.
+(`children.side.run_child`), its request and answer through JSON as between processes.
 The end-to-end runs of the real CLI are in test_cli.py, test_diff_cli.py and test_breaks_e2e.py.
 """
 
@@ -21,13 +21,13 @@ from typer.testing import CliRunner, Result
 
 from tritoninspect import render
 from tritoninspect.analyse.checks import CHECK_SCHEMA_VERSION
-from tritoninspect.capture.records import Capture
+from tritoninspect.model.records import Capture
 from tritoninspect.cli import app
-from tritoninspect.diff_report import DiffReport
-from tritoninspect.errors import ExitCode, UserCodeError
-from tritoninspect.pipeline import CaptureOptions, analyse
-from tritoninspect.report import Report
-from tritoninspect.spec import TargetSpec
+from tritoninspect.model.diff_report import DiffReport
+from tritoninspect.model.errors import ExitCode, UserCodeError
+from tritoninspect.run.pipeline import CaptureOptions, analyse
+from tritoninspect.model.report import Report
+from tritoninspect.source.spec import TargetSpec
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "tests" / "fixtures"
@@ -71,17 +71,17 @@ class FakeCapture:
 def captured(monkeypatch: pytest.MonkeyPatch) -> FakeCapture:
     fake = FakeCapture()
     monkeypatch.chdir(REPO)  # the saved captures' paths are repo-relative
-    monkeypatch.setattr("tritoninspect.pipeline.capture_target", fake)
-    monkeypatch.setattr("tritoninspect.commands._edge.ready_to_capture", lambda: None)
+    monkeypatch.setattr("tritoninspect.run.pipeline.capture_target", fake)
+    monkeypatch.setattr("tritoninspect.commands._capture.ready_to_capture", lambda: None)
 
     def child_in_process(request: dict[str, Any], *, debug: bool = False, timeout: float | None = None,
                          on_stage: Any = None) -> tuple[dict[str, Any], int, str]:
-        from tritoninspect.sides import child
+        from tritoninspect.children import side_child as child
 
         answer, code = child.respond(json.loads(json.dumps(request)))
         return json.loads(json.dumps(answer, default=str)), code, ""
 
-    monkeypatch.setattr("tritoninspect.sides.parent.run_child", child_in_process)
+    monkeypatch.setattr("tritoninspect.children.side.run_child", child_in_process)
     return fake
 
 
@@ -474,7 +474,7 @@ def test_o_into_a_directory_that_is_not_writable_is_refused_before_any_work(tmp_
     # Simulated: the tests may run as root, for whom every directory is writable.
     import os
 
-    from tritoninspect.errors import UsageError
+    from tritoninspect.model.errors import UsageError
     from tritoninspect.render.emit import check_output
 
     locked = tmp_path / "locked"

@@ -15,7 +15,7 @@ import triton.language as tl
 from tritoninspect.capture import compat
 from tritoninspect.capture.patching import Patcher
 from tritoninspect.capture.session import compile_only
-from tritoninspect.errors import CaptureError
+from tritoninspect.model.errors import CaptureError
 
 
 # --- Patcher -----------------------------------------------------------------------------------------

@@ -23,10 +23,10 @@ from tritoninspect.analyse import build_report
 from tritoninspect.analyse.emulation import emulation_notes
 from tritoninspect.capture import compat
 from tritoninspect.capture.compat.device_queries import emulated_gpu
-from tritoninspect.capture.failure import Progress, failure_record
-from tritoninspect.capture.records import Capture, DeviceQueryRecord, EmulationRecord, FailureRecord
+from tritoninspect.capture.failure import Progress, failure_record, raised_in_tool
+from tritoninspect.model.records import Capture, DeviceQueryRecord, EmulationRecord, Failure
 from tritoninspect.capture.session import compile_only
-from tritoninspect.errors import ExitCode
+from tritoninspect.model.errors import ExitCode
 from tritoninspect.render.terminal import TerminalRenderer
 
 ASSETS = REPO / "tests" / "assets"
@@ -135,7 +135,7 @@ def test_the_note_lists_each_query_with_its_first_caller(tmp_path: Path) -> None
 
 def test_the_emulation_and_the_failed_kernel_round_trip_in_a_saved_capture() -> None:
     emulation = EmulationRecord("sm_90", "H100", "NVIDIA H100 80GB HBM3", (DeviceQueryRecord("device_count", 1, None),))
-    failure = FailureRecord("kernel_compile", None, "", "CompilationError", "at 1:0:\nNameError('x')", kernel="k")
+    failure = Failure("kernel_compile", None, "", "CompilationError", "at 1:0:\nNameError('x')", kernel="k")
     capture = Capture(emulation=emulation, failure=failure)
     again = Capture.from_json(capture.to_json())
     assert (again.emulation, again.failure) == (emulation, failure)
@@ -167,7 +167,7 @@ def test_a_kernel_that_cannot_compile_is_a_kernel_compile_failure_at_its_line() 
     assert record.user_frame == f"{asset}:{_line(asset, 'ERROR-LINE')} in scale_kernel"
     lines = record.message.splitlines()
     assert lines[0].startswith("at ") and "undefined_scale" in lines[-1] and len(lines) > 3  # Triton's whole message
-    assert not record.in_tool
+    assert not raised_in_tool(exc)
 
 
 def test_a_non_constexpr_arange_bound_does_not_compile() -> None:
@@ -181,7 +181,7 @@ def test_a_non_constexpr_arange_bound_does_not_compile() -> None:
 
 
 def test_the_failure_headline_is_triton_s_last_line() -> None:
-    report = build_report(Capture(meta={"mode": "compile-only"}, failure=FailureRecord(
+    report = build_report(Capture(meta={"mode": "compile-only"}, failure=Failure(
         "kernel_compile", None, "", "CompilationError", "at 2:4:\ndef k(x):\n    y\n    ^\nNameError('y')", kernel="k")))
     assert report.failure.headline() == "NameError('y')"
     assert report.failure.details() == ["at 2:4:", "def k(x):", "    y", "    ^"]

@@ -25,11 +25,11 @@ from _expect import REPO, explain, json_report, run_cli
 from tritoninspect.analyse import build_report
 from tritoninspect.analyse.checks import check_report
 from tritoninspect.analyse.emulation import enrich_device_probes, probe_notes
-from tritoninspect.capture.records import Capture, DeviceProbeRecord, EmulationRecord
+from tritoninspect.model.records import Capture, DeviceProbeRecord, EmulationRecord
 from tritoninspect.capture.session import compile_only
 from tritoninspect.render.breaks import BreaksRenderer
 from tritoninspect.render.terminal import TerminalRenderer
-from tritoninspect.report import DEVICE_PROBE_MEANING, GraphBreak, Report
+from tritoninspect.model.report import DEVICE_PROBE_MEANING, GraphBreak, Report
 
 ASSET = REPO / "tests" / "assets" / "device_probe.py"
 NO_GPU = not torch.cuda.is_available()
@@ -218,10 +218,10 @@ FAILING = REPO / "tests" / "assets" / "failures" / "probe_then_fail.py"
 
 
 def test_a_failure_after_a_probe_turns_the_note_into_a_warning_that_names_it() -> None:
-    from tritoninspect.capture.records import FailureRecord
+    from tritoninspect.model.records import Failure
 
     capture = _capture()
-    capture.failure = FailureRecord(stage="backward", compile_id=None, part="", exc_type="UnboundLocalError",
+    capture.failure = Failure(stage="backward", compile_id=None, part="", exc_type="UnboundLocalError",
                                     message="cannot access local variable 'NUM_SMS'")
     (warning,) = probe_notes(capture, ())
     assert warning.severity == "warning"
@@ -247,7 +247,7 @@ def test_a_model_failing_on_its_no_gpu_path_says_so_on_the_failure(tmp_path: Pat
 def test_a_failure_with_no_probe_says_nothing_of_probes() -> None:
     from tritoninspect.analyse.emulation import FAILURE_AFTER_PROBE, failure_follows_probe
     from tritoninspect.render._failure import failure_line
-    from tritoninspect.report import Failure
+    from tritoninspect.model.report import Failure
 
     failure = Failure("run", None, "", "TypeError", "boom")
     plain = dataclasses.replace(build_report(Capture(meta={"mode": "compile-only"})), failure=failure)

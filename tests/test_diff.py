@@ -31,14 +31,14 @@ from tritoninspect.analyse.diff_text import (
     output_code_skeleton,
     output_code_stats,
 )
-from tritoninspect.capture.records import Capture
-from tritoninspect.diff_report import DIFF_SCHEMA_VERSION, DiffReport, SideBench, Timing
-from tritoninspect.errors import CaptureError, ExitCode, InputsError, ReportError, UserCodeError
+from tritoninspect.model.records import Capture
+from tritoninspect.model.diff_report import DIFF_SCHEMA_VERSION, DiffReport, SideBench, Timing
+from tritoninspect.model.errors import CaptureError, ExitCode, InputsError, ReportError, UserCodeError
 from tritoninspect.render.diff import CHANGED, DiffRenderer
-from tritoninspect.report import Graph, Report
-from tritoninspect.pipeline import CaptureOptions
-from tritoninspect.sides import child
-from tritoninspect.sides.parent import (
+from tritoninspect.model.report import Graph, Report
+from tritoninspect.run.pipeline import CaptureOptions
+from tritoninspect.children import side_child as child
+from tritoninspect.children.side import (
     SideResult,
     build_diff,
     capture_side,
@@ -47,7 +47,6 @@ from tritoninspect.sides.parent import (
     error_from_payload,
     save_reports,
 )
-from tritoninspect.spec import is_saved_report
 
 FIXTURES = REPO / "tests" / "fixtures"
 
@@ -346,7 +345,7 @@ def test_numeric_graph_fields_added_later_become_totals(raw: Report) -> None:
 
 
 def test_notes_when_the_sides_were_captured_differently(raw: Report) -> None:
-    from tritoninspect.report import with_meta
+    from tritoninspect.model.report import with_meta
 
     diff = diff_reports(raw, with_meta(raw, mode="gpu", stage="dynamo"))
     assert any("modes" in n for n in diff.notes) and any("stages" in n for n in diff.notes)
@@ -355,7 +354,7 @@ def test_notes_when_the_sides_were_captured_differently(raw: Report) -> None:
 def test_settings_in_notes_read_as_the_headers_print_them(raw: Report) -> None:
     # Found by the newcomer pass (h20): a graph report against an export report said
     # "differ in dynamic settings (None vs False)" where the headers say "auto" and "no".
-    from tritoninspect.report import with_meta
+    from tritoninspect.model.report import with_meta
 
     diff = diff_reports(with_meta(raw, dynamic=None, backward=True), with_meta(raw, dynamic=False, backward=False))
     assert any("dynamic settings (auto vs no)" in n for n in diff.notes), diff.notes
@@ -448,7 +447,7 @@ def test_colour_output_highlights(raw: Report, custom: Report) -> None:
 
 def test_child_command_names_the_request_and_the_answer(tmp_path: Path) -> None:
     cmd = child_command(tmp_path / "request.json", tmp_path / "o.json")
-    assert cmd == [sys.executable, "-m", "tritoninspect.sides.child", str(tmp_path / "request.json"),
+    assert cmd == [sys.executable, "-m", "tritoninspect.children.side_child", str(tmp_path / "request.json"),
                    str(tmp_path / "o.json")]
 
 
@@ -467,8 +466,8 @@ def test_the_request_carries_every_capture_option(monkeypatch: pytest.MonkeyPatc
         answer, code = child.respond(json.loads(json.dumps(request)))
         return json.loads(json.dumps(answer)), code, ""
 
-    monkeypatch.setattr("tritoninspect.pipeline.run", fake_run)
-    monkeypatch.setattr("tritoninspect.sides.parent.run_child", in_process)
+    monkeypatch.setattr("tritoninspect.run.pipeline.run", fake_run)
+    monkeypatch.setattr("tritoninspect.children.side.run_child", in_process)
     result = capture_side("A", "samples/add_raw.py:Net", options=options, debug=True)
     assert seen[0][0].attr == "Net" and seen[0][1] == options
     assert result.report == raw and not result.saved and result.bench is None
@@ -483,13 +482,13 @@ def test_child_answers_every_error(monkeypatch: pytest.MonkeyPatch) -> None:
     def boom(spec: Any, options: CaptureOptions) -> Report:
         raise KeyError("oops")
 
-    monkeypatch.setattr("tritoninspect.pipeline.run", boom)
+    monkeypatch.setattr("tritoninspect.run.pipeline.run", boom)
     answer, code = child.respond(request)
     assert code == ExitCode.INTERNAL and answer["error"]["message"] == "internal error: KeyError: 'oops'"
 
 
 def test_a_child_without_an_answer_is_a_capture_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("tritoninspect.sides.parent.run_child",
+    monkeypatch.setattr("tritoninspect.children.side.run_child",
                         lambda request, debug=False, timeout=None: (None, -9, "line 1\nKilled\n"))
     with pytest.raises(CaptureError, match=r"B: the capture process for m.py:Net ended \(exit -9\) without a "
                                            r"result: line 1 \| Killed"):
@@ -504,10 +503,6 @@ def test_child_errors_come_back_typed() -> None:
     inputs = error_from_payload("B", "m.py:Net", {"type": "InputsError", "message": "bad", "hint": "try"})
     assert isinstance(inputs, InputsError) and inputs.hint == "try"
     assert type(error_from_payload("B", "t", {"type": "KeyError", "message": "?"})) is CaptureError
-
-
-def test_is_saved_report() -> None:
-    assert is_saved_report("a/report.json") and not is_saved_report("model.py:Net")
 
 
 def test_save_reports_and_refuse_foreign_files(tmp_path: Path, raw: Report, custom: Report) -> None:
@@ -540,7 +535,7 @@ def test_build_diff_pairs_benches_only_when_both_sides_have_one(raw: Report, cus
 
 def test_timing_summary_matches_numpy() -> None:
     np = pytest.importorskip("numpy")
-    from tritoninspect.sides.bench import summarise
+    from tritoninspect.children.bench import summarise
 
     times = [3.0, 1.0, 4.0, 1.5, 9.0, 2.6, 5.0, 3.5, 8.0, 7.9, 0.7]
     got = summarise(times, pipelined_ms=0.5)
@@ -554,7 +549,7 @@ def test_gpu_bench_loads_and_calls_the_model_through_the_pipeline(monkeypatch: p
     """The gpu-mode wiring of --bench, on the CPU: CUDA timing stubbed, each step called as a capture calls it."""
     import torch
 
-    from tritoninspect.sides import bench
+    from tritoninspect.children import bench
 
     calls: list[tuple[str, Any]] = []
     model = torch.nn.Linear(4, 4)
@@ -573,8 +568,8 @@ def test_gpu_bench_loads_and_calls_the_model_through_the_pipeline(monkeypatch: p
         return bench._step(module, args, backward), 0.5
 
     real_call_once = bench.pipeline.call_once
-    monkeypatch.setattr("tritoninspect.pipeline.load", fake_load)
-    monkeypatch.setattr("tritoninspect.pipeline.call_once",
+    monkeypatch.setattr("tritoninspect.run.pipeline.load", fake_load)
+    monkeypatch.setattr("tritoninspect.run.pipeline.call_once",
                         lambda fn, args, backward: calls.append(("call", backward)) or real_call_once(fn, args, backward))
     monkeypatch.setattr(bench, "time_calls", fake_time)
     monkeypatch.setattr(bench, "fresh_compile", fake_compile)

@@ -15,9 +15,9 @@ import pytest
 
 from _expect import CliRuns, explain, run_cli
 from tritoninspect.analyse.diff import COMPILE_ONLY_BENCH_NOTE
-from tritoninspect.diff_report import DiffReport
+from tritoninspect.model.diff_report import DiffReport
 from tritoninspect.render.diff import CHANGED
-from tritoninspect.report import Report
+from tritoninspect.model.report import Report
 
 pytestmark = pytest.mark.slow
 

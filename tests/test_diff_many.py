@@ -19,12 +19,12 @@ import pytest
 
 from _expect import REPO, cli_env
 from tritoninspect.analyse.diff_summary import summary_line
-from tritoninspect.diff_report import DiffReport
-from tritoninspect.pipeline import CaptureOptions
+from tritoninspect.model.diff_report import DiffReport
+from tritoninspect.run.pipeline import CaptureOptions
 from tritoninspect.render.diff import DiffRenderer
-from tritoninspect.report import Report, read_report
-from tritoninspect.sides import parent
-from tritoninspect.sides.parent import SideResult, build_diff, save_reports, side_labels
+from tritoninspect.model.report import Report, read_report
+from tritoninspect.children import side as parent
+from tritoninspect.children.side import SideResult, build_diff, save_reports, side_labels
 
 GPU = REPO / "tests" / "fixtures" / "gpu"
 
@@ -181,7 +181,7 @@ def test_child_stages_reach_the_display_as_the_child_runs(monkeypatch: pytest.Mo
 
     from rich.console import Console
 
-    from tritoninspect.progress_sides import SidesDisplay
+    from tritoninspect.commands._progress import SidesDisplay
 
     script = tmp_path / "child.py"
     script.write_text(
@@ -212,7 +212,7 @@ def test_child_stages_reach_the_display_as_the_child_runs(monkeypatch: pytest.Mo
 def test_sides_display_on_a_terminal_shows_each_side_and_the_time() -> None:
     from rich.text import Text
 
-    from tritoninspect.progress_sides import SidesDisplay
+    from tritoninspect.commands._progress import SidesDisplay
 
     display = SidesDisplay(None, "compiling 2 targets", ["A", "B"], clock=lambda: 12.0)
     display._status = object()  # a live status: no lines

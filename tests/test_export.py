@@ -14,12 +14,12 @@ import pytest
 from typer.testing import CliRunner
 
 from tritoninspect.analyse.export import build_export_report
-from tritoninspect.capture.export_records import AotiRecord, EagerLaunch, ExportCapture, ExportNode, InputDims
-from tritoninspect.capture.records import FailureRecord, KernelRecord
+from tritoninspect.model.export_records import AotiRecord, EagerLaunch, ExportCapture, ExportNode, InputDims
+from tritoninspect.model.records import Failure, KernelRecord
 from tritoninspect.cli import app
-from tritoninspect.errors import ExitCode
+from tritoninspect.model.errors import ExitCode
 from tritoninspect.render import render
-from tritoninspect.report import SCHEMA_VERSION, Report
+from tritoninspect.model.report import SCHEMA_VERSION, Report
 
 META = {"tool": "tritoninspect", "tool_version": "0", "mode": "compile-only", "device": "cpu", "torch": "2.13",
         "triton": "3.7", "target": "m.py:Net", "python": "3.11", "stage": "aoti", "dynamic": False,
@@ -37,8 +37,8 @@ def capture(**fields: Any) -> ExportCapture:
     return cap
 
 
-def failure(stage: str, message: str, exc_type: str = "RuntimeError") -> FailureRecord:
-    return FailureRecord(stage=stage, compile_id=None, part="", exc_type=exc_type, message=message)
+def failure(stage: str, message: str, exc_type: str = "RuntimeError") -> Failure:
+    return Failure(stage=stage, compile_id=None, part="", exc_type=exc_type, message=message)
 
 
 def causes(report: Report) -> list[str]:
@@ -255,10 +255,9 @@ def _run_captured(run: Any, args: list[str]) -> tuple[int, str]:
 
 def test_json_of_a_failed_export_is_the_report_and_exit_4(monkeypatch: pytest.MonkeyPatch) -> None:
     cap = capture(strict=False, launches=[EagerLaunch(ADD.id, None, {}, {})], failure=failure("export", DATA_PTR))
-    import tritoninspect.commands.export as command
-    import tritoninspect.pipeline_export as route
+    import tritoninspect.run.pipeline_export as route
 
-    monkeypatch.setattr(command, "ready_to_capture", lambda: None)
+    monkeypatch.setattr("tritoninspect.commands._capture.ready_to_capture", lambda: None)
     monkeypatch.setattr(route, "run_export", lambda spec, options: build_export_report(cap))
     result = invoke(["export", "samples/add_raw.py:Net", "--json"])
     assert result.exit_code == ExitCode.USER_CODE
@@ -271,8 +270,8 @@ def test_json_of_a_failed_export_is_the_report_and_exit_4(monkeypatch: pytest.Mo
 
 def test_diff_pairs_how_the_kernel_enters_compile_and_export() -> None:
     from tritoninspect.analyse.diff import diff_reports
-    from tritoninspect.capture.records import Capture
-    from tritoninspect.pipeline import analyse
+    from tritoninspect.model.records import Capture
+    from tritoninspect.run.pipeline import analyse
 
     fixtures = Path(__file__).resolve().parent / "fixtures"
     compiled = analyse(Capture.from_json((fixtures / "capture_custom_op.json").read_text(encoding="utf-8")))

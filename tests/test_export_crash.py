@@ -1,7 +1,7 @@
 """`tritoninspect export` when native code crashes, and its terminal output (issue 17, GPU run).
 
 On the H200 8 of 9 export runs died with SIGSEGV once AOTInductor started, leaving no report.
-AOTInductor now runs in a child (tritoninspect/sides/aoti.py): a crash there becomes the
+AOTInductor now runs in a child (tritoninspect/run/aoti.py): a crash there becomes the
 report's failure. The fast tests crash a stand-in child (a few lines of Python killing itself
 with SIGSEGV under faulthandler); the slow one crashes the real child (the custom_op sample's CPU
 package, built in compile-only mode) through the TRITONINSPECT_TEST_CRASH_AT hook. Also: text
@@ -22,12 +22,12 @@ from test_export import ADD, DATA_PTR, EagerLaunch, ExportNode, capture, failure
 
 from tritoninspect.analyse.export import build_export_report
 from tritoninspect.capture.export import CRASH_AT_ENV
-from tritoninspect.capture.records import KernelRecord
-from tritoninspect.errors import ExitCode
-from tritoninspect.pipeline_export import ExportOptions
+from tritoninspect.model.records import KernelRecord
+from tritoninspect.model.errors import ExitCode
+from tritoninspect.run.pipeline_export import ExportOptions
 from tritoninspect.render.export import render_export
-from tritoninspect.sides import aoti
-from tritoninspect.spec import parse_spec
+from tritoninspect.run import aoti
+from tritoninspect.source.spec import parse_spec
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -96,10 +96,9 @@ def test_a_failed_export_says_so_in_one_short_line_with_our_hint(monkeypatch: py
     message = DATA_PTR + (" To fix this, please wrap the custom kernel into an opaque custom op. Please see the "
                           "following for details: https://pytorch.org/tutorials/advanced/custom_ops_landing_page.html")
     cap = capture(strict=False, launches=[EagerLaunch(ADD.id, None, {}, {})], failure=failure("export", message))
-    import tritoninspect.commands.export as command
-    import tritoninspect.pipeline_export as route
+    import tritoninspect.run.pipeline_export as route
 
-    monkeypatch.setattr(command, "ready_to_capture", lambda: None)
+    monkeypatch.setattr("tritoninspect.commands._capture.ready_to_capture", lambda: None)
     monkeypatch.setattr(route, "run_export", lambda spec, options: build_export_report(cap))
     result = invoke(["export", "samples/add_raw.py:Net", "--stage", "export"])
     assert result.exit_code == ExitCode.USER_CODE

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from _expect import CliRuns, explain, json_report
-from tritoninspect.errors import ExitCode
+from tritoninspect.model.errors import ExitCode
 
 pytestmark = pytest.mark.slow
 

@@ -19,12 +19,12 @@ import tritoninspect
 from test_export import ADD, ROW, built_report, capture, causes, failure, invoke
 
 from tritoninspect.analyse.export import build_export_report
-from tritoninspect.capture.export_records import EagerLaunch, InputDims
-from tritoninspect.errors import ExitCode, UserCodeError
-from tritoninspect.pipeline_export import ExportOptions, export_capture
+from tritoninspect.model.export_records import EagerLaunch, InputDims
+from tritoninspect.model.errors import ExitCode, UserCodeError
+from tritoninspect.run.pipeline_export import ExportOptions, export_capture
 from tritoninspect.render import render
 from tritoninspect.render.export import export_failure_line
-from tritoninspect.spec import parse_spec
+from tritoninspect.source.spec import parse_spec
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -156,15 +156,14 @@ def test_strict_and_non_strict_together_is_a_usage_error() -> None:
 
 
 def _fake_route(monkeypatch: pytest.MonkeyPatch) -> None:
-    import tritoninspect.commands.export as command
-    import tritoninspect.pipeline_export as route
-    from tritoninspect.progress import stage
+    import tritoninspect.run.pipeline_export as route
+    from tritoninspect.capture.progress import stage
 
     def run_export(spec: Any, options: Any) -> Any:
         stage("torch.export: tracing the program")
         return built_report()
 
-    monkeypatch.setattr(command, "ready_to_capture", lambda: None)
+    monkeypatch.setattr("tritoninspect.commands._capture.ready_to_capture", lambda: None)
     monkeypatch.setattr(route, "run_export", run_export)
 
 
@@ -178,8 +177,8 @@ def test_progress_lines_when_piped_and_off_with_quiet_or_json(monkeypatch: pytes
 
 
 def test_the_aoti_childs_stages_reach_the_progress_display(tmp_path: Path) -> None:
-    from tritoninspect.progress import listening
-    from tritoninspect.sides import aoti
+    from tritoninspect.capture.progress import listening
+    from tritoninspect.run import aoti
 
     stage_file = tmp_path / "stage"
     child = textwrap.dedent(f"""

@@ -18,10 +18,10 @@ import pytest
 from _expect import REPO, explain, run_cli
 from tritoninspect.capture.failure import Progress, failure_record
 from tritoninspect.analyse.checks import check_report
-from tritoninspect.errors import ExitCode
+from tritoninspect.model.errors import ExitCode
 from tritoninspect.render.terminal import TerminalRenderer
 from tritoninspect.render._failure import failure_hint, failure_line
-from tritoninspect.report import Failure, Report, read_report
+from tritoninspect.model.report import Failure, Report, read_report
 
 ASSETS = REPO / "tests" / "assets" / "failures"
 GOLD_REPORT = REPO / "tests" / "gold" / "report.json"

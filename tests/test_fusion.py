@@ -19,10 +19,10 @@ from test_render import compare_gold
 from _expect import explain, json_report, run_cli
 from tritoninspect.analyse import build_report
 from tritoninspect.capture.kernel_ops import fused_ops
-from tritoninspect.capture.records import Capture
+from tritoninspect.model.records import Capture
 from tritoninspect.render import render
 from tritoninspect.render.fusion import render_fusion
-from tritoninspect.report import Graph, Kernel, Occurrence, Report
+from tritoninspect.model.report import Graph, Kernel, Occurrence, Report
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 CAPTURES = ("add_raw", "triton_op", "custom_op", "inplace", "inline_asm")

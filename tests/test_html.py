@@ -19,7 +19,7 @@ from _expect import REPO, cli_env
 from _html_check import external_loads, parse
 from tritoninspect.analyse.diff import diff_reports
 from tritoninspect.analyse.pictures import PEdge, Picture, PNode, kernel_pictures
-from tritoninspect.diff_report import SideBench, Timing
+from tritoninspect.model.diff_report import SideBench, Timing
 from tritoninspect.render import render_as
 from tritoninspect.render._html_assets import JS
 from tritoninspect.render._safe import safe_text
@@ -27,8 +27,8 @@ from tritoninspect.render._svg import picture_svg
 from tritoninspect.render.emit import written_by_tritoninspect
 from tritoninspect.render.html import HIGHLIGHT_BUDGET
 from tritoninspect.render.html_diff import DiffPage, differences, fact_rows
-from tritoninspect.sides.parent import SideResult, build_diff
-from tritoninspect.report import Failure, Report, read_report
+from tritoninspect.children.side import SideResult, build_diff
+from tritoninspect.model.report import Failure, Report, read_report
 
 GPU = REPO / "tests" / "fixtures" / "gpu"
 SAMPLES = sorted(p.stem for p in GPU.glob("*.json"))

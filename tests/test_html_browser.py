@@ -22,8 +22,8 @@ from _html_check import parse
 from tritoninspect.analyse.diff import diff_reports
 from tritoninspect.render import render_as
 from tritoninspect.render.html_diff import DiffPage
-from tritoninspect.report import read_report
-from tritoninspect.sides.parent import SideResult, build_diff
+from tritoninspect.model.report import read_report
+from tritoninspect.children.side import SideResult, build_diff
 
 GPU = REPO / "tests" / "fixtures" / "gpu"
 DOCS = REPO / "docs"

@@ -1,4 +1,4 @@
-"""tritoninspect/origin.py: user code, installed libraries and the machinery, told apart by
+"""tritoninspect/textformats/origin.py: user code, installed libraries and the machinery, told apart by
 where packages are installed (temporary trees; no compile)."""
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from tritoninspect import origin
-from tritoninspect.origin import Origin, classify, is_library_file, is_own_file, is_user_file, user_tree
+from tritoninspect.textformats import origin
+from tritoninspect.textformats.origin import Origin, classify, is_library_file, is_own_file, is_user_file, user_tree
 
-PACKAGE_DIR = Path(origin.__file__).resolve().parent
+PACKAGE_DIR = Path(origin.__file__).resolve().parents[1]  # tritoninspect/
 
 
 def _write(path: Path, text: str = "") -> Path:
@@ -133,7 +133,7 @@ def test_the_machinery_by_its_package_roots() -> None:
 def test_torch_and_triton_are_found_without_importing_them() -> None:
     code = (
         "import sys, importlib.util, os\n"
-        "from tritoninspect.origin import classify\n"
+        "from tritoninspect.textformats.origin import classify\n"
         "for name in ('torch', 'triton'):\n"
         "    root = importlib.util.find_spec(name).submodule_search_locations[0]\n"
         "    print(name, classify(os.path.join(root, 'x.py')).value)\n"
@@ -173,11 +173,17 @@ def test_user_tree_is_scoped(tmp_path: Path) -> None:
     assert classify(str(model)) is Origin.LIBRARY
 
 
-def test_textformats_paths_delegate() -> None:
-    from tritoninspect.textformats import paths
+def test_every_module_of_this_tool_is_machinery() -> None:
+    import tritoninspect.cli
+    import tritoninspect.model.report
 
+    for module in (tritoninspect.cli, tritoninspect.model.report, origin):
+        assert classify(str(module.__file__)) is Origin.MACHINERY, module.__name__
+
+
+def test_a_library_file_is_not_the_users_own() -> None:
     path = "/home/user/venv/lib/python3.11/site-packages/kernlib/ops.py"
-    assert (paths.is_user_file(path), paths.is_library_file(path), paths.is_own_file(path)) == (True, True, False)
+    assert (origin.is_user_file(path), origin.is_library_file(path), origin.is_own_file(path)) == (True, True, False)
 
 
 def test_inductor_and_triton_generated_code_is_machinery(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -17,7 +17,7 @@ import pytest
 
 from tritoninspect.analyse.summary import short_location, short_path, summarise
 from tritoninspect.render.overview import clones_cell, render_overview
-from tritoninspect.report import Report, read_report
+from tritoninspect.model.report import Report, read_report
 
 TESTS = Path(__file__).parent
 REPO = TESTS.parent

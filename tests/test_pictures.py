@@ -14,7 +14,7 @@ import pytest
 from _expect import REPO
 from tritoninspect.analyse.pictures import MAX_NODES, code_pictures, fx_pictures, short_op
 from tritoninspect.render._layout import GAP_X, layout
-from tritoninspect.report import read_report
+from tritoninspect.model.report import read_report
 from tritoninspect.textformats.fx_graph import parse_fx
 
 GPU = REPO / "tests" / "fixtures" / "gpu"

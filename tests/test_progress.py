@@ -1,4 +1,4 @@
-"""Progress (tritoninspect/progress.py): stages go to a listener only when one is installed."""
+"""Progress (tritoninspect/capture/progress.py): stages go to a listener only when one is installed."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ import itertools
 
 from rich.console import Console
 
-from tritoninspect.progress import ProgressDisplay, listening, stage
+from tritoninspect.capture.progress import listening, stage
+from tritoninspect.commands._progress import ProgressDisplay
 
 
 def piped() -> Console:
@@ -61,7 +62,7 @@ def test_terminal_status_shows_stage_and_elapsed_time() -> None:
 
 
 def test_warnings_are_counted_and_shown_with_debug() -> None:
-    from tritoninspect.progress import warnings_seen
+    from tritoninspect.capture.progress import warnings_seen
 
     seen = [("UserWarning", "Graph break: x", "a.py:1")] * 3 + [("UserWarning", "other", "b.py:2")]
     console = piped()
@@ -97,7 +98,7 @@ def test_a_hostile_path_or_warning_in_a_stage_never_reaches_the_terminal_raw() -
 
 
 def test_a_diff_sides_stage_naming_a_hostile_path_is_shown_clean() -> None:
-    from tritoninspect.progress_sides import SidesDisplay
+    from tritoninspect.commands._progress import SidesDisplay
 
     console = piped()
     with SidesDisplay(console, "Compiling 2 targets", ["A", "B"]) as display:

@@ -1,5 +1,5 @@
 """`--help` imports typer's Rich formatter without rich.markdown / rich.traceback
-(tritoninspect/_quickhelp.py), prints the same help, and leaves no stand-in behind."""
+(tritoninspect/commands/_help.py), prints the same help, and leaves no stand-in behind."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from _expect import REPO, cli_env
-from tritoninspect._quickhelp import wants_help
+from tritoninspect.commands._help import wants_help
 
 RUN = """
 import sys

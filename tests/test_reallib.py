@@ -610,7 +610,7 @@ def test_agrees_with_the_stored_gpu_report(runs: CliRuns, name: str) -> None:
     where the probe answers True."""
     from tools.agree import load_report
     from tools.agreement import compare
-    from tritoninspect.report import Report
+    from tritoninspect.model.report import Report
 
     rep = report(runs, name)
     if any(b.get("device_probe") for b in rep["graph_breaks"]):

@@ -31,7 +31,7 @@ from tritoninspect.render import (
 )
 from tritoninspect.render.dump import MARKER
 from tritoninspect.render.stage import MARK, SHOW_STAGES
-from tritoninspect.report import Meta, OpaqueOp, Report, with_meta
+from tritoninspect.model.report import Meta, OpaqueOp, Report, with_meta
 
 TESTS = Path(__file__).parent
 REPO = TESTS.parent

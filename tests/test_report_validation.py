@@ -20,8 +20,8 @@ from typing import Any
 import pytest
 
 from _expect import REPO, CliRuns, explain
-from tritoninspect.errors import ExitCode
-from tritoninspect.report import SCHEMA_VERSION
+from tritoninspect.model.errors import ExitCode
+from tritoninspect.model.report import SCHEMA_VERSION
 
 GOLD = REPO / "tests" / "gold" / "report.json"
 

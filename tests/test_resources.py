@@ -17,10 +17,10 @@ import torch
 from _expect import CliRuns, autotune_configs, json_report, load_sample, sample_path
 from tritoninspect.capture.resources import LaunchTemplate, hop_template, launch_template, measure
 from tritoninspect.capture.session import compile_only, parse_target
-from tritoninspect.errors import UsageError
+from tritoninspect.model.errors import UsageError
 from tritoninspect.render._resources import config_label, resource_table
 from tritoninspect.render.terminal import TerminalRenderer
-from tritoninspect.report import Kernel, Report, Resources
+from tritoninspect.model.report import Kernel, Report, Resources
 
 CPU = ["--device", "cpu", "--stage", "dynamo", "--resources", "--json"]
 
@@ -66,7 +66,7 @@ def test_a_config_that_does_not_compile_is_a_problem_not_a_failure() -> None:
     broken = LaunchTemplate(kernel, {"x_ptr": torch.float32}, [{}])  # arguments missing
     with compile_only():
         records, problems = measure({"k": broken}, gpu=False)
-    assert records == []
+    assert records == {}
     ((source, message),) = problems
     assert source == "resources" and message.startswith("add_kernel [as launched]: could not compile")
 
@@ -77,7 +77,8 @@ def test_one_kernel_compiled_for_sm_90_and_sm_80() -> None:
                                        "n": 64, "BLOCK": 16}, [{"num_warps": 2}])
     for arch in (90, 80):
         with compile_only(arch):
-            (record,), problems = measure({"add_raw.add_kernel": template}, gpu=False)
+            records, problems = measure({"add_raw.add_kernel": template}, gpu=False)
+        ((record,),) = records.values()
         assert problems == []
         assert (record.target, record.source) == (f"sm_{arch}", f"compiled for sm_{arch}")
         assert record.num_warps == 2 and record.config == {"num_warps": 2}

@@ -24,7 +24,7 @@ from tritoninspect.render.breaks import render_breaks
 from tritoninspect.render.check import render_check
 from tritoninspect.render.diff import DiffRenderer
 from tritoninspect.render.fusion import render_fusion
-from tritoninspect.report import Report
+from tritoninspect.model.report import Report
 
 GOLD_REPORT = Path(__file__).parent / "gold" / "report.json"
 #: A hyperlink to somewhere else around the text "x" (OSC 8, ended by ST).

@@ -19,9 +19,9 @@ from typing import Any, Literal, Optional, get_args
 import jsonschema
 import pytest
 
-from tritoninspect import diff_report, report, schema
-from tritoninspect.errors import ReportError
-from tritoninspect.report import ADDED_IN_VERSION_1, Entry, EntryKind, Mode, ModeName, Report, read_report
+from tritoninspect.model import diff_report, report, schema
+from tritoninspect.model.errors import ReportError
+from tritoninspect.model.report import ADDED_IN_VERSION_1, Entry, EntryKind, Mode, ModeName, Report, read_report
 
 TESTS = Path(__file__).parent
 REPO = TESTS.parent
@@ -255,9 +255,9 @@ def test_format_path(path: tuple[Any, ...], text: str) -> None:
 def test_jsonschema_is_imported_only_to_read_a_saved_report() -> None:
     code = (
         "import sys\n"
-        "import tritoninspect.cli, tritoninspect.report, tritoninspect.diff_report, tritoninspect.render\n"
+        "import tritoninspect.cli, tritoninspect.model.report, tritoninspect.model.diff_report, tritoninspect.render\n"
         "assert 'jsonschema' not in sys.modules, 'imported at start-up'\n"
-        "from tritoninspect.report import read_report\n"
+        "from tritoninspect.model.report import read_report\n"
         f"read_report({str(TESTS / 'gold' / 'report.json')!r})\n"
         "assert 'jsonschema' in sys.modules\n"
     )

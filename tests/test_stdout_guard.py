@@ -11,7 +11,7 @@ from _expect import REPO
 PROGRAM = textwrap.dedent(
     """
     import ctypes, os, subprocess, sys
-    from tritoninspect.stdout_guard import stdout_to_stderr
+    from tritoninspect.run.stdout_guard import stdout_to_stderr
     with stdout_to_stderr() as guard:
         print("from print")
         sys.stdout.write("no newline yet")
@@ -41,7 +41,7 @@ def test_a_child_that_outlives_the_block_does_not_hold_it_up() -> None:
     program = textwrap.dedent(
         """
         import subprocess, sys, time
-        from tritoninspect.stdout_guard import stdout_to_stderr
+        from tritoninspect.run.stdout_guard import stdout_to_stderr
         start = time.monotonic()
         with stdout_to_stderr():
             child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(20)"])
@@ -58,7 +58,7 @@ def test_a_program_that_replaces_sys_stdout_does_not_take_the_report() -> None:
     program = textwrap.dedent(
         """
         import io, sys
-        from tritoninspect.stdout_guard import stdout_to_stderr
+        from tritoninspect.run.stdout_guard import stdout_to_stderr
         with stdout_to_stderr():
             sys.stdout = io.StringIO()  # a model that swallows prints at import
         print('{"report": true}')
@@ -93,7 +93,7 @@ def test_for_good_a_thread_the_program_left_running_never_writes_into_the_report
     program = textwrap.dedent(
         """
         import os, sys, threading, time
-        from tritoninspect.stdout_guard import stdout_to_stderr
+        from tritoninspect.run.stdout_guard import stdout_to_stderr
 
         def spam():
             while True:

@@ -1,4 +1,4 @@
-"""Tests for tritoninspect.target: spec parsing, inputs, import and model loading (no compiling)."""
+"""Tests for tritoninspect.source.target: spec parsing, inputs, import and model loading (no compiling)."""
 
 from __future__ import annotations
 
@@ -10,14 +10,14 @@ from pathlib import Path
 import pytest
 import torch
 
-from tritoninspect.errors import (
+from tritoninspect.model.errors import (
     EnvironmentProblem,
     ExitCode,
     InputsError,
     TargetError,
     UserCodeError,
 )
-from tritoninspect.target import (
+from tritoninspect.source.target import (
     InputSpec,
     LoadedTarget,
     TargetSpec,
@@ -88,7 +88,7 @@ def line_of(path: Path, marker: str) -> int:
 def test_relative_path_spec() -> None:
     spec = parse_spec(f"{SIMPLE}:Net")
     assert spec == TargetSpec(
-        raw=f"{SIMPLE}:Net",
+        text=f"{SIMPLE}:Net",
         path=ASSETS / "simple_model.py",
         module="simple_model",
         attr="Net",

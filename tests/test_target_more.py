@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 import torch
 
-from tritoninspect.errors import ExitCode, InputsError, UsageError
-from tritoninspect.inputs import parse_inputs
-from tritoninspect.spec import parse_spec
-from tritoninspect.target import load_target, make_inputs
+from tritoninspect.model.errors import ExitCode, InputsError, UsageError
+from tritoninspect.source.inputs import parse_inputs
+from tritoninspect.source.spec import parse_spec
+from tritoninspect.source.target import load_target, make_inputs
 
 TESTS = Path(__file__).parent
 ASSETS = TESTS / "assets"

@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 from _expect import REPO
-from tritoninspect.capture.records import Capture, OutputKernel
-from tritoninspect.textformats import breaks, output_code, paths, ttir
+from tritoninspect.model.records import Capture, OutputKernel
+from tritoninspect.textformats import breaks, origin, output_code, ttir
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 USER = "/home/user/proj/model.py"
@@ -319,10 +319,10 @@ def test_unknown_layout_gives_a_headline_and_no_id() -> None:
 
 
 def test_library_and_own_files() -> None:
-    assert paths.is_library_file(LIB) and paths.is_user_file(LIB) and not paths.is_own_file(LIB)
-    assert paths.is_own_file(USER) and not paths.is_library_file(USER)
-    assert not paths.is_own_file(TRITON_JIT)
-    assert paths.is_library_file(os.__file__)  # the standard library
+    assert origin.is_library_file(LIB) and origin.is_user_file(LIB) and not origin.is_own_file(LIB)
+    assert origin.is_own_file(USER) and not origin.is_library_file(USER)
+    assert not origin.is_own_file(TRITON_JIT)
+    assert origin.is_library_file(os.__file__)  # the standard library
 
 
 # --- output code: user kernels and custom ops ------------------------------------------------

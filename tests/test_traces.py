@@ -15,7 +15,8 @@ import pytest
 from _trace_expect import TRACES, assert_same_kernels, breaks, live_report, opaque_ops, recompiles
 from tritoninspect.textformats import fx_readable as fx_graph
 from tritoninspect.textformats.torch_trace import read_trace
-from tritoninspect.traces import trace_reports
+from tritoninspect.run.traces import trace_reports
+from tritoninspect.source.parse import parse_source
 
 #: Folders of tests/fixtures/traces/ that are not one sample's trace made here.
 NOT_SAMPLES = {"ranks", "provenance", "gpu", "shape_mismatch", "logs"}  # shape_mismatch: tests/test_traces_cli.py; logs: scripts/gpu-traces
@@ -25,7 +26,7 @@ OPAQUE_ONLY = {"custom_op"}
 
 
 def trace_report(sample: str):
-    (report,) = trace_reports(str(TRACES / sample))
+    (report,) = trace_reports(parse_source(str(TRACES / sample)))
     return report
 
 
@@ -53,13 +54,13 @@ GPU_SAMPLES = sorted(str(p.relative_to(GPU_TRACES)) for p in [*GPU_TRACES.glob("
 def test_gpu_trace_gives_the_gpu_reports_kernel_entries_breaks_and_recompiles(sample: str) -> None:
     """A trace made on the GPU machine (torch 2.11, gpu mode) against the gpu-mode report of the
     same sample from that machine (tests/fixtures/gpu/)."""
-    from tritoninspect.report import read_report
+    from tritoninspect.model.report import read_report
 
     stored = TRACES.parent / "gpu" / f"{Path(sample).name}.json"
     if not stored.exists():
         pytest.skip(f"no stored gpu report of {Path(sample).name}")
     live = read_report(stored)
-    (trace,) = trace_reports(str(GPU_TRACES / sample))
+    (trace,) = trace_reports(parse_source(str(GPU_TRACES / sample)))
     assert trace.meta.device == "cuda" and trace.meta.torch == live.meta.torch
     assert_same_kernels(trace, live)
     assert breaks(trace) == breaks(live)
@@ -80,7 +81,7 @@ def test_gpu_two_rank_trace_is_read_and_summarised() -> None:
     """tools/make_rank_trace.py on the GPU machine: rank 1 recompiles (40 then 100 elements)."""
     from tritoninspect.analyse.ranks import summarise_ranks
 
-    reports = trace_reports(str(GPU_TRACES / "ranks"))
+    reports = trace_reports(parse_source(str(GPU_TRACES / "ranks")))
     assert [r.meta.rank for r in reports] == [0, 1]
     assert {r.meta.device for r in reports} == {"cuda"}
     assert [recompiles(r) != [] for r in reports] == [False, True]
@@ -134,8 +135,9 @@ def test_trace_report_says_where_the_trace_came_from() -> None:
 def test_reading_a_trace_imports_no_torch() -> None:
     code = textwrap.dedent(f"""
         import sys
-        from tritoninspect.traces import trace_reports
-        trace_reports({str(TRACES / 'triton_op')!r})
+        from tritoninspect.run.traces import trace_reports
+        from tritoninspect.source.parse import parse_source
+        trace_reports(parse_source({str(TRACES / 'triton_op')!r}))
         from typer.testing import CliRunner
         from tritoninspect.cli import app
         for args in (["graph", {str(TRACES / 'ranks')!r}], ["breaks", {str(TRACES / 'graph_break')!r}]):
@@ -202,14 +204,14 @@ def test_ops_around_a_triton_op_from_provenance_are_the_live_ones() -> None:
     triton_op -> softmax) against the live report of the same model: `relu add / _softmax`,
     neither the user kernel's own HOP among the ops fused before it, nor softmax's decomposition."""
     from tritoninspect.analyse.summary import summarise
-    from tritoninspect.report import read_report
+    from tritoninspect.model.report import read_report
 
     def around(report):
         hoods = [n for k in report.kernels for o in k.occurrences if o.stage == "output_code"
                  for n in o.neighbourhood or ()]
         return [(n.before.name, n.before.ops, n.after.name, n.after.ops) for n in hoods]
 
-    (trace,) = trace_reports(str(TRACES / "provenance" / "triton_op_softmax"))
+    (trace,) = trace_reports(parse_source(str(TRACES / "provenance" / "triton_op_softmax")))
     live = read_report(TRACES.parent / "live_triton_op_softmax.json")
     assert around(trace) and around(trace) == around(live)
     assert [(k.before, k.after) for k in summarise(trace)] == [(k.before, k.after) for k in summarise(live)]
@@ -219,7 +221,7 @@ def test_provenance_names_the_kernels_where_torch_traced_it() -> None:
     """tests/fixtures/traces/provenance/triton_op_autograd: INDUCTOR_PROVENANCE=1. torch 2.13 traces
     the mappings of the forward compile; the lazily compiled backward's come out empty, so its
     kernel is named by launch order, as without provenance."""
-    (traced,) = trace_reports(str(TRACES / "provenance" / "triton_op_autograd"))
+    (traced,) = trace_reports(parse_source(str(TRACES / "provenance" / "triton_op_autograd")))
     plain = trace_report("triton_op_autograd")
     assert_same_kernels(traced, plain)
     how = {d.message.split(" → ")[1].split(",")[0]: d.message.rsplit("(from ", 1)[1] for d in traced.diagnostics
@@ -284,8 +286,8 @@ def test_a_gzipped_log_reads_the_same(tmp_path: Path) -> None:
     (log,) = (TRACES / "add_raw").glob("*.log")
     packed = tmp_path / (log.name + ".gz")
     packed.write_bytes(gzip.compress(log.read_bytes()))
-    (plain,) = trace_reports(str(log))
-    (unpacked,) = trace_reports(str(packed))
+    (plain,) = trace_reports(parse_source(str(log)))
+    (unpacked,) = trace_reports(parse_source(str(packed)))
     assert unpacked.kernels == plain.kernels and unpacked.graphs == plain.graphs
 
 

@@ -14,7 +14,7 @@ from typer.testing import CliRunner, Result
 
 from _trace_expect import TRACES
 from tritoninspect.cli import app
-from tritoninspect.errors import ExitCode
+from tritoninspect.model.errors import ExitCode
 
 RECOMPILE = next((TRACES / "recompile_constexpr").glob("*.log"))
 ONE_LOG = next((TRACES / "add_raw").glob("*.log"))

@@ -13,7 +13,8 @@ from typer.testing import CliRunner, Result
 
 from _trace_expect import TRACES, assert_same_kernels, breaks, recompiles
 from tritoninspect.cli import app
-from tritoninspect.traces import trace_reports
+from tritoninspect.run.traces import trace_reports
+from tritoninspect.source.parse import parse_source
 
 RANKS = TRACES / "ranks"
 REPO = Path(__file__).resolve().parents[1]
@@ -141,10 +142,10 @@ def test_graph_trace_writes_a_trace_that_reads_back_as_the_same_report(tmp_path:
     assert done.returncode == 0, done.stderr
     (log,) = trace_dir.glob("*.log")
     assert f"wrote {log}" in done.stderr
-    from tritoninspect.report import read_report
+    from tritoninspect.model.report import read_report
 
     live = read_report(tmp_path / "live.json")
-    (trace,) = trace_reports(str(trace_dir))
+    (trace,) = trace_reports(parse_source(str(trace_dir)))
     assert_same_kernels(trace, live)
     assert breaks(trace) == breaks(live) and recompiles(trace) == recompiles(live)
     # Provenance was on for the run: the kernel was named from it.
@@ -156,7 +157,7 @@ def test_graph_trace_writes_a_trace_that_reads_back_as_the_same_report(tmp_path:
 def test_a_trace_of_a_failed_compile_reports_the_failure_and_exits_4() -> None:
     """tests/fixtures/traces/shape_mismatch: tests/assets/failures/shape_mismatch.py under plain
     torch.compile, which fails while Dynamo traces (the trace's compilation_metrics say why)."""
-    (report,) = trace_reports(str(TRACES / "shape_mismatch"))
+    (report,) = trace_reports(parse_source(str(TRACES / "shape_mismatch")))
     failure = report.failure
     assert (failure.stage, failure.compile_id, failure.exc_type) == ("dynamo", "0/0", "RuntimeError")
     assert failure.message == "matmul: a and b must have same reduction dim, but got [2, 4] X [5, 3]."

@@ -14,7 +14,7 @@ from typer.testing import CliRunner, Result
 from _html_check import external_loads, parse
 from _trace_expect import TRACES
 from tritoninspect.cli import app
-from tritoninspect.errors import ExitCode
+from tritoninspect.model.errors import ExitCode
 
 RANKS = TRACES / "ranks"
 KERNEL = "one_block_kernel"

@@ -16,8 +16,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from tools.agreement import Comparison, compare
-from tritoninspect.errors import ExitCode, ReportError, TritonInspectError, UsageError
-from tritoninspect.report import Report, read_report
+from tritoninspect.model.errors import ExitCode, ReportError, TritonInspectError, UsageError
+from tritoninspect.model.report import Report, read_report
 
 
 def load_report(path: Path) -> Report:

@@ -15,14 +15,14 @@ from __future__ import annotations
 
 from typing import Any
 
-__version__ = "0.1.0"
+from tritoninspect.model import __version__
 
 #: Public name -> the module that defines it, imported on first access.
 _LAZY = {
-    "inspect_module": "tritoninspect.pipeline",
-    "inspect_target": "tritoninspect.pipeline",
+    "inspect_module": "tritoninspect.run.pipeline",
+    "inspect_target": "tritoninspect.run.pipeline",
     "check_report": "tritoninspect.analyse.checks",
-    "Report": "tritoninspect.report",
+    "Report": "tritoninspect.model.report",
 }
 
 __all__ = ["Report", "__version__", "check_report", "inspect_module", "inspect_target"]

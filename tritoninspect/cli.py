@@ -1,15 +1,14 @@
 """The `tritoninspect` command line: builds the Typer app and registers the commands.
 
 Each command is one module of `tritoninspect/commands/`; they share option aliases
-(`commands/_options.py`), one error path and capture step (`commands/_edge.py`), and
-one way out (`render/emit.py`). Heavy imports (torch, triton, the capture layer)
-happen inside commands, so `tritoninspect --help` starts fast.
+(`commands/_options.py`), one error path (`commands/_edge.py`), one way to their report
+(`commands/_capture.py`) and one way out (`render/emit.py`). Heavy imports (torch, triton,
+the capture layer) happen inside commands, so `tritoninspect --help` starts fast.
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import signal
 import sys
@@ -18,10 +17,10 @@ from typing import Annotated, Any, Optional
 import typer
 
 from tritoninspect import __version__
-from tritoninspect._quickhelp import import_help_formatter, wants_help
-from tritoninspect.errors import ExitCode, Terminated
+from tritoninspect.model.errors import ExitCode, Terminated
 from tritoninspect.commands import breaks, check, diff, export, graph
-from tritoninspect.commands._help import EXAMPLES, HelpCommand, HelpGroup
+from tritoninspect.commands._edge import say_error
+from tritoninspect.commands._help import EXAMPLES, HelpCommand, HelpGroup, import_help_formatter, wants_help
 
 EXIT_CODES = (
     "Exit codes: 0 ok · 1 findings (--strict, check) · 2 usage · 3 target or inputs · "
@@ -98,9 +97,12 @@ def run(args: list[str]) -> int:
     Typer's own handling (standalone mode) prints usage errors in a box and nothing on
     stdout with `--json`; here they go through the same contract as every other error.
     """
+    # Each command gets `--json` from Typer, but a usage error comes out of Typer's parsing itself,
+    # and Ctrl-C or SIGTERM can come before a command runs (while torch imports): for those alone
+    # the flag is read from the arguments, here.
     json_out = "--json" in args
     if wants_help(args):
-        import_help_formatter()  # without the Rich modules help never uses: tritoninspect/_quickhelp.py
+        import_help_formatter()  # without the Rich modules help never uses: commands/_help.py
     try:
         result = app(args=args, standalone_mode=False, prog_name=_prog_name())
     except KeyboardInterrupt:
@@ -133,16 +135,9 @@ def _usage_error(exc: Any, *, json_out: bool) -> int:
     return _stop(message, "UsageError", ExitCode.USAGE, json_out=json_out, usage=usage)
 
 
-def _stop(message: str, kind: str, code: int, *, json_out: bool, usage: str = "") -> int:
+def _stop(message: str, kind: str, code: int, *, json_out: bool, usage: str | None = None) -> int:
     """One `error:` line (and the usage line) on stderr; the JSON envelope with --json."""
-    from tritoninspect.render._safe import safe_text
-
-    lines = [f"error: {safe_text(' '.join(message.split()))}"]
-    if usage:
-        lines.append(f"usage: {' '.join(usage.split())}")
-    sys.stderr.write("\n".join(lines) + "\n")
-    if json_out:
-        sys.stdout.write(json.dumps({"error": {"type": kind, "message": message, "exit_code": int(code)}}) + "\n")
+    say_error(message, kind=kind, code=code, json_out=json_out, usage=usage)
     return int(code)
 
 

@@ -19,7 +19,7 @@ import torch
 
 from _breaks_expect import EXPECTED, check_breaks, check_constexpr_recompiles, check_item_grid_recompile
 from _expect import CliRuns, explain, json_report
-from tritoninspect.errors import ExitCode
+from tritoninspect.model.errors import ExitCode
 
 pytestmark = [pytest.mark.gpu, pytest.mark.slow]
 

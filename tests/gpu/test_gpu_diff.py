@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from _expect import CliRuns, explain
-from tritoninspect.diff_report import DiffReport, Timing
+from tritoninspect.model.diff_report import DiffReport, Timing
 
 pytestmark = [pytest.mark.gpu, pytest.mark.slow]
 

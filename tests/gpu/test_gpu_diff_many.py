@@ -14,7 +14,7 @@ import sys
 import pytest
 
 from _expect import REPO, cli_env, explain
-from tritoninspect.diff_report import DiffReport
+from tritoninspect.model.diff_report import DiffReport
 
 pytestmark = [pytest.mark.gpu, pytest.mark.slow]
 

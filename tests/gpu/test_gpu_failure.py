@@ -7,7 +7,7 @@ import json
 import pytest
 
 from _expect import REPO, explain, run_cli
-from tritoninspect.errors import ExitCode
+from tritoninspect.model.errors import ExitCode
 
 pytestmark = pytest.mark.gpu
 ASSETS = REPO / "tests" / "assets" / "failures"

@@ -19,12 +19,13 @@ from tritoninspect.analyse.breaks import (
 )
 from tritoninspect.analyse.emulation import emulation_notes, enrich_device_probes, probe_notes
 from tritoninspect.analyse.fusion import enrich_fusion
+from tritoninspect.analyse.guards import enrich_guards
 from tritoninspect.analyse.graphs import analyse_graphs
 from tritoninspect.analyse.kernels import analyse_kernels, analyse_opaque_ops, analyse_unattributed_fallbacks
 from tritoninspect.analyse.libraries import analyse_libraries
 from tritoninspect.analyse.resources import enrich_resources
-from tritoninspect.capture.records import Capture, FailureRecord
-from tritoninspect.report import Diagnostic, Failure, Meta, Report
+from tritoninspect.model.records import Capture
+from tritoninspect.model.report import Diagnostic, Meta, Report
 
 Analysis = Callable[[Capture], dict[str, Any]]
 
@@ -49,6 +50,7 @@ ENRICHERS: list[tuple[str, Enricher]] = [
     ("fusion", enrich_fusion),
     ("resources", enrich_resources),
     ("device_probes", enrich_device_probes),
+    ("guards", enrich_guards),
 ]
 
 
@@ -69,7 +71,7 @@ def build_report(capture: Capture, analyses: list[tuple[str, Analysis]] | None =
     diagnostics.extend(compile_only_notes(capture, fields.get("graph_breaks", ())))
     diagnostics.extend(emulation_notes(capture))
     diagnostics.extend(probe_notes(capture, fields.get("graph_breaks", ())))
-    report = Report(meta=_meta(capture.meta), failure=_failure(capture.failure), diagnostics=tuple(diagnostics),
+    report = Report(meta=report_meta(capture.meta), failure=capture.failure, diagnostics=tuple(diagnostics),
                     **fields)
     try:
         from tritoninspect.analyse.advice import with_advice
@@ -80,17 +82,8 @@ def build_report(capture: Capture, analyses: list[tuple[str, Analysis]] | None =
         return dataclasses.replace(report, diagnostics=(*report.diagnostics, diagnostic))
 
 
-def _failure(record: FailureRecord | None) -> Failure | None:
-    if record is None:
-        return None
-    return Failure(
-        stage=record.stage, compile_id=record.compile_id, part=record.part, exc_type=record.exc_type,
-        message=record.message, user_frame=record.user_frame, user_stack=record.user_stack,
-        torch_frame=record.torch_frame, kernel=record.kernel,
-    )
-
-
-def _meta(meta: dict[str, Any]) -> Meta:
+def report_meta(meta: dict[str, Any]) -> Meta:
+    """The report's `Meta` from a capture's `meta` (what a missing key reads as: its default)."""
     return Meta(
         tool=meta.get("tool", "tritoninspect"),
         tool_version=meta.get("tool_version", ""),

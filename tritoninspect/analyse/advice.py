@@ -38,7 +38,7 @@ from tritoninspect.analyse.advice_text import (
     upstream,
 )
 from tritoninspect.analyse.summary import KernelSummary, short_location, summarise
-from tritoninspect.report import Advice, GraphBreak, Report
+from tritoninspect.model.report import Advice, GraphBreak, Report
 
 __all__ = [
     "Advice", "BROKEN", "COPIES", "EAGER", "HIDDEN", "INFO", "PRECONDITIONS", "RECOMPILES", "RULES", "advise",

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from tritoninspect.analyse.advice_text import COPIES, join
 from tritoninspect.analyse.summary import KernelSummary, size_text
-from tritoninspect.report import Advice, ClonedArg, Report
+from tritoninspect.model.report import Advice, ClonedArg, Report
 
 _BECAUSE = ("Functionalization clones every argument that mutation analysis finds written (tensors_to_clone); "
             "Inductor's re-inplacing removes a clone only when the tensor is not another written argument's, is "

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from tritoninspect.analyse.advice_text import BROKEN, RECOMPILES, plural
 from tritoninspect.analyse.breaks import is_size_mismatch
 from tritoninspect.analyse.summary import KernelSummary
-from tritoninspect.report import Advice, Recompile, Report
+from tritoninspect.model.report import Advice, Recompile, Report
 
 
 def recompiles(report: Report, kernels: Sequence[KernelSummary]) -> list[Advice]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from tritoninspect.report import Library, Report
+from tritoninspect.model.report import Library, Report
 
 #: Impact levels: the order findings are shown in (highest first).
 BROKEN, HIDDEN, EAGER, COPIES, RECOMPILES, INFO = 60, 50, 40, 30, 20, 10

@@ -21,10 +21,9 @@ from tritoninspect.analyse.break_causes import (  # noqa: F401 - KNOWN_CAUSES, k
     item_hint,
     known_cause,
 )
-from tritoninspect.analyse.graphs import analyse_breaks
 from tritoninspect.analyse.libraries import library_name
-from tritoninspect.capture.records import BreakRecord, Capture, NodeRecord, RecompileRecord
-from tritoninspect.report import STAGES, ArgChange, DecompiledFrame, Diagnostic, GraphBreak, Recompile, RecompileLimit
+from tritoninspect.model.records import BreakRecord, Capture, DynamoBreak, NodeRecord, RecompileRecord, extended
+from tritoninspect.model.report import STAGES, ArgChange, Diagnostic, GraphBreak, Recompile
 from tritoninspect.textformats.breaks import frame_location, original_function
 
 
@@ -50,11 +49,9 @@ def compile_only_notes(capture: Capture, graph_breaks: Iterable[GraphBreak]) -> 
 
 def analyse_graph_breaks(capture: Capture) -> dict[str, tuple]:
     """Graph breaks (each once), each with its kernel, eager kernels and hint."""
-    base = analyse_breaks(capture)["graph_breaks"]
-    records = {_key(b): b for b in capture.breaks}
     launches = _eager_launches(capture)
     names = _kernel_names(capture)
-    detailed = (_detailed(b, records.get(_key(b)), launches, names) for b in base)
+    detailed = (_detailed(first, last, launches, names) for first, last in _each_once(capture))
     return {"graph_breaks": tuple(_in_library(capture, b) for b in detailed)}
 
 
@@ -64,7 +61,20 @@ def _in_library(capture: Capture, b: GraphBreak) -> GraphBreak:
     return dataclasses.replace(b, library=library_name(capture, file)) if file else b
 
 
-def _key(b: BreakRecord | GraphBreak) -> tuple:
+def _each_once(capture: Capture) -> list[tuple[BreakRecord, BreakRecord]]:
+    """Each break once, as (its first log, its last), in order: Dynamo can log a break again on
+    restart. The report keeps the first log's stack and the last one's details."""
+    last = {_key(b): b for b in capture.breaks}
+    seen: set[tuple] = set()
+    found = []
+    for b in capture.breaks:
+        if _key(b) not in seen:
+            seen.add(_key(b))
+            found.append((b, last[_key(b)]))
+    return found
+
+
+def _key(b: DynamoBreak) -> tuple:
     return (b.compile_id, b.reason, b.file, b.line)
 
 
@@ -105,9 +115,8 @@ def _kernel_names(capture: Capture) -> list[str]:
     return sorted({k.name for k in capture.kernels.values()}, key=lambda n: (-len(n), n))
 
 
-def _detailed(b: GraphBreak, record: BreakRecord | None, launches: list[_Launch], names: list[str]) -> GraphBreak:
-    if record is None:
-        return b
+def _detailed(first: BreakRecord, record: BreakRecord, launches: list[_Launch], names: list[str]) -> GraphBreak:
+    b = extended(record, GraphBreak, user_stack=first.user_stack, frame_skipped=first.frame_skipped)
     frame = _break_frame(b)
     eager = _eager_kernels(b, record, frame, launches)
     kernel, relation = _break_kernel(b, record, frame, launches, eager, names)
@@ -115,10 +124,7 @@ def _detailed(b: GraphBreak, record: BreakRecord | None, launches: list[_Launch]
     if cause is not None and cause.pattern.pattern == r"Tensor\.item\(\)":
         cause = item_hint(record.value_uses) or cause
     return dataclasses.replace(
-        b, value_uses=record.value_uses,
-        headline=record.headline, gb_id=record.gb_id, doc_url=record.doc_url, skipped_rest=record.skipped_rest,
-        library_frame=record.library_frame, context=record.context, context_start=record.context_start,
-        kernel=kernel, kernel_relation=relation, eager_kernels=tuple(eager),
+        b, kernel=kernel, kernel_relation=relation, eager_kernels=tuple(eager),
         hint=cause.hint if cause else None, hint_source=cause.source if cause else None,
     )
 
@@ -219,8 +225,8 @@ GUARD_WIDTH = 80
 
 def analyse_recompile_details(capture: Capture) -> dict[str, tuple]:
     """Each recompile with its failed guard and the kernel arguments that changed."""
-    limits = tuple(RecompileLimit(**dataclasses.asdict(r)) for r in capture.recompile_limits)
-    return {"recompiles": tuple(_recompile(capture, r) for r in capture.recompiles), "recompile_limits": limits}
+    recompiles = tuple(_recompile(capture, r) for r in capture.recompiles)
+    return {"recompiles": recompiles, "recompile_limits": tuple(capture.recompile_limits)}
 
 
 def _recompile(capture: Capture, r: RecompileRecord) -> Recompile:
@@ -237,7 +243,7 @@ def _recompile(capture: Capture, r: RecompileRecord) -> Recompile:
         for c in _changes(capture, previous, r.compile_id)
     )
     hint = _size_hint() if size_guard else _recompile_hint(changes)
-    return Recompile(r.compile_id, r.reason, short_guard(raw_guard), previous, changes, hint)
+    return extended(r, Recompile, guard=short_guard(raw_guard), previous=previous, changes=changes, hint=hint)
 
 
 def is_size_mismatch(guard: str) -> bool:
@@ -352,5 +358,4 @@ def _is_symbolic(text: str) -> bool:
 
 def analyse_decompiled(capture: Capture) -> dict[str, tuple]:
     """--decompile: each compiled frame's transformed code, in compile order."""
-    frames = tuple(DecompiledFrame(d.compile_id, d.function, d.file, d.line, d.source) for d in capture.decompiled)
-    return {"decompiled": frames}
+    return {"decompiled": tuple(capture.decompiled)}

@@ -14,8 +14,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from tritoninspect import __version__
-from tritoninspect.report import Entry, GraphBreak, Kernel, Occurrence, Report
+from tritoninspect.model import __version__
+from tritoninspect.model.report import Entry, GraphBreak, Kernel, Occurrence, Report
 
 #: Version of the `check --json` document. Changelog:
 #: 1: schema_version, tool, tool_version, target, ok, conditions, failures (before it,

@@ -18,8 +18,8 @@ from typing import Any
 
 from tritoninspect.analyse.diff_export import export_graph_diffs, export_rows
 from tritoninspect.analyse.diff_text import clone_copy_count, normalise_graph, normalise_value, output_code_stats
-from tritoninspect.diff_report import PARALLEL_NOTE, Bench, DiffReport, GraphDiff, Row, Side, SideBench
-from tritoninspect.report import STAGES, Graph, Kernel, Report
+from tritoninspect.model.diff_report import PARALLEL_NOTE, Bench, DiffReport, GraphDiff, Row, Side, SideBench
+from tritoninspect.model.report import STAGES, Graph, Kernel, Report
 
 # --- pairing -----------------------------------------------------------------------------
 

@@ -9,8 +9,8 @@ generated code (Inductor's output code, AOTInductor's package code) launches it.
 from __future__ import annotations
 
 from tritoninspect.analyse.diff_text import normalise_graph
-from tritoninspect.diff_report import GraphDiff, Row
-from tritoninspect.report import Graph, Kernel, Report
+from tritoninspect.model.diff_report import GraphDiff, Row
+from tritoninspect.model.report import Graph, Kernel, Report
 
 SECTION = "torch.compile vs export"
 

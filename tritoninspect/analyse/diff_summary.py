@@ -6,7 +6,7 @@ Inductor; +1 extern call, -1 user kernel launch, compile time 0.81x".
 
 from __future__ import annotations
 
-from tritoninspect.report import Entry, Kernel, Report
+from tritoninspect.model.report import Entry, Kernel, Report
 
 #: Output-code totals compared, with their words (singular, plural).
 TOTALS = (

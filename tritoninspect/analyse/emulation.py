@@ -10,8 +10,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from tritoninspect.capture.records import Capture, DeviceProbeRecord, DeviceQueryRecord
-from tritoninspect.report import DEVICE_PROBE_MEANING, Diagnostic, GraphBreak, Report
+from tritoninspect.model.records import Capture, DeviceProbeRecord, DeviceQueryRecord
+from tritoninspect.model.report import DEVICE_PROBE_MEANING, Diagnostic, GraphBreak, Report
 from tritoninspect.textformats.breaks import frame_location, original_function
 
 #: Installed packages: a caller there is shown from the package on (`fla/utils/hardware.py:102`).

@@ -8,12 +8,13 @@ exported graph and how often the eager run launched it; the rest `Report.export`
 from __future__ import annotations
 
 import re
-from tritoninspect.analyse import _failure, _meta
+
+from tritoninspect.analyse import report_meta
 from tritoninspect.analyse.export_hints import ISSUE, ZERO_ONE_DOC, export_findings
-from tritoninspect.capture.export_records import EagerLaunch, ExportCapture, ExportNode
-from tritoninspect.capture.records import KernelRecord
-from tritoninspect.report import Diagnostic, Graph, Kernel, OpaqueOp, Occurrence, Report
-from tritoninspect.report_export import (
+from tritoninspect.model.export_records import EagerLaunch, ExportCapture, ExportNode
+from tritoninspect.model.records import KernelRecord, extended
+from tritoninspect.model.report import Diagnostic, Graph, Kernel, OpaqueOp, Occurrence, Report
+from tritoninspect.model.report_export import (
     AotiPackage,
     ArgConstraint,
     DynamicDim,
@@ -31,7 +32,7 @@ def build_export_report(cap: ExportCapture) -> Report:
     """The report of one `tritoninspect export` run."""
     diagnostics = tuple(Diagnostic("warning", source, message) for source, message in cap.problems)
     return Report(
-        meta=_meta(cap.meta), failure=_failure(cap.failure), graphs=export_graphs(cap),
+        meta=report_meta(cap.meta), failure=cap.failure, graphs=export_graphs(cap),
         kernels=tuple(_kernel(cap, record) for record in cap.kernels.values()), opaque_ops=opaque_ops(cap),
         diagnostics=diagnostics, export=export_info(cap),
     )
@@ -226,12 +227,7 @@ def _kernel(cap: ExportCapture, record: KernelRecord) -> Kernel:
     occurrences = [_node_occurrence(n, entry) for n in cap.nodes if n.kernel_id == record.id or
                    (op is not None and n.op == op)]
     occurrences += [_launch_occurrence(cap, launch) for launch in cap.launches if launch.kernel_id == record.id]
-    return Kernel(
-        id=record.id, name=record.name, file=record.file, line=record.line, decorators=record.decorators,
-        constexpr_params=record.constexpr_params, autotune_configs=record.autotune_configs,
-        autotune_key=record.autotune_key, heuristics=record.heuristics, entries=(entry,),  # type: ignore[arg-type]
-        occurrences=tuple(occurrences),
-    )
+    return extended(record, Kernel, entries=(entry,), occurrences=tuple(occurrences))
 
 
 def _node_occurrence(node: ExportNode, entry: str) -> Occurrence:

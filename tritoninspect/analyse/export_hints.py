@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from tritoninspect.capture.export_records import ExportCapture
-from tritoninspect.report_export import ExportFinding
+from tritoninspect.model.export_records import ExportCapture
+from tritoninspect.model.report_export import ExportFinding
 
 ISSUE = "https://github.com/pytorch/pytorch/issues/{}"
 #: torch's custom-op guide, which its own "no fake impl" error points to.
@@ -199,7 +199,7 @@ def aoti_mismatch(cap: ExportCapture) -> list[ExportFinding]:
     )]
 
 
-#: The failure type sides/aoti.py records when its child dies from a signal.
+#: The failure type run/aoti.py records when its child dies from a signal.
 NATIVE_CRASH = "NativeCrash"
 
 

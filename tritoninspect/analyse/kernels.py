@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from tritoninspect.analyse.libraries import library_name
-from tritoninspect.capture.records import Capture, KernelRecord, LaunchRecord, NodeRecord, OutputKernel
-from tritoninspect.report import Entry, Kernel, MutationFallback, Occurrence, OpaqueOp
+from tritoninspect.model.records import Capture, KernelRecord, LaunchRecord, NodeRecord, OutputKernel, extended
+from tritoninspect.model.report import Entry, Kernel, MutationFallback, Occurrence, OpaqueOp
 
 _ENTRY_ORDER = [e.value for e in Entry]
 _GRAPH_STAGES = ("aot_forward", "aot_backward", "aot_inference", "post_grad")
@@ -69,13 +69,8 @@ def _kernel(capture: Capture, record: KernelRecord, seen_inside: dict[tuple[str,
         *(_launch_occurrence(capture, record, la) for la in _launches_of(capture, record)),
     ]
     entries = sorted({o.entry for o in occurrences}, key=_ENTRY_ORDER.index)
-    return Kernel(
-        id=record.id, name=record.name, file=record.file, line=record.line,
-        decorators=record.decorators, constexpr_params=record.constexpr_params,
-        autotune_configs=record.autotune_configs, autotune_key=record.autotune_key,
-        heuristics=record.heuristics, entries=tuple(entries), occurrences=tuple(occurrences),
-        missing_from_output_code=_missing(capture, record), library=library_name(capture, record.file),
-    )
+    return extended(record, Kernel, entries=tuple(entries), occurrences=tuple(occurrences),
+                    missing_from_output_code=_missing(capture, record), library=library_name(capture, record.file))
 
 
 def _node_entry(node: NodeRecord) -> str:
@@ -93,6 +88,7 @@ def _node_occurrence(capture: Capture, record: KernelRecord, node: NodeRecord) -
         in_output_code=None if found is None else bool(found and found.launched),
         inductor_name=found.inductor_name if found else None,
         subgraph=node.subgraph,
+        placement="recompute" if node.recompute else (node.part or None),
     )
 
 
@@ -123,6 +119,7 @@ def _output_occurrences(capture: Capture, record: KernelRecord) -> Iterable[Occu
                     compile_id=code.compile_id, stage="output_code", entry=entry,
                     custom_op=nodes[-1].op if nodes and nodes[-1].is_triton_op else None,
                     in_output_code=kernel.launched, inductor_name=kernel.inductor_name, part=code.part,
+                    placement=code.part or None,
                 )
 
 
@@ -149,6 +146,7 @@ def _launch_occurrence(capture: Capture, record: KernelRecord, launch: LaunchRec
     return Occurrence(
         compile_id=launch.compile_id, stage="runtime", entry=_launch_entry(capture, record, launch),
         custom_op=launch.custom_op, launches=launch.count, inductor_name=launch.inductor_name,
+        part=launch.part, placement=launch.part, function=launch.function, line=launch.line,
     )
 
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from tritoninspect.capture.records import Capture
-from tritoninspect.report import Library
+from tritoninspect.model.records import Capture
+from tritoninspect.model.report import Library
 
 
 def analyse_libraries(capture: Capture) -> dict[str, tuple[Library, ...]]:

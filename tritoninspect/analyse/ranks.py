@@ -8,12 +8,14 @@ as a HOP on one rank and never on another, different compile ids...).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from tritoninspect.report import Report
+from tritoninspect.model.errors import UsageError
+from tritoninspect.model.report import Report
 
 #: Version of the `graph DIR --json` document for several ranks (changelog: 1 first version).
 RANKS_SCHEMA_VERSION = 1
@@ -58,6 +60,16 @@ class RankSummary:
 
     def to_json(self, indent: int | None = 2) -> str:
         return json.dumps(self.to_dict(), indent=indent, default=str)
+
+    def narrowed(self, kernel: str) -> RankSummary:
+        """Each rank's report with kernel `kernel` only (by name or id; none on a rank without it),
+        for `graph DIR --kernel NAME`. Raises UsageError naming the kernels when no rank has it."""
+        found = [r.kernel(kernel) for r in self.reports]
+        if not any(found):
+            names = ", ".join(dict.fromkeys(k.name for r in self.reports for k in r.kernels)) or "none"
+            raise UsageError(f"--kernel {kernel}: no such kernel on any rank; kernels: {names}")
+        reports = tuple(dataclasses.replace(r, kernels=(k,) if k is not None else ()) for r, k in zip(self.reports, found))
+        return dataclasses.replace(self, reports=reports)
 
 
 def rank_name(report: Report, position: int) -> str:

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePath
 
-from tritoninspect.report import Entry, Kernel, Neighbour, Neighbourhood, Occurrence, Report
+from tritoninspect.model.report import Entry, Kernel, Neighbour, Neighbourhood, Occurrence, Report
 
 #: Stages that hold graph nodes (Dynamo to final post-grad), as opposed to launches.
 GRAPH_STAGES = ("dynamo", "aot_forward", "aot_backward", "aot_inference", "post_grad", "post_grad_final")

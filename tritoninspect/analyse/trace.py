@@ -27,14 +27,14 @@ from typing import Any
 from tritoninspect import textformats
 from tritoninspect.analyse.trace_kernels import KernelIndex, op_kinds
 from tritoninspect.analyse.trace_provenance import kernel_ops, kernel_posts, named_by_provenance, post_to_pre
-from tritoninspect.capture.records import (
+from tritoninspect.model.records import (
     BreakRecord,
     Capture,
-    FailureRecord,
+    Failure,
     GraphRecord,
     NodeRecord,
     OutputCodeRecord,
-    RecompileLimitRecord,
+    RecompileLimit,
     RecompileRecord,
 )
 from tritoninspect.textformats import fx_readable as fx_graph
@@ -215,7 +215,7 @@ def _metrics(reader: _Reader, cid: str, m: dict[str, Any]) -> None:
     limit = textformats.breaks.recompile_limit(fail_reason) if fail_type else None
     if limit is not None:
         capture.recompile_limits.append(
-            RecompileLimitRecord(cid, *limit, m.get("co_name"), m.get("co_filename"), m.get("co_firstlineno")))
+            RecompileLimit(cid, *limit, m.get("co_name"), m.get("co_filename"), m.get("co_firstlineno")))
         return
     if m.get("recompile_reason") and not fail_type:
         capture.recompiles.append(RecompileRecord(cid, str(m["recompile_reason"])))
@@ -224,7 +224,7 @@ def _metrics(reader: _Reader, cid: str, m: dict[str, Any]) -> None:
         file, line = m.get("fail_user_frame_filename"), m.get("fail_user_frame_lineno")
         frame = f"{file}:{line}" if file and line else None
         exc_type, message = failure_summary(str(fail_type), fail_reason)
-        capture.failure = FailureRecord(stage, cid, "", exc_type, message, user_frame=frame,
+        capture.failure = Failure(stage, cid, "", exc_type, message, user_frame=frame,
                                         user_stack=(frame,) if frame else ())
 
 
@@ -292,7 +292,7 @@ def _plain(value: Any, types: dict[str, str]) -> Any:
 
 def _meta(log: TraceLog, reader: _Reader, target: str) -> dict[str, Any]:
     metrics = next(iter(reader.metrics.values()), {})
-    from tritoninspect import __version__
+    from tritoninspect.model import __version__
 
     return {
         "tool": "tritoninspect",

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tritoninspect.capture.records import KernelRecord, OutputCodeRecord
+from tritoninspect.model.records import KernelRecord, OutputCodeRecord
 from tritoninspect.textformats import fx_readable as fx_graph
 
 _SOURCE_NODES_RE = re.compile(r"#\s*(?:Topologically Sorted )?Source Nodes: \[(?P<nodes>[^\]]*)\]")

@@ -16,7 +16,7 @@ import json
 import re
 from typing import Any
 
-from tritoninspect.capture.records import OutputCodeRecord
+from tritoninspect.model.records import OutputCodeRecord
 from tritoninspect.textformats import fx_readable as fx_graph
 from tritoninspect.textformats.output_code import TORCH_OP_NAMESPACES
 

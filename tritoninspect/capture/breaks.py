@@ -11,7 +11,7 @@ import linecache
 
 from tritoninspect import textformats
 from tritoninspect.capture import compat
-from tritoninspect.capture.records import BreakRecord
+from tritoninspect.model.records import BreakRecord
 
 #: Lines shown on each side of a break's line.
 CONTEXT_RADIUS = 2
@@ -66,10 +66,10 @@ def launch_site() -> tuple[str, ...]:
     beyond = 0
     for frame in compat.dynamo.frames():
         file = frame.f_code.co_filename
-        if not textformats.paths.is_user_file(file):
+        if not textformats.origin.is_user_file(file):
             continue
         if len(site) >= SITE_DEPTH:
-            if beyond >= SITE_DEPTH or not textformats.paths.is_own_file(file):
+            if beyond >= SITE_DEPTH or not textformats.origin.is_own_file(file):
                 continue
             beyond += 1
         site.append(f"{file}:{frame.f_lineno} in {frame.f_code.co_name}")

@@ -8,15 +8,55 @@ fresh allocation and how it is filled, shared with another argument, read after 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import torch
 
+from tritoninspect import textformats
+from tritoninspect.capture import compat
 from tritoninspect.capture.compat import graph_views
-from tritoninspect.capture.records import BufferRecord
+from tritoninspect.capture.plain import first_line
+from tritoninspect.model.records import BufferRecord
 
 #: Readers named per argument (the first ones in graph order).
 MAX_READERS = 3
+
+
+class ArgumentFacts:
+    """One capture's facts about kernel arguments: where a functional node's tensor arguments come
+    from, and how each kernel's body uses its parameters (read once per kernel from its source)."""
+
+    def __init__(self, note_once: Callable[[str, str], None]) -> None:
+        self._note_once = note_once
+        #: Kernel id -> its JITFunction, and how its body uses each parameter (None: no source).
+        self._jits: dict[str, Any] = {}
+        self._pointer_uses: dict[str, dict[str, tuple[str, ...]] | None] = {}
+
+    def remember(self, kid: str, jf: Any) -> None:
+        """The JITFunction of kernel `kid`, read when a node of it asks for `uses`."""
+        self._jits[kid] = jf
+
+    def buffers(self, node: torch.fx.Node, args: dict[str, torch.fx.Node], cid: str) -> tuple[BufferRecord, ...] | None:
+        """`buffer_records`; None, and a problem noted, when the graph has a layout this cannot read."""
+        try:
+            return buffer_records(node, args)
+        except Exception as exc:  # noqa: BLE001 - a fact missing, not a failed capture
+            self._note_once("buffers", f"[{cid}] where {node.name}'s arguments come from could not be read "
+                                       f"({type(exc).__name__}: {first_line(exc)})")
+            return None
+
+    def uses(self, kid: str | None, tensors: dict[str, Any]) -> dict[str, tuple[str, ...]] | None:
+        """How the kernel's body uses each tensor argument, from its source (once per kernel)."""
+        if kid is None or kid not in self._jits:
+            return None
+        if kid not in self._pointer_uses:
+            jf = self._jits[kid]
+            source = compat.kernels.kernel_text(jf)
+            self._pointer_uses[kid] = textformats.kernel_access.pointer_uses(
+                source, lambda name: compat.kernels.called_jit_source(jf, name)) if source else None
+        uses = self._pointer_uses[kid]
+        return None if uses is None else {k: uses.get(k, ()) for k in tensors}
 
 
 def buffer_records(node: torch.fx.Node, tensor_args: dict[str, Any]) -> tuple[BufferRecord, ...]:

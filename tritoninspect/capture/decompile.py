@@ -16,8 +16,8 @@ from collections.abc import Iterator
 from types import CodeType, ModuleType
 
 from tritoninspect.capture import compat
-from tritoninspect.capture.records import Capture, DecompiledRecord
-from tritoninspect.errors import EnvironmentProblem
+from tritoninspect.model.records import Capture, DecompiledFrame
+from tritoninspect.model.errors import EnvironmentProblem
 
 
 def require_depyf() -> ModuleType:
@@ -79,7 +79,7 @@ class Decompiler:
         except Exception as exc:  # noqa: BLE001 - one undecompilable frame must not stop the capture
             source = f"# depyf could not decompile this frame: {type(exc).__name__}: {exc}\n"
         capture.decompiled.append(
-            DecompiledRecord(compat.dynamo.current_compile_id() or "?", code.co_name, code.co_filename,
+            DecompiledFrame(compat.dynamo.current_compile_id() or "?", code.co_name, code.co_filename,
                              code.co_firstlineno, source)
         )
         return None  # keep Dynamo's code

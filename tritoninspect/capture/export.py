@@ -26,26 +26,27 @@ from triton.runtime.jit import JITFunction
 
 from tritoninspect.capture import compat
 from tritoninspect.capture.compat import export as export_api
-from tritoninspect.capture.export_records import AotiRecord, EagerLaunch, ExportCapture, ExportNode, InputDims
+from tritoninspect.model.export_records import AotiRecord, EagerLaunch, ExportCapture, ExportNode, InputDims
 from tritoninspect.capture.crash import fatal_signal_stacks
-from tritoninspect.capture.failure import Progress, failure_record
-from tritoninspect.capture.records import FailureRecord
+from tritoninspect.capture.failure import Progress, failure_record, raised_in_tool
+from tritoninspect.model.records import Failure
 from tritoninspect.capture.patching import Patcher
-from tritoninspect.capture.recorder_parts import _env, _first_line, _kernel_record, _plain
+from tritoninspect.capture.patching import scoped_env
+from tritoninspect.capture.plain import first_line, kernel_record, plain
 from tritoninspect.capture.scratch import scratch_inductor_cache
-from tritoninspect.capture.session import ModeInfo, _meta, quiet_torch_logs
-from tritoninspect.errors import TritonInspectError, ends_the_run
+from tritoninspect.capture.session import ModeInfo, capture_meta, quiet_torch_logs
+from tritoninspect.model.errors import TritonInspectError, ends_the_run
 
 
-#: Runs AOTInductor somewhere else (a child process: sides/aoti.py) and returns its record and
+#: Runs AOTInductor somewhere else (a child process: run/aoti.py) and returns its record and
 #: failure: a native crash there (SIGSEGV while building, loading or running the package)
 #: cannot take this process, and the export recorded here, down with it.
-AotiRunner = Callable[[], "tuple[AotiRecord, FailureRecord | None]"]
+AotiRunner = Callable[[], "tuple[AotiRecord, Failure | None]"]
 
-#: Set by sides/aoti.py in its child: the file each stage's name is written to as it starts,
+#: Set by run/aoti.py in its child: the file each stage's name is written to as it starts,
 #: so that the parent can say which stage a crash killed.
 STAGE_FILE_ENV = "TRITONINSPECT_STAGE_FILE"
-#: Set by sides/aoti.py in its child: where the package record is pickled once the package is
+#: Set by run/aoti.py in its child: where the package record is pickled once the package is
 #: built, before it is loaded (a crash while loading or running it keeps the generated code).
 BUILT_FILE_ENV = "TRITONINSPECT_BUILT_FILE"
 #: Test hook: the stage at which the process kills itself with SIGSEGV (tests of the crash path).
@@ -69,7 +70,7 @@ def capture_export(module: Any, args: tuple[Any, ...], *, info: ModeInfo, strict
     with fatal_signal_stacks(), scratch_inductor_cache(), quiet, warnings.catch_warnings():
         warnings.simplefilter("ignore")
         _run(cap, module, args, info=info, stage=stage, dynamic_shapes=dynamic_shapes, aoti_runner=aoti_runner)
-    cap.meta = {**_meta(info, stage, dynamic != "none", False, target, inputs), "calls": 1}
+    cap.meta = {**capture_meta(info, stage, dynamic != "none", False, target, inputs), "calls": 1}
     return cap
 
 
@@ -111,12 +112,12 @@ def _step(cap: ExportCapture, stage: str, fn: Any) -> Any:
         import dataclasses
 
         cap.failure = dataclasses.replace(record, stage=stage if record.stage in ("run", "dynamo") else record.stage)
-        if record.in_tool:
+        if raised_in_tool(exc):
             raise
         return None
 
 
-#: Each step in words, for the progress display (tritoninspect/progress.py; sides/aoti.py too).
+#: Each step in words, for the progress display (tritoninspect/capture/progress.py; run/aoti.py too).
 STAGE_PROGRESS = {
     "eager": "running the model eagerly (the reference run)",
     "export": "torch.export: tracing the program",
@@ -127,9 +128,9 @@ STAGE_PROGRESS = {
 
 
 def _entering(stage: str) -> None:
-    """Say which stage starts: to the progress listener, and (in a child of sides/aoti.py) to
+    """Say which stage starts: to the progress listener, and (in a child of run/aoti.py) to
     the stage file; the crash test hook fires here."""
-    from tritoninspect.progress import stage as progress
+    from tritoninspect.capture.progress import stage as progress
 
     progress(STAGE_PROGRESS.get(stage, stage))
     path = os.environ.get(STAGE_FILE_ENV)
@@ -176,7 +177,7 @@ def _launch_key(cap: ExportCapture, jf: JITFunction, args: tuple[Any, ...], kwar
     bound = dict(zip(jf.arg_names, args))
     bound.update({k: v for k, v in kwargs.items() if k in jf.arg_names})
     declared = set(cap.kernels[kid].constexpr_params)
-    values = {k: _plain(v) for k, v in bound.items() if not isinstance(v, torch.Tensor) and hasattr(v, "__int__")}
+    values = {k: plain(v) for k, v in bound.items() if not isinstance(v, torch.Tensor) and hasattr(v, "__int__")}
     consts = {k: v for k, v in values.items() if k in declared}
     scalars = {k: v for k, v in values.items() if k not in declared}
     return kid, _op_on_stack(codes), tuple(sorted(consts.items())), tuple(sorted(scalars.items()))
@@ -196,7 +197,7 @@ def _kernel(cap: ExportCapture, obj: Any) -> str:
     jf = compat.kernels.innermost_jit(obj)
     kid = compat.kernels.kernel_id(jf)
     if kid not in cap.kernels:
-        cap.kernels[kid] = _kernel_record(jf, kid)
+        cap.kernels[kid] = kernel_record(jf, kid)
     return kid
 
 
@@ -233,7 +234,7 @@ def _record_decomposed(cap: ExportCapture, ep: Any) -> None:
     try:
         functional = export_api.decomposed(ep)
     except Exception as exc:  # noqa: BLE001 - AOTInductor will meet the same error and report it
-        cap.problems.append(("export", f"run_decompositions() failed ({type(exc).__name__}: {_first_line(exc)})"))
+        cap.problems.append(("export", f"run_decompositions() failed ({type(exc).__name__}: {first_line(exc)})"))
         return
     cap.decomposed_signature = export_api.signature(functional)
     for node in export_api.graph_nodes(functional):
@@ -267,10 +268,10 @@ def _node_record(cap: ExportCapture, node: torch.fx.Node) -> ExportNode | None:
         fields = compat.hops.hop_fields(node)
         kid = _kernel(cap, compat.hops.side_table_kernel(fields["kernel_idx"]))
         consts = compat.hops.side_table_constants(fields["constant_args_idx"])
-        values = {k: _plain(v) for k, v in {**fields["kwargs"], **consts}.items() if not _is_tensor(v)}
+        values = {k: plain(v) for k, v in {**fields["kwargs"], **consts}.items() if not _is_tensor(v)}
         declared = set(cap.kernels[kid].constexpr_params)
         return ExportNode(node.name, "hop", kid, kernel_idx=int(fields["kernel_idx"]),
-                          grid=tuple(tuple(_plain(g) for g in grid) for grid in fields["grid"]),
+                          grid=tuple(tuple(plain(g) for g in grid) for grid in fields["grid"]),
                           constexprs={k: v for k, v in values.items() if k in declared},
                           scalars={k: v for k, v in values.items() if k not in declared})
     op = compat.library.op_name(node.target) if node.op == "call_function" else None
@@ -361,7 +362,7 @@ def _traced_code() -> Iterator[dict[str, str]]:
     """Collect the generated code torch writes to its structured trace during the block."""
     import logging
 
-    from tritoninspect.capture.recorder_parts import _Handler
+    from tritoninspect.capture.logs import LogHandler
 
     found: dict[str, str] = {}
 
@@ -372,7 +373,7 @@ def _traced_code() -> Iterator[dict[str, str]]:
         if label and isinstance(payload, str):
             found[label] = payload
 
-    handler = _Handler(on_trace)
+    handler = LogHandler(on_trace)
     logger = logging.getLogger(compat.dynamo.TRACE_LOGGER)
     logger.addHandler(handler)
     try:
@@ -388,7 +389,7 @@ def _interpreted(on: bool) -> Iterator[None]:
     if not on:
         yield
         return
-    with _env("TRITON_INTERPRET", "1"):
+    with scoped_env("TRITON_INTERPRET", "1"):
         yield
 
 
@@ -409,7 +410,7 @@ def _unbuilt(cap: ExportCapture, record: AotiRecord, gpu: bool) -> None:
     record.status = "unavailable"
     record.notes.append(
         "AOTInductor could not build the package on this CPU machine: it must compile each user Triton kernel "
-        f"for the package's device and load it from C++ ({failure.exc_type}: {_first_line(failure.message)[:300]}). "
+        f"for the package's device and load it from C++ ({failure.exc_type}: {first_line(failure.message)[:300]}). "
         "No cubin was built or loaded and no package ran: run on a GPU for that"
     )
     cap.failure = None

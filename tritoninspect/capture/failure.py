@@ -1,4 +1,4 @@
-"""Turn the exception that stopped a capture into a plain `FailureRecord`.
+"""Turn the exception that stopped a capture into a plain `Failure`.
 
 Dynamo and Inductor wrap what went wrong (`BackendCompilerFailed`,
 `InductorError`, `TorchRuntimeError`): the record names the innermost exception,
@@ -13,8 +13,8 @@ import re
 import traceback
 from dataclasses import dataclass
 from tritoninspect.capture import compat
-from tritoninspect.capture.records import FailureRecord
-from tritoninspect.textformats.paths import is_library_file, is_own_file
+from tritoninspect.model.records import Failure
+from tritoninspect.textformats.origin import is_library_file, is_own_file
 
 #: Lines of the innermost exception's message kept in the record.
 MAX_MESSAGE_LINES = 40
@@ -57,7 +57,7 @@ class Progress:
             self.backend_stage, self.backend_cid, self.backend_part = stage, cid, part
 
 
-def failure_record(exc: BaseException, progress: Progress) -> FailureRecord:
+def failure_record(exc: BaseException, progress: Progress) -> Failure:
     """The record of `exc`, which ended a capture in the state `progress` describes."""
     chain = _chain(exc)
     stage, cid, part = _stage(chain, progress)
@@ -67,7 +67,7 @@ def failure_record(exc: BaseException, progress: Progress) -> FailureRecord:
             return _kernel_compile_record(chain, error, details, cid, part)
     inner = chain[-1]
     stack = _user_stack(chain)
-    return FailureRecord(
+    return Failure(
         stage=stage,
         compile_id=cid,
         part=part,
@@ -76,18 +76,26 @@ def failure_record(exc: BaseException, progress: Progress) -> FailureRecord:
         user_frame=stack[-1] if stack else None,
         user_stack=stack,
         torch_frame=_torch_frame(chain),
-        in_tool=_in_tool(inner),
     )
+
+
+def raised_in_tool(exc: BaseException) -> bool:
+    """Was `exc`, which ended a capture, raised in tritoninspect's own code (a bug of ours, not
+    the user's or torch's failure)? Never for a kernel that Triton could not compile."""
+    chain = _chain(exc)
+    if any(compat.triton_compile.compile_error_details(error) is not None for error in chain):
+        return False
+    return _in_tool(chain[-1])
 
 
 def _kernel_compile_record(chain: list[BaseException], error: BaseException,
                            details: compat.triton_compile.CompileErrorDetails, cid: str | None,
-                           part: str) -> FailureRecord:
+                           part: str) -> Failure:
     """Triton could not compile a kernel: its whole message (the kernel's error, then a
     nested @jit function's), the kernel, and the kernel lines the errors are at, innermost
     last (after the user's frames that launched it)."""
     stack = _user_stack(chain) + details.frames
-    return FailureRecord(
+    return Failure(
         stage="kernel_compile",
         compile_id=cid,
         part=part,
@@ -211,7 +219,7 @@ def _where(file: str, line: int | None, func: str) -> str:
     return f"{file}:{line} in {func}"
 
 
-def first_line(record: FailureRecord) -> str:
+def first_line(record: Failure) -> str:
     """`TypeError: launcher() missing ...`: the record's exception in one line."""
     head = record.message.splitlines()[0] if record.message else ""
     return f"{record.exc_type}: {head}" if head else record.exc_type

@@ -5,8 +5,8 @@ from __future__ import annotations
 import dataclasses
 
 from tritoninspect.capture import compat
-from tritoninspect.capture.records import Capture, LibraryRecord
-from tritoninspect.origin import library_of
+from tritoninspect.model.records import Capture, LibraryRecord
+from tritoninspect.textformats.origin import library_of
 from tritoninspect.textformats.breaks import frame_location
 
 

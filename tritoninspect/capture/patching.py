@@ -1,8 +1,10 @@
-"""Scoped attribute and mapping-item patches that are always undone, in reverse order."""
+"""Scoped attribute, mapping-item and environment patches that are always undone, in reverse order."""
 
 from __future__ import annotations
 
-from collections.abc import MutableMapping
+import contextlib
+import os
+from collections.abc import Iterator, MutableMapping
 from typing import Any
 
 _MISSING = object()
@@ -43,3 +45,17 @@ class Patcher:
                 setattr(obj, name, old)
             elif name in getattr(obj, "__dict__", ()):
                 delattr(obj, name)
+
+
+@contextlib.contextmanager
+def scoped_env(name: str, value: str) -> Iterator[None]:
+    """The environment variable `name` set to `value` within the block, then as it was."""
+    old = os.environ.get(name)
+    os.environ[name] = value
+    try:
+        yield
+    finally:
+        if old is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = old

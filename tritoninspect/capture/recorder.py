@@ -1,7 +1,7 @@
 """The recording Dynamo backend and the scoped hooks that feed it.
 
 One `Recorder` owns every hook it installs (`installed()` restores them all in
-`finally`) and turns what it sees into the plain records of `records.py`.
+`finally`) and turns what it sees into the plain records of `model/records.py`.
 """
 
 from __future__ import annotations
@@ -19,35 +19,25 @@ import torch
 from tritoninspect import textformats
 from tritoninspect.capture import compat
 from tritoninspect.capture.breaks import break_record, launch_site
-from tritoninspect.capture.buffers import buffer_records
+from tritoninspect.capture.buffers import ArgumentFacts
 from tritoninspect.capture.failure import Progress
 from tritoninspect.capture.kernel_ops import KernelOps
-from tritoninspect.capture.patching import Patcher
-from tritoninspect.capture.recorder_parts import (
-    _env,
-    _FallbackFilter,
-    _first_line,
-    _Handler,
-    _is_tensor_node,
-    _kernel_record,
-    _op_of,
-    _plain,
-    _readable,
-    _with_count,
-)
-from tritoninspect.capture.records import (
-    BufferRecord,
+from tritoninspect.capture.patching import Patcher, scoped_env
+from tritoninspect.capture.logs import FallbackFilter, LogHandler
+from tritoninspect.capture.plain import first_line, is_tensor_node, kernel_record, op_of, plain, readable, subgraph_name
+from tritoninspect.model.records import (
     Capture,
     FallbackRecord,
     GraphRecord,
     LaunchRecord,
     NodeRecord,
     OutputCodeRecord,
-    RecompileLimitRecord,
+    RecompileLimit,
     RecompileRecord,
 )
 from tritoninspect.capture.resources import LaunchTemplate, hop_template, launch_template
-from tritoninspect.progress import stage
+from tritoninspect.capture.progress import stage
+from tritoninspect.capture.shapes import record_shapes
 
 
 class Recorder:
@@ -78,9 +68,13 @@ class Recorder:
         self._sources: dict[str, str] = {}
         #: The kernels Inductor generated for the graph it is writing code for now.
         self._kernel_ops = KernelOps()
-        #: Kernel id -> its JITFunction, and how its body uses each parameter (None: no source).
-        self._jits: dict[str, Any] = {}
-        self._pointer_uses: dict[str, dict[str, tuple[str, ...]] | None] = {}
+        #: Output-code file -> its part (forward, backward, inference), for launches from it.
+        self._code_parts: dict[str, str] = {}
+        #: The graph Inductor compiles now; its sub-graphs whose post-grad nodes were recorded.
+        self._compiling: torch.fx.GraphModule | None = None
+        self._post_grad_subgraphs: set[str] = set()
+        #: Where kernel arguments come from, and how kernel bodies use them.
+        self._arg_facts = ArgumentFacts(self._note_once)
 
     # --- the backend -------------------------------------------------------
 
@@ -97,6 +91,8 @@ class Recorder:
                 # Innermost first: Inductor's own failure was noted by _inner_compile.
                 self.progress.backend_failed(exc, "aot", cid, "")
                 raise
+            finally:
+                record_shapes(self.capture, gm, cid, self._note_once)
 
     def _compile(self, gm: torch.fx.GraphModule, example_inputs: list[Any], cid: str) -> Any:
         if self.stage == "dynamo":
@@ -123,7 +119,7 @@ class Recorder:
         # TRITON_INTERPRET only around compile_fx: Inductor then skips the
         # GPU precompile of user kernels and loads them for the interpreter.
         # Set before user modules import, it would stop Dynamo seeing kernels.
-        with _env("TRITON_INTERPRET", "1"):
+        with scoped_env("TRITON_INTERPRET", "1"):
             emitted = len(self.capture.output_code)
             try:
                 return compat.inductor.compile_fx(gm, example_inputs, inner_compile=self._inner_compile)
@@ -133,7 +129,7 @@ class Recorder:
                 self.progress.backend_error = None
                 self.capture.problems.append(
                     ("inductor", f"[{cid}] Inductor's module could not be loaded in compile-only mode "
-                     f"({type(exc).__name__}: {_first_line(exc)}); the graph ran uncompiled")
+                     f"({type(exc).__name__}: {first_line(exc)}); the graph ran uncompiled")
                 )
                 return self._remember_code(gm, cid)
 
@@ -144,6 +140,7 @@ class Recorder:
         self._record_graph(gm, cid, f"aot_{part}", part)
         index = len(self.capture.graphs) - 1
         previous, self._part = self._part, part
+        self._compiling, self._post_grad_subgraphs = gm, set()
         try:
             with self._timed(index):
                 return compat.inductor.compile_fx_inner()(gm, example_inputs, **kwargs)
@@ -152,6 +149,7 @@ class Recorder:
             raise
         finally:
             self._part = previous
+            self._compiling = None
             self._record_final(gm, cid, part, index)
 
     def _record_final(self, gm: torch.fx.GraphModule, cid: str, part: str, index: int) -> None:
@@ -167,7 +165,7 @@ class Recorder:
         except Exception as exc:  # noqa: BLE001 - called in a finally: never mask the compile's own error
             self.capture.problems.append(
                 ("post_grad_final", f"[{cid}] the final post-grad graph could not be recorded "
-                 f"({type(exc).__name__}: {_first_line(exc)})")
+                 f"({type(exc).__name__}: {first_line(exc)})")
             )
 
     @contextlib.contextmanager
@@ -182,10 +180,20 @@ class Recorder:
             self.capture.graphs[index] = dataclasses.replace(graph, compile_time_s=time.perf_counter() - start)
 
     def _record_post_grad(self, graph: torch.fx.Graph) -> None:
+        """The post-grad pass hook. Inductor runs the passes on each sub-graph (a torch.cond
+        branch, an invoke_subgraph body) before the graph holding it: a sub-graph's nodes are
+        recorded under its name, and not again with the graph."""
         cid = compat.dynamo.current_compile_id() or "?"
         gm = graph.owning_module
-        if gm is not None:
-            self._record_graph(gm, cid, "post_grad", self._part)
+        if gm is None:
+            return
+        name = subgraph_name(self._compiling, gm)
+        if name:
+            for node in gm.graph.nodes:
+                self._record_node(node, cid, "post_grad", self._part, name)
+            self._post_grad_subgraphs.add(name)
+            return
+        self._record_graph(gm, cid, "post_grad", self._part, skip=self._post_grad_subgraphs)
 
     def _remember_code(self, gm: torch.fx.GraphModule, cid: str) -> Any:
         """Run `gm` as is; note its code files to attribute launches to `cid`.
@@ -200,13 +208,14 @@ class Recorder:
 
     # --- graphs -> records ---------------------------------------------------
 
-    def _record_graph(self, gm: torch.fx.GraphModule, cid: str, stage: str, part: str) -> None:
+    def _record_graph(self, gm: torch.fx.GraphModule, cid: str, stage: str, part: str,
+                      skip: set[str] | frozenset[str] = frozenset()) -> None:
         subgraphs = tuple(name for name, mod in gm.named_modules() if name and isinstance(mod, torch.fx.GraphModule))
-        code = _readable(gm)
+        code = readable(gm)
         op_count = sum(1 for n in gm.graph.nodes if n.op in ("call_function", "call_method", "call_module"))
         self.capture.graphs.append(GraphRecord(cid, stage, part, code, op_count, subgraphs))
         for name, mod in gm.named_modules():
-            if isinstance(mod, torch.fx.GraphModule):
+            if isinstance(mod, torch.fx.GraphModule) and name not in skip:
                 for node in mod.graph.nodes:
                     self._record_node(node, cid, stage, part, name)
 
@@ -230,51 +239,31 @@ class Recorder:
         kid = self.kernel(compat.hops.side_table_kernel(fields["kernel_idx"]))
         consts = compat.hops.side_table_constants(fields["constant_args_idx"])
         self._remember_hop_launch(kid, fields, consts)
-        values = {k: _plain(v) for k, v in {**fields["kwargs"], **consts}.items() if not _is_tensor_node(v)}
+        values = {k: plain(v) for k, v in {**fields["kwargs"], **consts}.items() if not is_tensor_node(v)}
         declared = set(self.capture.kernels[kid].constexpr_params) if kid else set()
         constexprs = {k: v for k, v in values.items() if k in declared}
         scalars = {k: v for k, v in values.items() if k not in declared}
-        op = self._hop_op(node, kid, cid, stage, part)
+        op = self._hop_op(node, kid, cid, stage, part, sub)
         to_clone = fields["tensors_to_clone"]
         infos = ((k, compat.hops.tensor_info(v)) for k, v in fields["kwargs"].items())
         tensors = {k: info for k, info in infos if info}
         nodes = {k: v for k, v in fields["kwargs"].items() if k in tensors and isinstance(v, torch.fx.Node)}
         return NodeRecord(
             cid, stage, part, sub, node.name, form, kid, op, bool(op and compat.library.is_triton_op(op)),
-            grid=tuple(tuple(_plain(g) for g in grid) for grid in fields["grid"]),
+            grid=tuple(tuple(plain(g) for g in grid) for grid in fields["grid"]),
             constexprs=constexprs,
             scalars=scalars,
             tensors_to_clone=tuple(to_clone) if to_clone is not None else None,
             tensor_types={k: t for k, (t, _) in tensors.items()},
             tensor_bytes={k: b for k, (_, b) in tensors.items()},
             inductor_clones=compat.inductor.cloned_args(node) if stage == "post_grad_final" else None,
-            buffers=self._buffers(node, nodes, cid) if form == "functional" or stage == "dynamo" else None,
-            uses=self._uses_of(kid, tensors),
+            recompute=part == "backward" and compat.inductor.is_recomputed(node),
+            source=compat.dynamo.node_user_line(node),
+            buffers=self._arg_facts.buffers(node, nodes, cid) if form == "functional" or stage == "dynamo" else None,
+            uses=self._arg_facts.uses(kid, tensors),
         )
 
-    def _buffers(self, node: torch.fx.Node, args: dict[str, torch.fx.Node], cid: str) -> tuple[BufferRecord, ...] | None:
-        """Where the functional node's tensor arguments come from (capture/buffers.py); None, and a
-        problem noted, when the graph has a layout this cannot read."""
-        try:
-            return buffer_records(node, args)
-        except Exception as exc:  # noqa: BLE001 - a fact missing, not a failed capture
-            self._note_once("buffers", f"[{cid}] where {node.name}'s arguments come from could not be read "
-                                       f"({type(exc).__name__}: {_first_line(exc)})")
-            return None
-
-    def _uses_of(self, kid: str | None, tensors: dict[str, Any]) -> dict[str, tuple[str, ...]] | None:
-        """How the kernel's body uses each tensor argument, from its source (once per kernel)."""
-        if kid is None or kid not in self._jits:
-            return None
-        if kid not in self._pointer_uses:
-            jf = self._jits[kid]
-            source = compat.kernels.kernel_text(jf)
-            self._pointer_uses[kid] = textformats.kernel_access.pointer_uses(
-                source, lambda name: compat.kernels.called_jit_source(jf, name)) if source else None
-        uses = self._pointer_uses[kid]
-        return None if uses is None else {k: uses.get(k, ()) for k in tensors}
-
-    def _hop_op(self, node: torch.fx.Node, kid: str | None, cid: str, stage: str, part: str) -> str | None:
+    def _hop_op(self, node: torch.fx.Node, kid: str | None, cid: str, stage: str, part: str, sub: str) -> str | None:
         """The op the node's kernel was reached through: the innermost triton_op
         whose decomposition made the node, else what node meta names (the op the
         graph called; for a backward node, the op whose registered backward it is).
@@ -282,16 +271,17 @@ class Recorder:
         note: there the same kernel's n-th functional node before it says."""
         noted = compat.library.decomposed_from(node)
         if noted is None and stage == "post_grad_final":
-            twin = self._post_grad_twin(kid, cid, part)
+            twin = self._post_grad_twin(kid, cid, part, sub)
             if twin is not None:
                 return twin.op
         return noted or compat.library.source_fn_op(node)
 
-    def _post_grad_twin(self, kid: str | None, cid: str, part: str) -> NodeRecord | None:
+    def _post_grad_twin(self, kid: str | None, cid: str, part: str, sub: str) -> NodeRecord | None:
         """The functional node in the "post_grad" snapshot that the next
-        post_grad_final node of kernel `kid` replaced (Inductor keeps their order)."""
+        post_grad_final node of kernel `kid` in sub-graph `sub` replaced (Inductor keeps their order)."""
         def mine(stage: str) -> list[NodeRecord]:
-            return [n for n in self.capture.nodes if (n.compile_id, n.part, n.stage, n.kernel_id) == (cid, part, stage, kid)]
+            return [n for n in self.capture.nodes
+                    if (n.compile_id, n.part, n.stage, n.kernel_id, n.subgraph) == (cid, part, stage, kid, sub)]
 
         done = len(mine("post_grad_final"))
         before = [n for n in mine("post_grad") if n.form == "functional"]
@@ -322,9 +312,9 @@ class Recorder:
             return None
         kid = compat.kernels.kernel_id(jf)
         if kid not in self.capture.kernels:
-            self.capture.kernels[kid] = _kernel_record(jf, kid)
+            self.capture.kernels[kid] = kernel_record(jf, kid)
             self._sources[kid] = getattr(jf, "src", "")
-            self._jits[kid] = jf
+            self._arg_facts.remember(kid, jf)
         return kid
 
     # --- hooks -----------------------------------------------------------------
@@ -333,10 +323,10 @@ class Recorder:
     def installed(self) -> Iterator[Recorder]:
         """Install every hook for the duration of the block; always undo them."""
         patcher = Patcher()
-        trace = _Handler(self._on_trace)
+        trace = LogHandler(self._on_trace)
         trace_logger = logging.getLogger(compat.dynamo.TRACE_LOGGER)
         mutation_logger = logging.getLogger(compat.dynamo.MUTATION_LOGGER)
-        fallback_filter = _FallbackFilter(self._on_fallback)
+        fallback_filter = FallbackFilter(self._on_fallback)
         try:
             self._op_codes = compat.library.custom_op_codes()
             # Note which triton_op each HOP node came from, wherever it was called
@@ -402,8 +392,9 @@ class Recorder:
         calls = textformats.output_code.parse_code_calls(code, self._take_kernel_ops(cid))
         rewritten = tuple(k.inductor_name for k in kernels if self._rewritten(code, k))
         epilogue_fusion = compat.inductor.epilogue_fusion_user_kernels()
+        sites = textformats.output_code.subgraph_call_sites(code)
         self.capture.output_code.append(
-            OutputCodeRecord(cid, part, code, kernels, externs, calls, epilogue_fusion, rewritten)
+            OutputCodeRecord(cid, part, code, kernels, externs, calls, epilogue_fusion, rewritten, sites)
         )
 
     def _on_kernel(self, kernel_name: str, node_schedule: Any) -> None:
@@ -413,7 +404,7 @@ class Recorder:
         except Exception as exc:  # noqa: BLE001 - inside Inductor's codegen: never break the compile
             self._kernel_ops.add(kernel_name, ())
             self._note_once("kernel_ops", f"the ops of Inductor kernel {kernel_name} could not be read "
-                            f"({type(exc).__name__}: {_first_line(exc)}); its output-code comment is used, if any")
+                            f"({type(exc).__name__}: {first_line(exc)}); its output-code comment is used, if any")
 
     def _take_kernel_ops(self, cid: str) -> dict[str, list[tuple[str, ...]]]:
         """Kernel name -> ATen ops per call for the output code just written."""
@@ -422,7 +413,7 @@ class Recorder:
         except Exception as exc:  # noqa: BLE001 - the code is still recorded; its comments still say something
             self._kernel_ops = KernelOps()
             self._note_once("kernel_ops", f"[{cid}] the ops of Inductor's kernels could not be matched to its graph "
-                            f"({type(exc).__name__}: {_first_line(exc)}); output-code comments are used, if any")
+                            f"({type(exc).__name__}: {first_line(exc)}); output-code comments are used, if any")
             return {}
 
     def _note_once(self, source: str, message: str) -> None:
@@ -446,6 +437,10 @@ class Recorder:
             self._on_compile_metrics(cid, body)
         elif name == "inductor_output_code" and body.get("filename"):
             self._code_files[str(body["filename"])] = cid
+            try:  # emitted while Inductor writes the module: V.graph is that graph
+                self._code_parts[str(body["filename"])] = compat.inductor.output_code_part()
+            except Exception:  # noqa: BLE001 - a launch from it then says no part
+                pass
 
     def _on_compile_metrics(self, cid: str, body: dict[str, Any]) -> None:
         frame = cid.partition("/")[0]
@@ -455,7 +450,7 @@ class Recorder:
         limit = textformats.breaks.recompile_limit(fail_reason) if fail_type else None
         if limit is not None:
             function, file, line = self._frames.get(frame, (None, None, None))
-            self.capture.recompile_limits.append(RecompileLimitRecord(cid, *limit, function, file, line))
+            self.capture.recompile_limits.append(RecompileLimit(cid, *limit, function, file, line))
             return  # refused: no graph, so not a recompile
         if body.get("recompile_reason") and not fail_type:
             self.capture.recompiles.append(RecompileRecord(cid, str(body["recompile_reason"])))
@@ -466,18 +461,21 @@ class Recorder:
         kernel = compat.dynamo.kernel_under_mutation_analysis()
         kid = self.kernel(kernel) if kernel is not None else None
         exc = record.exc_info[1] if record.exc_info else None
-        cause = f"{type(exc).__name__}: {_first_line(exc)}" if exc is not None else record.getMessage()
+        cause = f"{type(exc).__name__}: {first_line(exc)}" if exc is not None else record.getMessage()
         file, line = compat.dynamo.mutation_fallback_location(exc)
         self.capture.fallbacks.append(FallbackRecord(compat.dynamo.current_compile_id() or "?", kid, cause, file, line))
 
     def _on_launch(self, via: str, kernel_id: str | None, inductor_name: str | None) -> None:
-        op, in_graph, cid = None, False, None
+        op, in_graph, cid, where = None, False, None, {}
         for frame in compat.dynamo.frames():
             code = frame.f_code
             if op is None:
-                op = _op_of(self._op_codes, code)
+                op = op_of(self._op_codes, code)
             if code.co_filename in self._code_files:
                 in_graph, cid = True, self._code_files[code.co_filename]
+                part = self._code_parts.get(code.co_filename)
+                if part is not None:  # an output module: which part, which of its functions, which line
+                    where = {"part": part, "function": code.co_name, "line": frame.f_lineno}
                 break
             interpreted = self._run_modules.get(id(compat.dynamo.interpreted_module(frame)))
             if interpreted is not None:
@@ -485,9 +483,9 @@ class Recorder:
                 break
         # Where an eager launch came from ties it to the graph break that made it eager.
         site = () if in_graph else launch_site()
-        self._launches[LaunchRecord(via, kernel_id, inductor_name, op, in_graph, cid, site=site)] += 1
+        self._launches[LaunchRecord(via, kernel_id, inductor_name, op, in_graph, cid, site=site, **where)] += 1
 
     def _flush_launches(self) -> None:
         for launch, count in self._launches.items():
-            self.capture.launches.append(_with_count(launch, count))
+            self.capture.launches.append(dataclasses.replace(launch, count=count))
         self._launches.clear()

@@ -20,7 +20,7 @@ from typing import Any
 import torch
 
 from tritoninspect.capture import compat
-from tritoninspect.capture.records import ResourceRecord
+from tritoninspect.model.records import Resources
 
 #: JITFunction.run keywords that are not kernel arguments or compile options.
 _RUN_ONLY = frozenset({"grid", "warmup", "stream"})
@@ -73,22 +73,24 @@ def _plain_arg(value: Any) -> bool:
 
 def measure(
     templates: Mapping[str, LaunchTemplate], *, gpu: bool
-) -> tuple[list[ResourceRecord], list[tuple[str, str]]]:
-    """Compile every kernel once per config; (records, problems). A config that
-    fails to compile becomes a problem, and the others go on."""
-    records: list[ResourceRecord] = []
+) -> tuple[dict[str, list[Resources]], list[tuple[str, str]]]:
+    """Compile every kernel once per config; (kernel id -> what each config uses, problems).
+    A config that fails to compile becomes a problem, and the others go on."""
+    records: dict[str, list[Resources]] = {}
     problems: list[tuple[str, str]] = []
     for kernel_id, template in templates.items():
         for config in template.configs:
             try:
-                records.append(_measure_one(kernel_id, template, config, gpu=gpu))
+                measured = _measure_one(template, config, gpu=gpu)
             except Exception as exc:  # noqa: BLE001 - one kernel must not sink the report
                 name = getattr(getattr(template.kernel, "fn", None), "__name__", kernel_id)
                 problems.append(("resources", f"{name} [{_label(config)}]: could not compile: {_error_text(exc)}"))
+            else:
+                records.setdefault(kernel_id, []).append(measured)
     return records, problems
 
 
-def _measure_one(kernel_id: str, template: LaunchTemplate, config: dict[str, Any], *, gpu: bool) -> ResourceRecord:
+def _measure_one(template: LaunchTemplate, config: dict[str, Any], *, gpu: bool) -> Resources:
     names = set(template.kernel.arg_names)
     args = {**template.args, **{k: v for k, v in config.items() if k in names}}
     options = {k: v for k, v in config.items() if k not in names}
@@ -96,8 +98,8 @@ def _measure_one(kernel_id: str, template: LaunchTemplate, config: dict[str, Any
     meta = compat.triton_compile.compiled_metadata(compiled)
     usage = compat.triton_compile.loaded_kernel_usage if gpu else compat.triton_compile.cubin_usage
     registers, spills = usage(compiled)
-    return ResourceRecord(
-        kernel_id=kernel_id, config={k: _json(v) for k, v in config.items()}, target=meta["target"],
+    return Resources(
+        config={k: _json(v) for k, v in config.items()}, target=meta["target"],
         source="gpu" if gpu else f"compiled for {meta['target']}",
         registers=registers, shared=meta["shared"], spills=spills,
         num_warps=meta["num_warps"], num_stages=meta["num_stages"],

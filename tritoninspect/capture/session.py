@@ -22,13 +22,13 @@ import torch
 from tritoninspect import __version__
 from tritoninspect.capture import compat
 from tritoninspect.capture.crash import fatal_signal_stacks
-from tritoninspect.capture.failure import Progress, failure_record
+from tritoninspect.capture.failure import Progress, failure_record, raised_in_tool
 from tritoninspect.capture.libraries import record_libraries
 from tritoninspect.capture.patching import Patcher
 from tritoninspect.capture.recorder import Recorder
-from tritoninspect.capture.records import Capture, DeviceProbeRecord, DeviceQueryRecord, EmulationRecord
+from tritoninspect.model.records import Capture, DeviceProbeRecord, DeviceQueryRecord, EmulationRecord
 from tritoninspect.capture.resources import measure
-from tritoninspect.errors import EnvironmentProblem, TritonInspectError, UsageError, ends_the_run
+from tritoninspect.model.errors import EnvironmentProblem, TritonInspectError, UsageError, ends_the_run
 
 #: The GPU architecture compile-only mode compiles for (sm_90: Hopper).
 DEFAULT_ARCH = 90
@@ -244,10 +244,10 @@ def capture_run(
             _compile_and_call(recorder, module, input_sets, dynamic=dynamic, backward=backward)
     finally:
         torch._dynamo.reset()
-        from tritoninspect.progress import warnings_seen
+        from tritoninspect.capture.progress import warnings_seen
 
         warnings_seen([(w.category.__name__, str(w.message), f"{w.filename}:{w.lineno}") for w in caught])
-    recorder.capture.meta = {**_meta(info, stage, dynamic, backward, target, inputs), "calls": len(input_sets)}
+    recorder.capture.meta = {**capture_meta(info, stage, dynamic, backward, target, inputs), "calls": len(input_sets)}
     if backward and recorder.capture.failure is None:
         recorder.capture.meta.update(_backward_facts(module, recorder.progress))
     if env is not None:
@@ -259,11 +259,11 @@ def capture_run(
         recorder.capture.problems.append(("libraries", f"whose code the kernels are could not be told ({exc!r})"))
     if recorder.launch_templates is not None and recorder.capture.failure is None:
         # After the run, hooks gone: each kernel compiles once per config for the mode's target.
-        from tritoninspect.progress import stage
+        from tritoninspect.capture.progress import stage
 
         stage("--resources: compiling each kernel per autotune config")
         records, problems = measure(recorder.launch_templates, gpu=info.mode == "gpu")
-        recorder.capture.resources.extend(records)
+        recorder.capture.resources.update(records)
         recorder.capture.problems.extend(problems)
     return recorder.capture
 
@@ -305,15 +305,17 @@ def _compile_and_call(recorder: Recorder, module: Any, input_sets: Sequence[tupl
     tritoninspect's own errors propagate."""
     try:
         compiled = torch.compile(module, backend=recorder.backend, dynamic=dynamic)
-        for args in input_sets:
-            call_once(compiled, args, backward, progress=recorder.progress)
+        # A torch.compile'd submodule or function the model calls compiles with the recorder too.
+        with compat.shapes.every_compile_to(recorder.backend):
+            for args in input_sets:
+                call_once(compiled, args, backward, progress=recorder.progress)
     except TritonInspectError:
         raise
     except BaseException as exc:  # noqa: BLE001 - recorded (sys.exit() in forward too): the report shows it
         if ends_the_run(exc):
             raise
         recorder.capture.failure = failure_record(exc, recorder.progress)
-        if recorder.capture.failure.in_tool:
+        if raised_in_tool(exc):
             raise
 
 
@@ -354,7 +356,8 @@ def _tensors(value: Any) -> list[torch.Tensor]:
     return []
 
 
-def _meta(info: ModeInfo, stage: str, dynamic: bool | None, backward: bool, target: str, inputs: tuple[str, ...]) -> dict[str, Any]:
+def capture_meta(info: ModeInfo, stage: str, dynamic: bool | None, backward: bool, target: str, inputs: tuple[str, ...]) -> dict[str, Any]:
+    """A capture's `meta`: the tool, the mode and device, torch's and Triton's versions, what was asked."""
     return {
         "tool": "tritoninspect",
         "tool_version": __version__,

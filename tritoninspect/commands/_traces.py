@@ -1,36 +1,23 @@
-"""What the commands do with TORCH_TRACE logs: several ranks at once, and `--trace DIR`'s files."""
+"""`graph` on a TORCH_TRACE folder of several ranks: a report per rank, and where the ranks differ."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.markup import escape
 
-from tritoninspect.errors import UsageError
+from tritoninspect.model.errors import UsageError
 from tritoninspect.render._safe import safe_text
 
 if TYPE_CHECKING:
-    from tritoninspect.report import Report
+    from tritoninspect.source.parse import TraceLogs
 
 
-def is_trace_of_ranks(target: str) -> bool:
-    """Is `target` a trace of several logs (ranks)?"""
-    from tritoninspect.traces import is_trace
-
-    if not is_trace(target):
-        return False
-    from tritoninspect.textformats.torch_trace import trace_runs
-
-    runs = trace_runs(Path(target))
-    # Several runs: the ranks route says so (a usage error listing them).
-    return len(runs) > 1 or (len(runs) == 1 and len(runs[0].files) > 1)
-
-
-def emit_ranks(target: str, *, json_out: bool, output: Path | None, view: str = "text", kernel: str | None = None,
-               dump: Path | None = None, strict: bool = False, err: Console | None = None) -> None:
+def emit_ranks(logs: TraceLogs, *, json_out: bool, output: Path | None, view: str = "text",
+               kernel: str | None = None, dump: Path | None = None, strict: bool = False,
+               err: Console | None = None) -> None:
     """A report per rank and where the ranks differ, as text or (`--json`) one document.
 
     `view` is how the text shows each rank ("text", "detail", "show:code"...); `kernel`
@@ -42,20 +29,16 @@ def emit_ranks(target: str, *, json_out: bool, output: Path | None, view: str = 
     import typer
 
     from tritoninspect.analyse.ranks import summarise_ranks
-    from tritoninspect.errors import ExitCode
+    from tritoninspect.model.errors import ExitCode
     from tritoninspect.render.emit import emit
-    from tritoninspect.traces import trace_reports
+    from tritoninspect.run.traces import trace_reports
 
     if dump is not None:
-        raise UsageError(f"--dump {dump}: a dump holds one report's files, and {target} holds several ranks",
+        raise UsageError(f"--dump {dump}: a dump holds one report's files, and {logs.text} holds several ranks",
                          hint="name one rank's log: tritoninspect graph LOG --dump DIR")
-    summary = summarise_ranks(target, trace_reports(target))
-    shown = dataclasses.replace(summary, view=view)
-    if kernel is not None:
-        shown = dataclasses.replace(shown, reports=tuple(_one_kernel(r, kernel) for r in summary.reports))
-        if not any(r.kernels for r in shown.reports):
-            names = ", ".join(dict.fromkeys(k.name for r in summary.reports for k in r.kernels)) or "none"
-            raise UsageError(f"--kernel {kernel}: no such kernel on any rank; kernels: {names}")
+    reports = trace_reports(logs)
+    summary = summarise_ranks(logs.text, reports)
+    shown = dataclasses.replace(summary if kernel is None else summary.narrowed(kernel), view=view)
     # As for one report: -o gets the whole document, stdout the view asked for.
     emit(dataclasses.replace(summary, view="detail" if view == "detail" else "text"), None, output, text="ranks")
     if json_out or not output or view.startswith("show:"):
@@ -67,49 +50,3 @@ def emit_ranks(target: str, *, json_out: bool, output: Path | None, view: str = 
         if err is not None:
             err.print(f"[yellow]--strict: {len(problems)} diagnostic(s) ({escape(safe_text(where))})[/]")
         raise typer.Exit(ExitCode.FINDINGS)
-
-
-def _one_kernel(report: Report, name: str) -> Report:
-    """The report with kernel `name` only; none when this rank does not have it."""
-    import dataclasses
-
-    kernel = report.kernel(name)
-    return dataclasses.replace(report, kernels=(kernel,) if kernel is not None else ())
-
-
-def check_trace_dir(directory: Path | None, *, output: Path | None = None, dump: Path | None = None) -> None:
-    """Refuse a `--trace` folder now, before a long compile (UsageError, exit 2): it must be a
-    folder, or a name whose parent folder exists, and writable, and not where `-o` or `--dump` write."""
-    if directory is None:
-        return
-    for flag, path in (("-o", output), ("--dump", dump)):
-        if path is not None and path.resolve() == directory.resolve():
-            raise UsageError(f"--trace {directory}: {flag} writes there too; give each its own path")
-    if directory.exists() and not directory.is_dir():
-        raise UsageError(f"--trace {directory}: exists and is not a folder; give a folder for the trace log")
-    parent = directory if directory.exists() else directory.parent
-    if not parent.is_dir():
-        raise UsageError(f"--trace {directory}: the folder {parent} does not exist")
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise UsageError(f"--trace {directory}: {parent} is not writable")
-
-
-def logs_in(directory: Path | None) -> set[Path]:
-    """The `.log` files in `directory` now (to tell which ones a run adds)."""
-    if directory is None or not directory.is_dir():
-        return set()
-    return set(directory.glob("*.log"))
-
-
-def say_trace_written(err: Console, directory: Path | None, before: set[Path]) -> None:
-    """Name the log `--trace` wrote, and how tlparse and tritoninspect read it back."""
-    if directory is None:
-        return
-    new = sorted(logs_in(directory) - before)
-    if not new:
-        err.print(f"[yellow]--trace {escape(safe_text(str(directory)))}: no trace was written (nothing compiled?)[/]")
-        return
-    for log in new:
-        shown, folder = escape(safe_text(str(log))), escape(safe_text(str(directory)))  # user paths: no escapes
-        err.print(f"wrote {shown}  (open it with: tlparse {shown}; tritoninspect graph {folder})", highlight=False,
-                  soft_wrap=True)

@@ -14,13 +14,9 @@ from typing import Annotated, Optional
 
 import typer
 
-from tritoninspect.commands._edge import (
-    check_outputs,
-    edge,
-    exit_if_failed,
-    given_options,
-    report_for,
-)
+from tritoninspect.commands._capture import given_options, report_for
+from tritoninspect.commands._edge import edge, exit_if_failed
+from tritoninspect.commands._outputs import check_outputs
 from tritoninspect.commands._options import (
     BackwardOpt,
     DebugOpt,
@@ -64,17 +60,19 @@ def breaks(
     debug: DebugOpt = False,
 ) -> None:
     """Explain graph breaks and recompiles around Triton kernels: where, which kernel, why, what to do."""
-    from tritoninspect.pipeline import CaptureOptions
+    from tritoninspect.run.pipeline import CaptureOptions
+    from tritoninspect.source.parse import parse_source
 
     with edge(json_out=json_out, debug=debug) as err:
-        check_outputs(output=output, dump=dump, targets=[target], force=force)
+        source = parse_source(target)
+        check_outputs(output=output, dump=dump, sources=[source], force=force)
         with _depyf_dir(decompile and dump is not None) as depyf_dir:
             options = CaptureOptions(inputs=inputs, device=device.value, dynamic=dynamic, backward=backward,
                                      stage=stage.value if stage else "dynamo", decompile=decompile,
                                      depyf_dump=depyf_dir)
             given = given_options(options, stage=stage is not None, decompile=decompile, timeout=timeout)
-            report = report_for(target, options, given=given, err=err, timeout=timeout,
-                                progress=not (quiet or json_out), debug=debug)
+            report = report_for(source, options, given=given, err=err, timeout=timeout,
+                                progress=not (quiet or json_out), json_out=json_out, debug=debug)
             extra = read_depyf_dump(Path(depyf_dir)) if depyf_dir else {}
         # The renderers are imported only when text or files are asked for: `--json` alone needs none.
         from tritoninspect.render.emit import emit

@@ -6,7 +6,8 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from tritoninspect.commands._edge import edge, given_options, report_for
+from tritoninspect.commands._capture import given_options, report_for
+from tritoninspect.commands._edge import edge
 from tritoninspect.commands._options import (
     BackwardOpt,
     DebugOpt,
@@ -20,7 +21,7 @@ from tritoninspect.commands._options import (
     TargetArg,
     TimeoutOpt,
 )
-from tritoninspect.errors import ExitCode, UsageError, usage_errors
+from tritoninspect.model.errors import ExitCode, UsageError, usage_errors
 
 
 def check(
@@ -51,7 +52,8 @@ def check(
     debug: DebugOpt = False,
 ) -> None:
     """Exit 1 when a condition fails (one line each), 0 when all hold: for CI."""
-    from tritoninspect.pipeline import CaptureOptions
+    from tritoninspect.run.pipeline import CaptureOptions
+    from tritoninspect.source.parse import parse_source
 
     with edge(json_out=json_out, debug=debug) as err:
         conditions = _conditions(no_breaks, max_graphs, entry or [], no_clones or [], no_fallback)
@@ -60,8 +62,10 @@ def check(
         needed = "inductor" if no_clones else "aot" if no_fallback else "dynamo"
         options = CaptureOptions(inputs=inputs, device=device.value, dynamic=dynamic, backward=backward,
                                  stage=stage.value if stage else needed)
-        report = report_for(target, options, given=given_options(options, stage=stage is not None, timeout=timeout),
-                            err=err, timeout=timeout, progress=not (quiet or json_out), debug=debug)
+        report = report_for(parse_source(target), options,
+                            given=given_options(options, stage=stage is not None, timeout=timeout),
+                            err=err, timeout=timeout, progress=not (quiet or json_out), json_out=json_out,
+                            debug=debug)
         from tritoninspect.analyse.checks import run_checks
         from tritoninspect.render.emit import emit
 

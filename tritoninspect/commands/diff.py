@@ -1,6 +1,6 @@
 """`tritoninspect diff A B [C ...]`: variants of a model (or saved reports), each against the first.
 
-Each target is captured in its own fresh process (`tritoninspect/sides/`), several at a
+Each target is captured in its own fresh process (`tritoninspect/children/`), several at a
 time (`--jobs`), so the compiles share no state; `--bench` times each side there too.
 """
 
@@ -14,16 +14,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
-from rich.markup import escape
 from rich.console import Console
 
-from tritoninspect.commands._edge import (
-    check_output_file,
-    edge,
-    given_options,
-    one_line,
-    refuse_capture_options,
-)
+from tritoninspect.commands._capture import given_options, refuse_capture_options
+from tritoninspect.commands._edge import edge, say_error
+from tritoninspect.commands._outputs import check_output_file
 from tritoninspect.commands._options import (
     BackwardOpt,
     Device,
@@ -36,11 +31,12 @@ from tritoninspect.commands._options import (
     StageOpt,
     TimeoutOpt,
 )
-from tritoninspect.errors import ExitCode, UsageError, usage_errors
+from tritoninspect.model.errors import ExitCode, UsageError, usage_errors
 
 if TYPE_CHECKING:
-    from tritoninspect.pipeline import CaptureOptions
-    from tritoninspect.sides.parent import SideResult
+    from tritoninspect.run.pipeline import CaptureOptions
+    from tritoninspect.children.side import SideResult
+    from tritoninspect.source.parse import Source
 
 
 def diff(
@@ -86,20 +82,21 @@ def diff(
     Each target is compiled in its own fresh process, so the compiles share no state; the
     diff opens with one summary line per variant.
     """
-    from tritoninspect.pipeline import CaptureOptions
+    from tritoninspect.run.pipeline import CaptureOptions
 
     with edge(json_out=json_out, debug=debug) as err:
         if len(targets) < 2:
             raise UsageError("diff needs two or more targets: A B [C ...]")
         options = CaptureOptions(inputs=inputs, device=device.value, dynamic=dynamic, backward=backward,
                                  stage=stage.value, torch_logs=debug)
-        _check_options(targets, options, inputs_b=inputs_b, bench=bench, stage_given=stage is not Stage.inductor)
-        check_output_file(output, targets, force=force)
+        sources = _sources(targets)
+        _check_options(sources, options, inputs_b=inputs_b, bench=bench, stage_given=stage is not Stage.inductor)
+        check_output_file(output, sources, force=force)
         _check_save_and_output(save, output, len(targets))
-        results = _sides(targets, options, inputs_b=inputs_b, bench=bench, save=save, debug=debug, err=err,
+        results = _sides(sources, options, inputs_b=inputs_b, bench=bench, save=save, debug=debug, err=err,
                          timeout=timeout, jobs=jobs, lines=not (quiet or json_out))
         from tritoninspect.render.emit import emit
-        from tritoninspect.sides.parent import build_diff, side_labels
+        from tritoninspect.children.side import build_diff, side_labels
 
         # The diff is printed even with -o; .json and .html get those formats, any other suffix the text (docs/commands/diff.md).
         suffix = output.suffix.lower() if output is not None else ""
@@ -117,14 +114,13 @@ def diff(
             from tritoninspect.render._failure import failure_line
 
             for label, s in failed:
-                err.print(f"[bold red]error:[/] {label}: {escape(one_line(failure_line(s.report.failure)))}",
-                          highlight=False, soft_wrap=True)
+                say_error(f"{label}: {failure_line(s.report.failure)}", err=err)
             raise typer.Exit(int(ExitCode.USER_CODE))
 
 
 def _check_save_and_output(save: Path | None, output: Path | None, count: int) -> None:
     """`--save DIR` writes DIR/A.json, DIR/B.json, ...: `-o` must not be one of them."""
-    from tritoninspect.sides.parent import side_labels
+    from tritoninspect.children.side import side_labels
 
     if save is None or output is None:
         return
@@ -134,20 +130,26 @@ def _check_save_and_output(save: Path | None, output: Path | None, count: int) -
             raise UsageError(f"-o {output}: --save writes side {label}'s report there; write the diff elsewhere")
 
 
-def _check_options(targets: list[str], options: CaptureOptions, *, inputs_b: str | None, bench: bool,
-                   stage_given: bool) -> None:
-    from tritoninspect.errors import TargetError
-    from tritoninspect.sides.parent import side_labels
-    from tritoninspect.spec import is_saved_report, parse_spec
-    from tritoninspect.traces import is_trace
+def _sources(targets: list[str]) -> list[Source]:
+    """Each target parsed; a bad one fails before any side starts compiling (they run in parallel)."""
+    from tritoninspect.model.errors import TargetError
+    from tritoninspect.children.side import side_labels
+    from tritoninspect.source.parse import parse_source
 
-    saved = [is_saved_report(t) or is_trace(t) for t in targets]
-    for label, target, is_saved in zip(side_labels(len(targets)), targets, saved):
+    sources = []
+    for label, target in zip(side_labels(len(targets)), targets):
         try:
-            if not is_saved:
-                parse_spec(target)  # a bad target fails before any side starts compiling (they run in parallel)
+            sources.append(parse_source(target))
         except TargetError as error:
             raise TargetError(f"{label} ({target}): {error}") from error
+    return sources
+
+
+def _check_options(sources: list[Source], options: CaptureOptions, *, inputs_b: str | None, bench: bool,
+                   stage_given: bool) -> None:
+    from tritoninspect.source.parse import TargetSpec
+
+    saved = [not isinstance(source, TargetSpec) for source in sources]
     if all(saved):
         given = given_options(options, stage=stage_given, bench=bench)
         refuse_capture_options({"inputs": given.pop("inputs"), "inputs_b": inputs_b, **given})
@@ -157,29 +159,30 @@ def _check_options(targets: list[str], options: CaptureOptions, *, inputs_b: str
         raise UsageError("--inputs-b: B is a saved report, nothing is compiled for it")
 
 
-def _sides(targets: list[str], options: CaptureOptions, *, inputs_b: str | None, bench: bool, save: Path | None,
+def _sides(sources: list[Source], options: CaptureOptions, *, inputs_b: str | None, bench: bool, save: Path | None,
            debug: bool, err: Console, timeout: float | None, jobs: int | None, lines: bool) -> list[SideResult]:
     """Each side, saved or captured in a fresh process (`jobs` at a time); written to `save` when asked.
     Progress: a status on a terminal; piped, a line per side per stage unless `lines` is off."""
-    from tritoninspect.progress_sides import SidesDisplay
-    from tritoninspect.sides import parent as sides
-    from tritoninspect.spec import is_saved_report
+    from tritoninspect.commands._progress import SidesDisplay
+    from tritoninspect.children import side as sides
+    from tritoninspect.source.parse import TargetSpec
 
     per_side = [dataclasses.replace(options, inputs=inputs_b if i == 1 and inputs_b is not None else options.inputs)
-                for i in range(len(targets))]
-    captured = sum(not is_saved_report(t) for t in targets)
+                for i in range(len(sources))]
+    captured = [(label, source) for label, source in zip(sides.side_labels(len(sources)), sources)
+                if isinstance(source, TargetSpec)]
     # --bench times each side in its own process: timings must not share the GPU or the cores.
-    jobs = 1 if bench else jobs or max(1, min(captured, os.cpu_count() or 1))
+    jobs = 1 if bench else jobs or max(1, min(len(captured), os.cpu_count() or 1))
     with usage_errors():
         if save is not None:
-            sides.check_save_dir(save, len(targets))  # before long compiles, not after them
-        what = f"compiling {captured} targets, {jobs} at a time, each in a fresh process" if captured > 1 else \
-            f"compiling {next((t for t in targets if not is_saved_report(t)), '')} in a fresh process"
-        labels = [label for label, t in zip(sides.side_labels(len(targets)), targets) if not is_saved_report(t)]
+            sides.check_save_dir(save, len(sources))  # before long compiles, not after them
+        what = f"compiling {len(captured)} targets, {jobs} at a time, each in a fresh process" if len(captured) > 1 \
+            else f"compiling {captured[0][1].text if captured else ''} in a fresh process"
+        labels = [label for label, _ in captured]
         # With --debug the children's own output goes to stderr as it comes: no second stream of stages.
         display = SidesDisplay(err, what, labels, lines=lines) if captured and not debug else None
         with display or contextlib.nullcontext():
-            results = sides.get_sides(targets, per_side, jobs=jobs, bench=bench, debug=debug, timeout=timeout,
+            results = sides.get_sides(sources, per_side, jobs=jobs, bench=bench, debug=debug, timeout=timeout,
                                       progress=display)
         if save is not None:
             written = sides.save_reports(save, *results)

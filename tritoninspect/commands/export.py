@@ -2,21 +2,14 @@
 
 from __future__ import annotations
 
-import dataclasses
 from enum import Enum
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from tritoninspect.commands._edge import (
-    check_outputs,
-    edge,
-    exit_if_failed,
-    one_process,
-    ready_to_capture,
-    refuse_capture_options,
-    time_limit,
-)
+from tritoninspect.commands._capture import report_for
+from tritoninspect.commands._edge import edge, exit_if_failed
+from tritoninspect.commands._outputs import check_outputs
 from tritoninspect.commands._options import (
     DebugOpt,
     Device,
@@ -33,10 +26,7 @@ from tritoninspect.commands._options import (
 )
 
 if TYPE_CHECKING:
-    from rich.console import Console
-
-    from tritoninspect.pipeline_export import ExportOptions
-    from tritoninspect.report import Report
+    from tritoninspect.source.parse import Source
 
 
 class ExportStage(str, Enum):
@@ -71,17 +61,21 @@ def export(
     debug: DebugOpt = False,
 ) -> None:
     """Export a model (torch.export, then AOTInductor) and report what happened to each Triton kernel."""
-    from tritoninspect.pipeline_export import ExportOptions
+    from tritoninspect.run.pipeline_export import ExportOptions
+    from tritoninspect.source.parse import parse_source
 
     with edge(json_out=json_out, debug=debug) as err:
         strictness = _strictness(strict, non_strict)
-        check_outputs(output=output, dump=dump, targets=[target], force=force)
+        source = parse_source(target)
+        check_outputs(output=output, dump=dump, sources=[source], force=force)
+        _refuse_trace(source)
         options = ExportOptions(inputs=inputs, device=device.value, strict=strictness, stage=stage.value,
                                 dynamic=dynamic, arch=target_arch)
         given = {"inputs": inputs, "device": device is not Device.auto, "strict": strictness is not None,
                  "dynamic": dynamic, "stage": stage is not ExportStage.aoti, "target": target_arch,
                  "timeout": timeout}
-        report = _report(target, options, given, err, timeout, progress=not (quiet or json_out), debug=debug)
+        report = report_for(source, options, given=given, err=err, timeout=timeout,
+                            progress=not (quiet or json_out), json_out=json_out, debug=debug)
         from tritoninspect.render.emit import emit
         from tritoninspect.render.export import export_failure_line
 
@@ -93,37 +87,18 @@ def export(
 def _strictness(strict: bool, non_strict: bool) -> bool | None:
     """True, False, or None (torch's default); both flags at once is a usage error."""
     if strict and non_strict:
-        from tritoninspect.errors import UsageError
+        from tritoninspect.model.errors import UsageError
 
         raise UsageError("--strict and --non-strict contradict each other: give one (or neither, for torch's default)")
     return True if strict else False if non_strict else None
 
 
-def _report(target: str, options: ExportOptions, given: dict[str, object], err: Console,
-            timeout: float | None, *, progress: bool, debug: bool) -> Report:
-    """A saved report as it is, or the target exported (its progress on stderr, as `graph`'s)."""
-    from tritoninspect.spec import is_saved_report, parse_spec
+def _refuse_trace(source: Source) -> None:
+    """Export needs a model: a TORCH_TRACE trace holds logs of a past run, no program to export."""
+    from tritoninspect.source.parse import TraceLogs
 
-    if is_saved_report(target):
-        refuse_capture_options(given)
-        from tritoninspect.report import read_report
+    if isinstance(source, TraceLogs):
+        from tritoninspect.model.errors import TargetError
 
-        return read_report(target)
-    from tritoninspect.traces import refuse_trace
-
-    refuse_trace(target, "export")
-    spec = parse_spec(target)
-    from tritoninspect.pipeline_export import run_export
-    from tritoninspect.progress import ProgressDisplay
-    from tritoninspect.stdout_guard import stdout_to_stderr
-
-    # The stage and elapsed time: a live status on a terminal; piped, a line per stage unless `progress` is off.
-    display = ProgressDisplay(err, f"Exporting {spec.name}", lines=progress, debug=debug)
-    # The time limit outside the stdout guard: its watchdog keeps the real stdout for the JSON envelope;
-    # after the guard, fd 1 stays on stderr (threads the user's code left running print there).
-    with one_process(), display:
-        ready_to_capture()  # its first stage: importing torch and Triton takes seconds
-        with time_limit(timeout), stdout_to_stderr(for_good=True):
-            return run_export(spec, dataclasses.replace(options, torch_logs=debug))  # --debug: torch's logs too
-
-
+        raise TargetError(f"export needs a model target (path/to/model.py:Net), not a TORCH_TRACE trace: "
+                          f"{source.text} holds logs of a past run, nothing to export")

@@ -7,14 +7,9 @@ from typing import Annotated, Optional
 
 import typer
 
-from tritoninspect.commands._edge import (
-    check_outputs,
-    edge,
-    exit_if_failed,
-    given_options,
-    refuse_capture_options,
-    report_for,
-)
+from tritoninspect.commands._capture import given_options, refuse_capture_options, report_for
+from tritoninspect.commands._edge import edge, exit_if_failed
+from tritoninspect.commands._outputs import check_outputs, logs_in, say_trace_written
 from tritoninspect.commands._options import (
     BackwardOpt,
     DebugOpt,
@@ -34,8 +29,8 @@ from tritoninspect.commands._options import (
     TargetArg,
     TimeoutOpt,
 )
-from tritoninspect.commands._traces import check_trace_dir, emit_ranks, is_trace_of_ranks, logs_in, say_trace_written
-from tritoninspect.errors import ExitCode
+from tritoninspect.commands._traces import emit_ranks
+from tritoninspect.model.errors import ExitCode
 
 
 def graph(
@@ -72,24 +67,25 @@ def graph(
     debug: DebugOpt = False,
 ) -> None:
     """Compile a model and report where each Triton kernel went, what it costs, and what to change."""
-    from tritoninspect.pipeline import CaptureOptions
+    from tritoninspect.run.pipeline import CaptureOptions
+    from tritoninspect.source.parse import TraceLogs, parse_source
 
     with edge(json_out=json_out, debug=debug) as err:
-        check_outputs(output=output, dump=dump, targets=[target], force=force)
-        check_trace_dir(trace, output=output, dump=dump)
+        source = parse_source(target)
+        check_outputs(output=output, dump=dump, sources=[source], force=force, trace=trace)
         options = CaptureOptions(inputs=inputs, device=device.value, dynamic=dynamic, backward=backward,
                                  stage=stage.value, resources=resources, arch=target_arch,
                                  trace_dir=str(trace) if trace else None)
         given = given_options(options, stage=stage is not Stage.inductor, resources=resources, target=target_arch,
                               timeout=timeout, trace=trace)
-        if is_trace_of_ranks(target):
+        if isinstance(source, TraceLogs) and source.ranked:
             refuse_capture_options(given)
             view = f"show:{show.value}" if show else "detail" if detail or kernel else "text"
-            return emit_ranks(target, json_out=json_out, output=output, view=view, kernel=kernel, dump=dump,
+            return emit_ranks(source, json_out=json_out, output=output, view=view, kernel=kernel, dump=dump,
                               strict=strict, err=err)
         written = logs_in(trace)
-        report = report_for(target, options, given=given, err=err, timeout=timeout,
-                            progress=not (quiet or json_out), debug=debug)
+        report = report_for(source, options, given=given, err=err, timeout=timeout,
+                            progress=not (quiet or json_out), json_out=json_out, debug=debug)
         say_trace_written(err, trace, written)
         from tritoninspect.render.emit import emit
 

@@ -42,7 +42,7 @@ def _report_detail(report: Any, *, color: bool | None = None, width: int | None 
 
 def _json(document: Any, *, color: bool | None = None, width: int | None = None) -> str:
     # Reports, diffs and check results each own their canonical, versioned JSON.
-    from tritoninspect.report import Report
+    from tritoninspect.model.report import Report
 
     if isinstance(document, Report) and not document.advice:
         from tritoninspect.analyse.advice import with_advice
@@ -77,7 +77,7 @@ def _check_text(result: Any, *, color: bool | None = None, width: int | None = N
 
 def _html(document: Any, *, color: bool | None = None, width: int | None = None) -> str:
     # One self-contained page: a report's (graph) or a diff's (render/html_diff.py).
-    from tritoninspect.diff_report import DiffReport
+    from tritoninspect.model.diff_report import DiffReport
     from tritoninspect.render.html_diff import DiffPage, render_diff_html
 
     if isinstance(document, (DiffPage, DiffReport)):

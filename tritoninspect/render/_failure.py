@@ -10,7 +10,7 @@ from rich.text import Text
 from tritoninspect.analyse.emulation import FAILURE_AFTER_PROBE, failure_follows_probe
 from tritoninspect.render import _format as fmt
 from tritoninspect.render._widgets import ALERT
-from tritoninspect.report import Failure, RecompileLimit, Report
+from tritoninspect.model.report import Failure, RecompileLimit, Report
 
 #: Message lines shown under the headline (the JSON keeps up to 40).
 SHOWN_LINES = 12

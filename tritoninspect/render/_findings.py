@@ -14,7 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 from tritoninspect.render._widgets import ALERT, heading
-from tritoninspect.report import Advice
+from tritoninspect.model.report import Advice
 
 #: Findings of at least this impact are shown in the alert style (broken, hidden from Inductor).
 ALERT_IMPACT = 50

@@ -12,7 +12,7 @@ import html
 import re
 from collections.abc import Collection, Iterable
 
-from tritoninspect import __version__
+from tritoninspect.model import __version__
 from tritoninspect.render._html_assets import CSS, JS
 from tritoninspect.render._safe import safe_text
 

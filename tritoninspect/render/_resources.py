@@ -10,7 +10,7 @@ from rich.text import Text
 
 from tritoninspect.render._format import NONE
 from tritoninspect.render._widgets import ALERT, add_row, table
-from tritoninspect.report import Kernel
+from tritoninspect.model.report import Kernel
 
 #: Launch options shown in their own columns (or, at their default, not at all).
 _OWN_COLUMNS = {"num_warps": None, "num_stages": None, "num_ctas": 1}

@@ -18,8 +18,8 @@ from tritoninspect.render._console import console_text, make_console
 from tritoninspect.render._failure import failure_section, recompile_limit_section
 from tritoninspect.render._safe import safe_record
 from tritoninspect.render._widgets import ALERT, heading
-from tritoninspect.render.terminal import _header, probe_place
-from tritoninspect.report import DEVICE_PROBE_MEANING, ArgChange, DecompiledFrame, GraphBreak, Recompile, Report
+from tritoninspect.render.terminal import header, probe_place
+from tritoninspect.model.report import DEVICE_PROBE_MEANING, ArgChange, DecompiledFrame, GraphBreak, Recompile, Report
 
 #: Indent of everything under a break's or recompile's first line.
 INDENT = "   "
@@ -37,8 +37,8 @@ class BreaksRenderer:
         report = safe_record(report)
         console = make_console(width=self.width, color=self.color)
         cwd = Path.cwd()
-        sections = [_header(report, cwd), failure_section(report, cwd), _summary(report), _breaks(report, cwd), _eager(report),
-                    _recompiles(report, cwd), recompile_limit_section(report, cwd), _decompiled(report, cwd), _diagnostics(report)]
+        sections = [header(report, cwd), failure_section(report, cwd), _summary(report), _breaks(report, cwd), _eager(report),
+                    _recompiles(report, cwd), _risks(report), recompile_limit_section(report, cwd), _decompiled(report, cwd), _diagnostics(report)]
         for i, section in enumerate(s for s in sections if s):
             if i:
                 console.print()
@@ -282,6 +282,16 @@ def _recompiles(report: Report, cwd: Path) -> list[RenderableType]:
     out: list[RenderableType] = [heading("Recompiles", len(report.recompiles))]
     for r in report.recompiles:
         out.extend(recompile_block(r))
+    return out
+
+
+def _risks(report: Report) -> list[RenderableType]:
+    """Guards on sizes the kernels' launches added: a later call that fails one recompiles."""
+    guards = [(k.name, g) for k in report.kernels for g in k.guards]
+    if not guards:
+        return []
+    out: list[RenderableType] = [heading("Recompile risks: guards the kernels' launches added", len(guards))]
+    out += [_paragraph(Text.assemble((name, "bold"), ": ", fmt.guard_text(g))) for name, g in guards]
     return out
 
 

@@ -11,7 +11,7 @@ from rich.console import Console, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from tritoninspect.diff_report import PARALLEL_NOTE, SECTIONS, Bench, DiffReport, GraphDiff, Row, Side, SideBench, Timing
+from tritoninspect.model.diff_report import PARALLEL_NOTE, SECTIONS, Bench, DiffReport, GraphDiff, Row, Side, SideBench, Timing
 from tritoninspect.render._console import console_text, make_console, print_blocks
 from tritoninspect.render._safe import safe_record
 from tritoninspect.render._widgets import heading, table

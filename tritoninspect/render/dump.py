@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from tritoninspect.render import _format as fmt
-from tritoninspect.report import Graph, GraphBreak, Report
+from tritoninspect.model.report import Graph, GraphBreak, Report
 
 #: Marks a directory as a tritoninspect dump, so a later dump may overwrite it.
 MARKER = ".tritoninspect-dump"

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from tritoninspect.errors import UsageError, usage_errors
+from tritoninspect.model.errors import UsageError, usage_errors
 from tritoninspect.render import guess_format_from_path, render_as
 
 #: What every file tritoninspect writes starts with (text) or carries (JSON, HTML): how `-o`
@@ -68,7 +68,7 @@ _FORMAT_WORDS = {"json": "JSON", "html": "HTML", "html:breaks": "HTML", "text": 
 
 def _what(document: Any, fmt: str) -> str:
     """" (HTML report: 4 kernels, 1 finding)": what a report file holds; "" for other documents."""
-    from tritoninspect.report import Report
+    from tritoninspect.model.report import Report
 
     if not isinstance(document, Report):
         return ""

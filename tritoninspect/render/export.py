@@ -14,8 +14,8 @@ from tritoninspect.render import _format as fmt
 from tritoninspect.render._failure import STAGE_WORDS, failure_section
 from tritoninspect.render._widgets import ALERT, ENTRY_STYLES, heading
 from tritoninspect.render._wordtable import WordTable
-from tritoninspect.report import Mode, Report
-from tritoninspect.report_export import AotiPackage, ExportFinding
+from tritoninspect.model.report import Mode, Report
+from tritoninspect.model.report_export import AotiPackage, ExportFinding
 
 #: Lines of AOTInductor's generated code shown per kernel (the whole code is in the JSON and --dump).
 CODE_LINES_PER_KERNEL = 6

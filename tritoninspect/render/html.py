@@ -28,11 +28,11 @@ from tritoninspect.render._html import (
     page,
     pills,
 )
+from tritoninspect.render._findings import ALERT_IMPACT
 from tritoninspect.render._svg import picture_svg
 from tritoninspect.render.breaks import break_groups, shown_reason
 from tritoninspect.render.stage import kernel_line_pattern, marked_lines
-from tritoninspect.render._findings import ALERT_IMPACT
-from tritoninspect.report import STAGES, Advice, Failure, Graph, GraphBreak, Kernel, Occurrence, Recompile, Report
+from tritoninspect.model.report import STAGES, Advice, Failure, Graph, GraphBreak, Kernel, Occurrence, Recompile, Report
 
 __all__ = ["findings_section", "graph_anchor", "kernel_figure", "linked_text", "render_html"]
 
@@ -170,6 +170,8 @@ def _kernel(report: Report, kernel: Kernel, cwd: Path) -> str:
         ("constexprs", esc(", ".join(kernel.constexpr_params) or fmt.NONE)),
         ("compile ids", esc(", ".join(fmt.compile_ids(kernel)) or fmt.NONE)),
         ("in output code", esc(fmt.output_code_status(kernel))),
+        *(("guard", esc(fmt.guard_text(g))) for g in kernel.guards),
+        *(("symbolic", esc(fmt.symbolic_arg_text(a))) for a in kernel.symbolic_args),
     ]
     figures = _figures(report, kernel)
     return (f'<article class="kernel" id="{kernel_anchor(report, kernel)}" data-search="{esc(kernel.name)} '
@@ -221,6 +223,9 @@ def _occurrence_row(o: Occurrence) -> list[str]:
         what += f" in {o.custom_op}"
     if o.launches is not None:
         what += f" · {fmt.plural(o.launches, 'launch', 'launches')}"
+    where = fmt.subgraph_place(o)
+    if where:
+        what += f" · {where}"
     args = " · ".join(x for x in (fmt.kv_text(o.constexprs), fmt.kv_text(o.scalars)) if x != fmt.NONE)
     return [esc(o.compile_id or fmt.NONE), esc(fmt.graph_name(o.stage, o.part or "")), pills([o.entry]),
             f"<code>{esc(what.strip())}</code>", esc(fmt.grids_text(o.grid)), esc(args or fmt.NONE), esc(_clones(o))]

@@ -15,11 +15,11 @@ from dataclasses import dataclass
 from pathlib import PurePath
 
 from tritoninspect.analyse.pictures import Picture, kernel_pictures
-from tritoninspect.diff_report import SECTIONS, DiffReport, GraphDiff, Row, Side, Timing
+from tritoninspect.model.diff_report import SECTIONS, DiffReport, GraphDiff, Row, Side, Timing
 from tritoninspect.render._html import anchor, banner, diff_block, esc, grid_table, legend, page
 from tritoninspect.render.html import graph_block, highlight_within_budget, kernel_figure, linked_lines
 from tritoninspect.render.stage import kernel_line_pattern
-from tritoninspect.report import Report
+from tritoninspect.model.report import Report
 
 __all__ = ["DiffPage", "Differences", "FactRow", "differences", "edge_signatures", "fact_rows",
            "node_signatures", "render_diff_html"]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tritoninspect.report import Report
+from tritoninspect.model.report import Report
 
 
 class JSONRenderer:

@@ -25,8 +25,8 @@ from tritoninspect.render._failure import failure_section, recompile_limit_secti
 from tritoninspect.render._findings import advice_block, findings_block, numbered_grid
 from tritoninspect.render._safe import safe_record
 from tritoninspect.render._widgets import ALERT, ENTRY_STYLES, heading
-from tritoninspect.render.terminal import _counts, _mode_line
-from tritoninspect.report import Report
+from tritoninspect.render.terminal import count_lines, mode_line
+from tritoninspect.model.report import Report
 
 #: Verdict words and their colours (see `KernelSummary.verdict`).
 VERDICT_STYLES = {"visible": "green", "opaque": "yellow", "eager": "red", "missing": ALERT, "unseen": "dim"}
@@ -76,9 +76,9 @@ def _header(report: Report, cwd: Path) -> list[RenderableType]:
     inputs = f" · inputs {', '.join(meta.inputs)}" if meta.inputs else ""
     lines: list[RenderableType] = [
         Text.assemble((f"{meta.tool} {meta.tool_version}", "bold"), "  ", (meta.target, "bold")),
-        _mode_line(report),
+        mode_line(report),
         Text(versions + inputs, style="dim"),
-        *_counts(report, cwd),
+        *count_lines(report, cwd),
     ]
     compile_line = compile_time_line(report)
     if compile_line:
@@ -211,7 +211,7 @@ def one_kernel(report: Report, name: str) -> Report:
     """
     import dataclasses
 
-    from tritoninspect.errors import UsageError
+    from tritoninspect.model.errors import UsageError
 
     kernel = report.kernel(name)
     if kernel is None:

@@ -11,7 +11,7 @@ from rich.text import Text
 from tritoninspect.render import _format as fmt
 from tritoninspect.render._console import console_text, make_console, resolve_color
 from tritoninspect.render._safe import safe_record, safe_text
-from tritoninspect.report import STAGES, Graph, Report
+from tritoninspect.model.report import STAGES, Graph, Report
 
 #: `--show` names and the report stages each one covers.
 SHOW_STAGES: dict[str, tuple[str, ...]] = {

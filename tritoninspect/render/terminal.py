@@ -15,7 +15,7 @@ from tritoninspect.render._findings import advice_block, findings_block
 from tritoninspect.render._safe import safe_record
 from tritoninspect.render._kernels import kernel_details, kernel_table, verdicts
 from tritoninspect.render._widgets import ALERT, add_row, heading, table
-from tritoninspect.report import DEVICE_PROBE_MEANING, Mode, Report
+from tritoninspect.model.report import DEVICE_PROBE_MEANING, Mode, Report
 
 #: Label per graph stage for the counts line, in pipeline order.
 STAGE_LABELS = {
@@ -52,11 +52,12 @@ class TerminalRenderer:
         print_blocks(console, (section(report, cwd) for section in SECTIONS))
 
 
-def _header(report: Report, cwd: Path) -> list[RenderableType]:
+def header(report: Report, cwd: Path) -> list[RenderableType]:
+    """The report's first lines: tool and target, mode, versions, options, inputs."""
     meta = report.meta
     lines: list[RenderableType] = [
         Text.assemble((f"{meta.tool} {meta.tool_version}", "bold"), "  target: ", (meta.target, "bold")),
-        _mode_line(report),
+        mode_line(report),
     ]
     versions = [f"torch {meta.torch}", f"triton {meta.triton}", f"python {meta.python}"]
     options = [f"stage: {meta.stage}", f"dynamic: {_dynamic(meta.dynamic)}", f"backward: {fmt.backward_text(meta)}"]
@@ -72,7 +73,8 @@ def _dynamic(dynamic: bool | None) -> str:
     return "auto" if dynamic is None else ("yes" if dynamic else "no")
 
 
-def _mode_line(report: Report) -> Text:
+def mode_line(report: Report) -> Text:
+    """What produced the report, on one line: gpu, compile-only (said loudly), or a trace."""
     # Compile-only numbers come from Triton's interpreter on CPU: say so loudly,
     # so nobody reads launch counts or outputs as GPU behaviour.
     meta = report.meta
@@ -89,7 +91,8 @@ def _mode_line(report: Report) -> Text:
     return Text(f"mode: {meta.mode} ({meta.device})", style="bold")
 
 
-def _counts(report: Report, cwd: Path) -> list[RenderableType]:
+def count_lines(report: Report, cwd: Path) -> list[RenderableType]:
+    """The graphs per stage, graph breaks and recompiles, counted."""
     # Dynamo is always counted (0 is news); later stages only when something was captured.
     counts = {stage: _graph_count(report, stage) for stage in STAGE_LABELS}
     graphs = [f"{label}: {counts[s]}" for s, label in STAGE_LABELS.items() if s == "dynamo" or counts[s]]
@@ -194,9 +197,9 @@ def _diagnostics(report: Report, cwd: Path) -> list[RenderableType]:
 
 
 SECTIONS: tuple[Section, ...] = (
-    _header,
+    header,
     failure_section,
-    _counts,
+    count_lines,
     kernel_table,
     kernel_details,
     _opaque_ops,

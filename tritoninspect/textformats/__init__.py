@@ -1,6 +1,6 @@
 """Torch-free parsers of the text torch and Triton emit; imports neither torch nor triton.
 
-- `paths`: whose file a frame is in (torch's, Triton's, this tool's, a library's, the user's own).
+- `origin`: whose file a frame is in (torch's, Triton's, this tool's, a library's, the user's own).
 - `breaks`: graph-break reasons (`dynamo_graph_break_reason` payloads).
 - `output_code`: Inductor's output code (user kernels, custom-op calls, what `call()` launches).
 - `kernel_access`: a Triton kernel's source (which parameters it loads, stores, updates atomically).
@@ -20,13 +20,13 @@ from tritoninspect.textformats import (
     fx_graph,
     fx_readable,
     kernel_access,
+    origin,
     output_code,
-    paths,
     torch_trace,
     ttir,
     value_use,
 )
 
 __all__ = [
-    "breaks", "fx_graph", "fx_readable", "kernel_access", "output_code", "paths", "torch_trace", "ttir", "value_use",
+    "breaks", "fx_graph", "fx_readable", "kernel_access", "origin", "output_code", "torch_trace", "ttir", "value_use",
 ]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from tritoninspect.textformats.paths import is_library_file, is_own_file, is_user_file
+from tritoninspect.textformats.origin import is_library_file, is_own_file, is_user_file
 
 # Graph-break reasons reach us as text. The layouts below are torch's
 # (symbolic_convert.py / convert_frame.py / exc.py, 2.11-2.14, read in those

@@ -23,6 +23,7 @@ torch-free in `tritoninspect.textformats`.
 - `device_queries`: compile-only mode's answers to torch.cuda's device queries (an emulated GPU).
 - `device_probes`: where `torch.cuda.is_available()` answered False to the user's code (compile-only mode).
 - `interpreter`: launches through Triton's interpreter in compile-only mode.
+- `shapes`: dynamic-shape marks on inputs, the ShapeEnv's guards and symbol sources, nested compile regions.
 - `triton_compile`: `--resources`: compile per config, metadata, registers.
 - `trace_log`: `graph --trace DIR`: torch's structured-trace handler writing to a directory of ours.
 """
@@ -41,12 +42,13 @@ from tritoninspect.capture.compat import (
     interpreter,
     kernels,
     library,
+    shapes,
     trace_log,
     triton_compile,
     versions,
 )
 
 __all__ = [
-    "caches", "compile_only", "device_probes", "device_queries", "dynamo", "graph_views", "hops", "inductor", "interpreter",
-    "kernels", "library", "trace_log", "triton_compile", "versions",
+    "caches", "compile_only", "device_probes", "device_queries", "dynamo", "graph_views", "hops", "inductor",
+    "interpreter", "kernels", "library", "shapes", "trace_log", "triton_compile", "versions",
 ]

@@ -6,7 +6,7 @@ from typing import Any
 
 import torch
 
-from tritoninspect.errors import CaptureError
+from tritoninspect.model.errors import CaptureError
 
 # Without an active driver Triton cannot generate TTIR, so Dynamo graph-breaks
 # and mutation analysis fails. A stub driver that reports a GPU target makes

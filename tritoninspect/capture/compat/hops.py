@@ -7,7 +7,7 @@ from typing import Any
 import torch
 from torch._higher_order_ops import triton_kernel_wrap as _tkw
 
-from tritoninspect.errors import CaptureError
+from tritoninspect.model.errors import CaptureError
 
 # torch/_higher_order_ops/triton_kernel_wrap.py, same names in torch 2.2-2.14:
 # triton_kernel_wrapper_mutation from https://github.com/pytorch/pytorch/pull/109623,

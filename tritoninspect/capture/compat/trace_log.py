@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from tritoninspect.capture.compat.dynamo import TRACE_LOGGER
-from tritoninspect.errors import CaptureError
+from tritoninspect.model.errors import CaptureError
 
 
 def _provenance_config() -> object | None:

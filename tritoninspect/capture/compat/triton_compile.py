@@ -15,7 +15,7 @@ from triton.runtime.autotuner import Autotuner
 from triton.runtime.jit import JITFunction
 
 from tritoninspect.capture.compat.versions import is_triton_compilation_error
-from tritoninspect.errors import CaptureError
+from tritoninspect.model.errors import CaptureError
 
 # A kernel is compiled once per autotune config through a fresh copy of its
 # JITFunction: `warmup()` binds and specialises the arguments exactly as a

@@ -1,0 +1,80 @@
+"""Saved JSON files read, and frozen dataclass trees built back from their `dataclasses.asdict` form.
+
+`read_json` / `parse_json` turn a file that cannot be read, is not UTF-8 or is not JSON into
+one `ReportError` line naming it. One loader builds both versioned models (`report.Report`,
+`diff_report.DiffReport`) once the JSON Schema has checked the data (`tritoninspect.model.schema`):
+each declares which fields hold nested records in a `Schema`; JSON lists become tuples, and a
+field named in `Schema.convert` gets its own conversion (e.g. a grid's inner tuples).
+Errors are `ValueError`s naming the class and field; the models turn them into
+`ReportError`s.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tritoninspect.model.errors import ReportError
+
+
+def read_json(path: Path | str) -> Any:
+    """The parsed JSON of a saved file; errors start with the path."""
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as exc:
+        raise ReportError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    return parse_json(raw, str(path))
+
+
+def parse_json(raw: str | bytes, source: str) -> Any:
+    """`raw` (UTF-8 if bytes) as JSON; errors start with `source`."""
+    try:
+        text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
+        return json.loads(text)
+    except UnicodeDecodeError as exc:
+        raise ReportError(f"{source}: not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
+    except json.JSONDecodeError as exc:
+        raise ReportError(f"{source}: not valid JSON: {exc}") from exc
+    except RecursionError as exc:
+        raise ReportError(f"{source}: not a report: JSON nested too deeply") from exc
+    except ValueError as exc:  # an integer of more than 4300 digits (sys.get_int_max_str_digits)
+        raise ReportError(f"{source}: not a report: {str(exc).split(';')[0]}") from exc
+
+
+@dataclass(frozen=True)
+class Schema:
+    #: (owner class, field) -> (record class, holds a list of them).
+    nested: Mapping[tuple[type, str], tuple[type, bool]]
+    #: Nested-record fields that may be null.
+    nullable: frozenset[tuple[type, str]] = frozenset()
+    #: Field name -> conversion of a non-null value, for fields that are not plain tuples.
+    convert: Mapping[str, Callable[[Any], Any]] = field(default_factory=dict)
+
+    def build(self, cls: type, data: Any) -> Any:
+        """An instance of the dataclass `cls` from `data`; unknown fields are an error."""
+        if not isinstance(data, dict):
+            raise ValueError(f"{cls.__name__} must be an object")
+        names = {f.name for f in dataclasses.fields(cls)}
+        unknown = set(data) - names
+        if unknown:
+            raise ValueError(f"unknown field(s) {sorted(unknown)} in {cls.__name__}")
+        return cls(**{name: self._value(cls, name, value) for name, value in data.items()})
+
+    def _value(self, owner: type, name: str, value: Any) -> Any:
+        nested = self.nested.get((owner, name))
+        if nested is None:
+            if value is not None and name in self.convert:
+                return self.convert[name](value)
+            return tuple(value) if isinstance(value, list) else value
+        if value is None and (owner, name) in self.nullable:
+            return None
+        record, many = nested
+        if many and isinstance(value, list):
+            return tuple(self.build(record, item) for item in value)
+        if not many and isinstance(value, dict):
+            return self.build(record, value)
+        raise ValueError(f"{owner.__name__}.{name} must be {'a list of objects' if many else 'an object'}")

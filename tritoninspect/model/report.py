@@ -1,0 +1,497 @@
+"""The report: one frozen, versioned model that every renderer and diff reads.
+
+The JSON form (`Report.to_json`) is a public interface documented in
+docs/json.md. Change it only by bumping `SCHEMA_VERSION` and noting why below.
+
+Schema changelog:
+  1  first version: meta, graphs, graph_breaks, recompiles, kernels with
+     entries and occurrences, opaque_ops, diagnostics; Graph.compile_time_s;
+     stage post_grad_final; Occurrence.clones and .neighbourhood, Graph.code_calls
+     and its totals (inductor_kernels, extern_calls, user_kernels, copies),
+     Kernel.dropped_nodes; GraphBreak.headline, gb_id, doc_url, skipped_rest,
+     library_frame, context, context_start, kernel, kernel_relation,
+     eager_kernels, hint, hint_source; Recompile.guard, previous, changes
+     (ArgChange), hint; Report.decompiled (DecompiledFrame); Kernel.resources (Resources).
+     Reports written before those additions (and Meta.calls, Occurrence.scalars and
+     .part) still read: `ADDED_IN_VERSION_1` lists them. From now on, adding a field
+     bumps the version.
+  2  Report.failure (Failure): a compile or run that raised still gives a report,
+     holding everything captured before the failure. Report.recompile_limits
+     (RecompileLimit); a compile that Dynamo refused at the limit is no longer listed
+     as a recompile. Version 1 reports still read (`READABLE_VERSIONS`): they lack
+     exactly these two fields.
+  3  CodeCall.ops_source and Neighbour.ops_source: where an Inductor kernel's fused
+     ops come from ("inductor": Inductor's record of the kernel's origins; "comment":
+     the output code's `Original ATen` comment; "unknown": neither, ops empty).
+     Before, ops missing from a comment were split out of the kernel's name, which
+     also holds ops the kernel does not run. Version 1 and 2 reports still read:
+     they lack these two fields (reading as "", not said).
+  4  Reports read from a TORCH_TRACE log: Meta.mode "trace" (Meta.torch, .triton and
+     .device are the traced run's), Meta.rank (the log's rank, None when not
+     distributed or not a trace) and Meta.unknown (what a trace cannot tell: launch
+     counts, eager launches, kernels inside opaque custom ops...). Report.export
+     (ExportInfo, `tritoninspect export`): the exported program's signature, dynamic
+     dims, kernel entries and constraints, the AOTInductor package, findings with hints;
+     graph stages "export" and "aoti_output_code". GraphBreak.device_probe: in compile-only
+     mode, the place ("file:line in function") where `torch.cuda.is_available()` answered
+     False while Dynamo traced a function the break's user stack runs through: the break may
+     be compile-only's own (a GPU run answers True there). Versions 1-3 still read: they
+     lack these fields (Meta.rank None, Meta.unknown empty, Report.export None,
+     GraphBreak.device_probe None). Meta.backward_skipped_calls and .params_without_grad:
+     what --backward could not reach (0 and empty: not said). Report.advice (Advice): the
+     default view's findings with what to change (empty in reports written before it).
+  5  Kernels in sub-graphs (torch.cond / while_loop branches, invoke_subgraph bodies, recomputed
+     under activation checkpointing): CodeCall.function (the output-code function a launch is
+     written in: "call" or a sub-graph function such as "true_graph_0"); Neighbourhood.function,
+     .function_kind, .call_sites, .caller_before, .caller_after, .recompute; Occurrence.placement
+     (forward, backward, recompute, inference), .function and .line. Kernel.guards (KernelGuard:
+     guards on sizes a kernel's launch added, e.g. a heuristics value or a constexpr from a size, a
+     recompile risk) and Kernel.symbolic_args (SymbolicArg: arguments and grids holding symbolic
+     sizes, unbacked ones marked). And the facts the advice rules rest on (issue 23), with
+     merged advice: ClonedArg.uses, .made_by, .view, .fill, .shares_with, .merged, .read_after,
+     .written_back (how the kernel uses a cloned argument, load / store / atomic, and where it
+     comes from in the AOT graph); GraphBreak.value_uses (what the user's code does with a
+     `.item()` value) and .library; Kernel.library, OpaqueOp.file / .line / .library and
+     Report.libraries (Library): whose code a kernel, op or break is; Advice.kernels, .cause,
+     .details, .library: findings with the same rule, cause and action merged into one.
+     Versions 1-4 still read: they lack these fields (function "call", placement None, no
+     guards; otherwise empty, None, False, "").
+
+The JSON Schema of this model, `tritoninspect/schemas/report.schema.json`, is generated
+from the dataclasses below (`json_schema()`; tests/test_schema.py keeps the file equal to
+it) and every saved report is validated against it when read (`read_report`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tritoninspect.model import schema
+from tritoninspect.model._json import Schema, parse_json, read_json
+from tritoninspect.model.errors import ReportError
+from tritoninspect.model.report_kernel import (
+    STAGES,
+    CallKind,
+    ClonedArg,
+    Clones,
+    DroppedNode,
+    Entry,
+    EntryKind,
+    Kernel,
+    Mode,
+    ModeName,
+    MutationFallback,
+    Neighbour,
+    OpsSource,
+    Neighbourhood,
+    Occurrence,
+    KernelGuard,
+    Resources,
+    Severity,
+    SymbolicArg,
+    SharedBuffer,
+    StageName,
+)
+from tritoninspect.model.report_advice import Advice, Library
+from tritoninspect.model.report_breaks import (
+    DEVICE_PROBE_MEANING,
+    ArgChange,
+    DecompiledFrame,
+    GraphBreak,
+    Recompile,
+    RecompileLimit,
+)
+from tritoninspect.model.report_export import (
+    AotiPackage,
+    ArgConstraint,
+    DynamicDim,
+    ExportedKernel,
+    ExportFinding,
+    ExportInfo,
+    SignatureEntry,
+)
+
+SCHEMA_VERSION = 5
+#: Versions this tritoninspect reads: every change so far only added fields.
+READABLE_VERSIONS = (1, 2, 3, 4, 5)
+
+
+@dataclass(frozen=True)
+class Meta:
+    tool: str
+    tool_version: str
+    mode: ModeName
+    device: str
+    torch: str
+    triton: str
+    target: str
+    python: str
+    stage: str
+    #: torch.compile's `dynamic` argument as the capture passed it: true (--dynamic), false, or null:
+    #: torch's default, automatic dynamic shapes (sizes start static and turn dynamic when they change),
+    #: which the text and HTML show as "dynamic: auto".
+    dynamic: bool | None
+    backward: bool
+    #: The first call's inputs, in --inputs notation.
+    inputs: tuple[str, ...] = ()
+    #: How many times the model was called (one per example input set).
+    calls: int = 1
+    #: mode "trace": the rank whose log this is (None: not distributed).
+    rank: int | None = None
+    #: mode "trace": what the report cannot know from a trace (each a short phrase).
+    unknown: tuple[str, ...] = ()
+    #: --backward: calls whose outputs held no tensor requiring grad, so backward did not run.
+    backward_skipped_calls: int = 0
+    #: --backward: the module's parameters that require grad but got no gradient.
+    params_without_grad: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class CodeCall:
+    """A kernel launch or extern call in an output module's `call()`, in order."""
+
+    #: "inductor" (a kernel Inductor generated), "user" (a user-defined Triton kernel) or "extern".
+    kind: CallKind
+    #: As called: cpp_fused_sin_0, add_kernel_0, extern_kernels.mm, torch.ops.ns.op.default.
+    name: str
+    #: ATen ops fused into an Inductor kernel, as `ops_source` says (never guessed from its name).
+    ops: tuple[str, ...] = ()
+    #: Buffers it reads and writes, as named in the code (unknown accesses count as reads).
+    reads: tuple[str, ...] = ()
+    writes: tuple[str, ...] = ()
+    #: A copy: a clone/copy kernel or a copy_ call.
+    copy: bool = False
+    #: 1-based line in the output code.
+    line: int | None = None
+    #: Inductor kernels: "inductor" (Inductor's record of what the kernel was made from),
+    #: "comment" (its `Original ATen` comment) or "unknown" (neither; `ops` is empty).
+    ops_source: OpsSource = ""
+    #: The output-code function it is written in: "call", or a sub-graph function such as
+    #: "true_graph_0" (a torch.cond branch) or "repeated_subgraph0" (an invoke_subgraph body).
+    function: str = "call"
+
+
+@dataclass(frozen=True)
+class GraphRecord:
+    """A graph as the capture records it (tritoninspect/model/records.py); the report's `Graph`
+    adds what an output-code module launches."""
+
+    compile_id: str
+    stage: StageName
+    #: `forward`, `backward` or `inference` for AOT and Inductor stages; "" for Dynamo.
+    part: str
+    #: Readable text: FX code for graphs, Python source for output code.
+    code: str
+    op_count: int
+    #: Subgraph modules (e.g. autograd.Function bodies) inside a Dynamo graph.
+    subgraphs: tuple[str, ...] = ()
+    #: Seconds (wall) the compiler spent on this graph: for `dynamo`, the backend
+    #: call (AOTAutograd + Inductor, every part); for `aot_*`, Inductor's compile
+    #: of that part. None where nothing was compiled (other stages, --stage aot).
+    compile_time_s: float | None = None
+
+
+@dataclass(frozen=True)
+class Graph(GraphRecord):
+    """One captured graph or output-code module."""
+
+    #: output_code: the launches and extern calls of `call()`, in order.
+    code_calls: tuple[CodeCall, ...] = ()
+    #: output_code totals (None for other stages): Inductor-generated kernels,
+    #: extern calls, user-kernel launches, and copies among them.
+    inductor_kernels: int | None = None
+    extern_calls: int | None = None
+    user_kernels: int | None = None
+    copies: int | None = None
+
+
+@dataclass(frozen=True)
+class OpaqueOp:
+    """A custom op that Inductor calls as a black box, per graph node."""
+
+    compile_id: str
+    stage: StageName
+    op: str
+    node: str
+    #: Kernels seen launching inside it at run time.
+    kernels: tuple[str, ...] = ()
+    #: Where the function it was registered with is defined; its installed distribution (None: the user's).
+    file: str | None = None
+    line: int | None = None
+    library: str | None = None
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """Something tritoninspect could not do or check (the run went on), or a note on
+    what the mode cannot show."""
+
+    #: "note"s (what the mode cannot show) do not count for --strict.
+    severity: Severity
+    source: str
+    message: str
+
+
+@dataclass(frozen=True)
+class Failure:
+    """The compile or a run of the compiled module raised: the report holds what came before."""
+
+    #: "dynamo", "aot", "inductor", "kernel_compile", "run" (a forward call) or "backward".
+    stage: str
+    compile_id: str | None
+    #: forward / backward / inference for the AOT and Inductor stages, else "".
+    part: str
+    #: The innermost exception, without Dynamo's and Inductor's wrappers.
+    exc_type: str
+    message: str
+    #: The user's innermost frame, "file:line in function", when there is one.
+    user_frame: str | None = None
+    #: All of the user's own frames, outermost first (the innermost is `user_frame`).
+    user_stack: tuple[str, ...] = ()
+    #: The innermost torch, Triton or installed-library frame, "file:line in function".
+    torch_frame: str | None = None
+    #: The kernel the failure is about, when one is known (e.g. it failed to compile).
+    kernel: str | None = None
+
+    def summary(self) -> str:
+        """`failed at inductor [0/0]: TypeError: <headline>`: the failure on one line."""
+        head = self.headline()
+        cid = f" [{self.compile_id}]" if self.compile_id else ""
+        return f"failed at {self.stage}{cid}: {self.exc_type}" + (f": {head}" if head else "")
+
+    def headline(self) -> str:
+        """The message's line that says what failed: the first, except for a Triton compile
+        error, which starts with the place (`at 5:24:`) and the source and ends with the error."""
+        lines = [line.strip() for line in self.message.strip().splitlines() if line.strip()] or [""]
+        return lines[-1] if self.stage == "kernel_compile" else lines[0]
+
+    def details(self) -> list[str]:
+        """The message's lines the headline leaves out, in order."""
+        lines = self.message.strip().splitlines()
+        if not lines:
+            return []
+        return lines[:-1] if self.stage == "kernel_compile" else lines[1:]
+
+
+@dataclass(frozen=True)
+class Report:
+    """What `tritoninspect graph --json` and `breaks --json` write: one target's graphs, graph breaks,
+    recompiles and user Triton kernels (docs/json.md)."""
+
+    meta: Meta
+    #: Set when the compile or a run raised; None for a complete run.
+    failure: Failure | None = None
+    graphs: tuple[Graph, ...] = ()
+    graph_breaks: tuple[GraphBreak, ...] = ()
+    recompiles: tuple[Recompile, ...] = ()
+    #: Frames whose compiles stopped at a recompile limit.
+    recompile_limits: tuple[RecompileLimit, ...] = ()
+    kernels: tuple[Kernel, ...] = ()
+    opaque_ops: tuple[OpaqueOp, ...] = ()
+    mutation_fallbacks_unattributed: tuple[MutationFallback, ...] = ()
+    diagnostics: tuple[Diagnostic, ...] = ()
+    #: --decompile: each compiled frame's transformed code.
+    decompiled: tuple[DecompiledFrame, ...] = ()
+    #: `tritoninspect export`: what torch.export and AOTInductor did; None for a compile's report.
+    export: ExportInfo | None = None
+    #: The findings of the default view, highest impact first, each with its advice (what to change,
+    #: why, where in torch). Filled when the report is built or written as JSON.
+    advice: tuple[Advice, ...] = ()
+    #: Installed libraries whose code holds kernels, ops or graph breaks (Kernel.library and the like).
+    libraries: tuple[Library, ...] = ()
+    schema_version: int = SCHEMA_VERSION
+
+    def to_dict(self) -> dict[str, Any]:
+        """The canonical JSON-able form; `schema_version` comes first."""
+        body = dataclasses.asdict(self)
+        return {"schema_version": body.pop("schema_version"), **body}
+
+    def to_json(self, indent: int | None = 2) -> str:
+        return json.dumps(self.to_dict(), indent=indent, default=str)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Report:
+        version = data.get("schema_version")
+        if version not in READABLE_VERSIONS:
+            raise ReportError(
+                f"report has schema_version {version!r}; this tritoninspect reads version "
+                f"{', '.join(map(str, READABLE_VERSIONS))}"
+            )
+        try:
+            return _SCHEMA.build(cls, upgraded(data))
+        except (TypeError, KeyError, ValueError) as exc:
+            raise ReportError(f"report does not match schema {SCHEMA_VERSION}: {exc}") from exc
+
+    @classmethod
+    def from_json(cls, text: str | bytes, source: str = "report") -> Report:
+        """A saved report's text, validated against the JSON Schema; `source` names it in errors."""
+        data = parse_json(text, source)
+        schema.validate(upgraded(data), schema.REPORT_SCHEMA, source)
+        return cls.from_dict(data)
+
+    def kernel(self, name: str) -> Kernel | None:
+        """The first kernel with this name (or id)."""
+        return next((k for k in self.kernels if name in (k.name, k.id)), None)
+
+
+#: How JSON maps back onto the records: nested records keyed by (owner, field), because
+#: the same name can mean different things (OpaqueOp.kernels holds names).
+_SCHEMA = Schema(
+    nested={
+        (Report, "meta"): (Meta, False),
+        (Report, "failure"): (Failure, False),
+        (Report, "graphs"): (Graph, True),
+        (Report, "graph_breaks"): (GraphBreak, True),
+        (Report, "recompiles"): (Recompile, True),
+        (Report, "recompile_limits"): (RecompileLimit, True),
+        (Report, "kernels"): (Kernel, True),
+        (Kernel, "occurrences"): (Occurrence, True),
+        (Report, "opaque_ops"): (OpaqueOp, True),
+        (Report, "mutation_fallbacks_unattributed"): (MutationFallback, True),
+        (Report, "diagnostics"): (Diagnostic, True),
+        (Graph, "code_calls"): (CodeCall, True),
+        (Occurrence, "clones"): (Clones, False),
+        (Clones, "arguments"): (ClonedArg, True),
+        (Occurrence, "neighbourhood"): (Neighbourhood, True),
+        (Neighbourhood, "before"): (Neighbour, False),
+        (Neighbourhood, "after"): (Neighbour, False),
+        (Neighbourhood, "caller_before"): (Neighbour, False),
+        (Neighbourhood, "caller_after"): (Neighbour, False),
+        (Neighbourhood, "related"): (Neighbour, True),
+        (Neighbour, "shared"): (SharedBuffer, True),
+        (Kernel, "dropped_nodes"): (DroppedNode, True),
+        (Kernel, "resources"): (Resources, True),
+        (Kernel, "guards"): (KernelGuard, True),
+        (Kernel, "symbolic_args"): (SymbolicArg, True),
+        (Recompile, "changes"): (ArgChange, True),
+        (Report, "decompiled"): (DecompiledFrame, True),
+        (Report, "export"): (ExportInfo, False),
+        (Report, "advice"): (Advice, True),
+        (Report, "libraries"): (Library, True),
+        (ExportInfo, "signature"): (SignatureEntry, True),
+        (ExportInfo, "decomposed_signature"): (SignatureEntry, True),
+        (ExportInfo, "dynamic_dims"): (DynamicDim, True),
+        (ExportInfo, "kernels"): (ExportedKernel, True),
+        (ExportInfo, "constraints"): (ArgConstraint, True),
+        (ExportInfo, "aoti"): (AotiPackage, False),
+        (ExportInfo, "findings"): (ExportFinding, True),
+    },
+    nullable=frozenset(
+        {(Report, "export"), (ExportInfo, "aoti"), (Report, "failure"), (Occurrence, "clones"), (Occurrence, "neighbourhood"), (Neighbourhood, "before"), (Neighbourhood, "after"),
+         (Neighbourhood, "caller_before"), (Neighbourhood, "caller_after")}
+    ),
+    convert={"grid": lambda grid: tuple(tuple(g) for g in grid)},
+)
+
+
+#: Fields added to schema 1 after its first release: a report written before them lacks them and
+#: reads with their defaults. Every other field must be present. Closed: a new field bumps the version.
+ADDED_IN_VERSION_1 = frozenset({
+    "Meta.calls", "Graph.compile_time_s", "Graph.code_calls", "Graph.inductor_kernels", "Graph.extern_calls",
+    "Graph.user_kernels", "Graph.copies", "Occurrence.scalars", "Occurrence.part", "Occurrence.clones",
+    "Occurrence.neighbourhood", "Kernel.dropped_nodes", "Kernel.resources", "GraphBreak.headline",
+    "GraphBreak.gb_id", "GraphBreak.doc_url", "GraphBreak.skipped_rest", "GraphBreak.library_frame",
+    "GraphBreak.context", "GraphBreak.context_start", "GraphBreak.kernel", "GraphBreak.kernel_relation",
+    "GraphBreak.eager_kernels", "GraphBreak.hint", "GraphBreak.hint_source", "Recompile.guard",
+    "Recompile.previous", "Recompile.changes", "Recompile.hint", "Report.decompiled",
+})
+#: Version 5's advice facts (issue 23; see the changelog above): a version 1-4 report lacks them.
+ADDED_IN_VERSION_5 = frozenset({
+    "ClonedArg.uses", "ClonedArg.made_by", "ClonedArg.view", "ClonedArg.fill", "ClonedArg.shares_with",
+    "ClonedArg.merged", "ClonedArg.read_after", "ClonedArg.written_back", "GraphBreak.value_uses",
+    "GraphBreak.library", "Kernel.library", "OpaqueOp.file", "OpaqueOp.line", "OpaqueOp.library",
+    "Report.libraries", "Advice.kernels", "Advice.cause", "Advice.details", "Advice.library",
+})
+#: Fields a readable report may lack: those added in version 1, and versions 2 to 5's additions.
+MAY_BE_ABSENT = ADDED_IN_VERSION_1 | {
+    "Report.failure", "Report.recompile_limits", "CodeCall.ops_source", "Neighbour.ops_source",
+    "Meta.rank", "Meta.unknown", "Report.export", "GraphBreak.device_probe",
+    "Meta.backward_skipped_calls", "Meta.params_without_grad", "Report.advice",
+    "CodeCall.function", "Neighbourhood.function", "Neighbourhood.function_kind", "Neighbourhood.call_sites",
+    "Neighbourhood.caller_before", "Neighbourhood.caller_after", "Neighbourhood.recompute",
+    "Occurrence.placement", "Occurrence.function", "Occurrence.line", "Kernel.guards", "Kernel.symbolic_args",
+} | ADDED_IN_VERSION_5
+
+
+def json_schema() -> dict[str, Any]:
+    """The JSON Schema of `Report.to_json()`, generated from the dataclasses (shipped as
+    `tritoninspect/schemas/report.schema.json`)."""
+    return schema.generate(Report, version=SCHEMA_VERSION, title="tritoninspect report",
+                           schema_id="urn:tritoninspect:schema:report", optional=MAY_BE_ABSENT)
+
+
+def read_report(path: Path | str) -> Report:
+    """A report saved as JSON, validated against the JSON Schema before it is built.
+
+    A file that cannot be read, is not JSON, or does not match the schema is a one-line
+    ReportError naming the file and, for a mismatch, the field (`kernels[2].occurrences[0].grid`).
+    """
+    data = read_json(path)
+    schema.validate(upgraded(data), schema.REPORT_SCHEMA, str(path))
+    return Report.from_dict(data)
+
+
+def upgraded(data: Any) -> Any:
+    """An older readable report as this version's: only fields were added since, and the
+    schema lets each added field be absent (`MAY_BE_ABSENT`)."""
+    # `type is int`: `true` equals 1 in Python, and must not pass for version 1.
+    version = data.get("schema_version") if isinstance(data, dict) else None
+    if type(version) is int and version in READABLE_VERSIONS:
+        return {**data, "schema_version": SCHEMA_VERSION}
+    return data
+
+
+def with_meta(report: Report, **changes: Any) -> Report:
+    """A copy of `report` with some meta fields replaced."""
+    return dataclasses.replace(report, meta=dataclasses.replace(report.meta, **changes))
+
+
+__all__ = [
+    "ADDED_IN_VERSION_1",
+    "MAY_BE_ABSENT",
+    "upgraded",
+    "json_schema",
+    "read_report",
+    "SCHEMA_VERSION",
+    "READABLE_VERSIONS",
+    "AotiPackage",
+    "DEVICE_PROBE_MEANING",
+    "ArgChange",
+    "ArgConstraint",
+    "DecompiledFrame",
+    "DynamicDim",
+    "ExportedKernel",
+    "ExportFinding",
+    "ExportInfo",
+    "SignatureEntry",
+    "ClonedArg",
+    "Clones",
+    "CodeCall",
+    "Diagnostic",
+    "DroppedNode",
+    "Entry",
+    "EntryKind",
+    "Failure",
+    "Graph",
+    "GraphBreak",
+    "Kernel",
+    "KernelGuard",
+    "Meta",
+    "Mode",
+    "MutationFallback",
+    "Neighbour",
+    "Neighbourhood",
+    "Occurrence",
+    "OpaqueOp",
+    "Recompile",
+    "RecompileLimit",
+    "Report",
+    "Resources",
+    "STAGES",
+    "SharedBuffer",
+    "SymbolicArg",
+]

@@ -1,0 +1,125 @@
+"""The report model, part three: graph breaks, recompiles, recompile limits and Dynamo's
+decompiled frames (`--decompile`). A break and a recompile are what Dynamo logged (`DynamoBreak`,
+`RecompileRecord`, the capture's records too) with what the analyses tie to them.
+`tritoninspect.model.report` holds the rest and re-exports these names: import them from there.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+
+#: What `GraphBreak.device_probe` means, as the text output, `check` and the notes say it.
+DEVICE_PROBE_MEANING = ("follows a device probe answered for the CPU in compile-only mode; "
+                        "a GPU run may not break here")
+
+
+@dataclass(frozen=True)
+class DynamoBreak:
+    """A graph break as Dynamo logged it: the report's `GraphBreak` adds what it concerns and what to
+    do; the capture's `BreakRecord` (tritoninspect/model/records.py) the source of the library frame."""
+
+    compile_id: str
+    reason: str
+    file: str | None
+    line: int | None
+    #: The user's frames, innermost last, as "file:line in function".
+    user_stack: tuple[str, ...] = ()
+    #: True when Dynamo skipped the whole frame and ran it eagerly.
+    frame_skipped: bool = False
+    #: One line: the graph-break type, with what it says about a Triton kernel.
+    headline: str = ""
+    #: torch's graph-break id (e.g. "GB0361") and its documentation page, when torch gives one.
+    gb_id: str | None = None
+    doc_url: str | None = None
+    #: Dynamo could not resume after the break: the rest of the frame ran eagerly.
+    skipped_rest: bool = False
+    #: "file:line in func" of the library frame the break happened in (e.g. triton's
+    #: launch wrapper or an installed package), when it is not the user's own code.
+    library_frame: str | None = None
+    #: The source lines around `line`, the first of them being line `context_start`.
+    context: tuple[str, ...] = ()
+    context_start: int | None = None
+
+
+@dataclass(frozen=True)
+class GraphBreak(DynamoBreak):
+    #: The user kernel the break concerns, and how it was tied to it.
+    kernel: str | None = None
+    kernel_relation: str | None = None
+    #: Kernels launched eagerly because of this break (from the break's line or the skipped code).
+    eager_kernels: tuple[str, ...] = ()
+    #: What to do about a known Triton cause, and where that knowledge comes from.
+    hint: str | None = None
+    hint_source: str | None = None
+    #: Compile-only mode: "file:line in function" of a device probe the break follows
+    #: (`torch.cuda.is_available()` answered False while Dynamo traced that function, on its
+    #: user stack); a GPU run may not break here. None otherwise.
+    device_probe: str | None = None
+    #: A break at `.item()`: what the user's function does with the value, kind -> first line:
+    #: "branch" (an if/while/assert test), "kernel" (a launch's grid or argument), "size" (a tensor
+    #: size or slice bound), "other". None when not known (or another break).
+    value_uses: dict[str, int] | None = None
+    #: The installed distribution `library_frame` is in (the break happened in its code), else None.
+    library: str | None = None
+
+
+@dataclass(frozen=True)
+class ArgChange:
+    """A kernel argument (or its grid) that differs between two compiles of one frame."""
+
+    kernel: str
+    #: "grid", "constexpr" or "scalar".
+    kind: Literal["grid", "constexpr", "scalar"]
+    #: The parameter name ("grid" for the grid).
+    name: str
+    before: str
+    after: str
+    #: The failed guard names the old value: this argument is what the recompile is about.
+    guarded: bool = False
+
+
+@dataclass(frozen=True)
+class RecompileRecord:
+    """A recompile as Dynamo logged it; the report's `Recompile` adds the failed guard and what changed."""
+
+    compile_id: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class Recompile(RecompileRecord):
+    #: The guard that failed, on one line (long expressions shortened).
+    guard: str = ""
+    #: The compile of the same frame that the guard belonged to, e.g. "0/0".
+    previous: str | None = None
+    #: Kernel arguments that changed from `previous` to this compile.
+    changes: tuple[ArgChange, ...] = ()
+    hint: str | None = None
+
+
+@dataclass(frozen=True)
+class RecompileLimit:
+    """Dynamo hit a recompile limit: the frame's later calls ran eagerly, uncompiled."""
+
+    #: The compile Dynamo refused (it has no graph and is not listed as a recompile).
+    compile_id: str
+    #: torch._dynamo.config's name for it: "recompile_limit" or "accumulated_recompile_limit".
+    limit_type: str
+    limit: int | None
+    function: str | None = None
+    file: str | None = None
+    line: int | None = None
+
+
+@dataclass(frozen=True)
+class DecompiledFrame:
+    """Dynamo's transformed code of one compiled frame, decompiled by depyf (--decompile)."""
+
+    compile_id: str
+    #: "forward", or a resume function such as "torch_dynamo_resume_in_forward_at_55".
+    function: str
+    file: str | None
+    line: int | None
+    source: str

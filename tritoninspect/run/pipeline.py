@@ -1,0 +1,293 @@
+"""Spec -> mode -> target -> capture -> analyse -> report: the one route every entry point takes.
+
+The CLI (`tritoninspect/commands/`), diff's child process (`tritoninspect/children/side_child.py`)
+and the Python API (`tritoninspect.inspect_target`, `tritoninspect.inspect_module`) all
+go through here. Importing this module is light (no torch): each step imports what it
+needs when it runs, so a mistyped target fails before the heavy imports.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import inspect
+import os
+import traceback
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from tritoninspect.model.errors import CaptureError, TritonInspectError, UserCodeError
+
+if TYPE_CHECKING:
+    from tritoninspect.model.records import Capture
+    from tritoninspect.capture.session import Environment, ModeInfo
+    from tritoninspect.model.report import Report
+    from tritoninspect.source.spec import TargetSpec
+    from tritoninspect.source.target import LoadedTarget
+
+#: This tool's package directory (tritoninspect/, above run/).
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+@dataclass(frozen=True)
+class CaptureOptions:
+    """How to capture a target: the CLI's capture options as one value."""
+
+    #: Example inputs as typed (`"4x128:float16,4x128"`); None: the target's own.
+    inputs: str | None = None
+    device: str = "auto"
+    dynamic: bool = False
+    #: Run backward; None: when inputs or parameters require grad.
+    backward: bool | None = None
+    stage: str = "inductor"
+    #: Compile each kernel per autotune config and record what it uses.
+    resources: bool = False
+    #: Compile-only mode's GPU architecture (`"sm_80"`); None: sm_90.
+    arch: str | None = None
+    #: Record each compiled frame's transformed code (needs depyf)...
+    decompile: bool = False
+    #: ...and write depyf's own dump into this directory.
+    depyf_dump: str | None = None
+    #: Write the run's structured trace (TORCH_TRACE, what tlparse reads) into this directory.
+    trace_dir: str | None = None
+    #: Let torch's own log lines (what TORCH_LOGS asks for) reach stderr: `--debug`.
+    torch_logs: bool = False
+
+
+# --- the route ------------------------------------------------------------------------------
+
+
+def run(spec: TargetSpec, options: CaptureOptions = CaptureOptions()) -> Report:
+    """The whole route for a parsed target: what the CLI and diff's child call."""
+    return analyse(capture_target(spec, options))
+
+
+def capture_target(spec: TargetSpec, options: CaptureOptions = CaptureOptions()) -> Capture:
+    """Enter the mode, load `spec` in it and capture its calls."""
+    # Compile-only mode is entered before the user's module is imported:
+    # kernel libraries probe has_triton() / the driver at import time.
+    # The directory the target is loaded from is the user's (tritoninspect/textformats/origin.py).
+    from tritoninspect.capture.progress import first_stage, stage
+
+    stage(first_stage())
+    with enter_mode(options, user_dir=spec.sys_path_entry) as mode:
+        stage(f"importing {spec.display_name} and building its inputs")
+        loaded = load(spec, options, device=mode.info.torch_device)
+        stage("Dynamo: tracing the first call")
+        return _capture(mode, loaded.module, loaded.input_sets, options, name=loaded.spec.name,
+                        requires_grad=loaded.requires_grad)
+
+
+def capture_module(module: Any, input_sets: Sequence[Sequence[Any]], options: CaptureOptions, *, name: str) -> Capture:
+    """Enter the mode and capture a live module's calls (one per input set)."""
+    sets = [tuple(s) for s in input_sets]
+    with enter_mode(options, user_dir=_defining_dir(module)) as mode:
+        wants_grad = any(getattr(t, "requires_grad", False) for s in sets for t in s)
+        return _capture(mode, module, sets, options, name=name, requires_grad=wants_grad)
+
+
+def load(spec: TargetSpec, options: CaptureOptions, *, device: str) -> LoadedTarget:
+    """Import `spec`, build the model and its example inputs on `device`."""
+    from tritoninspect.source.target import load_target
+
+    return load_target(spec, inputs=options.inputs, device=device)
+
+
+def analyse(capture: Capture) -> Report:
+    """Every analysis over a capture, assembled into the report."""
+    from tritoninspect.analyse import build_report
+    from tritoninspect.capture.progress import stage
+
+    stage("analysing the capture")
+    return build_report(capture)
+
+
+@dataclass(frozen=True)
+class _Mode:
+    """The mode a capture runs in, while its environment is entered."""
+
+    info: ModeInfo
+    env: Environment
+    #: Context managers entered around the model calls (see capture_run).
+    extras: list[Any]
+
+
+@contextlib.contextmanager
+def enter_mode(options: CaptureOptions, *, user_dir: str | os.PathLike[str] | None) -> Iterator[_Mode]:
+    """The mode's environment, with `user_dir` taken as the user's own code."""
+    from tritoninspect.capture.session import choose_mode, mode_environment
+    from tritoninspect.textformats.origin import user_tree
+
+    info = choose_mode(options.device, options.arch)
+    extras = _extras(options)  # without depyf, fail before importing the user's code
+    with mode_environment(info) as env, user_tree(user_dir):
+        yield _Mode(info, env, extras)
+
+
+def _defining_dir(module: Any) -> str | None:
+    """The directory of the file that defines `module`'s forward (or the function
+    itself); None when that is torch's or another part of the machinery."""
+    from tritoninspect.textformats.origin import Origin, classify
+
+    function = module if inspect.isfunction(module) else getattr(type(module), "forward", None)
+    code = getattr(function, "__code__", None)
+    if code is None or classify(code.co_filename) is Origin.MACHINERY:
+        return None
+    return os.path.dirname(os.path.abspath(code.co_filename))
+
+
+def _capture(mode: _Mode, module: Any, input_sets: list[tuple[Any, ...]], options: CaptureOptions, *, name: str,
+             requires_grad: bool) -> Capture:
+    from tritoninspect.capture.session import capture_run
+    from tritoninspect.source.target import describe_inputs
+
+    with user_or_tool_errors(), _tracing(options.trace_dir):
+        return capture_run(
+            module, input_sets, info=mode.info, stage=options.stage, dynamic=True if options.dynamic else None,
+            backward=requires_grad if options.backward is None else options.backward, target=name,
+            inputs=describe_inputs(input_sets), env=mode.env, extras=mode.extras, resources=options.resources,
+            torch_logs=options.torch_logs,
+        )
+
+
+def _tracing(directory: str | None) -> contextlib.AbstractContextManager[Any]:
+    if directory is None:
+        return contextlib.nullcontext()
+    from pathlib import Path
+
+    from tritoninspect.capture.compat.trace_log import writing_trace
+
+    return writing_trace(Path(directory))
+
+
+def _extras(options: CaptureOptions) -> list[Any]:
+    if not options.decompile:
+        return []
+    from tritoninspect.capture.decompile import Decompiler
+
+    return [Decompiler(options.depyf_dump).recording]
+
+
+# --- the Python API -------------------------------------------------------------------------
+
+
+def inspect_target(
+    target: str | TargetSpec,
+    *,
+    inputs: str | None = None,
+    device: str = "auto",
+    dynamic: bool = False,
+    backward: bool | None = None,
+    stage: str = "inductor",
+    decompile: bool = False,
+    resources: bool = False,
+    arch: str | None = None,
+) -> Report:
+    """Capture a target as the CLI does (`"model.py:Net"` or `"package.module:Net"`).
+
+    Compile-only mode (no GPU) is entered before the target is imported, as in
+    the CLI; `inputs` is the `--inputs` text; `arch` is `--target`.
+    """
+    from tritoninspect.source.spec import parse_spec
+
+    spec = parse_spec(target) if isinstance(target, str) else target
+    options = CaptureOptions(inputs=inputs, device=device, dynamic=dynamic, backward=backward, stage=stage,
+                             resources=resources, arch=arch, decompile=decompile)
+    return run(spec, options)
+
+
+def inspect_module(
+    module: Any,
+    *input_sets: Sequence[Any],
+    device: str = "auto",
+    dynamic: bool = False,
+    backward: bool | None = None,
+    stage: str = "inductor",
+    name: str = "",
+    decompile: bool = False,
+    resources: bool = False,
+    target: str | None = None,
+) -> Report:
+    """Capture a live module (or callable) called once per input tuple.
+
+    The public Python API (`from tritoninspect import inspect_module`), e.g. in
+    a kernel library's tests::
+
+        report = inspect_module(Net(), (x, y), stage="dynamo")
+        assert check_report(report, no_breaks=True, entries={"add_kernel": "hop"}) == []
+
+    Inputs are used as given (put them on the GPU yourself in gpu mode).
+    Without CUDA, compile-only mode is entered only now, after the caller
+    imported its kernels: plain `@triton.jit` / `@triton.autotune` kernels are
+    fine, but a kernel library that probes Triton or the GPU at import time
+    may already have chosen another path: prefer the CLI for that case.
+    `target` is compile-only mode's architecture (the CLI's `--target`).
+    """
+    options = CaptureOptions(device=device, dynamic=dynamic, backward=backward, stage=stage, resources=resources,
+                             arch=target, decompile=decompile)
+    return analyse(capture_module(module, input_sets, options, name=name or _name_of(module)))
+
+
+def _name_of(module: Any) -> str:
+    """The class name of a module, the qualified name of a function."""
+    return str(getattr(module, "__qualname__", None) or type(module).__name__)
+
+
+def __getattr__(name: str) -> Any:
+    """`call_once(fn, args, backward)`: one call as a capture makes it (forward under no_grad, or
+    forward then backward), for timing the same step (`children/bench.py`). Resolved on first use,
+    so importing the pipeline stays free of torch, and returned as is, so timing pays no wrapper."""
+    if name == "call_once":
+        from tritoninspect.capture.session import call_once
+
+        return call_once
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+# --- whose failure: the user's or ours ------------------------------------------------------
+
+
+@contextlib.contextmanager
+def user_or_tool_errors() -> Iterator[None]:
+    """Typed errors pass; any other exception becomes a UserCodeError when it was
+    raised in the user's code or torch, a CaptureError when raised in ours."""
+    try:
+        yield
+    except TritonInspectError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - classified below
+        raise _classify(exc) from exc
+
+
+def _classify(exc: BaseException) -> TritonInspectError:
+    innermost = _innermost_frame(exc)
+    summary = f"{type(exc).__name__}: {_first_line(exc)}"
+    if innermost is not None and innermost.startswith(_PACKAGE_DIR):
+        return CaptureError(f"tritoninspect failed while capturing: {summary}", hint="rerun with --debug and report it")
+    return UserCodeError(
+        f"the model failed under torch.compile: {summary}",
+        user_traceback=_user_traceback(exc),
+        hint="rerun with --debug for torch's full traceback",
+    )
+
+
+def _innermost_frame(exc: BaseException) -> str | None:
+    while exc.__cause__ is not None or getattr(exc, "inner_exception", None) is not None:
+        exc = exc.__cause__ or exc.inner_exception  # type: ignore[attr-defined]
+    frames = traceback.extract_tb(exc.__traceback__)
+    return frames[-1].filename if frames else None
+
+
+def _user_traceback(exc: BaseException) -> str:
+    """Only the user's frames (not torch, triton or tritoninspect), then the error."""
+    from tritoninspect.textformats.origin import is_user_file
+
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if is_user_file(f.filename)]
+    lines = ["Traceback (most recent call last, your frames only):\n", *traceback.format_list(frames)]
+    lines.extend(traceback.format_exception_only(type(exc), exc)[-1:])
+    return "".join(lines)
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else ""

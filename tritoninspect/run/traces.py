@@ -1,0 +1,115 @@
+"""TORCH_TRACE logs -> reports: the route for runs captured elsewhere (no torch import).
+
+`tritoninspect graph DIR` (a folder of logs, one per rank) or `graph FILE.log` read the
+trace's text only: `textformats.torch_trace` splits it into events, `analyse.trace` turns
+them into the records a live capture makes, and the usual analyses build the report.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from tritoninspect.model.errors import ReportError, UsageError
+from tritoninspect.model.report import Diagnostic, Report
+
+if TYPE_CHECKING:
+    from tritoninspect.source.parse import TraceLogs
+    from tritoninspect.textformats.torch_trace import TraceRun
+
+
+def trace_reports(logs: TraceLogs) -> list[Report]:
+    """One report per log file (per rank, in rank order) of the trace `logs`."""
+    from tritoninspect.textformats.torch_trace import read_trace
+
+    files = list(one_run(logs).files)
+    reports = []
+    for file in files:
+        log = read_trace(file)
+        if not log.events and log.unreadable:
+            raise ReportError(f"{file}: no readable TORCH_TRACE events ({log.unreadable} line(s) look like events "
+                              f"but do not parse, the first at line {log.first_unreadable})")
+        if not log.events:
+            raise UsageError(f"{file}: no TORCH_TRACE events in it",
+                             hint="give the folder TORCH_TRACE named, or one of the .log files torch wrote there")
+        reports.append(_report(log, _name(logs, file, len(files))))
+    return reports
+
+
+def one_run(logs: TraceLogs) -> TraceRun:
+    """The logs of the one job of `logs`; a usage error listing the runs when the folder
+    holds several (unrelated traces, or logs that are not ranks of one job)."""
+    runs, target = logs.runs, logs.text
+    if not runs:
+        raise UsageError(f"{target}: no TORCH_TRACE logs here (files named *.log holding trace events)")
+    if len(runs) > 1:
+        shown = ", ".join(_run_label(logs.path, r) for r in runs[:_RUNS_SHOWN])
+        more = f", and {len(runs) - _RUNS_SHOWN} more" if len(runs) > _RUNS_SHOWN else ""
+        raise UsageError(
+            f"{target} holds {len(runs)} separate runs, not the ranks of one job: {shown}{more}",
+            hint=f"name one of them, e.g. tritoninspect graph {runs[0].where}; logs are read as ranks "
+                 "of one job only when each names a different rank (_rank_<r>_ in its name, or its rank field)")
+    return runs[0]
+
+
+_RUNS_SHOWN = 12
+
+
+def _run_label(top: Path, run: TraceRun) -> str:
+    where = run.where.relative_to(top) if run.where != top else Path(".")
+    label = f"{where}/" if run.where.is_dir() else str(where)
+    if len(run.files) > 1:
+        label += f" ({len(run.files)} ranks: {', '.join(str(r) for r in run.ranks)})"
+    return label
+
+
+def _name(logs: TraceLogs, file: Path, count: int) -> str:
+    return logs.text if count == 1 and logs.path.is_file() else str(file)
+
+
+def _report(log: object, target: str) -> Report:
+    from tritoninspect.analyse import build_report
+    from tritoninspect.analyse.trace import TRACE_UNKNOWNS, capture_from_trace
+
+    capture = capture_from_trace(log, target)  # type: ignore[arg-type]
+    report = build_report(capture)
+    notes = tuple(Diagnostic("note", source, text) for source, text in capture.meta.get("notes", ()))
+    notes += tuple(Diagnostic("note", "trace", f"unknown from a trace: {u}") for u in TRACE_UNKNOWNS)
+    meta = dataclasses.replace(report.meta, rank=capture.meta.get("rank"), unknown=TRACE_UNKNOWNS)
+    return dataclasses.replace(report, meta=meta, diagnostics=cut_off(log) + report.diagnostics + notes)
+
+
+def cut_off(log: object) -> tuple[Diagnostic, ...]:
+    """Warnings for a log that is incomplete: lines that do not parse (a log cut in the middle
+    of a line), and compiles that started but never ended (torch logs `compilation_metrics`
+    at the end of every compile, failed ones too: torch/_dynamo/convert_frame.py), so a
+    report read from it is missing what came after: recompiles, graphs, kernels."""
+    from tritoninspect.analyse.checks import INCOMPLETE_LOG
+
+    name, found = str(log.path), []  # type: ignore[attr-defined]
+    unreadable, first = log.unreadable, log.first_unreadable  # type: ignore[attr-defined]
+    if unreadable:
+        found.append(Diagnostic(
+            "warning", INCOMPLETE_LOG,
+            f"{unreadable} line{'s' if unreadable > 1 else ''} of {name} could not be read (first: line {first}; "
+            "the log may be cut off: the job crashed or is still running); what follows from them is missing"))
+    events = log.events  # type: ignore[attr-defined]
+    ended = {e.compile_id for e in events if e.name == "compilation_metrics"}
+    started = [e for e in events if e.name == "dynamo_start" and e.compile_id not in ended]
+    for event in started:
+        found.append(Diagnostic(
+            "warning", INCOMPLETE_LOG,
+            f"{name} ends in the middle of compile {event.compile_id} (started at line {event.line}, never "
+            "finished: the job crashed or is still running); its graphs, kernels and recompiles may be missing"))
+    return tuple(found)
+
+
+def one_report(logs: TraceLogs) -> Report:
+    """The report of a single-rank trace; a usage error naming the ranks otherwise
+    (the commands that compare or check take one report per side)."""
+    reports = trace_reports(logs)
+    if len(reports) > 1:
+        ranks = ", ".join(r.meta.target for r in reports)
+        raise UsageError(f"{logs.text} holds {len(reports)} logs ({ranks}): name one log file")
+    return reports[0]
