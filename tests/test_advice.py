@@ -69,6 +69,19 @@ def test_every_rule_states_its_precondition() -> None:
     assert all(len(text) > 40 for text in PRECONDITIONS.values())
 
 
+#: Rules that state a fact and give no action, so there is no change to apply and re-run.
+NO_ACTION = {"inplace_clones"}
+
+
+def test_every_rule_with_an_action_is_proved_by_applying_it() -> None:
+    """Issue 23's bar: each rule has a proof in tests/_advice_proofs.py (its advice applied to a model and
+    re-run) and a negative check (the rule silent after the change, or a case where it must not fire)."""
+    from _advice_proofs import PROOFS
+
+    applied = {p.rule for p in PROOFS if p.after is not None and p.effect is not None}
+    assert applied == set(RULES) - NO_ACTION
+    assert all(a.action == "" for a in advise(gpu("inplace")) if a.rule in NO_ACTION)
+
 
 @pytest.mark.parametrize("path", STORED, ids=[p.stem for p in STORED])
 def test_every_advice_cites_torch_and_no_file_of_this_repository(path: Path) -> None:
