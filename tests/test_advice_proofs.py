@@ -46,7 +46,9 @@ def test_a_library_model_fits_45_lines_in_a_120_column_terminal(tmp_path: Any) -
     if missing_needs(Proof("moe", "", "", lambda run: None, needs=("moe-ops",))):
         pytest.skip("needs moe-ops (pip install --no-deps moe-ops==0.1.0)")
     primary, secondary = pty.openpty()
-    env = dict(os.environ, COLUMNS="120", LINES="50", PYTHONPATH=str(REPO))
+    # The repository first, then what the caller put on the path (a `pip install --target` of moe-ops, say).
+    path = os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))
+    env = dict(os.environ, COLUMNS="120", LINES="50", PYTHONPATH=path)
     env.pop("NO_COLOR", None)
     proc = subprocess.Popen([sys.executable, "-m", "tritoninspect", "graph", "tests/assets/advice/moe_ops_layer.py",
                              "--device", "cpu", "-q"], cwd=REPO, env=env, stdout=secondary, stderr=subprocess.PIPE)
