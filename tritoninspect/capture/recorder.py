@@ -19,6 +19,7 @@ import torch
 from tritoninspect import textformats
 from tritoninspect.capture import compat
 from tritoninspect.capture.breaks import break_record, launch_site
+from tritoninspect.capture.buffers import ArgumentFacts
 from tritoninspect.capture.failure import Progress
 from tritoninspect.capture.kernel_ops import KernelOps
 from tritoninspect.capture.patching import Patcher, scoped_env
@@ -72,6 +73,8 @@ class Recorder:
         #: The graph Inductor compiles now; its sub-graphs whose post-grad nodes were recorded.
         self._compiling: torch.fx.GraphModule | None = None
         self._post_grad_subgraphs: set[str] = set()
+        #: Where kernel arguments come from, and how kernel bodies use them.
+        self._arg_facts = ArgumentFacts(self._note_once)
 
     # --- the backend -------------------------------------------------------
 
@@ -244,6 +247,7 @@ class Recorder:
         to_clone = fields["tensors_to_clone"]
         infos = ((k, compat.hops.tensor_info(v)) for k, v in fields["kwargs"].items())
         tensors = {k: info for k, info in infos if info}
+        nodes = {k: v for k, v in fields["kwargs"].items() if k in tensors and isinstance(v, torch.fx.Node)}
         return NodeRecord(
             cid, stage, part, sub, node.name, form, kid, op, bool(op and compat.library.is_triton_op(op)),
             grid=tuple(tuple(plain(g) for g in grid) for grid in fields["grid"]),
@@ -255,6 +259,8 @@ class Recorder:
             inductor_clones=compat.inductor.cloned_args(node) if stage == "post_grad_final" else None,
             recompute=part == "backward" and compat.inductor.is_recomputed(node),
             source=compat.dynamo.node_user_line(node),
+            buffers=self._arg_facts.buffers(node, nodes, cid) if form == "functional" or stage == "dynamo" else None,
+            uses=self._arg_facts.uses(kid, tensors),
         )
 
     def _hop_op(self, node: torch.fx.Node, kid: str | None, cid: str, stage: str, part: str, sub: str) -> str | None:
@@ -308,6 +314,7 @@ class Recorder:
         if kid not in self.capture.kernels:
             self.capture.kernels[kid] = kernel_record(jf, kid)
             self._sources[kid] = getattr(jf, "src", "")
+            self._arg_facts.remember(kid, jf)
         return kid
 
     # --- hooks -----------------------------------------------------------------

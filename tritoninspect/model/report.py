@@ -1,54 +1,8 @@
 """The report: one frozen, versioned model that every renderer and diff reads.
 
-The JSON form (`Report.to_json`) is a public interface documented in
-docs/json.md. Change it only by bumping `SCHEMA_VERSION` and noting why below.
-
-Schema changelog:
-  1  first version: meta, graphs, graph_breaks, recompiles, kernels with
-     entries and occurrences, opaque_ops, diagnostics; Graph.compile_time_s;
-     stage post_grad_final; Occurrence.clones and .neighbourhood, Graph.code_calls
-     and its totals (inductor_kernels, extern_calls, user_kernels, copies),
-     Kernel.dropped_nodes; GraphBreak.headline, gb_id, doc_url, skipped_rest,
-     library_frame, context, context_start, kernel, kernel_relation,
-     eager_kernels, hint, hint_source; Recompile.guard, previous, changes
-     (ArgChange), hint; Report.decompiled (DecompiledFrame); Kernel.resources (Resources).
-     Reports written before those additions (and Meta.calls, Occurrence.scalars and
-     .part) still read: `ADDED_IN_VERSION_1` lists them. From now on, adding a field
-     bumps the version.
-  2  Report.failure (Failure): a compile or run that raised still gives a report,
-     holding everything captured before the failure. Report.recompile_limits
-     (RecompileLimit); a compile that Dynamo refused at the limit is no longer listed
-     as a recompile. Version 1 reports still read (`READABLE_VERSIONS`): they lack
-     exactly these two fields.
-  3  CodeCall.ops_source and Neighbour.ops_source: where an Inductor kernel's fused
-     ops come from ("inductor": Inductor's record of the kernel's origins; "comment":
-     the output code's `Original ATen` comment; "unknown": neither, ops empty).
-     Before, ops missing from a comment were split out of the kernel's name, which
-     also holds ops the kernel does not run. Version 1 and 2 reports still read:
-     they lack these two fields (reading as "", not said).
-  4  Reports read from a TORCH_TRACE log: Meta.mode "trace" (Meta.torch, .triton and
-     .device are the traced run's), Meta.rank (the log's rank, None when not
-     distributed or not a trace) and Meta.unknown (what a trace cannot tell: launch
-     counts, eager launches, kernels inside opaque custom ops...). Report.export
-     (ExportInfo, `tritoninspect export`): the exported program's signature, dynamic
-     dims, kernel entries and constraints, the AOTInductor package, findings with hints;
-     graph stages "export" and "aoti_output_code". GraphBreak.device_probe: in compile-only
-     mode, the place ("file:line in function") where `torch.cuda.is_available()` answered
-     False while Dynamo traced a function the break's user stack runs through: the break may
-     be compile-only's own (a GPU run answers True there). Versions 1-3 still read: they
-     lack these fields (Meta.rank None, Meta.unknown empty, Report.export None,
-     GraphBreak.device_probe None). Meta.backward_skipped_calls and .params_without_grad:
-     what --backward could not reach (0 and empty: not said). Report.advice (Advice): the
-     default view's findings with what to change (empty in reports written before it).
-  5  Kernels in sub-graphs (torch.cond / while_loop branches, invoke_subgraph bodies, recomputed
-     under activation checkpointing): CodeCall.function (the output-code function a launch is
-     written in: "call" or a sub-graph function such as "true_graph_0"); Neighbourhood.function,
-     .function_kind, .call_sites, .caller_before, .caller_after, .recompute; Occurrence.placement
-     (forward, backward, recompute, inference), .function and .line. Kernel.guards (KernelGuard:
-     guards on sizes a kernel's launch added, e.g. a heuristics value or a constexpr from a size, a
-     recompile risk) and Kernel.symbolic_args (SymbolicArg: arguments and grids holding symbolic
-     sizes, unbacked ones marked). Versions 1-4 still read: they lack these fields (function "call",
-     placement None, no guards).
+The JSON form (`Report.to_json`) is a public interface documented in docs/json.md. Change it
+only by bumping `SCHEMA_VERSION` and noting why in model/versions.py, which lists what each
+version added and which older reports still read.
 
 The JSON Schema of this model, `tritoninspect/schemas/report.schema.json`, is generated
 from the dataclasses below (`json_schema()`; tests/test_schema.py keeps the file equal to
@@ -66,6 +20,14 @@ from typing import Any
 from tritoninspect.model import notebook, schema
 from tritoninspect.model._json import Schema, parse_json, read_json
 from tritoninspect.model.errors import ReportError
+from tritoninspect.model.versions import (
+    ADDED_IN_VERSION_1,
+    ADDED_IN_VERSION_5,
+    MAY_BE_ABSENT,
+    READABLE_VERSIONS,
+    SCHEMA_VERSION,
+    upgraded,
+)
 from tritoninspect.model.report_kernel import (
     STAGES,
     CallKind,
@@ -89,6 +51,7 @@ from tritoninspect.model.report_kernel import (
     SharedBuffer,
     StageName,
 )
+from tritoninspect.model.report_advice import Advice, Library
 from tritoninspect.model.report_breaks import (
     DEVICE_PROBE_MEANING,
     ArgChange,
@@ -106,10 +69,6 @@ from tritoninspect.model.report_export import (
     ExportInfo,
     SignatureEntry,
 )
-
-SCHEMA_VERSION = 5
-#: Versions this tritoninspect reads: every change so far only added fields.
-READABLE_VERSIONS = (1, 2, 3, 4, 5)
 
 
 @dataclass(frozen=True)
@@ -211,6 +170,10 @@ class OpaqueOp:
     node: str
     #: Kernels seen launching inside it at run time.
     kernels: tuple[str, ...] = ()
+    #: Where the function it was registered with is defined; its installed distribution (None: the user's).
+    file: str | None = None
+    line: int | None = None
+    library: str | None = None
 
 
 @dataclass(frozen=True)
@@ -222,25 +185,6 @@ class Diagnostic:
     severity: Severity
     source: str
     message: str
-
-
-@dataclass(frozen=True)
-class Advice:
-    """One finding of the default view and what to do about it (analyse/advice.py makes them)."""
-
-    #: The rule that made it, e.g. "custom_op_hides_kernel".
-    rule: str
-    #: Higher first: 60 broken, 50 hidden from Inductor, 40 eager, 30 copies, 20 recompiles, 10 info.
-    impact: int
-    #: The fact, from this report, in one sentence.
-    finding: str
-    #: What to change; "" when there is nothing to change (an informational finding).
-    action: str
-    #: The torch behaviour the action rests on.
-    because: str
-    #: Where that behaviour is implemented or documented.
-    cite: str
-    kernel: str | None = None
 
 
 @dataclass(frozen=True)
@@ -308,6 +252,8 @@ class Report:
     #: The findings of the default view, highest impact first, each with its advice (what to change,
     #: why, where in torch). Filled when the report is built or written as JSON.
     advice: tuple[Advice, ...] = ()
+    #: Installed libraries whose code holds kernels, ops or graph breaks (Kernel.library and the like).
+    libraries: tuple[Library, ...] = ()
     schema_version: int = SCHEMA_VERSION
 
     def to_dict(self) -> dict[str, Any]:
@@ -382,6 +328,7 @@ _SCHEMA = Schema(
         (Report, "decompiled"): (DecompiledFrame, True),
         (Report, "export"): (ExportInfo, False),
         (Report, "advice"): (Advice, True),
+        (Report, "libraries"): (Library, True),
         (ExportInfo, "signature"): (SignatureEntry, True),
         (ExportInfo, "decomposed_signature"): (SignatureEntry, True),
         (ExportInfo, "dynamic_dims"): (DynamicDim, True),
@@ -396,28 +343,6 @@ _SCHEMA = Schema(
     ),
     convert={"grid": lambda grid: tuple(tuple(g) for g in grid)},
 )
-
-
-#: Fields added to schema 1 after its first release: a report written before them lacks them and
-#: reads with their defaults. Every other field must be present. Closed: a new field bumps the version.
-ADDED_IN_VERSION_1 = frozenset({
-    "Meta.calls", "Graph.compile_time_s", "Graph.code_calls", "Graph.inductor_kernels", "Graph.extern_calls",
-    "Graph.user_kernels", "Graph.copies", "Occurrence.scalars", "Occurrence.part", "Occurrence.clones",
-    "Occurrence.neighbourhood", "Kernel.dropped_nodes", "Kernel.resources", "GraphBreak.headline",
-    "GraphBreak.gb_id", "GraphBreak.doc_url", "GraphBreak.skipped_rest", "GraphBreak.library_frame",
-    "GraphBreak.context", "GraphBreak.context_start", "GraphBreak.kernel", "GraphBreak.kernel_relation",
-    "GraphBreak.eager_kernels", "GraphBreak.hint", "GraphBreak.hint_source", "Recompile.guard",
-    "Recompile.previous", "Recompile.changes", "Recompile.hint", "Report.decompiled",
-})
-#: Fields a readable report may lack: those added in version 1, and versions 2 to 5's additions.
-MAY_BE_ABSENT = ADDED_IN_VERSION_1 | {
-    "Report.failure", "Report.recompile_limits", "CodeCall.ops_source", "Neighbour.ops_source",
-    "Meta.rank", "Meta.unknown", "Report.export", "GraphBreak.device_probe",
-    "Meta.backward_skipped_calls", "Meta.params_without_grad", "Report.advice",
-    "CodeCall.function", "Neighbourhood.function", "Neighbourhood.function_kind", "Neighbourhood.call_sites",
-    "Neighbourhood.caller_before", "Neighbourhood.caller_after", "Neighbourhood.recompute",
-    "Occurrence.placement", "Occurrence.function", "Occurrence.line", "Kernel.guards", "Kernel.symbolic_args",
-}
 
 
 def json_schema() -> dict[str, Any]:
@@ -436,16 +361,6 @@ def read_report(path: Path | str) -> Report:
     data = read_json(path)
     schema.validate(upgraded(data), schema.REPORT_SCHEMA, str(path))
     return Report.from_dict(data)
-
-
-def upgraded(data: Any) -> Any:
-    """An older readable report as this version's: only fields were added since, and the
-    schema lets each added field be absent (`MAY_BE_ABSENT`)."""
-    # `type is int`: `true` equals 1 in Python, and must not pass for version 1.
-    version = data.get("schema_version") if isinstance(data, dict) else None
-    if type(version) is int and version in READABLE_VERSIONS:
-        return {**data, "schema_version": SCHEMA_VERSION}
-    return data
 
 
 def with_meta(report: Report, **changes: Any) -> Report:
