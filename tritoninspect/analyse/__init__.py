@@ -23,6 +23,7 @@ from tritoninspect.analyse.guards import enrich_guards
 from tritoninspect.analyse.graphs import analyse_graphs
 from tritoninspect.analyse.hazards import find_hazards
 from tritoninspect.analyse.kernels import analyse_kernels, analyse_opaque_ops, analyse_unattributed_fallbacks
+from tritoninspect.analyse.libraries import analyse_libraries
 from tritoninspect.analyse.resources import enrich_resources
 from tritoninspect.model.records import Capture
 from tritoninspect.model.report import Diagnostic, Meta, Report
@@ -38,6 +39,7 @@ ANALYSES: list[tuple[str, Analysis]] = [
     ("kernels", analyse_kernels),
     ("opaque_ops", analyse_opaque_ops),
     ("mutation_fallbacks", analyse_unattributed_fallbacks),
+    ("libraries", analyse_libraries),
 ]
 
 Enricher = Callable[[Capture, dict[str, Any]], dict[str, Any]]

@@ -11,7 +11,8 @@ from rich.text import Text
 from tritoninspect.render import _format as fmt
 from tritoninspect.render._console import console_text, make_console, print_blocks
 from tritoninspect.render._failure import failure_section, recompile_limit_section
-from tritoninspect.render._findings import findings_section
+from tritoninspect.render._hazards import findings_section
+from tritoninspect.render._findings import advice_block, findings_block
 from tritoninspect.render._safe import safe_record
 from tritoninspect.render._kernels import kernel_details, kernel_table, verdicts
 from tritoninspect.render._widgets import ALERT, add_row, heading, table
@@ -176,6 +177,14 @@ def _unattributed_fallbacks(report: Report, cwd: Path) -> list[RenderableType]:
 SEVERITY_STYLE = {"error": ALERT, "warning": "yellow", "note": "dim"}
 
 
+def _findings(report: Report, cwd: Path) -> list[RenderableType]:
+    """Every finding, a merged one with each finding it holds, then the advice (as the default view's)."""
+    from tritoninspect.analyse.advice import advise
+
+    found = advise(report)
+    return [*findings_block(found, detail=True), *([Text("")] if found else []), *advice_block(found)]
+
+
 def _diagnostics(report: Report, cwd: Path) -> list[RenderableType]:
     if not report.diagnostics:
         return []
@@ -200,6 +209,7 @@ SECTIONS: tuple[Section, ...] = (
     _recompiles,
     recompile_limit_section,
     _unattributed_fallbacks,
+    _findings,
     _diagnostics,
     verdicts,
 )
