@@ -527,7 +527,8 @@ def check_subgraphs(name: str, report: dict[str, Any]) -> None:
     """What the sample's docstring says about where its kernel runs: the sub-graph functions of
     the output code its launches are written in, what runs around them, launch counts, placement."""
     kernel = kernels_by_name(report)["scale_kernel"]
-    assert {o["subgraph"] for o in occurrences(kernel, *AOT_STAGES, "post_grad_final")} == _AOT_SUBGRAPHS[name]
+    found = {o["subgraph"] for o in occurrences(kernel, *AOT_STAGES, "post_grad_final")}
+    assert found == _AOT_SUBGRAPHS[name], f"{name}: kernel nodes in sub-graphs {found} (torch {report['meta']['torch']})"
     _SUBGRAPH_CHECKS[name](kernel)
 
 

@@ -105,8 +105,10 @@ def merged_allocations(report: Report, kernels: Sequence[KernelSummary]) -> list
             rule="clone_merged_allocations", impact=COPIES, kernel=c.kernel, kernels=(c.kernel,),
             finding=f"{c.kernel} gets {pair} as one tensor in the compiled graph: identical {_fill_text(a)} "
                     f"allocations were merged, so Inductor copies {a.arg} before the launch ({_copy_text(c)}).",
-            action=f"Keep {pair} apart: set torch._functorch.config.cse = False before compiling (AOTAutograd then "
-                   "keeps identical allocations separate; it turns that elimination off for the whole graph), or "
+            # `import torch._functorch.config`: torch 2.11 does not import the module with torch.
+            action=f"Keep {pair} apart: `import torch._functorch.config` and set torch._functorch.config.cse = False "
+                   "before compiling (AOTAutograd then keeps identical allocations separate; it turns that "
+                   "elimination off for the whole graph), or "
                    "allocate one tensor for both and pass it once, the kernel indexing each part (an offset)."
                    + starting,
             because="AOTAutograd's common-subexpression elimination merges identical ops of the joint graph, "

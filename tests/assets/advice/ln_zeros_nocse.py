@@ -2,6 +2,7 @@
 turned off (``torch._functorch.config.cse = False``), so DW and DB stay two allocations and both are
 written in place: no clone, the same values and gradients."""
 import torch
+import torch._functorch.config  # torch 2.11 does not import it with torch (AttributeError on the H200)
 import triton
 import triton.language as tl
 
