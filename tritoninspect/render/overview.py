@@ -127,7 +127,7 @@ def _opaque_block(report: Report) -> list[RenderableType]:
     if not unseen:
         return []
     inside = "unknown (a trace does not show them: they launch inside the op at run time)"
-    grid = _numbered_grid()
+    grid = numbered_grid()
     for op, ids in unseen.items():
         grid.add_row(Text(op, style="yellow"), Text(f"[{', '.join(fmt.sorted_ids(ids))}] kernels inside: {inside}"))
     note = Text("custom ops Inductor calls as a black box: it cannot see, fuse or reorder the kernels inside them",
