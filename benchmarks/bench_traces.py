@@ -65,6 +65,8 @@ def measure(label: str, ours: Side, theirs: Side, repeat: int, env: dict[str, st
     if warm:  # untimed: fills the shared .pyc cache, as an install has its .pyc files
         run_once(ours, env, out)
         run_once(theirs, env, out)
+        for side in (ours, theirs):
+            side.wall.clear(), side.cpu.clear(), side.rss.clear()
     for _ in range(repeat):
         run_once(ours, env, out)
         run_once(theirs, env, out)
