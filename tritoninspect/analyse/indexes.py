@@ -3,8 +3,9 @@
 The analyses ask "the nodes of this kernel in this compile", "the output code of this
 compile" once per kernel, node or compile: scanning every node or module for each made
 them quadratic in the number of compiles (a trace of a deep model holds thousands). Each
-index is built on first use and kept while the lists it indexes are the same objects of
-the same lengths (the capture is filled before it is analysed, never changed during it).
+index is built on first use and kept, with the list it indexes, while that list is the
+same object of the same length (the capture is filled before it is analysed, never changed
+during it); holding the list means its id cannot be reused by a later capture's list.
 """
 
 from __future__ import annotations
@@ -13,18 +14,16 @@ from typing import Any
 
 from tritoninspect.model.records import Capture, NodeRecord, OutputCodeRecord
 
-_CACHE: dict[tuple[str, int], tuple[tuple[int, int], Any]] = {}
+#: Index name -> (the list indexed, its length then, the index): the latest capture's only.
+_LATEST: dict[str, tuple[list[Any], int, Any]] = {}
 
 
 def _cached(name: str, items: list[Any], build: Any) -> Any:
-    key, stamp = (name, id(items)), (id(items), len(items))
-    hit = _CACHE.get(key)
-    if hit is not None and hit[0] == stamp:
-        return hit[1]
-    if len(_CACHE) > 64:
-        _CACHE.clear()
+    hit = _LATEST.get(name)
+    if hit is not None and hit[0] is items and hit[1] == len(items):
+        return hit[2]
     value = build(items)
-    _CACHE[key] = (stamp, value)
+    _LATEST[name] = (items, len(items), value)
     return value
 
 
