@@ -71,6 +71,9 @@ def test_every_rule_states_its_precondition() -> None:
 
 #: Rules that state a fact and give no action, so there is no change to apply and re-run.
 NO_ACTION = {"inplace_clones"}
+#: Rules whose actions are proved elsewhere: issue 24's findings, each by tests/test_hazards.py on real
+#: captures and by tests/gpu/test_gpu_hazards.py (compiled against eager on the GPU).
+PROVED_ELSEWHERE = {"hazards"}
 
 
 def test_every_rule_with_an_action_is_proved_by_applying_it() -> None:
@@ -79,7 +82,7 @@ def test_every_rule_with_an_action_is_proved_by_applying_it() -> None:
     from _advice_proofs import PROOFS
 
     applied = {p.rule for p in PROOFS if p.after is not None and p.effect is not None}
-    assert applied == set(RULES) - NO_ACTION
+    assert applied == set(RULES) - NO_ACTION - PROVED_ELSEWHERE
     assert all(a.action == "" for a in advise(gpu("inplace")) if a.rule in NO_ACTION)
 
 

@@ -107,11 +107,24 @@ def test_a_wrong_table_is_one_line_naming_the_key_exit_2(captured: FakeCapture, 
     assert captured.calls == []
 
 
-def test_an_entry_without_any_condition_is_refused_naming_it(captured: FakeCapture, tmp_path: Path,
-                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_entry_without_other_conditions_checks_the_findings(captured: FakeCapture, tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every check holds the findings condition (issue 24: an error finding fails), so no entry is empty."""
     monkeypatch.chdir(project(tmp_path, HEAD + ENTRY, ("add_raw",)))
+    result = run("check", "-q")
+    assert result.exit_code == ExitCode.OK, result.stderr
+    assert result.stdout.startswith("PASS  add_raw.py:Net (1 condition: no error finding"), result.stdout
+
+
+def test_allow_in_an_entry_is_checks_allow(captured: FakeCapture, tmp_path: Path,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(project(tmp_path, HEAD + ENTRY + 'allow = ["aliased_args_split"]\n', ("add_raw",)))
+    result = run("check", "-q")
+    assert result.exit_code == ExitCode.OK, result.stderr
+    assert "no error finding (--allow aliased_args_split)" in result.stdout, result.stdout
+    monkeypatch.chdir(project(tmp_path, HEAD + ENTRY + 'allow = "no_such_rule"\n', ("add_raw",)))
     error = error_of(run("check"), ExitCode.USAGE)
-    assert "#1 (add_raw.py:Net): check: give at least one condition" in error
+    assert "#1 (add_raw.py:Net): " in error and "no_such_rule" in error
 
 
 def test_an_entry_whose_file_is_missing_is_refused_before_any_capture(captured: FakeCapture, tmp_path: Path,
@@ -139,7 +152,8 @@ def test_mixed_pass_and_fail_one_line_each_exit_1_and_junit(captured: FakeCaptur
     result = run("check", "--junit-xml", "out.xml", "-j", "2")
     assert result.exit_code == ExitCode.FINDINGS, result.stderr
     lines = result.stdout.splitlines()
-    assert lines[0].startswith("PASS  add_raw.py:Net (2 conditions: --no-breaks, --entry add_kernel=hop, ")
+    assert lines[0].startswith(
+        "PASS  add_raw.py:Net (3 conditions: --no-breaks, --entry add_kernel=hop, no error finding, ")
     assert lines[1] == "FAIL  custom op: --entry add_kernel=triton_op: add_kernel entered as custom_op"
     assert lines[2].startswith("FAIL  break_disabled_dispatch.py:Net: --no-breaks: ")
     assert lines[-1] == "checks: 1 passed, 2 failed, 0 errors (pyproject.toml)"
@@ -163,7 +177,7 @@ def test_mixed_pass_and_fail_one_line_each_exit_1_and_junit(captured: FakeCaptur
     assert failure is not None and failure.get("type") == "check"
     assert failure.get("message") == "--entry add_kernel=triton_op: add_kernel entered as custom_op"
     conditions = [p.get("value") for p in cases[2].iter("property") if p.get("name") == "condition"]
-    assert conditions == ["--no-breaks", "--max-graphs 5"]
+    assert conditions == ["--no-breaks", "--max-graphs 5", "no error finding"]
 
 
 def test_all_passing_exits_0(captured: FakeCapture, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -185,7 +199,7 @@ def test_an_entry_whose_capture_fails_is_an_error_and_the_others_go_on(captured:
     assert result.exit_code == ExitCode.FINDINGS, result.stderr
     lines = result.stdout.splitlines()
     assert lines[0] == "ERROR add_raw.py:Raises: the model failed under torch.compile: ValueError: bad"
-    assert lines[1].startswith("PASS  add_raw.py:Net (1 condition: --no-breaks")
+    assert lines[1].startswith("PASS  add_raw.py:Net (2 conditions: --no-breaks, no error finding")
     assert lines[2] == "checks: 1 passed, 0 failed, 1 error (pyproject.toml)"
     # In GitHub Actions: one annotation, at the entry's line, the file named from the workspace.
     assert lines[3:] == [f"::error file={tmp_path.name}/pyproject.toml,line=5,title=tritoninspect%3A could not "
@@ -253,7 +267,8 @@ max_graphs = 1
     result = run_cli(["check", "--junit-xml", "j.xml"], cwd=tmp_path / "sub", env=cli_env(GITHUB_ACTIONS=None))
     assert result.returncode == ExitCode.FINDINGS, result.stderr
     lines = result.stdout.splitlines()
-    assert lines[0].startswith("PASS  triton_op:Net (2 conditions: --no-breaks, --entry add_kernel=triton_op, ")
+    assert lines[0].startswith("PASS  triton_op:Net (3 conditions: --no-breaks, --entry add_kernel=triton_op, "
+                               "no error finding, ")
     assert lines[1] == "FAIL  graph_break.py:Net: --max-graphs 1: 3 Dynamo graphs (0/0, 1/0, 2/0)"
     # Above the current directory, the pyproject is named in full.
     assert lines[2] == f"checks: 1 passed, 1 failed, 0 errors ({tmp_path / 'pyproject.toml'})"

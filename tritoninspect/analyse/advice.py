@@ -37,6 +37,7 @@ from tritoninspect.analyse.advice_text import (
     times,
     upstream,
 )
+from tritoninspect.analyse.hazards.bridge import HAZARD_PRECONDITION, hazard_advice
 from tritoninspect.analyse.summary import KernelSummary, short_location, summarise
 from tritoninspect.model.report import Advice, GraphBreak, Report
 
@@ -292,6 +293,18 @@ def _has_backward(report: Report, name: str) -> bool:
 
 
 #: Every rule, by name, in the order they run (ties in impact keep this order).
+#: The clone rules whose action was proved by applying it (tests/_advice_proofs.py).
+_PROVED_CLONE_RULES = ("clone_merged_allocations", "clone_shared_allocation", "clone_input_view")
+
+
+def hazards(report: Report, kernels: Sequence[KernelSummary]) -> list[Advice]:
+    """Issue 24's findings (analyse/hazards/): each error or warning, ranked with the rest. A kernel's
+    clone_cost warning steps aside where a proved clone rule already gives its action (the finding
+    itself stays in `Report.findings`, with its evidence)."""
+    proved = {a.kernel for rule in _PROVED_CLONE_RULES for a in CLONE_RULES[rule](report, kernels)}
+    return [a for a in hazard_advice(report, kernels) if not (a.rule == "clone_cost" and a.kernel in proved)]
+
+
 RULES: dict[str, Rule] = {
     "kernel_missing": kernel_missing,
     "backward_cut": backward_cut,
@@ -301,6 +314,7 @@ RULES: dict[str, Rule] = {
     **CLONE_RULES,
     "mutation_fallback": mutation_fallback,
     "recompiles": recompiles,
+    "hazards": hazards,
 }
 
 #: What each rule fires on, in terms of the report's facts (docs/advice.md lists them).
@@ -329,6 +343,7 @@ PRECONDITIONS: dict[str, str] = {
                          "user's own kernel, and only for asm without side effects; a library's kernel gets the "
                          "upstream line; otherwise the finding alone.",
     "recompiles": RECOMPILE_PRECONDITION,
+    "hazards": HAZARD_PRECONDITION,
 }
 
 

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tritoninspect.analyse.advice_text import COPIES, join
+from tritoninspect.analyse.hazards.bridge import covered_kernels
 from tritoninspect.analyse.summary import KernelSummary, size_text
 from tritoninspect.model.report import Advice, ClonedArg, Report
 
@@ -165,8 +166,9 @@ def input_view(report: Report, kernels: Sequence[KernelSummary]) -> list[Advice]
 def inplace_clones(report: Report, kernels: Sequence[KernelSummary]) -> list[Advice]:
     """The copies no rule above explains: the fact and its reason, without an action."""
     advice = []
+    covered = covered_kernels(report, ("clone_cost",))  # said per compile, with the reasons, by that finding
     for c in _still_cloned(report, kernels):
-        if any(explained(c.arg) for explained in (_is_merged, _is_shared, _is_input_view)):
+        if c.kernel in covered or any(explained(c.arg) for explained in (_is_merged, _is_shared, _is_input_view)):
             continue
         advice.append(Advice(
             rule="inplace_clones", impact=COPIES, kernel=c.kernel, kernels=(c.kernel,),
@@ -214,5 +216,6 @@ CLONE_PRECONDITIONS = {
                         "after the launch (.read_after empty).",
     "inplace_clones": "an argument still cloned (because the kernel writes it, not because the analysis failed) "
                       "that no rule above covers: the fact and the reason the facts show (read after the launch, "
-                      "a graph input the graph does not update), no action.",
+                      "a graph input the graph does not update), no action; none for a kernel whose clone_cost "
+                      "finding (Report.findings) already says its copies with their reasons.",
 }

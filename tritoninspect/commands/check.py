@@ -49,12 +49,18 @@ def check(
         typer.Option("--no-clones", metavar="KERNEL", help="Fail when Inductor still clones an argument of KERNEL after re-inplacing (repeatable)."),
     ] = None,
     no_fallback: Annotated[bool, typer.Option("--no-fallback", help="Fail on a mutation-analysis fallback.")] = False,
+    allow: Annotated[
+        Optional[list[str]],
+        typer.Option("--allow", metavar="RULE", help="Accept error findings of RULE (repeatable): every other error "
+                     "finding (the compiled result can differ from eager) fails the check."),
+    ] = None,
     inputs: InputsOpt = None,
     device: DeviceOpt = Device.auto,
     dynamic: DynamicOpt = False,
     backward: BackwardOpt = None,
     stage: Annotated[
-        Optional[Stage], typer.Option(help="Default: dynamo; aot for --no-fallback; inductor for --no-clones.")
+        Optional[Stage], typer.Option(help="Default: inductor (the findings need Inductor's code and its launches); "
+                                      "an earlier stage checks only the findings it shows.")
     ] = None,
     junit_xml: Annotated[
         Optional[Path], typer.Option("--junit-xml", metavar="PATH",
@@ -71,16 +77,19 @@ def check(
 ) -> None:
     """Exit 1 when a condition fails (one line each), 0 when all hold: for CI.
 
-    Without a TARGET, every [\\[tool.tritoninspect.check]] entry of the nearest pyproject.toml (from
-    the current directory upward) is checked, each in its own process: one line per entry.
+    Every check also fails on an error finding (the compiled result can differ from eager) unless
+    `--allow RULE` accepts its rule. Without a TARGET, every [\\[tool.tritoninspect.check]] entry of the
+    nearest pyproject.toml (from the current directory upward) is checked, each in its own process: one
+    line per entry.
     """
     from tritoninspect.commands import _project
 
     with edge(json_out=json_out, debug=debug) as err:
         if target is None:
             _refuse_for_project(no_breaks=no_breaks, max_graphs=max_graphs is not None, entry=bool(entry),
-                                no_clones=bool(no_clones), no_fallback=no_fallback, inputs=inputs is not None,
-                                dynamic=dynamic, backward=backward is not None, stage=stage is not None)
+                                no_clones=bool(no_clones), no_fallback=no_fallback, allow=bool(allow),
+                                inputs=inputs is not None, dynamic=dynamic, backward=backward is not None,
+                                stage=stage is not None)
             project = _project.find_and_load()
             _project.check_junit_path(junit_xml, project.path)
             suite = _project.run(project, [_job(project, e, device.value) for e in project.entries], parallel=jobs,
@@ -92,7 +101,7 @@ def check(
             from tritoninspect.analyse.checks import run_checks
             from tritoninspect.source.parse import parse_source
 
-            conditions = _conditions(no_breaks, max_graphs, entry or [], no_clones or [], no_fallback)
+            conditions = _conditions(no_breaks, max_graphs, entry or [], no_clones or [], no_fallback, allow or [])
             options = _options(conditions, inputs=inputs, device=device.value, dynamic=dynamic, backward=backward,
                                stage=stage.value if stage else None)
             source = parse_source(target)
@@ -112,9 +121,11 @@ def _options(conditions: dict[str, Any], *, inputs: str | None, device: str, dyn
     from tritoninspect.run.pipeline import CaptureOptions
 
     # Clones and fallbacks appear in AOT; --no-clones asks about the compiled program: what
-    # re-inplacing leaves needs Inductor.
+    # re-inplacing leaves needs Inductor, and so do the findings (Inductor's code and its launches),
+    # which every check holds (an earlier --stage checks only the findings it shows).
     keywords = [k for kw in conditions.values() for k in kw]
-    needed = "inductor" if "no_clones" in keywords else "aot" if "no_fallback" in keywords else "dynamo"
+    needed = ("inductor" if "no_clones" in keywords or "findings" in keywords
+              else "aot" if "no_fallback" in keywords else "dynamo")
     return CaptureOptions(inputs=inputs, device=device, dynamic=dynamic, backward=backward, stage=stage or needed)
 
 
@@ -126,7 +137,7 @@ def _job(project: Project, entry: CheckEntry, device: str) -> Job:
 
     try:
         conditions = _conditions(entry.no_breaks, entry.max_graphs, [f"{k}={v}" for k, v in entry.entries.items()],
-                                 list(entry.no_clones), entry.no_fallback)
+                                 list(entry.no_clones), entry.no_fallback, list(entry.allow))
     except UsageError as exc:
         raise UsageError(f"{project.path}: {entry.where}: {exc.message}") from exc
     options = _options(conditions, inputs=entry.inputs, device=device, dynamic=entry.dynamic, backward=entry.backward,
@@ -144,12 +155,14 @@ def _refuse_for_project(**given: bool) -> None:
 
 
 def _conditions(no_breaks: bool, max_graphs: int | None, entries: list[str], no_clones: list[str],
-                no_fallback: bool) -> dict[str, Any]:
-    """The conditions as `check_report` keywords, keyed for display; refuses none or bad ones."""
-    from tritoninspect.analyse.checks import parse_entry
+                no_fallback: bool, allow: list[str]) -> dict[str, Any]:
+    """The conditions as `check_report` keywords, keyed for display; refuses bad ones. The findings
+    condition is always there."""
+    from tritoninspect.analyse.checks import parse_allow, parse_entry
 
     with usage_errors():
         parsed = dict(parse_entry(e) for e in entries)
+        allowed = [parse_allow(rule) for rule in dict.fromkeys(allow)]
     conditions: dict[str, Any] = {}
     if no_breaks:
         conditions["--no-breaks"] = {"no_breaks": True}
@@ -161,7 +174,6 @@ def _conditions(no_breaks: bool, max_graphs: int | None, entries: list[str], no_
         conditions[f"--no-clones {kernel}"] = {"no_clones": [kernel]}
     if no_fallback:
         conditions["--no-fallback"] = {"no_fallback": True}
-    if not conditions:
-        raise UsageError("check: give at least one condition (--no-breaks, --max-graphs, --entry, --no-clones, "
-                         "--no-fallback)")
+    label = "no error finding" + (f" (--allow {', '.join(allowed)})" if allowed else "")
+    conditions[label] = {"findings": True, "allow": allowed}
     return conditions

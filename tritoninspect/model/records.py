@@ -17,6 +17,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from tritoninspect.model.hazard_records import HazardRecords
 from tritoninspect.model.report import Failure, GraphRecord
 from tritoninspect.model.report_breaks import DecompiledFrame, DynamoBreak, RecompileLimit, RecompileRecord
 from tritoninspect.model.report_kernel import KernelRecord, Resources
@@ -326,6 +327,8 @@ class Capture:
     #: Guards on sizes each compile added, and what its symbols stand for.
     guards: list[GuardRecord] = field(default_factory=list)
     symbols: list[SymbolRecord] = field(default_factory=list)
+    #: The evidence the hazard analyses read (model/hazard_records.py).
+    hazards: HazardRecords = field(default_factory=HazardRecords)
     #: Custom ops and triton_ops seen -> (file, line) of the function registered for them.
     op_sources: dict[str, tuple[str | None, int | None]] = field(default_factory=dict)
     #: Files of kernels and ops that are installed library code -> the library.
@@ -341,6 +344,8 @@ class Capture:
         for optional in ("failure", "recompile_limits", "emulation", "guards", "symbols", "op_sources", "libraries"):
             if not data[optional]:
                 del data[optional]
+        if self.hazards.is_empty():
+            del data["hazards"]
         return json.dumps(data, indent=1, default=repr)
 
     @classmethod
@@ -364,6 +369,7 @@ class Capture:
             emulation=_emulation(data["emulation"]) if data.get("emulation") else None,
             guards=[_rec(GuardRecord, v) for v in data.get("guards", [])],
             symbols=[_rec(SymbolRecord, v) for v in data.get("symbols", [])],
+            hazards=HazardRecords.from_dict(data["hazards"]) if data.get("hazards") else HazardRecords(),
             op_sources={op: (f, ln) for op, (f, ln) in data.get("op_sources", {}).items()},
             libraries={f: _rec(LibraryRecord, v) for f, v in data.get("libraries", {}).items()},
             format=data["format"],

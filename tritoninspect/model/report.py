@@ -60,6 +60,7 @@ from tritoninspect.model.report_breaks import (
     Recompile,
     RecompileLimit,
 )
+from tritoninspect.model.report_findings import SEVERITIES, Evidence, EvidenceKind, Finding, FindingSeverity
 from tritoninspect.model.report_export import (
     AotiPackage,
     ArgConstraint,
@@ -252,6 +253,8 @@ class Report:
     #: The findings of the default view, highest impact first, each with its advice (what to change,
     #: why, where in torch). Filled when the report is built or written as JSON.
     advice: tuple[Advice, ...] = ()
+    #: What torch.compile changes about each user kernel's result or speed (analyse/hazards/), worst first.
+    findings: tuple[Finding, ...] = ()
     #: Installed libraries whose code holds kernels, ops or graph breaks (Kernel.library and the like).
     libraries: tuple[Library, ...] = ()
     schema_version: int = SCHEMA_VERSION
@@ -328,6 +331,8 @@ _SCHEMA = Schema(
         (Report, "decompiled"): (DecompiledFrame, True),
         (Report, "export"): (ExportInfo, False),
         (Report, "advice"): (Advice, True),
+        (Report, "findings"): (Finding, True),
+        (Finding, "evidence"): (Evidence, True),
         (Report, "libraries"): (Library, True),
         (ExportInfo, "signature"): (SignatureEntry, True),
         (ExportInfo, "decomposed_signature"): (SignatureEntry, True),
@@ -393,7 +398,12 @@ __all__ = [
     "DroppedNode",
     "Entry",
     "EntryKind",
+    "Evidence",
+    "EvidenceKind",
     "Failure",
+    "Finding",
+    "FindingSeverity",
+    "SEVERITIES",
     "Graph",
     "GraphBreak",
     "Kernel",

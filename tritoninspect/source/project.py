@@ -39,7 +39,7 @@ PYPROJECT = "pyproject.toml"
 TABLE = "check"
 #: An entry's keys: its target, an optional name, the conditions (`check`'s flags with `_` for `-`;
 #: `entries` is `--entry`) and the capture options an entry may set for itself.
-CONDITION_KEYS = ("no_breaks", "max_graphs", "entries", "no_clones", "no_fallback")
+CONDITION_KEYS = ("no_breaks", "max_graphs", "entries", "no_clones", "no_fallback", "allow")
 CAPTURE_KEYS = ("inputs", "dynamic", "backward", "stage")
 KEYS = ("target", "name", *CONDITION_KEYS, *CAPTURE_KEYS)
 STAGES = ("dynamo", "aot", "inductor")
@@ -62,6 +62,8 @@ class CheckEntry:
     entries: dict[str, str] = field(default_factory=dict)
     no_clones: tuple[str, ...] = ()
     no_fallback: bool = False
+    #: Rules whose error findings are accepted, as `--allow RULE` (every other error finding fails).
+    allow: tuple[str, ...] = ()
     inputs: str | None = None
     dynamic: bool = False
     backward: bool | None = None
@@ -165,6 +167,8 @@ def _entry(path: Path, index: int, line: int, raw: dict[str, Any]) -> CheckEntry
         values["entries"] = _kernel_entries(path, where, raw["entries"])
     if "no_clones" in raw:
         values["no_clones"] = _kernel_names(path, where, raw["no_clones"])
+    if "allow" in raw:
+        values["allow"] = _kernel_names(path, where, raw["allow"], "allow", "a rule")
     return CheckEntry(index=index, line=line, target=target.strip(), **values)
 
 
@@ -188,11 +192,12 @@ def _kernel_entries(path: Path, where: str, value: Any) -> dict[str, str]:
     return dict(value)
 
 
-def _kernel_names(path: Path, where: str, value: Any) -> tuple[str, ...]:
+def _kernel_names(path: Path, where: str, value: Any, key: str = "no_clones",
+                  what: str = "a kernel name") -> tuple[str, ...]:
     if isinstance(value, str):
         value = [value]
     if not isinstance(value, list) or not value or not all(isinstance(v, str) and v for v in value):
-        raise _bad(path, f"{where}: no_clones must be a kernel name or a list of them, not {value!r}")
+        raise _bad(path, f"{where}: {key} must be {what} or a list of them, not {value!r}")
     return tuple(value)
 
 
