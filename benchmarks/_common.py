@@ -11,7 +11,7 @@ How a process is timed (`FreshRuns`):
     in every process (seen on the GPU machine: 9 of 15 s), drowning the difference measured.
   * Interleaved: run i of every command before run i+1 of any, so a slow spell of a shared
     machine hits all sides.
-  * Wall time, and the children's CPU time (getrusage) beside it.
+  * Wall time, and the process tree's CPU time and peak RSS (wait4's rusage) beside it.
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import os
-import resource
 import shlex
 import shutil
 import statistics
@@ -75,6 +74,8 @@ class FreshRuns:
         self.commands = commands
         self.wall: dict[str, list[float]] = {name: [] for name in commands}
         self.cpu: dict[str, list[float]] = {name: [] for name in commands}
+        #: Peak RSS in MiB (ru_maxrss of wait4: the largest process of the run's tree).
+        self.rss: dict[str, list[float]] = {name: [] for name in commands}
         self._pycache = tempfile.mkdtemp(prefix="bench-pycache-")
         #: Command name -> its own cache dir, kept across its runs (see the module docstring).
         self._kept = {name: tempfile.mkdtemp(prefix="bench-warm-cache-") for name in warm}
@@ -85,20 +86,21 @@ class FreshRuns:
                 self._once(cmd, self._kept.get(name))  # untimed: fills the .pyc cache (and a kept cache)
             for _ in range(repeat):
                 for name, cmd in self.commands.items():
-                    elapsed, used = self._once(cmd, self._kept.get(name))
+                    elapsed, used, rss = self._once(cmd, self._kept.get(name))
                     self.wall[name].append(elapsed)
                     self.cpu[name].append(used)
+                    self.rss[name].append(rss)
         finally:
             for directory in (self._pycache, *self._kept.values()):
                 shutil.rmtree(directory, ignore_errors=True)
 
     def print_table(self) -> None:
         width = max(24, *(len(name) for name in self.commands))
-        print(f"{'command':<{width}} {'median s':>9} {'cpu s':>7}   wall runs")
+        print(f"{'command':<{width}} {'median s':>9} {'cpu s':>7} {'RSS MiB':>8}   wall runs")
         for name in self.commands:
             runs = " ".join(f"{t:.2f}" for t in self.wall[name])
             print(f"{name:<{width}} {statistics.median(self.wall[name]):9.2f} "
-                  f"{statistics.median(self.cpu[name]):7.2f}   {runs}")
+                  f"{statistics.median(self.cpu[name]):7.2f} {statistics.median(self.rss[name]):8.0f}   {runs}")
 
     def print_commands(self) -> None:
         """The exact command line of each row (run from the repo root)."""
@@ -106,23 +108,26 @@ class FreshRuns:
             caches = "kept cache dirs" if name in self._kept else "fresh cache dirs"
             print(f"  {name}: {shlex.join(cmd)}   ({caches})")
 
-    def _once(self, cmd: list[str], kept: str | None = None) -> tuple[float, float]:
+    def _once(self, cmd: list[str], kept: str | None = None) -> tuple[float, float, float]:
         cache = kept or tempfile.mkdtemp(prefix="bench-cache-")
         env = {**os.environ, "TORCHINDUCTOR_CACHE_DIR": cache, "TRITON_CACHE_DIR": os.path.join(cache, "triton"),
                "PYTHONPYCACHEPREFIX": self._pycache}
         env.pop("PYTHONDONTWRITEBYTECODE", None)
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         try:
-            start = time.perf_counter()
-            proc = subprocess.run(cmd, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-            elapsed = time.perf_counter() - start
+            with tempfile.TemporaryFile() as err:
+                start = time.perf_counter()
+                proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=err)
+                _, status, usage = os.wait4(proc.pid, 0)
+                elapsed = time.perf_counter() - start
+                proc.returncode = os.waitstatus_to_exitcode(status)
+                err.seek(0)
+                stderr = err.read().decode(errors="replace")
         finally:
             if kept is None:
                 shutil.rmtree(cache, ignore_errors=True)
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
         if proc.returncode != 0:  # a failed run is no measurement
-            sys.exit(f"failed (exit {proc.returncode}): {' '.join(cmd)}\n{proc.stderr[-3000:]}")
-        return elapsed, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+            sys.exit(f"failed (exit {proc.returncode}): {' '.join(cmd)}\n{stderr[-3000:]}")
+        return elapsed, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
 
 def report_ratio(label: str, measured: list[float], baseline: list[float], target: float | None) -> bool:

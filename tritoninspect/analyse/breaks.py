@@ -21,6 +21,7 @@ from tritoninspect.analyse.break_causes import (  # noqa: F401 - KNOWN_CAUSES, k
     item_hint,
     known_cause,
 )
+from tritoninspect.analyse.indexes import nodes_of_kernel
 from tritoninspect.analyse.libraries import library_name
 from tritoninspect.model.records import BreakRecord, Capture, DynamoBreak, NodeRecord, RecompileRecord, extended
 from tritoninspect.model.report import STAGES, ArgChange, Diagnostic, GraphBreak, Recompile
@@ -300,7 +301,7 @@ def _changes(capture: Capture, previous: str | None, current: str) -> list[ArgCh
 
 def _launch_node(capture: Capture, kernel_id: str, compile_id: str) -> NodeRecord | None:
     """The kernel's first launch node in the earliest stage of `compile_id` that has its grid."""
-    nodes = [n for n in capture.nodes if n.kernel_id == kernel_id and n.compile_id == compile_id and n.grid]
+    nodes = [n for n in nodes_of_kernel(capture, kernel_id, compile_id) if n.grid]
     nodes.sort(key=lambda n: STAGES.index(n.stage) if n.stage in STAGES else len(STAGES))
     return nodes[0] if nodes else None
 

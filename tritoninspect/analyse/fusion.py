@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from tritoninspect.analyse.indexes import codes_of_compile, nodes_of_compile, nodes_of_kernel
 from tritoninspect.analyse.cloned_args import cloned_arg, merged_args
 from tritoninspect.model.records import ArgRecord, CallRecord, Capture, NodeRecord, OutputCodeRecord
 from tritoninspect.model.report import (
@@ -99,8 +100,8 @@ def _nodes_by_kernel(capture: Capture, cid: str, part: str) -> dict[str | None, 
     """The nodes of one compile id and part, by kernel id, in capture order: gathered once
     (scanning every node for each kernel and node made the analysis quadratic in model size)."""
     found: dict[str | None, list[NodeRecord]] = {}
-    for n in capture.nodes:
-        if (n.compile_id, n.part) == (cid, part):
+    for n in nodes_of_compile(capture, cid):
+        if n.part == part:
             found.setdefault(n.kernel_id, []).append(n)
     return found
 
@@ -464,7 +465,7 @@ def dropped_nodes(capture: Capture, kernel: Kernel) -> tuple[DroppedNode, ...]:
     """Graph nodes of `kernel` whose compile's output code exists but never launches it."""
     dropped = []
     for cid in dict.fromkeys(c.compile_id for c in capture.output_code):
-        nodes = [n for n in capture.nodes if n.kernel_id == kernel.id and n.compile_id == cid]
+        nodes = nodes_of_kernel(capture, kernel.id, cid)
         later = [n for n in nodes if n.stage != "dynamo"]
         for part in dict.fromkeys(n.part for n in later):
             if not _launched(capture, kernel, cid, part) and _has_code(capture, cid, part):
@@ -476,12 +477,12 @@ def dropped_nodes(capture: Capture, kernel: Kernel) -> tuple[DroppedNode, ...]:
 
 
 def _has_code(capture: Capture, cid: str, part: str) -> bool:
-    return any((c.compile_id, c.part) == (cid, part) for c in capture.output_code)
+    return any(c.part == part for c in codes_of_compile(capture, cid))
 
 
 def _launched(capture: Capture, kernel: Kernel, cid: str, part: str | None) -> bool:
-    for code in capture.output_code:
-        if code.compile_id != cid or (part is not None and code.part != part):
+    for code in codes_of_compile(capture, cid):
+        if part is not None and code.part != part:
             continue
         if any((k.name, k.file, k.line) == (kernel.name, kernel.file, kernel.line) and k.launched for k in code.user_kernels):
             return True

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from tritoninspect.analyse.indexes import codes_of_compile
 from tritoninspect.analyse.libraries import library_name
 from tritoninspect.model.records import Capture, KernelRecord, LaunchRecord, NodeRecord, OutputKernel, extended
 from tritoninspect.model.report import Entry, Kernel, MutationFallback, Occurrence, OpaqueOp
@@ -95,7 +96,7 @@ def _node_occurrence(capture: Capture, record: KernelRecord, node: NodeRecord) -
 def _output_kernel(capture: Capture, record: KernelRecord, cid: str, part: str) -> OutputKernel | bool | None:
     """The kernel's definition in the output code of `cid` (and `part` when
     set); False when that output code exists without it; None when none exists."""
-    codes = [o for o in capture.output_code if o.compile_id == cid and (not part or o.part == part)]
+    codes = [o for o in codes_of_compile(capture, cid) if not part or o.part == part]
     if not codes:
         return None
     for code in codes:

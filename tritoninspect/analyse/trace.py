@@ -20,6 +20,7 @@ import json
 import linecache
 import re
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -81,12 +82,15 @@ class _Reader:
     provenance: list[tuple[str, str, dict[str, list[list[str]]]]] = field(default_factory=list)
     #: (compile id, part) -> post-grad node -> pre-grad node, from the same artifacts.
     pre: dict[tuple[str, str], dict[str, str]] = field(default_factory=dict)
+    #: Compile id -> the part of its latest output code read.
+    last_part: dict[str, str] = field(default_factory=dict)
 
 
-def capture_from_trace(log: TraceLog, target: str) -> Capture:
-    """The records of one trace log (one rank), as a live capture would hold them."""
+def capture_from_trace(log: TraceLog, target: str, events: Iterable[TraceEvent] | None = None) -> Capture:
+    """The records of one trace log (one rank), as a live capture would hold them: from
+    `events` as they stream past (`textformats.torch_trace.stream_trace`), else `log.events`."""
     reader = _Reader()
-    for event in log.events:
+    for event in log.events if events is None else events:
         _read_event(reader, event)
     _assign_post_grad_parts(reader)
     _ops_from_provenance(reader)
@@ -112,14 +116,14 @@ def _read_event(reader: _Reader, event: TraceEvent) -> None:
         _add_graph(reader, cid, _POST_GRAD_ARTIFACTS[event.artifact], "", event.payload)
     elif event.name == "inductor_output_code":
         reader.codes.append(_output_code(cid, event.payload))
+        reader.last_part[cid] = reader.codes[-1].part
     elif event.artifact == "dynamo_graph_break_reason":
         reader.capture.breaks.append(_break(cid, event.payload))
     elif event.name == "compilation_metrics":
         _metrics(reader, cid, event.meta)
     elif event.artifact == "inductor_provenance_tracking_node_mappings":
         # Traced right after the output code of the graph it describes (compile_fx.py).
-        codes = [c for c in reader.codes if c.compile_id == cid]
-        part = codes[-1].part if codes else ""
+        part = reader.last_part.get(cid, "")
         reader.provenance.append((cid, part, kernel_posts(event.payload)))
         reader.pre[(cid, part)] = post_to_pre(event.payload)
 
@@ -160,17 +164,24 @@ def _assign_post_grad_parts(reader: _Reader) -> None:
 def _ops_from_provenance(reader: _Reader) -> None:
     """Each Inductor kernel's ops from its provenance (the post-grad nodes it was made
     from), where the trace has it; otherwise the output code's comments say them."""
+    finals_of: dict[tuple[str, str], list[_Graph]] = defaultdict(list)
+    for g in reader.graphs:
+        if g.stage == "post_grad_final":
+            finals_of[(g.compile_id, g.part)].append(g)
+    codes_of: dict[tuple[str, str], list[int]] = defaultdict(list)
+    for i, code in enumerate(reader.codes):
+        codes_of[(code.compile_id, code.part)].append(i)
     for cid, part, posts in reader.provenance:
-        finals = [g for g in reader.graphs if (g.compile_id, g.stage, g.part) == (cid, "post_grad_final", part)]
+        finals = finals_of.get((cid, part), [])
         if len(finals) != 1:
             continue
         ops = kernel_ops(posts, finals[0].parsed, reader.pre.get((cid, part)))
-        for i, code in enumerate(reader.codes):
-            if (code.compile_id, code.part) == (cid, part):
-                # The `Original ATen` comment (GPU launches) names the ops before
-                # decompositions, as a live capture does: it goes first here.
-                calls = textformats.output_code.parse_code_calls(code.code, ops, comment_first=True)
-                reader.codes[i] = dataclasses.replace(code, calls=calls)
+        for i in codes_of.get((cid, part), []):
+            code = reader.codes[i]
+            # The `Original ATen` comment (GPU launches) names the ops before
+            # decompositions, as a live capture does: it goes first here.
+            calls = textformats.output_code.parse_code_calls(code.code, ops, comment_first=True)
+            reader.codes[i] = dataclasses.replace(code, calls=calls)
 
 
 def _graph_record(g: _Graph, metrics: dict[str, dict[str, Any]]) -> GraphRecord:

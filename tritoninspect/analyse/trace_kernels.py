@@ -172,9 +172,11 @@ class KernelIndex:
     def mapping_notes(self, graphs: list[Any]) -> list[str]:
         """`[0/0] kernel_idx 0 -> add_kernel, samples/add_raw.py:13 (how)`, per compile."""
         notes = []
-        for cid in dict.fromkeys(g.compile_id for g in graphs):
-            idxs = sorted({h.kernel_idx for g in graphs if g.compile_id == cid for h in g.parsed.hops
-                           if h.kernel_idx is not None})
+        by_compile: dict[str, list[Any]] = {}
+        for g in graphs:
+            by_compile.setdefault(g.compile_id, []).append(g)
+        for cid, of_cid in by_compile.items():
+            idxs = sorted({h.kernel_idx for g in of_cid for h in g.parsed.hops if h.kernel_idx is not None})
             for idx in idxs:
                 record = self.kernels.get(self.ids.get(idx, ""))
                 if record is None:
@@ -235,8 +237,12 @@ def _launched_kernels(graphs: list[Any], codes: list[OutputCodeRecord],
     is paired here. `sources` gets (compile id, kernel_idx) -> the launch's
     `Topologically Sorted Source Nodes` (Dynamo-graph node names)."""
     found: dict[int, tuple[str, str | None, int | None]] = {}
+    by_part: dict[tuple[str, str], list[Any]] = {}
+    for g in graphs:
+        if g.stage == "post_grad_final":
+            by_part.setdefault((g.compile_id, g.part), []).append(g)
     for code in codes:
-        finals = [g for g in graphs if g.stage == "post_grad_final" and (g.compile_id, g.part) == (code.compile_id, code.part)]
+        finals = by_part.get((code.compile_id, code.part), [])
         if len(finals) != 1:
             continue
         hops = [h for h in finals[0].parsed.hops if h.form == "mutation"]

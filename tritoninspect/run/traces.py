@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from tritoninspect.model.errors import ReportError, UsageError
@@ -20,21 +21,66 @@ if TYPE_CHECKING:
 
 
 def trace_reports(logs: TraceLogs) -> list[Report]:
-    """One report per log file (per rank, in rank order) of the trace `logs`."""
-    from tritoninspect.textformats.torch_trace import read_trace
-
+    """One report per log file (per rank, in rank order) of the trace `logs`. The ranks
+    of a job are read in parallel processes (`_in_parallel`); each log is streamed."""
     files = list(one_run(logs).files)
-    reports = []
-    for file in files:
-        log = read_trace(file)
-        if not log.events and log.unreadable:
-            raise ReportError(f"{file}: no readable TORCH_TRACE events ({log.unreadable} line(s) look like events "
-                              f"but do not parse, the first at line {log.first_unreadable})")
-        if not log.events:
-            raise UsageError(f"{file}: no TORCH_TRACE events in it",
-                             hint="give the folder TORCH_TRACE named, or one of the .log files torch wrote there")
-        reports.append(_report(log, _name(logs, file, len(files))))
-    return reports
+    names = [_name(logs, file, len(files)) for file in files]
+    done = _in_parallel(files, names) if len(files) > 1 else {}
+    # A rank a worker could not read (an error, or no worker) is read here, so that its
+    # error is raised as it would be alone, in rank order.
+    return [done[i] if i in done else file_report(file, name) for i, (file, name) in enumerate(zip(files, names))]
+
+
+def file_report(file: Path, name: str) -> Report:
+    """The report of one log file, streamed: no event is kept once read."""
+    from itertools import chain
+
+    from tritoninspect.textformats.torch_trace import ARTIFACTS_READ, TraceLog, log_rank_in_name, stream_trace
+
+    log = TraceLog(file, log_rank_in_name(file))
+    events = stream_trace(log, ARTIFACTS_READ)
+    first = next(events, None)
+    if first is None and log.unreadable:
+        raise ReportError(f"{file}: no readable TORCH_TRACE events ({log.unreadable} line(s) look like events "
+                          f"but do not parse, the first at line {log.first_unreadable})")
+    if first is None:
+        raise UsageError(f"{file}: no TORCH_TRACE events in it",
+                         hint="give the folder TORCH_TRACE named, or one of the .log files torch wrote there")
+    return _report(log, name, chain((first,), events))
+
+
+def _in_parallel(files: list[Path], names: list[str]) -> dict[int, Report]:
+    """Index -> report of the files read by worker processes (forked: nothing to import
+    again), as many at once as there are CPUs; a file whose worker failed is left out."""
+    import multiprocessing
+    import os
+
+    if "fork" not in multiprocessing.get_all_start_methods():
+        return {}
+    workers = min(len(files), len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
+    if workers < 2:
+        return {}
+    try:
+        with multiprocessing.get_context("fork").Pool(workers, initializer=_worker_signals) as pool:
+            results = pool.starmap(_worker_report, zip(files, names), chunksize=1)
+    except (OSError, RuntimeError):  # no processes to be had: read them here, one at a time
+        return {}
+    return {i: r for i, r in enumerate(results) if r is not None}
+
+
+def _worker_signals() -> None:
+    """Workers die quietly when the pool ends them, and leave Ctrl-C to the parent."""
+    import signal
+
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _worker_report(file: Path, name: str) -> Report | None:
+    try:
+        return file_report(file, name)
+    except Exception:  # noqa: BLE001 - read again in the parent, which raises it as a lone read would
+        return None
 
 
 def one_run(logs: TraceLogs) -> TraceRun:
@@ -68,11 +114,11 @@ def _name(logs: TraceLogs, file: Path, count: int) -> str:
     return logs.text if count == 1 and logs.path.is_file() else str(file)
 
 
-def _report(log: object, target: str) -> Report:
+def _report(log: object, target: str, events: Iterable[object] | None = None) -> Report:
     from tritoninspect.analyse import build_report
     from tritoninspect.analyse.trace import TRACE_UNKNOWNS, capture_from_trace
 
-    capture = capture_from_trace(log, target)  # type: ignore[arg-type]
+    capture = capture_from_trace(log, target, events)  # type: ignore[arg-type]
     report = build_report(capture)
     notes = tuple(Diagnostic("note", source, text) for source, text in capture.meta.get("notes", ()))
     notes += tuple(Diagnostic("note", "trace", f"unknown from a trace: {u}") for u in TRACE_UNKNOWNS)
@@ -94,13 +140,13 @@ def cut_off(log: object) -> tuple[Diagnostic, ...]:
             "warning", INCOMPLETE_LOG,
             f"{unreadable} line{'s' if unreadable > 1 else ''} of {name} could not be read (first: line {first}; "
             "the log may be cut off: the job crashed or is still running); what follows from them is missing"))
-    events = log.events  # type: ignore[attr-defined]
-    ended = {e.compile_id for e in events if e.name == "compilation_metrics"}
-    started = [e for e in events if e.name == "dynamo_start" and e.compile_id not in ended]
-    for event in started:
+    ended = log.ended  # type: ignore[attr-defined]
+    for cid, line in log.started:  # type: ignore[attr-defined]
+        if cid in ended:
+            continue
         found.append(Diagnostic(
             "warning", INCOMPLETE_LOG,
-            f"{name} ends in the middle of compile {event.compile_id} (started at line {event.line}, never "
+            f"{name} ends in the middle of compile {cid} (started at line {line}, never "
             "finished: the job crashed or is still running); its graphs, kernels and recompiles may be missing"))
     return tuple(found)
 

@@ -39,6 +39,12 @@ WANTED = frozenset({
     "aot_joint_graph", "inductor_output_code", "compilation_metrics", "artifact", "dynamo_error",
     "missing_fake_kernel", "mismatched_fake_kernel",
 })
+#: The artifacts whose payload a report reads; others (triton_kernel_info, fx_graph_cache_*,
+#: ...) keep their event (its metadata) but not their payload, which is skipped unparsed.
+ARTIFACTS_READ = frozenset({
+    "before_post_grad_graph", "inductor_post_grad_graph", "dynamo_graph_break_reason",
+    "inductor_provenance_tracking_node_mappings", "torch_version",
+})
 
 
 @dataclass(frozen=True)
@@ -70,16 +76,18 @@ class TraceLog:
     unreadable: int = 0
     #: 1-based number of the first of them (where the log may have been cut off).
     first_unreadable: int | None = None
+    #: The events read, whether kept in `events` or streamed (`stream_trace`).
+    count: int = 0
+    #: (compile id, line) of each `dynamo_start` read, in order.
+    started: list[tuple[str | None, int]] = field(default_factory=list)
+    #: Compile ids whose `compilation_metrics` (logged at the end of every compile) was read.
+    ended: set[str | None] = field(default_factory=set)
+    #: The first `torch_version` artifact's version ("" unreadable); None: none read.
+    version: str | None = None
 
     @property
     def torch_version(self) -> str:
-        for event in self.events:
-            if event.artifact == "torch_version":
-                try:
-                    return str(json.loads(event.payload).get("pytorch_version", ""))
-                except (ValueError, AttributeError):
-                    return ""
-        return ""
+        return self.version or ""
 
 
 def is_trace_path(text: str) -> bool:
@@ -220,6 +228,11 @@ def _open(path: Path) -> IO[str]:
     return path.open(encoding="utf-8", errors="replace")
 
 
+def log_rank_in_name(path: Path) -> int | None:
+    """The rank a log's file name says (`_rank_<r>_`), None if it says none."""
+    return _file_rank(path)
+
+
 def _file_rank(path: Path) -> int | None:
     match = _RANK_FILE_RE.search(path.name)
     return int(match["rank"]) if match else None
@@ -228,29 +241,38 @@ def _file_rank(path: Path) -> int | None:
 def read_trace(path: Path) -> TraceLog:
     """Every wanted event of one log file, payloads joined, stack file names uninterned."""
     log = TraceLog(path, _file_rank(path))
-    strings: dict[int, str] = {}
-    head: tuple[dict[str, Any], int] | None = None
+    log.events = list(stream_trace(log))
+    return log
+
+
+def stream_trace(log: TraceLog, artifacts: frozenset[str] | None = None) -> Iterator[TraceEvent]:
+    """The wanted events of `log.path`, one at a time as read: no event is kept here, so
+    reading holds one event's payload at a time whatever the log's size. `artifacts`: the
+    artifacts whose payload is read (`ARTIFACTS_READ`: those a report needs), the others'
+    lines skipped unjoined and their payload ""; None: every payload. As they pass,
+    `log` gets what is known only at the end: `unreadable`, `rank`, `torch_version`,
+    `count`, and the compiles that `started` but never `ended`."""
+    path, strings = log.path, dict[int, str]()
+    head: tuple[dict[str, Any], int, bool] | None = None
     payload: list[str] = []
     try:
         with _open(path) as f:
             for number, raw in enumerate(f, 1):
                 if raw.startswith("\t"):
-                    if head is not None:
+                    if head is not None and head[2]:
                         payload.append(raw[1:].rstrip("\n"))
                     continue
                 if head is not None:
-                    _finish(log, head, payload, strings)
-                head, payload = _head(log, raw.rstrip("\n"), number, strings), []
+                    yield _finish(log, head, payload, strings)
+                head, payload = _head(log, raw.rstrip("\n"), number, strings, artifacts), []
     except _UNREADABLE as exc:
         raise unreadable_log(path, exc) from exc
     if head is not None:
-        _finish(log, head, payload, strings)
-    if log.rank is None:
-        log.rank = next((e.rank for e in log.events if e.rank is not None), None)
-    return log
+        yield _finish(log, head, payload, strings)
 
 
-def _head(log: TraceLog, line: str, number: int, strings: dict[int, str]) -> tuple[dict[str, Any], int] | None:
+def _head(log: TraceLog, line: str, number: int, strings: dict[int, str],
+          artifacts: frozenset[str] | None) -> tuple[dict[str, Any], int, bool] | None:
     match = _GLOG_RE.match(line)
     if match is None:
         return None
@@ -269,7 +291,11 @@ def _head(log: TraceLog, line: str, number: int, strings: dict[int, str]) -> tup
             return None
         strings[interned[1]] = str(interned[0])
         return None
-    return (record, number) if name in WANTED else None
+    if name not in WANTED:
+        return None
+    meta = record[name]
+    keep = artifacts is None or name != "artifact" or not isinstance(meta, dict) or meta.get("name") in artifacts
+    return record, number, keep
 
 
 def _unreadable(log: TraceLog, number: int) -> None:
@@ -278,16 +304,39 @@ def _unreadable(log: TraceLog, number: int) -> None:
         log.first_unreadable = number
 
 
-def _finish(log: TraceLog, head: tuple[dict[str, Any], int], payload: list[str], strings: dict[int, str]) -> None:
-    record, number = head
+def _finish(log: TraceLog, head: tuple[dict[str, Any], int, bool], payload: list[str],
+            strings: dict[int, str]) -> TraceEvent:
+    record, number, _ = head
     name = next(iter(record))
     meta = record[name] if isinstance(record[name], dict) else {}
     if strings and isinstance(meta.get("stack"), list):
         meta = {**meta, "stack": [_unintern(frame, strings) for frame in meta["stack"]]}
     artifact = str(meta.get("name", "")) if name == "artifact" else ""
     rank = record.get("rank")
-    log.events.append(TraceEvent(name, artifact, compile_id(record), meta, "\n".join(payload), number,
-                                 int(rank) if isinstance(rank, int) else None))
+    event = TraceEvent(name, artifact, compile_id(record), meta, "\n".join(payload), number,
+                       int(rank) if isinstance(rank, int) else None)
+    _note(log, event)
+    return event
+
+
+def _note(log: TraceLog, event: TraceEvent) -> None:
+    """What `log` keeps of an event that streams past (see `stream_trace`)."""
+    log.count += 1
+    if log.rank is None and event.rank is not None:
+        log.rank = event.rank
+    if event.name == "dynamo_start":
+        log.started.append((event.compile_id, event.line))
+    elif event.name == "compilation_metrics":
+        log.ended.add(event.compile_id)
+    elif event.artifact == "torch_version" and log.version is None:
+        log.version = _torch_version(event.payload)
+
+
+def _torch_version(payload: str) -> str:
+    try:
+        return str(json.loads(payload).get("pytorch_version", ""))
+    except (ValueError, AttributeError):
+        return ""
 
 
 def _unintern(frame: Any, strings: dict[int, str]) -> Any:

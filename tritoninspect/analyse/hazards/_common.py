@@ -7,6 +7,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from tritoninspect.analyse.indexes import codes_of_compile, nodes_of_kernel
 from tritoninspect.model.hazard_records import ArgLayout, KernelSource, TensorArg
 from tritoninspect.model.records import Capture, FallbackRecord, KernelRecord, NodeRecord, OutputCodeRecord
 from tritoninspect.model.report import Evidence
@@ -52,8 +53,8 @@ def compiled_launches(capture: Capture, record: KernelRecord) -> list[CompiledLa
 def hop_nodes(capture: Capture, kid: str, stages: Iterable[str], compile_id: str | None = None) -> list[NodeRecord]:
     """The kernel's HOP nodes at `stages` (in capture order), of one compile when given."""
     wanted = tuple(stages)
-    return [n for n in capture.nodes if n.kernel_id == kid and n.form in ("mutation", "functional")
-            and n.stage in wanted and (compile_id is None or n.compile_id == compile_id)]
+    pool = capture.nodes if compile_id is None else nodes_of_kernel(capture, kid, compile_id)
+    return [n for n in pool if n.kernel_id == kid and n.form in ("mutation", "functional") and n.stage in wanted]
 
 
 def written(capture: Capture, kid: str, compile_id: str) -> tuple[str, ...]:
@@ -193,8 +194,9 @@ def _runtime_sequence(capture: Capture, record: KernelRecord, cid: str, part: st
     """"name#i" of each launch of the kernel in the output code of (cid, part), in call order."""
     names = {launch.meta.inductor_name for launch in compiled_launches(capture, record)
              if launch.compile_id == cid and launch.part == part}
-    code = next((c for c in capture.output_code if c.compile_id == cid and c.part == part), None)
-    others = [c for c in capture.output_code if c.compile_id == cid and c.part != part]
+    codes = codes_of_compile(capture, cid)
+    code = next((c for c in codes if c.part == part), None)
+    others = [c for c in codes if c.part != part]
     if code is None or any(call.name in names for c in others for call in c.calls or ()):
         return []  # runtime launches carry no part: a name in two parts' code cannot be told apart
     seen: dict[str, int] = {}

@@ -1,0 +1,66 @@
+"""Reading traces fast changes no report: streamed against kept events, parallel ranks against
+one at a time, indexed analyses against a fresh capture, and the benchmark's generated logs."""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tritoninspect.analyse import build_report
+from tritoninspect.analyse.trace import capture_from_trace
+from tritoninspect.run import traces
+from tritoninspect.source.parse import parse_source
+from tritoninspect.textformats.torch_trace import read_trace
+
+REPO = Path(__file__).resolve().parents[1]
+FIXTURES = REPO / "tests" / "fixtures" / "traces"
+LOGS = sorted(FIXTURES.rglob("dedicated_log_torch_trace_*.log"))
+
+
+def _make_traces():
+    spec = importlib.util.spec_from_file_location("make_traces", REPO / "benchmarks" / "make_traces.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("log", LOGS[:8], ids=lambda p: p.parent.name)
+def test_a_streamed_log_gives_the_report_its_kept_events_give(log: Path) -> None:
+    streamed = traces.file_report(log, str(log))
+    kept = read_trace(log)
+    report = build_report(capture_from_trace(kept, str(log)))
+    assert streamed.to_dict()["kernels"] == report.to_dict()["kernels"]
+    assert streamed.to_dict()["graphs"] == report.to_dict()["graphs"]
+    assert streamed.meta.rank == kept.rank and streamed.meta.torch == report.meta.torch
+
+
+def test_ranks_read_in_parallel_equal_ranks_read_one_at_a_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    logs = parse_source(str(FIXTURES / "ranks"))
+    parallel = [r.to_json() for r in traces.trace_reports(logs)]
+    monkeypatch.setattr(traces, "_in_parallel", lambda files, names: {})
+    assert [r.to_json() for r in traces.trace_reports(logs)] == parallel
+
+
+def test_a_rank_no_worker_could_read_is_read_here_with_its_own_error(tmp_path: Path) -> None:
+    from tritoninspect.model.errors import UsageError
+
+    for log in (FIXTURES / "ranks").glob("*.log"):
+        shutil.copy(log, tmp_path / log.name)
+    (tmp_path / "dedicated_log_torch_trace_rank_2_empty.log").write_text(
+        'V1130 09:20:04.493000 1 torch/x.py:1] {"rank": 2, "chromium_event": {}}\n')
+    with pytest.raises(UsageError, match="rank_2_empty.log: no TORCH_TRACE events in it"):
+        traces.trace_reports(parse_source(str(tmp_path)))
+
+
+def test_the_generated_logs_are_real_lines_with_compiles_renumbered(tmp_path: Path) -> None:
+    make_traces = _make_traces()
+    sources = make_traces.real_logs()[:2]
+    path = tmp_path / "dedicated_log_torch_trace_gen.log"
+    make_traces.write_log(path, sources, sum(s.stat().st_size for s in sources) * 2)
+    once = [build_report(capture_from_trace(read_trace(s), str(s))) for s in sources]
+    (twice,) = traces.trace_reports(parse_source(str(path)))
+    compiles = lambda r: {g.compile_id for g in r.graphs}  # noqa: E731
+    assert len(compiles(twice)) >= 2 * sum(len(compiles(r)) for r in once)

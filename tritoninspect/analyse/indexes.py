@@ -1,0 +1,63 @@
+"""Lookups over a capture's nodes and output code, built once per capture.
+
+The analyses ask "the nodes of this kernel in this compile", "the output code of this
+compile" once per kernel, node or compile: scanning every node or module for each made
+them quadratic in the number of compiles (a trace of a deep model holds thousands). Each
+index is built on first use and kept, with the list it indexes, while that list is the
+same object of the same length (the capture is filled before it is analysed, never changed
+during it); holding the list means its id cannot be reused by a later capture's list.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tritoninspect.model.records import Capture, NodeRecord, OutputCodeRecord
+
+#: Index name -> (the list indexed, its length then, the index): the latest capture's only.
+_LATEST: dict[str, tuple[list[Any], int, Any]] = {}
+
+
+def _cached(name: str, items: list[Any], build: Any) -> Any:
+    hit = _LATEST.get(name)
+    if hit is not None and hit[0] is items and hit[1] == len(items):
+        return hit[2]
+    value = build(items)
+    _LATEST[name] = (items, len(items), value)
+    return value
+
+
+def _nodes_by_compile(nodes: list[NodeRecord]) -> dict[str, list[NodeRecord]]:
+    found: dict[str, list[NodeRecord]] = {}
+    for n in nodes:
+        found.setdefault(n.compile_id, []).append(n)
+    return found
+
+
+def _nodes_by_kernel_compile(nodes: list[NodeRecord]) -> dict[tuple[str | None, str], list[NodeRecord]]:
+    found: dict[tuple[str | None, str], list[NodeRecord]] = {}
+    for n in nodes:
+        found.setdefault((n.kernel_id, n.compile_id), []).append(n)
+    return found
+
+
+def _codes_by_compile(codes: list[OutputCodeRecord]) -> dict[str, list[OutputCodeRecord]]:
+    found: dict[str, list[OutputCodeRecord]] = {}
+    for c in codes:
+        found.setdefault(c.compile_id, []).append(c)
+    return found
+
+
+def nodes_of_compile(capture: Capture, cid: str) -> list[NodeRecord]:
+    """The nodes of compile `cid`, in capture order."""
+    return _cached("nodes-cid", capture.nodes, _nodes_by_compile).get(cid, [])
+
+
+def nodes_of_kernel(capture: Capture, kernel_id: str | None, cid: str) -> list[NodeRecord]:
+    """The nodes of kernel `kernel_id` in compile `cid`, in capture order."""
+    return _cached("nodes-kid-cid", capture.nodes, _nodes_by_kernel_compile).get((kernel_id, cid), [])
+
+
+def codes_of_compile(capture: Capture, cid: str) -> list[OutputCodeRecord]:
+    """The output code modules of compile `cid`, in capture order."""
+    return _cached("codes-cid", capture.output_code, _codes_by_compile).get(cid, [])
