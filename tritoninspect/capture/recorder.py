@@ -19,11 +19,14 @@ import torch
 from tritoninspect import textformats
 from tritoninspect.capture import compat
 from tritoninspect.capture.breaks import break_record, launch_site
+from tritoninspect.capture.cudagraphs import CudagraphRecorder
+from tritoninspect.capture.epilogues import EpilogueRecorder
 from tritoninspect.capture.failure import Progress
 from tritoninspect.capture.kernel_ops import KernelOps
 from tritoninspect.capture.patching import Patcher, scoped_env
 from tritoninspect.capture.logs import FallbackFilter, LogHandler
 from tritoninspect.capture.plain import first_line, is_tensor_node, kernel_record, op_of, plain, readable
+from tritoninspect.model.cudagraph_records import CudagraphRecords
 from tritoninspect.model.records import (
     Capture,
     FallbackRecord,
@@ -45,7 +48,8 @@ class Recorder:
     "aot" runs the AOT graphs uncompiled, "inductor" compiles with Inductor.
     """
 
-    def __init__(self, stage: str = "inductor", *, compile_only: bool = False, resources: bool = False) -> None:
+    def __init__(self, stage: str = "inductor", *, compile_only: bool = False, resources: bool = False,
+                 cudagraphs: bool = False) -> None:
         self.stage = stage
         self.compile_only = compile_only
         #: --resources: kernel id -> the live kernel and one launch's arguments, to compile
@@ -66,6 +70,15 @@ class Recorder:
         self._sources: dict[str, str] = {}
         #: The kernels Inductor generated for the graph it is writing code for now.
         self._kernel_ops = KernelOps()
+        #: --cudagraphs: compile as mode="reduce-overhead" does and record what the CUDA graphs did.
+        self.cudagraphs: CudagraphRecorder | None = None
+        if cudagraphs:
+            self.capture.cudagraphs = CudagraphRecords()
+            self.cudagraphs = CudagraphRecorder(self.capture.cudagraphs, predicted=compile_only, kernel_id=self.kernel,
+                                                problem=self._note_problem)
+        #: Inductor's epilogue fusion into user kernels: the candidates and its verdicts.
+        self.epilogues = EpilogueRecorder(self.capture.epilogues, kernel_id=self.kernel, where=self._where,
+                                          problem=lambda m: self._note_problem(m, "epilogues"))
 
     # --- the backend -------------------------------------------------------
 
@@ -129,15 +142,21 @@ class Recorder:
         self._record_graph(gm, cid, f"aot_{part}", part)
         index = len(self.capture.graphs) - 1
         previous, self._part = self._part, part
+        if self.cudagraphs is not None:
+            self.cudagraphs.before_compile(gm, cid, part)
+        compiled = None
         try:
             with self._timed(index):
-                return compat.inductor.compile_fx_inner()(gm, example_inputs, **kwargs)
+                compiled = compat.inductor.compile_fx_inner()(gm, example_inputs, **kwargs)
+                return compiled
         except Exception as exc:
             self.progress.backend_failed(exc, "inductor", cid, part)
             raise
         finally:
             self._part = previous
             self._record_final(gm, cid, part, index)
+            if self.cudagraphs is not None:
+                self.cudagraphs.after_compile(gm, example_inputs, kwargs, compiled)
 
     def _record_final(self, gm: torch.fx.GraphModule, cid: str, part: str, index: int) -> None:
         """Record `gm` again as "post_grad_final": Inductor's post-grad passes
@@ -292,6 +311,7 @@ class Recorder:
     def installed(self) -> Iterator[Recorder]:
         """Install every hook for the duration of the block; always undo them."""
         patcher = Patcher()
+        scopes = contextlib.ExitStack()
         trace = LogHandler(self._on_trace)
         trace_logger = logging.getLogger(compat.dynamo.TRACE_LOGGER)
         mutation_logger = logging.getLogger(compat.dynamo.MUTATION_LOGGER)
@@ -307,10 +327,16 @@ class Recorder:
             # Inductor's hooks only when Inductor runs: importing its graph module
             # alone costs seconds, a lot for a `--stage dynamo` run.
             if self.stage == "inductor":
+                for obj, name, value in self.epilogues.patches():
+                    patcher.set(obj, name, value)
                 patcher.set(compat.inductor.graph_lowering_class(), "save_output_code", self._on_output_code)
                 for obj, name, value in compat.inductor.kernel_origin_patches(self._on_kernel):
                     patcher.set(obj, name, value)
             self._install_launch_hooks(patcher)
+            if self.cudagraphs is not None and self.stage == "inductor":
+                scopes.enter_context(self.cudagraphs.mode())
+                for obj, name, value in self.cudagraphs.patches():
+                    patcher.set(obj, name, value)
             trace_logger.addHandler(trace)
             mutation_logger.addFilter(fallback_filter)
             yield self
@@ -318,7 +344,11 @@ class Recorder:
             trace_logger.removeHandler(trace)
             mutation_logger.removeFilter(fallback_filter)
             patcher.restore()
+            scopes.close()
             self._flush_launches()
+            self.epilogues.finish()
+            if self.cudagraphs is not None:
+                self.cudagraphs.finish()
 
     def _install_launch_hooks(self, patcher: Patcher) -> None:
         from triton.runtime.jit import JITFunction
@@ -383,6 +413,15 @@ class Recorder:
             self._note_once("kernel_ops", f"[{cid}] the ops of Inductor's kernels could not be matched to its graph "
                             f"({type(exc).__name__}: {first_line(exc)}); output-code comments are used, if any")
             return {}
+
+    @staticmethod
+    def _where() -> tuple[str, str]:
+        """(compile id, part) of the graph Inductor is compiling now."""
+        return compat.dynamo.current_compile_id() or "?", compat.inductor.output_code_part()
+
+    def _note_problem(self, message: str, source: str = "cudagraphs") -> None:
+        if (source, message) not in self.capture.problems:
+            self.capture.problems.append((source, message))
 
     def _note_once(self, source: str, message: str) -> None:
         if not any(s == source for s, _ in self.capture.problems):

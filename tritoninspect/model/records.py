@@ -17,6 +17,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from tritoninspect.model.cudagraph_records import CudagraphRecords, EpilogueRecord, epilogue_from_dict
 from tritoninspect.model.report import Failure, GraphRecord
 from tritoninspect.model.report_breaks import DecompiledFrame, DynamoBreak, RecompileLimit, RecompileRecord
 from tritoninspect.model.report_kernel import KernelRecord, Resources
@@ -229,6 +230,10 @@ class Capture:
     failure: Failure | None = None
     #: Compile-only mode: the emulated CUDA device and the queries it answered.
     emulation: EmulationRecord | None = None
+    #: --cudagraphs: what Inductor's CUDA graphs did with each compiled graph (None: not asked for).
+    cudagraphs: CudagraphRecords | None = None
+    #: Each user-kernel launch Inductor scheduled, and the epilogues it considered fusing into it.
+    epilogues: list[EpilogueRecord] = field(default_factory=list)
     format: int = CAPTURE_FORMAT
 
     def to_json(self) -> str:
@@ -237,7 +242,7 @@ class Capture:
         data["resources"] = [{"kernel_id": kernel_id, **dataclasses.asdict(r)}
                              for kernel_id, records in self.resources.items() for r in records]
         # Absent when empty: a capture without them reads as before they were recorded.
-        for optional in ("failure", "recompile_limits", "emulation"):
+        for optional in ("failure", "recompile_limits", "emulation", "cudagraphs", "epilogues"):
             if not data[optional]:
                 del data[optional]
         return json.dumps(data, indent=1, default=repr)
@@ -261,6 +266,8 @@ class Capture:
             recompile_limits=[_rec(RecompileLimit, v) for v in data.get("recompile_limits", [])],
             failure=_rec(Failure, data["failure"]) if data.get("failure") else None,
             emulation=_emulation(data["emulation"]) if data.get("emulation") else None,
+            cudagraphs=CudagraphRecords.from_dict(data["cudagraphs"]) if data.get("cudagraphs") else None,
+            epilogues=[epilogue_from_dict(e) for e in data.get("epilogues", ())],
             format=data["format"],
         )
 

@@ -52,6 +52,8 @@ class CaptureOptions:
     trace_dir: str | None = None
     #: Let torch's own log lines (what TORCH_LOGS asks for) reach stderr: `--debug`.
     torch_logs: bool = False
+    #: Compile as `mode="reduce-overhead"` does (Inductor's CUDA graphs) and record what they did.
+    cudagraphs: bool = False
 
 
 # --- the route ------------------------------------------------------------------------------
@@ -146,7 +148,7 @@ def _capture(mode: _Mode, module: Any, input_sets: list[tuple[Any, ...]], option
             module, input_sets, info=mode.info, stage=options.stage, dynamic=True if options.dynamic else None,
             backward=requires_grad if options.backward is None else options.backward, target=name,
             inputs=describe_inputs(input_sets), env=mode.env, extras=mode.extras, resources=options.resources,
-            torch_logs=options.torch_logs,
+            torch_logs=options.torch_logs, cudagraphs=options.cudagraphs,
         )
 
 
