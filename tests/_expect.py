@@ -91,7 +91,19 @@ EXPECTED: dict[str, Expect] = {
     "inline_asm": Expect(
         kernels={"asm_copy_kernel": ("hop",)}, fallback=("asm_copy_kernel",), compile_only_diagnostics=("interpreter",)
     ),
+    "cond_kernel": Expect(kernels={"scale_kernel": ("hop",)}),
+    "while_loop_kernel": Expect(kernels={"scale_kernel": ("hop",)}),
+    "nested_region": Expect(kernels={"scale_kernel": ("hop",)}),
+    "checkpoint_kernel": Expect(
+        kernels={"scale_kernel": ("triton_op",)}, ops={"scale_kernel": "tisample_checkpoint_kernel::scale"}, backward=True
+    ),
+    "compiled_submodule": Expect(
+        kernels={"scale_kernel": ("hop",)}, breaks=("torch._dynamo.graph_break()",) * 2, compiles=4
+    ),
 }
+
+#: Samples whose kernel runs inside a sub-graph or a nested compile (issue 22, item 2): `check_subgraphs`.
+SUBGRAPH_SAMPLES = ("checkpoint_kernel", "compiled_submodule", "cond_kernel", "nested_region", "while_loop_kernel")
 
 #: Samples whose compiled result is compared with eager (and with plain torch).
 EAGER_SAMPLES = ("add_raw", "triton_op", "custom_op", "autograd_function")
@@ -482,3 +494,89 @@ def compiled_matches_eager(name: str, *, device: str, compile_only: bool) -> Non
     assert len(grads) == len(eager_grads)
     for got, want in zip(grads, eager_grads):
         torch.testing.assert_close(got, want)
+
+
+# --- kernels in sub-graphs (issue 22, item 2) -----------------------------------------------------
+
+
+def _hoods(kernel: dict[str, Any]) -> list[dict[str, Any]]:
+    return [n for o in occurrences(kernel, "output_code") for n in o["neighbourhood"] or ()]
+
+
+def _runtime(kernel: dict[str, Any]) -> list[dict[str, Any]]:
+    return occurrences(kernel, "runtime")
+
+
+def _ops(neighbour: dict[str, Any] | None) -> list[str]:
+    return list(neighbour["ops"]) if neighbour else []
+
+
+def check_subgraphs(name: str, report: dict[str, Any]) -> None:
+    """What the sample's docstring says about where its kernel runs: the sub-graph functions of
+    the output code its launches are written in, what runs around them, launch counts, placement."""
+    kernel = kernels_by_name(report)["scale_kernel"]
+    assert {o["subgraph"] for o in occurrences(kernel, *AOT_STAGES, "post_grad_final")} == _AOT_SUBGRAPHS[name]
+    _SUBGRAPH_CHECKS[name](kernel)
+
+
+#: The AOT and post-grad sub-graphs holding each sample's kernel nodes ("": the graph itself). Inductor
+#: runs the post-grad passes on each sub-graph before the graph: its nodes keep the sub-graph's name.
+_AOT_SUBGRAPHS = {
+    "cond_kernel": {"true_graph_0", "false_graph_0"}, "while_loop_kernel": {"while_loop_body_graph_0"},
+    "nested_region": {"repeated_subgraph0"}, "checkpoint_kernel": {""}, "compiled_submodule": {""},
+}
+
+
+def _check_cond(kernel: dict[str, Any]) -> None:
+    assert {o["subgraph"] for o in occurrences(kernel, "dynamo")} == {"cond_true_0", "cond_false_0"}
+    assert {o["subgraph"] for o in occurrences(kernel, "aot_inference")} == {"true_graph_0", "false_graph_0"}
+    hoods = _hoods(kernel)
+    assert sorted(n["function"] for n in hoods) == ["false_graph_0", "true_graph_0"]
+    for n in hoods:
+        assert (n["function_kind"], n["call_sites"]) == ("torch.cond branch", 1), n
+        assert "sum" in _ops(n["caller_before"]) and "cos" in _ops(n["caller_after"]), n
+    (launch,) = _runtime(kernel)
+    assert (launch["launches"], launch["function"], launch["placement"]) == (1, "true_graph_0", "inference")
+
+
+def _check_while_loop(kernel: dict[str, Any]) -> None:
+    assert {o["subgraph"] for o in occurrences(kernel, "dynamo")} == {"body_fn_0"}
+    (hood,) = _hoods(kernel)
+    assert (hood["function"], hood["function_kind"], hood["call_sites"]) == (
+        "while_loop_body_graph_0", "while_loop body", 1)
+    assert "add" in _ops(hood["after"]) + _ops(hood["before"]), hood
+    assert "cos" in _ops(hood["caller_after"]), hood
+    (launch,) = _runtime(kernel)
+    assert (launch["launches"], launch["function"]) == (3, "while_loop_body_graph_0")
+
+
+def _check_nested_region(kernel: dict[str, Any]) -> None:
+    assert {o["subgraph"] for o in occurrences(kernel, "dynamo")} == {"subgraph_0"}
+    (hood,) = _hoods(kernel)
+    assert (hood["function"], hood["function_kind"], hood["call_sites"]) == (
+        "repeated_subgraph0", "invoke_subgraph body", 2)
+    assert "relu" in _ops(hood["after"]), hood
+    (launch,) = _runtime(kernel)
+    assert (launch["launches"], launch["function"]) == (2, "repeated_subgraph0")
+
+
+def _check_checkpoint(kernel: dict[str, Any]) -> None:
+    assert [o["placement"] for o in occurrences(kernel, "aot_forward")] == ["forward"]
+    assert sorted(o["placement"] for o in occurrences(kernel, "aot_backward")) == ["backward", "recompute"]
+    assert sorted(n["recompute"] for n in _hoods(kernel) if n["part"] == "backward") == [False, True]
+    counts: dict[str, int] = {}
+    for o in _runtime(kernel):
+        counts[o["placement"]] = counts.get(o["placement"], 0) + o["launches"]
+    assert counts == {"forward": 1, "backward": 1, "recompute": 1}
+
+
+def _check_compiled_submodule(kernel: dict[str, Any]) -> None:
+    launched = {o["compile_id"] for o in _runtime(kernel)}
+    assert launched == {o["compile_id"] for o in occurrences(kernel, "dynamo")} and len(launched) == 2
+    assert all(o["entry"] == "hop" and o["function"] == "call" for o in _runtime(kernel))
+
+
+_SUBGRAPH_CHECKS = {
+    "cond_kernel": _check_cond, "while_loop_kernel": _check_while_loop, "nested_region": _check_nested_region,
+    "checkpoint_kernel": _check_checkpoint, "compiled_submodule": _check_compiled_submodule,
+}

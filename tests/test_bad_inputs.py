@@ -195,7 +195,7 @@ def _reports(project: Path) -> None:
     (project / "bad_type.json").write_text(json.dumps({**good, "graphs": [{**good["graphs"][0], "op_count": "3"}]}))
     (project / "newer.json").write_text(json.dumps({**good, "schema_version": 99}))
     (project / "version_true.json").write_text(json.dumps({**good, "schema_version": True}))
-    (project / "long_int.json").write_text(json.dumps(good).replace('"schema_version": 4', '"schema_version": ' + "9" * 5000))
+    (project / "long_int.json").write_text(json.dumps(good).replace(f'"schema_version": {good["schema_version"]}', '"schema_version": ' + "9" * 5000, 1))
     hostile = {**good, "meta": {**good["meta"], "target": f"{ESC}]8;;http://evil{ESC}\\x{ESC}]8;;{ESC}\\"}}
     (project / "hostile.json").write_text(json.dumps({**hostile, "schema_version": "x" + ESC + "[2J"}))
 

@@ -17,6 +17,7 @@ import pytest
 
 from _expect import (
     BREAK_SAMPLES,
+    SUBGRAPH_SAMPLES,
     EAGER_SAMPLES,
     EXPECTED,
     SAMPLES,
@@ -26,6 +27,7 @@ from _expect import (
     check_dynamic_shapes,
     check_graph_break_compiles,
     check_sample,
+    check_subgraphs,
     compiled_matches_eager,
     explain,
     json_report,
@@ -76,6 +78,11 @@ def test_every_sample_has_an_expectation() -> None:
 @pytest.mark.parametrize("name", SAMPLES)
 def test_sample_report_matches_docstring(runs: CliRuns, name: str) -> None:
     check_sample(name, report(runs, name), mode="compile-only")
+
+
+@pytest.mark.parametrize("name", SUBGRAPH_SAMPLES)
+def test_sub_graph_sample_says_where_its_kernel_runs(runs: CliRuns, name: str) -> None:
+    check_subgraphs(name, report(runs, name))
 
 
 @pytest.mark.parametrize("name", [*SAMPLES, *BREAK_SAMPLES])

@@ -32,7 +32,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -292,14 +292,34 @@ def _kernel(kernel: Kernel, paths: _Paths) -> dict[str, Any]:
 
 def _occurrences(kernel: Kernel) -> list[tuple[str, Occurrence]]:
     """(label, occurrence) in a fixed order; the label names the place, not the values."""
-    parts = _parts(kernel.occurrences)
+    occurrences = _merged_runtime(kernel.occurrences)
+    parts = _parts(occurrences)
     items = []
-    for occ, part in zip(kernel.occurrences, parts):
+    for occ, part in zip(occurrences, parts):
         place = occ.node if occ.stage not in ("output_code", "runtime") else occ.inductor_name or occ.custom_op
         sub = f"{occ.subgraph}." if occ.subgraph and occ.stage not in ("output_code", "runtime") else ""
         label = " ".join(x for x in (occ.compile_id or "-", occ.stage, part, f"{sub}{place or ''}") if x)
         items.append((label, occ))
     return sorted(items, key=lambda item: (_stage_index(item[1].stage), item[0]))
+
+
+def _merged_runtime(occurrences: Sequence[Occurrence]) -> list[Occurrence]:
+    """Run-time launches of one kernel copy in one compile as one occurrence, their counts added.
+    Since schema 5 they come per output-code part, function and line (a checkpointed kernel's
+    recompute apart from its gradient launch); stored reports before it hold one, and a GPU's
+    output code has other line numbers than compile-only mode's."""
+    merged: dict[tuple[Any, ...], Occurrence] = {}
+    others = []
+    for occ in occurrences:
+        if occ.stage != "runtime":
+            others.append(occ)
+            continue
+        key = (occ.compile_id, occ.entry, occ.inductor_name, occ.custom_op)
+        plain = replace(occ, part=None, placement=None, function=None, line=None)
+        if key in merged:
+            plain = replace(merged[key], launches=(merged[key].launches or 0) + (occ.launches or 0))
+        merged[key] = plain
+    return [*others, *merged.values()]
 
 
 def _occurrence_facts(occ: Occurrence) -> dict[str, Any]:

@@ -16,12 +16,14 @@ import pytest
 from _expect import (
     EAGER_SAMPLES,
     SAMPLES,
+    SUBGRAPH_SAMPLES,
     CliRuns,
     check_autotune_grids,
     check_backward,
     check_dynamic_shapes,
     check_graph_break_compiles,
     check_sample,
+    check_subgraphs,
     compiled_matches_eager,
     json_report,
     kernels_by_name,
@@ -53,6 +55,11 @@ def test_sample_report_matches_docstring_on_gpu(runs: CliRuns, name: str) -> Non
     rep = report(runs, name)
     check_sample(name, rep, mode="gpu")
     assert "interpreted" not in rep["meta"]["device"]
+
+
+@pytest.mark.parametrize("name", SUBGRAPH_SAMPLES)
+def test_sub_graph_sample_says_where_its_kernel_runs_on_gpu(runs: CliRuns, name: str) -> None:
+    check_subgraphs(name, report(runs, name))
 
 
 def test_graph_break_kernels_on_both_sides_on_gpu(runs: CliRuns) -> None:

@@ -19,6 +19,7 @@ from tritoninspect.analyse.breaks import (
 )
 from tritoninspect.analyse.emulation import emulation_notes, enrich_device_probes, probe_notes
 from tritoninspect.analyse.fusion import enrich_fusion
+from tritoninspect.analyse.guards import enrich_guards
 from tritoninspect.analyse.graphs import analyse_graphs
 from tritoninspect.analyse.kernels import analyse_kernels, analyse_opaque_ops, analyse_unattributed_fallbacks
 from tritoninspect.analyse.resources import enrich_resources
@@ -47,6 +48,7 @@ ENRICHERS: list[tuple[str, Enricher]] = [
     ("fusion", enrich_fusion),
     ("resources", enrich_resources),
     ("device_probes", enrich_device_probes),
+    ("guards", enrich_guards),
 ]
 
 

@@ -32,6 +32,7 @@ from tritoninspect.model.report import (
     Occurrence,
     SharedBuffer,
 )
+from tritoninspect.textformats.output_code import subgraph_kind
 
 _AOT_STAGES = ("aot_forward", "aot_backward", "aot_inference")
 #: Ops whose kernel or call only copies memory.
@@ -117,15 +118,27 @@ def _clone_feeders(launch_nodes: dict[int, NodeRecord], accesses: tuple[tuple[_A
 
 def _launch_nodes(capture: Capture, record: OutputCodeRecord,
                   nodes: dict[str | None, list[NodeRecord]]) -> dict[int, NodeRecord]:
-    """User-kernel launch index -> its node in the final post-grad graph: the
-    n-th launch of a kernel is its n-th node there (Inductor keeps their order)."""
+    """User-kernel launch index -> its node in the final post-grad graph: the n-th launch of a
+    kernel in an output-code function is its n-th node in the matching graph (`call` the graph
+    itself, a sub-graph function the sub-graph of that name; Inductor keeps their order). Launches
+    left over (a sub-graph Inductor inlined into `call`) take the nodes left over, in order."""
     found: dict[int, NodeRecord] = {}
     for kid in capture.kernels:
         names = {k.inductor_name for k in record.user_kernels if _kernel_id(capture, k.name, k.file, k.line) == kid}
         launches = [i for i, c in enumerate(record.calls) if c.kind == "user" and c.name in names]
         finals = [n for n in _aot_nodes(nodes.get(kid, ()), "post_grad_final") if n.form == "mutation"]
-        found.update(zip(launches, finals))
+        for function in dict.fromkeys(record.calls[i].function for i in launches):
+            mine = [i for i in launches if record.calls[i].function == function]
+            theirs = [n for n in finals if _graph_of(n) == function]
+            found.update(zip(mine, theirs))
+        used = {id(n) for n in found.values()}
+        found.update(zip([i for i in launches if i not in found], [n for n in finals if id(n) not in used]))
     return found
+
+
+def _graph_of(node: NodeRecord) -> str:
+    """The output-code function a node's launch is in: `call`, or the sub-graph's name (Inductor's too)."""
+    return (node.subgraph or "").rsplit(".", 1)[-1] or "call"
 
 
 def _user_writes(capture: Capture, record: OutputCodeRecord,
@@ -184,7 +197,7 @@ def _code_call(call: CallRecord, accesses: tuple[_Access, ...], externs: set[str
         kind=call.kind, name=call.name, ops=ops, ops_source=call.ops_source,
         reads=tuple(dict.fromkeys(a.arg.buffer for a in accesses if a.read is not None)),
         writes=tuple(dict.fromkeys(a.arg.buffer for a in accesses if a.writes)),
-        copy=feeds_clone or _is_copy(call, ops), line=call.line,
+        copy=feeds_clone or _is_copy(call, ops), line=call.line, function=call.function,
     )
 
 
@@ -255,7 +268,20 @@ def _occurrence(capture: Capture, kernel: Kernel, o: Occurrence, codes: dict[tup
     if o.stage == "runtime" and o.entry == Entry.CUSTOM_OP.value and o.custom_op and o.compile_id is not None:
         places = [(c, i) for c in _codes_of(codes, o.compile_id) for i in _extern_calls(c, o.custom_op)]
         return dataclasses.replace(o, neighbourhood=tuple(neighbourhood(c, i) for c, i in places))
+    if o.stage == "runtime" and o.placement == "backward" and _recomputes(o, codes):
+        return dataclasses.replace(o, placement="recompute")
     return o
+
+
+def _recomputes(o: Occurrence, codes: dict[tuple[str, str], _Code]) -> bool:
+    """Are the occurrence's run-time launches those of a backward launch that recomputes the forward's?"""
+    code = codes.get((o.compile_id or "", o.part or ""))
+    if code is None:
+        return False
+    launch = next((i for i, c in enumerate(code.calls) if c.kind == "user" and c.name == o.inductor_name
+                   and c.function == (o.function or "call") and c.line == o.line), None)
+    final = code.launch_nodes.get(launch) if launch is not None else None
+    return bool(final is not None and final.recompute)
 
 
 def _node_of(nodes: Iterable[NodeRecord], kernel: Kernel, o: Occurrence) -> NodeRecord | None:
@@ -329,8 +355,8 @@ def _final_node(nodes: list[NodeRecord], node: NodeRecord) -> NodeRecord | None:
     """The node's counterpart in the final post-grad graph: the same kernel's
     n-th HOP node there (Inductor keeps their order). `nodes`: the kernel's nodes
     in the node's compile id and part."""
-    mine = [n for n in _aot_nodes(nodes, node.stage) if n.form == "functional"]
-    finals = [n for n in _aot_nodes(nodes, "post_grad_final") if n.form == "mutation"]
+    mine = [n for n in _aot_nodes(nodes, node.stage) if n.form == "functional" and n.subgraph == node.subgraph]
+    finals = [n for n in _aot_nodes(nodes, "post_grad_final") if n.form == "mutation" and n.subgraph == node.subgraph]
     # By identity: comparing records field by field made this quadratic in a kernel's nodes.
     k = next((i for i, n in enumerate(mine) if n is node), None)
     if k is None:
@@ -366,17 +392,30 @@ def neighbourhood(code: _Code, index: int) -> Neighbourhood:
     """The launches around call `index` of `code` and the buffers it shares with them."""
     record = code.record
     call = code.calls[index]
-    inductor = [j for j, c in enumerate(code.calls) if c.kind == "inductor"]
-    before = max((j for j in inductor if j < index), default=None)
-    after = min((j for j in inductor if j > index), default=None)
+    before, after = _around(code, call.function, call.line)
     related = tuple(_neighbour(code, index, j) for j in _sharing(code, index) if _shared(code, index, j))
+    sites = [(caller, line) for function, caller, line in record.subgraph_calls if function == call.function]
+    caller_before, caller_after = _around(code, *sites[0]) if sites else (None, None)
+    final = code.launch_nodes.get(index)
     return Neighbourhood(
         compile_id=record.compile_id, part=record.part, index=index, call=call.name,
         before=_neighbour(code, index, before) if before is not None else None,
         after=_neighbour(code, index, after) if after is not None else None,
         related=related,
         epilogue_fusion=_epilogue(record, call) if call.kind == "user" else None,
+        function=call.function, function_kind=subgraph_kind(call.function), call_sites=len(sites),
+        caller_before=_neighbour(code, index, caller_before) if caller_before is not None else None,
+        caller_after=_neighbour(code, index, caller_after) if caller_after is not None else None,
+        recompute=bool(final is not None and final.recompute),
     )
+
+
+def _around(code: _Code, function: str, line: int) -> tuple[int | None, int | None]:
+    """The nearest Inductor kernel launches before and after `line` in output-code `function`."""
+    inductor = [j for j, c in enumerate(code.calls) if c.kind == "inductor" and c.function == function]
+    before = max((j for j in inductor if code.calls[j].line < line), default=None, key=lambda j: code.calls[j].line)
+    after = min((j for j in inductor if code.calls[j].line > line), default=None, key=lambda j: code.calls[j].line)
+    return before, after
 
 
 def _neighbour(code: _Code, index: int, j: int) -> Neighbour:

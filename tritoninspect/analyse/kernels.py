@@ -85,6 +85,7 @@ def _node_occurrence(capture: Capture, record: KernelRecord, node: NodeRecord) -
         in_output_code=None if found is None else bool(found and found.launched),
         inductor_name=found.inductor_name if found else None,
         subgraph=node.subgraph,
+        placement="recompute" if node.recompute else (node.part or None),
     )
 
 
@@ -115,6 +116,7 @@ def _output_occurrences(capture: Capture, record: KernelRecord) -> Iterable[Occu
                     compile_id=code.compile_id, stage="output_code", entry=entry,
                     custom_op=nodes[-1].op if nodes and nodes[-1].is_triton_op else None,
                     in_output_code=kernel.launched, inductor_name=kernel.inductor_name, part=code.part,
+                    placement=code.part or None,
                 )
 
 
@@ -141,6 +143,7 @@ def _launch_occurrence(capture: Capture, record: KernelRecord, launch: LaunchRec
     return Occurrence(
         compile_id=launch.compile_id, stage="runtime", entry=_launch_entry(capture, record, launch),
         custom_op=launch.custom_op, launches=launch.count, inductor_name=launch.inductor_name,
+        part=launch.part, placement=launch.part, function=launch.function, line=launch.line,
     )
 
 

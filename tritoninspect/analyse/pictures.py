@@ -35,6 +35,8 @@ MAX_NODES = 40
 WINDOW = 2
 
 _HOP = "triton_kernel_wrapper_"
+#: A buffer Inductor allocates (`buf3`, `true_graph_0_buf0` in a sub-graph function), not an input.
+_BUFFER = re.compile(r"^(?:\w+_)?buf\d+$")
 _COPY_TARGETS = re.compile(r"\.(clone|copy_|copy|_to_copy)\.")
 _ALLOC_TARGETS = re.compile(r"\.(empty|empty_like|empty_strided|zeros|full)\.")
 _TORCH_NAMESPACES = {"aten", "prims", "inductor", "higher_order", "_operator"}
@@ -113,8 +115,11 @@ def fx_pictures(report: Report, kernel: Kernel) -> list[Picture]:
     pictures = []
     for index, graph in _fx_graphs(report):
         fx = parse_fx(graph.code)
-        found = [_fx_picture(report, kernel, graph, index, fx, focus) for focus in _focus_nodes(report, kernel, graph, fx)]
-        pictures += [replace(p, which=f"node {p.focus}") for p in found] if len(found) > 1 else found
+        focuses = _focus_nodes(report, kernel, graph, fx)
+        found = [_fx_picture(report, kernel, graph, index, fx, focus) for focus in focuses]
+        if len(found) > 1:  # a sub-graph's node is named with its sub-graph (true_graph_0.node)
+            found = [replace(p, which=f"node {f.module + '.' if f.module else ''}{p.focus}") for p, f in zip(found, focuses)]
+        pictures += found
     return pictures
 
 
@@ -140,15 +145,16 @@ def _fx_graphs(report: Report) -> list[tuple[int, Graph]]:
 
 
 def _focus_nodes(report: Report, kernel: Kernel, graph: Graph, fx: FxGraph) -> list[FxNode]:
-    """The kernel's own nodes in `graph`, or the opaque op nodes it launched in."""
-    names = [o.node for o in kernel.occurrences
+    """The kernel's own nodes in `graph` (a node of a sub-graph, e.g. a torch.cond branch, in that
+    sub-graph's module: branches name their nodes alike), or the opaque op nodes it launched in."""
+    names = [(o.node, o.subgraph.rsplit(".", 1)[-1] if o.subgraph else None) for o in kernel.occurrences
              if o.stage == graph.stage and o.compile_id == graph.compile_id and o.node and o.part in (None, graph.part)]
-    names += [op.node for op in report.opaque_ops
+    names += [(op.node, None) for op in report.opaque_ops
               if op.stage == graph.stage and op.compile_id == graph.compile_id and kernel.name in op.kernels]
     found = []
-    for name in dict.fromkeys(names):
-        node = fx.node(name)
-        if node is not None and node.op == "call":
+    for name, module in dict.fromkeys(names):
+        node = fx.node(name, module) or fx.node(name)
+        if node is not None and node.op == "call" and node not in found:
             found.append(node)
     return found
 
@@ -299,8 +305,9 @@ def code_pictures(report: Report, kernel: Kernel) -> list[Picture]:
             if found is not None and 0 <= hood.index < len(found[1].code_calls):
                 pictures.append(_code_picture(kernel, occurrence, hood, *found))
     counts = Counter((p.compile_id, p.part) for p in pictures)
-    return [replace(p, which=f"launch {int(p.focus[1:]) + 1} of {len(_calls_of(report, p))}")
-            if counts[(p.compile_id, p.part)] > 1 else p for p in pictures]
+    return [replace(p, which=", ".join(x for x in (f"launch {int(p.focus[1:]) + 1} of {len(_calls_of(report, p))}"
+                                                   if counts[(p.compile_id, p.part)] > 1 else "", p.which) if x))
+            for p in pictures]
 
 
 def _calls_of(report: Report, picture: Picture) -> tuple[CodeCall, ...]:
@@ -314,17 +321,24 @@ def _output_graph(report: Report, compile_id: str, part: str) -> tuple[int, Grap
 
 def _code_picture(kernel: Kernel, occurrence: Occurrence, hood: Neighbourhood, index: int, graph: Graph) -> Picture:
     calls = graph.code_calls
-    shown = set(range(max(0, hood.index - WINDOW), min(len(calls), hood.index + WINDOW + 1)))
+    # The launches written in the same output-code function (call(), or a sub-graph's).
+    same = [i for i, c in enumerate(calls) if c.function == calls[hood.index].function]
+    at = same.index(hood.index)
+    shown = set(same[max(0, at - WINDOW):at + WINDOW + 1])
     shown |= {n.index for n in hood.related if 0 <= n.index < len(calls)}
     order = sorted(shown)
     ids = {i: f"c{i}" for i in order}
     nodes = [_call_pnode(kernel, occurrence, calls[i], ids[i], i == hood.index) for i in order]
     edges = _buffer_edges(calls, order, ids)
     edges += _shared_edges(hood, ids, edges)
-    inputs, input_edges = _graph_inputs(calls, hood.index, ids)
+    inputs, input_edges = _graph_inputs(calls, hood.index, ids, same)
     edges += input_edges + _order_edges(order, ids, edges)
+    function = calls[hood.index].function
+    which = "" if function == "call" else f"in {function}" + (" (recomputes)" if hood.recompute else "")
+    if function == "call" and hood.recompute:
+        which = "recomputes the forward's"
     return Picture(kernel.name, occurrence.entry, hood.compile_id, "output_code", hood.part, ids[hood.index],
-                   tuple(inputs + nodes), tuple(edges), index)
+                   tuple(inputs + nodes), tuple(edges), index, which)
 
 
 def _call_pnode(kernel: Kernel, occurrence: Occurrence, call: CodeCall, node_id: str, is_focus: bool) -> PNode:
@@ -380,12 +394,14 @@ def _shared_edges(hood: Neighbourhood, ids: dict[int, str], edges: list[PEdge]) 
     return found
 
 
-def _graph_inputs(calls: tuple[CodeCall, ...], focus: int, ids: dict[int, str]) -> tuple[list[PNode], list[PEdge]]:
-    """Buffers the focus launch reads that no earlier launch wrote: the graph's inputs."""
-    written = {b for c in calls[:focus] for b in c.writes}
+def _graph_inputs(calls: tuple[CodeCall, ...], focus: int, ids: dict[int, str],
+                  same: list[int]) -> tuple[list[PNode], list[PEdge]]:
+    """Buffers the focus launch reads that no earlier launch (of its function, `same`) wrote: the
+    graph's (or sub-graph's) inputs."""
+    written = {b for i in same if i < focus for b in calls[i].writes}
     nodes, edges = [], []
     for buffer in calls[focus].reads:
-        if buffer not in written and not buffer.startswith("buf"):
+        if buffer not in written and not _BUFFER.match(buffer):
             nodes.append(PNode(f"in:{buffer}", buffer, "input", "graph input"))
             edges.append(PEdge(f"in:{buffer}", ids[focus]))
     return nodes, edges

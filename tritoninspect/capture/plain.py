@@ -42,6 +42,13 @@ def kernel_record(jf: Any, kid: str) -> KernelRecord:
     )
 
 
+def subgraph_name(root: torch.fx.GraphModule | None, gm: torch.fx.GraphModule) -> str | None:
+    """`gm`'s name as a sub-graph of `root` (a torch.cond branch: "true_graph_0"); None when it is not one."""
+    if root is None or gm is root:
+        return None
+    return next((name for name, mod in root.named_modules() if mod is gm and name), None)
+
+
 def readable(gm: torch.fx.GraphModule) -> str:
     """The graph module's code as `print_readable` writes it, without strides and devices."""
     try:

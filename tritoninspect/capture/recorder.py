@@ -19,14 +19,12 @@ import torch
 from tritoninspect import textformats
 from tritoninspect.capture import compat
 from tritoninspect.capture.breaks import break_record, launch_site
-from tritoninspect.capture.cudagraphs import CudagraphRecorder
-from tritoninspect.capture.epilogues import EpilogueRecorder
 from tritoninspect.capture.failure import Progress
 from tritoninspect.capture.kernel_ops import KernelOps
 from tritoninspect.capture.patching import Patcher, scoped_env
 from tritoninspect.capture.logs import FallbackFilter, LogHandler
-from tritoninspect.capture.plain import first_line, is_tensor_node, kernel_record, op_of, plain, readable
-from tritoninspect.model.cudagraph_records import CudagraphRecords
+from tritoninspect.capture.plain import first_line, is_tensor_node, kernel_record, op_of, plain, readable, subgraph_name
+from tritoninspect.capture.watchers import Watchers
 from tritoninspect.model.records import (
     Capture,
     FallbackRecord,
@@ -39,6 +37,7 @@ from tritoninspect.model.records import (
 )
 from tritoninspect.capture.resources import LaunchTemplate, hop_template, launch_template
 from tritoninspect.capture.progress import stage
+from tritoninspect.capture.shapes import record_shapes
 
 
 class Recorder:
@@ -70,15 +69,13 @@ class Recorder:
         self._sources: dict[str, str] = {}
         #: The kernels Inductor generated for the graph it is writing code for now.
         self._kernel_ops = KernelOps()
-        #: --cudagraphs: compile as mode="reduce-overhead" does and record what the CUDA graphs did.
-        self.cudagraphs: CudagraphRecorder | None = None
-        if cudagraphs:
-            self.capture.cudagraphs = CudagraphRecords()
-            self.cudagraphs = CudagraphRecorder(self.capture.cudagraphs, predicted=compile_only, kernel_id=self.kernel,
-                                                problem=self._note_problem)
-        #: Inductor's epilogue fusion into user kernels: the candidates and its verdicts.
-        self.epilogues = EpilogueRecorder(self.capture.epilogues, kernel_id=self.kernel, where=self._where,
-                                          problem=lambda m: self._note_problem(m, "epilogues"))
+        #: Output-code file -> its part (forward, backward, inference), for launches from it.
+        self._code_parts: dict[str, str] = {}
+        #: The graph Inductor compiles now; its sub-graphs whose post-grad nodes were recorded.
+        self._compiling: torch.fx.GraphModule | None = None
+        self._post_grad_subgraphs: set[str] = set()
+        #: Inductor's CUDA graphs (--cudagraphs: compiled as mode="reduce-overhead") and its epilogue fusion.
+        self.watchers = Watchers(self.capture, kernel_id=self.kernel, compile_only=compile_only, cudagraphs=cudagraphs)
 
     # --- the backend -------------------------------------------------------
 
@@ -95,6 +92,8 @@ class Recorder:
                 # Innermost first: Inductor's own failure was noted by _inner_compile.
                 self.progress.backend_failed(exc, "aot", cid, "")
                 raise
+            finally:
+                record_shapes(self.capture, gm, cid, self._note_once)
 
     def _compile(self, gm: torch.fx.GraphModule, example_inputs: list[Any], cid: str) -> Any:
         if self.stage == "dynamo":
@@ -142,21 +141,18 @@ class Recorder:
         self._record_graph(gm, cid, f"aot_{part}", part)
         index = len(self.capture.graphs) - 1
         previous, self._part = self._part, part
-        if self.cudagraphs is not None:
-            self.cudagraphs.before_compile(gm, cid, part)
-        compiled = None
+        self._compiling, self._post_grad_subgraphs = gm, set()
         try:
-            with self._timed(index):
-                compiled = compat.inductor.compile_fx_inner()(gm, example_inputs, **kwargs)
-                return compiled
+            with self._timed(index), self.watchers.around_compile(gm, example_inputs, kwargs, cid, part) as compiled:
+                compiled.append(compat.inductor.compile_fx_inner()(gm, example_inputs, **kwargs))
+                return compiled[0]
         except Exception as exc:
             self.progress.backend_failed(exc, "inductor", cid, part)
             raise
         finally:
             self._part = previous
+            self._compiling = None
             self._record_final(gm, cid, part, index)
-            if self.cudagraphs is not None:
-                self.cudagraphs.after_compile(gm, example_inputs, kwargs, compiled)
 
     def _record_final(self, gm: torch.fx.GraphModule, cid: str, part: str, index: int) -> None:
         """Record `gm` again as "post_grad_final": Inductor's post-grad passes
@@ -186,10 +182,20 @@ class Recorder:
             self.capture.graphs[index] = dataclasses.replace(graph, compile_time_s=time.perf_counter() - start)
 
     def _record_post_grad(self, graph: torch.fx.Graph) -> None:
+        """The post-grad pass hook. Inductor runs the passes on each sub-graph (a torch.cond
+        branch, an invoke_subgraph body) before the graph holding it: a sub-graph's nodes are
+        recorded under its name, and not again with the graph."""
         cid = compat.dynamo.current_compile_id() or "?"
         gm = graph.owning_module
-        if gm is not None:
-            self._record_graph(gm, cid, "post_grad", self._part)
+        if gm is None:
+            return
+        name = subgraph_name(self._compiling, gm)
+        if name:
+            for node in gm.graph.nodes:
+                self._record_node(node, cid, "post_grad", self._part, name)
+            self._post_grad_subgraphs.add(name)
+            return
+        self._record_graph(gm, cid, "post_grad", self._part, skip=self._post_grad_subgraphs)
 
     def _remember_code(self, gm: torch.fx.GraphModule, cid: str) -> Any:
         """Run `gm` as is; note its code files to attribute launches to `cid`.
@@ -204,13 +210,14 @@ class Recorder:
 
     # --- graphs -> records ---------------------------------------------------
 
-    def _record_graph(self, gm: torch.fx.GraphModule, cid: str, stage: str, part: str) -> None:
+    def _record_graph(self, gm: torch.fx.GraphModule, cid: str, stage: str, part: str,
+                      skip: set[str] | frozenset[str] = frozenset()) -> None:
         subgraphs = tuple(name for name, mod in gm.named_modules() if name and isinstance(mod, torch.fx.GraphModule))
         code = readable(gm)
         op_count = sum(1 for n in gm.graph.nodes if n.op in ("call_function", "call_method", "call_module"))
         self.capture.graphs.append(GraphRecord(cid, stage, part, code, op_count, subgraphs))
         for name, mod in gm.named_modules():
-            if isinstance(mod, torch.fx.GraphModule):
+            if isinstance(mod, torch.fx.GraphModule) and name not in skip:
                 for node in mod.graph.nodes:
                     self._record_node(node, cid, stage, part, name)
 
@@ -238,7 +245,7 @@ class Recorder:
         declared = set(self.capture.kernels[kid].constexpr_params) if kid else set()
         constexprs = {k: v for k, v in values.items() if k in declared}
         scalars = {k: v for k, v in values.items() if k not in declared}
-        op = self._hop_op(node, kid, cid, stage, part)
+        op = self._hop_op(node, kid, cid, stage, part, sub)
         to_clone = fields["tensors_to_clone"]
         infos = ((k, compat.hops.tensor_info(v)) for k, v in fields["kwargs"].items())
         tensors = {k: info for k, info in infos if info}
@@ -251,9 +258,11 @@ class Recorder:
             tensor_types={k: t for k, (t, _) in tensors.items()},
             tensor_bytes={k: b for k, (_, b) in tensors.items()},
             inductor_clones=compat.inductor.cloned_args(node) if stage == "post_grad_final" else None,
+            recompute=part == "backward" and compat.inductor.is_recomputed(node),
+            source=compat.dynamo.node_user_line(node),
         )
 
-    def _hop_op(self, node: torch.fx.Node, kid: str | None, cid: str, stage: str, part: str) -> str | None:
+    def _hop_op(self, node: torch.fx.Node, kid: str | None, cid: str, stage: str, part: str, sub: str) -> str | None:
         """The op the node's kernel was reached through: the innermost triton_op
         whose decomposition made the node, else what node meta names (the op the
         graph called; for a backward node, the op whose registered backward it is).
@@ -261,16 +270,17 @@ class Recorder:
         note: there the same kernel's n-th functional node before it says."""
         noted = compat.library.decomposed_from(node)
         if noted is None and stage == "post_grad_final":
-            twin = self._post_grad_twin(kid, cid, part)
+            twin = self._post_grad_twin(kid, cid, part, sub)
             if twin is not None:
                 return twin.op
         return noted or compat.library.source_fn_op(node)
 
-    def _post_grad_twin(self, kid: str | None, cid: str, part: str) -> NodeRecord | None:
+    def _post_grad_twin(self, kid: str | None, cid: str, part: str, sub: str) -> NodeRecord | None:
         """The functional node in the "post_grad" snapshot that the next
-        post_grad_final node of kernel `kid` replaced (Inductor keeps their order)."""
+        post_grad_final node of kernel `kid` in sub-graph `sub` replaced (Inductor keeps their order)."""
         def mine(stage: str) -> list[NodeRecord]:
-            return [n for n in self.capture.nodes if (n.compile_id, n.part, n.stage, n.kernel_id) == (cid, part, stage, kid)]
+            return [n for n in self.capture.nodes
+                    if (n.compile_id, n.part, n.stage, n.kernel_id, n.subgraph) == (cid, part, stage, kid, sub)]
 
         done = len(mine("post_grad_final"))
         before = [n for n in mine("post_grad") if n.form == "functional"]
@@ -327,16 +337,11 @@ class Recorder:
             # Inductor's hooks only when Inductor runs: importing its graph module
             # alone costs seconds, a lot for a `--stage dynamo` run.
             if self.stage == "inductor":
-                for obj, name, value in self.epilogues.patches():
-                    patcher.set(obj, name, value)
+                scopes.enter_context(self.watchers.installed(patcher))
                 patcher.set(compat.inductor.graph_lowering_class(), "save_output_code", self._on_output_code)
                 for obj, name, value in compat.inductor.kernel_origin_patches(self._on_kernel):
                     patcher.set(obj, name, value)
             self._install_launch_hooks(patcher)
-            if self.cudagraphs is not None and self.stage == "inductor":
-                scopes.enter_context(self.cudagraphs.mode())
-                for obj, name, value in self.cudagraphs.patches():
-                    patcher.set(obj, name, value)
             trace_logger.addHandler(trace)
             mutation_logger.addFilter(fallback_filter)
             yield self
@@ -346,9 +351,7 @@ class Recorder:
             patcher.restore()
             scopes.close()
             self._flush_launches()
-            self.epilogues.finish()
-            if self.cudagraphs is not None:
-                self.cudagraphs.finish()
+            self.watchers.finish()
 
     def _install_launch_hooks(self, patcher: Patcher) -> None:
         from triton.runtime.jit import JITFunction
@@ -391,8 +394,9 @@ class Recorder:
         calls = textformats.output_code.parse_code_calls(code, self._take_kernel_ops(cid))
         rewritten = tuple(k.inductor_name for k in kernels if self._rewritten(code, k))
         epilogue_fusion = compat.inductor.epilogue_fusion_user_kernels()
+        sites = textformats.output_code.subgraph_call_sites(code)
         self.capture.output_code.append(
-            OutputCodeRecord(cid, part, code, kernels, externs, calls, epilogue_fusion, rewritten)
+            OutputCodeRecord(cid, part, code, kernels, externs, calls, epilogue_fusion, rewritten, sites)
         )
 
     def _on_kernel(self, kernel_name: str, node_schedule: Any) -> None:
@@ -413,15 +417,6 @@ class Recorder:
             self._note_once("kernel_ops", f"[{cid}] the ops of Inductor's kernels could not be matched to its graph "
                             f"({type(exc).__name__}: {first_line(exc)}); output-code comments are used, if any")
             return {}
-
-    @staticmethod
-    def _where() -> tuple[str, str]:
-        """(compile id, part) of the graph Inductor is compiling now."""
-        return compat.dynamo.current_compile_id() or "?", compat.inductor.output_code_part()
-
-    def _note_problem(self, message: str, source: str = "cudagraphs") -> None:
-        if (source, message) not in self.capture.problems:
-            self.capture.problems.append((source, message))
 
     def _note_once(self, source: str, message: str) -> None:
         if not any(s == source for s, _ in self.capture.problems):
@@ -444,6 +439,10 @@ class Recorder:
             self._on_compile_metrics(cid, body)
         elif name == "inductor_output_code" and body.get("filename"):
             self._code_files[str(body["filename"])] = cid
+            try:  # emitted while Inductor writes the module: V.graph is that graph
+                self._code_parts[str(body["filename"])] = compat.inductor.output_code_part()
+            except Exception:  # noqa: BLE001 - a launch from it then says no part
+                pass
 
     def _on_compile_metrics(self, cid: str, body: dict[str, Any]) -> None:
         frame = cid.partition("/")[0]
@@ -469,13 +468,16 @@ class Recorder:
         self.capture.fallbacks.append(FallbackRecord(compat.dynamo.current_compile_id() or "?", kid, cause, file, line))
 
     def _on_launch(self, via: str, kernel_id: str | None, inductor_name: str | None) -> None:
-        op, in_graph, cid = None, False, None
+        op, in_graph, cid, where = None, False, None, {}
         for frame in compat.dynamo.frames():
             code = frame.f_code
             if op is None:
                 op = op_of(self._op_codes, code)
             if code.co_filename in self._code_files:
                 in_graph, cid = True, self._code_files[code.co_filename]
+                part = self._code_parts.get(code.co_filename)
+                if part is not None:  # an output module: which part, which of its functions, which line
+                    where = {"part": part, "function": code.co_name, "line": frame.f_lineno}
                 break
             interpreted = self._run_modules.get(id(compat.dynamo.interpreted_module(frame)))
             if interpreted is not None:
@@ -483,7 +485,7 @@ class Recorder:
                 break
         # Where an eager launch came from ties it to the graph break that made it eager.
         site = () if in_graph else launch_site()
-        self._launches[LaunchRecord(via, kernel_id, inductor_name, op, in_graph, cid, site=site)] += 1
+        self._launches[LaunchRecord(via, kernel_id, inductor_name, op, in_graph, cid, site=site, **where)] += 1
 
     def _flush_launches(self) -> None:
         for launch, count in self._launches.items():

@@ -310,8 +310,10 @@ def _compile_and_call(recorder: Recorder, module: Any, input_sets: Sequence[tupl
     tritoninspect's own errors propagate."""
     try:
         compiled = torch.compile(module, backend=recorder.backend, dynamic=dynamic)
-        for args in input_sets:
-            call_once(compiled, args, backward, progress=recorder.progress)
+        # A torch.compile'd submodule or function the model calls compiles with the recorder too.
+        with compat.shapes.every_compile_to(recorder.backend):
+            for args in input_sets:
+                call_once(compiled, args, backward, progress=recorder.progress)
     except TritonInspectError:
         raise
     except BaseException as exc:  # noqa: BLE001 - recorded (sys.exit() in forward too): the report shows it

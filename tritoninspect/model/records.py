@@ -54,6 +54,10 @@ class NodeRecord:
     #: post_grad_final mutation nodes: arguments Inductor cloned before the
     #: launch (what re-inplacing left of tensors_to_clone) -> bytes copied.
     inductor_clones: dict[str, int | None] | None = None
+    #: A backward-graph node that recomputes a forward op (activation checkpointing).
+    recompute: bool = False
+    #: "file:line" of the user's launch (the node's stack trace), when known.
+    source: str | None = None
 
 
 @dataclass(frozen=True)
@@ -105,6 +109,9 @@ class CallRecord:
     #: while it generated the code), "comment" (the `Original ATen` comment above the
     #: call) or "unknown" (neither: `ops` is empty). "" for user kernels and extern calls.
     ops_source: str = ""
+    #: The output-code function it is written in: "call", or a sub-graph function such as
+    #: "true_graph_0" (a torch.cond branch) or "repeated_subgraph0" (an invoke_subgraph body).
+    function: str = "call"
 
 
 @dataclass(frozen=True)
@@ -121,6 +128,8 @@ class OutputCodeRecord:
     epilogue_fusion: bool | None = None
     #: Inductor names of user kernels whose source Inductor rewrote (an epilogue fused in).
     rewritten_kernels: tuple[str, ...] = ()
+    #: Where the code calls its sub-graph functions: (function, calling function, line), in order.
+    subgraph_calls: tuple[tuple[str, str, int], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -131,6 +140,34 @@ class BreakRecord(DynamoBreak):
     #: Source lines around `library_frame` (read while capturing), the first being `library_context_start`.
     library_context: tuple[str, ...] = ()
     library_context_start: int | None = None
+
+
+@dataclass(frozen=True)
+class GuardRecord:
+    """A guard on sizes the ShapeEnv added while a frame was compiled (Dynamo installs it: a call
+    whose sizes fail it recompiles)."""
+
+    compile_id: str
+    #: Over the inputs' sizes, e.g. "x.size(1) == 48"; `symbolic`: over torch's symbols, "s27 == 48".
+    expression: str
+    symbolic: str
+    symbols: tuple[str, ...] = ()
+    #: Where torch added it, as it names the place (its file path shortened to the end).
+    file: str | None = None
+    line: int | None = None
+    #: The source line there.
+    code: str = ""
+
+
+@dataclass(frozen=True)
+class SymbolRecord:
+    """What one symbol of a compile stands for: `s77` = `x.size(0)`, `u0` = `count.item()`."""
+
+    compile_id: str
+    symbol: str
+    source: str
+    #: "file:line" where an unbacked symbol was made (the `.item()` call), when known.
+    where: str | None = None
 
 
 @dataclass(frozen=True)
@@ -159,6 +196,11 @@ class LaunchRecord:
     count: int = 1
     #: Eager launches: the user's frames at the launch, "file:line in func", innermost last.
     site: tuple[str, ...] = ()
+    #: Launches from an output module: its part (forward, backward, inference), the function
+    #: of it that launched (call, true_graph_0, ...) and the line.
+    part: str | None = None
+    function: str | None = None
+    line: int | None = None
 
 
 @dataclass(frozen=True)
@@ -230,6 +272,9 @@ class Capture:
     failure: Failure | None = None
     #: Compile-only mode: the emulated CUDA device and the queries it answered.
     emulation: EmulationRecord | None = None
+    #: Guards on sizes each compile added, and what its symbols stand for.
+    guards: list[GuardRecord] = field(default_factory=list)
+    symbols: list[SymbolRecord] = field(default_factory=list)
     #: --cudagraphs: what Inductor's CUDA graphs did with each compiled graph (None: not asked for).
     cudagraphs: CudagraphRecords | None = None
     #: Each user-kernel launch Inductor scheduled, and the epilogues it considered fusing into it.
@@ -242,7 +287,7 @@ class Capture:
         data["resources"] = [{"kernel_id": kernel_id, **dataclasses.asdict(r)}
                              for kernel_id, records in self.resources.items() for r in records]
         # Absent when empty: a capture without them reads as before they were recorded.
-        for optional in ("failure", "recompile_limits", "emulation", "cudagraphs", "epilogues"):
+        for optional in ("failure", "recompile_limits", "emulation", "guards", "symbols", "cudagraphs", "epilogues"):
             if not data[optional]:
                 del data[optional]
         return json.dumps(data, indent=1, default=repr)
@@ -266,6 +311,8 @@ class Capture:
             recompile_limits=[_rec(RecompileLimit, v) for v in data.get("recompile_limits", [])],
             failure=_rec(Failure, data["failure"]) if data.get("failure") else None,
             emulation=_emulation(data["emulation"]) if data.get("emulation") else None,
+            guards=[_rec(GuardRecord, v) for v in data.get("guards", [])],
+            symbols=[_rec(SymbolRecord, v) for v in data.get("symbols", [])],
             cudagraphs=CudagraphRecords.from_dict(data["cudagraphs"]) if data.get("cudagraphs") else None,
             epilogues=[epilogue_from_dict(e) for e in data.get("epilogues", ())],
             format=data["format"],
@@ -309,7 +356,8 @@ def _resources(saved: list[dict[str, Any]]) -> dict[str, list[Resources]]:
 def _output_code(data: dict[str, Any]) -> OutputCodeRecord:
     kernels = tuple(_rec(OutputKernel, k) for k in data.get("user_kernels", ()))
     calls = tuple(_call(c) for c in data.get("calls", ()))
-    return dataclasses.replace(_rec(OutputCodeRecord, data), user_kernels=kernels, calls=calls)
+    sites = tuple(tuple(site) for site in data.get("subgraph_calls", ()))
+    return dataclasses.replace(_rec(OutputCodeRecord, data), user_kernels=kernels, calls=calls, subgraph_calls=sites)
 
 
 def _call(data: dict[str, Any]) -> CallRecord:

@@ -40,6 +40,15 @@ Schema changelog:
      GraphBreak.device_probe None). Meta.backward_skipped_calls and .params_without_grad:
      what --backward could not reach (0 and empty: not said). Report.advice (Advice): the
      default view's findings with what to change (empty in reports written before it).
+  5  Kernels in sub-graphs (torch.cond / while_loop branches, invoke_subgraph bodies, recomputed
+     under activation checkpointing): CodeCall.function (the output-code function a launch is
+     written in: "call" or a sub-graph function such as "true_graph_0"); Neighbourhood.function,
+     .function_kind, .call_sites, .caller_before, .caller_after, .recompute; Occurrence.placement
+     (forward, backward, recompute, inference), .function and .line. Kernel.guards (KernelGuard:
+     guards on sizes a kernel's launch added, e.g. a heuristics value or a constexpr from a size, a
+     recompile risk) and Kernel.symbolic_args (SymbolicArg: arguments and grids holding symbolic
+     sizes, unbacked ones marked). Versions 1-4 still read: they lack these fields (function "call",
+     placement None, no guards).
 
 The JSON Schema of this model, `tritoninspect/schemas/report.schema.json`, is generated
 from the dataclasses below (`json_schema()`; tests/test_schema.py keeps the file equal to
@@ -73,8 +82,10 @@ from tritoninspect.model.report_kernel import (
     OpsSource,
     Neighbourhood,
     Occurrence,
+    KernelGuard,
     Resources,
     Severity,
+    SymbolicArg,
     SharedBuffer,
     StageName,
 )
@@ -96,9 +107,9 @@ from tritoninspect.model.report_export import (
     SignatureEntry,
 )
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 #: Versions this tritoninspect reads: every change so far only added fields.
-READABLE_VERSIONS = (1, 2, 3, 4)
+READABLE_VERSIONS = (1, 2, 3, 4, 5)
 
 
 @dataclass(frozen=True)
@@ -151,6 +162,9 @@ class CodeCall:
     #: Inductor kernels: "inductor" (Inductor's record of what the kernel was made from),
     #: "comment" (its `Original ATen` comment) or "unknown" (neither; `ops` is empty).
     ops_source: OpsSource = ""
+    #: The output-code function it is written in: "call", or a sub-graph function such as
+    #: "true_graph_0" (a torch.cond branch) or "repeated_subgraph0" (an invoke_subgraph body).
+    function: str = "call"
 
 
 @dataclass(frozen=True)
@@ -350,10 +364,14 @@ _SCHEMA = Schema(
         (Occurrence, "neighbourhood"): (Neighbourhood, True),
         (Neighbourhood, "before"): (Neighbour, False),
         (Neighbourhood, "after"): (Neighbour, False),
+        (Neighbourhood, "caller_before"): (Neighbour, False),
+        (Neighbourhood, "caller_after"): (Neighbour, False),
         (Neighbourhood, "related"): (Neighbour, True),
         (Neighbour, "shared"): (SharedBuffer, True),
         (Kernel, "dropped_nodes"): (DroppedNode, True),
         (Kernel, "resources"): (Resources, True),
+        (Kernel, "guards"): (KernelGuard, True),
+        (Kernel, "symbolic_args"): (SymbolicArg, True),
         (Recompile, "changes"): (ArgChange, True),
         (Report, "decompiled"): (DecompiledFrame, True),
         (Report, "export"): (ExportInfo, False),
@@ -367,7 +385,8 @@ _SCHEMA = Schema(
         (ExportInfo, "findings"): (ExportFinding, True),
     },
     nullable=frozenset(
-        {(Report, "export"), (ExportInfo, "aoti"), (Report, "failure"), (Occurrence, "clones"), (Occurrence, "neighbourhood"), (Neighbourhood, "before"), (Neighbourhood, "after")}
+        {(Report, "export"), (ExportInfo, "aoti"), (Report, "failure"), (Occurrence, "clones"), (Occurrence, "neighbourhood"), (Neighbourhood, "before"), (Neighbourhood, "after"),
+         (Neighbourhood, "caller_before"), (Neighbourhood, "caller_after")}
     ),
     convert={"grid": lambda grid: tuple(tuple(g) for g in grid)},
 )
@@ -384,11 +403,14 @@ ADDED_IN_VERSION_1 = frozenset({
     "GraphBreak.eager_kernels", "GraphBreak.hint", "GraphBreak.hint_source", "Recompile.guard",
     "Recompile.previous", "Recompile.changes", "Recompile.hint", "Report.decompiled",
 })
-#: Fields a readable report may lack: those added in version 1, and version 2's, 3's and 4's additions.
+#: Fields a readable report may lack: those added in version 1, and versions 2 to 5's additions.
 MAY_BE_ABSENT = ADDED_IN_VERSION_1 | {
     "Report.failure", "Report.recompile_limits", "CodeCall.ops_source", "Neighbour.ops_source",
     "Meta.rank", "Meta.unknown", "Report.export", "GraphBreak.device_probe",
     "Meta.backward_skipped_calls", "Meta.params_without_grad", "Report.advice",
+    "CodeCall.function", "Neighbourhood.function", "Neighbourhood.function_kind", "Neighbourhood.call_sites",
+    "Neighbourhood.caller_before", "Neighbourhood.caller_after", "Neighbourhood.recompute",
+    "Occurrence.placement", "Occurrence.function", "Occurrence.line", "Kernel.guards", "Kernel.symbolic_args",
 }
 
 
@@ -454,6 +476,7 @@ __all__ = [
     "Graph",
     "GraphBreak",
     "Kernel",
+    "KernelGuard",
     "Meta",
     "Mode",
     "MutationFallback",
@@ -467,4 +490,5 @@ __all__ = [
     "Resources",
     "STAGES",
     "SharedBuffer",
+    "SymbolicArg",
 ]

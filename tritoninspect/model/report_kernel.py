@@ -51,6 +51,9 @@ Severity = Literal["error", "warning", "note"]
 CallKind = Literal["inductor", "user", "extern"]
 #: Where an Inductor kernel's fused ops come from ("" for other calls, and in reports before version 3).
 OpsSource = Literal["inductor", "comment", "unknown", ""]
+#: Where a kernel runs in the compiled program: the forward, the backward, the backward recomputing
+#: a forward op (activation checkpointing), or an inference graph.
+Placement = Literal["forward", "backward", "recompute", "inference"]
 
 
 @dataclass(frozen=True)
@@ -147,6 +150,19 @@ class Neighbourhood:
     #: option is off), "on" (on, nothing fused here), "fused"; None where this
     #: torch cannot. Opaque ops: None.
     epilogue_fusion: Literal["off", "on", "fused"] | None = None
+    #: The output-code function it is written in: "call", or a sub-graph function (as CodeCall.function).
+    function: str = "call"
+    #: What that function is: "torch.cond branch", "while_loop body", "invoke_subgraph body"...; "" for call.
+    function_kind: str = ""
+    #: Sub-graph functions: the places the code calls the function from (an invoke_subgraph body
+    #: called twice: 2); 0 for call.
+    call_sites: int = 0
+    #: Sub-graph functions: the nearest Inductor kernels before and after its first call site, in
+    #: the calling function (what runs around the sub-graph).
+    caller_before: Neighbour | None = None
+    caller_after: Neighbour | None = None
+    #: A backward launch that recomputes the forward's (activation checkpointing).
+    recompute: bool = False
 
 
 @dataclass(frozen=True)
@@ -196,6 +212,13 @@ class Occurrence:
     #: output_code occurrences (one per launch) and runtime custom_op occurrences
     #: (one per extern call of the op): the launches around it. None elsewhere.
     neighbourhood: tuple[Neighbourhood, ...] | None = None
+    #: Graph nodes and run-time launches from compiled code: forward, backward, recompute (a
+    #: backward node or launch recomputing a forward one) or inference. None where not known.
+    placement: Placement | None = None
+    #: Run-time launches from an output module: the function that launched ("call", "true_graph_0")
+    #: and the line of the output code it launched from.
+    function: str | None = None
+    line: int | None = None
 
 
 @dataclass(frozen=True)
@@ -215,6 +238,39 @@ class Resources:
     spills: int | None = None
     num_warps: int | None = None
     num_stages: int | None = None
+
+
+@dataclass(frozen=True)
+class KernelGuard:
+    """A guard on sizes the kernel's launch added: a call whose sizes fail it recompiles."""
+
+    compile_id: str
+    #: Over the inputs' sizes, e.g. "x.size(1) == 48" or "(x.size(0) % 16) == 0".
+    guard: str
+    #: The same over torch's symbols, e.g. "s27 == 48".
+    symbolic: str
+    #: "heuristics": a `@triton.heuristics` value computed from a size; "constexpr": a size passed to
+    #: (or used to compute) a `tl.constexpr` parameter; "launch": another computation on the launch line.
+    cause: Literal["heuristics", "constexpr", "launch"]
+    #: The kernel parameters (or heuristics) it is about, when they can be told.
+    params: tuple[str, ...] = ()
+    #: Where torch added it, "file:line" (torch shortens the file to the path's end).
+    where: str | None = None
+
+
+@dataclass(frozen=True)
+class SymbolicArg:
+    """A kernel argument (or the grid) holding a symbolic size at one launch."""
+
+    compile_id: str
+    #: The parameter, or "grid".
+    param: str
+    #: As the graph holds it, e.g. "s77", "((u0 + 15)//16)".
+    value: str
+    #: What each symbol in it stands for: "s77 = x.size(0)", "u0 = n = count.item() (model.py:41)".
+    symbols: tuple[str, ...] = ()
+    #: An unbacked symbol (data-dependent, e.g. from `.item()`) is in it: no guard can specialise it.
+    unbacked: bool = False
 
 
 @dataclass(frozen=True)
@@ -246,3 +302,7 @@ class Kernel(KernelRecord):
     dropped_nodes: tuple[DroppedNode, ...] = ()
     #: --resources: one per autotune config (one for a kernel without autotune).
     resources: tuple[Resources, ...] = ()
+    #: Guards on sizes its launches added (a recompile risk).
+    guards: tuple[KernelGuard, ...] = ()
+    #: Arguments and grids holding symbolic sizes.
+    symbolic_args: tuple[SymbolicArg, ...] = ()

@@ -7,8 +7,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from tritoninspect.model.report import Entry, Kernel, Meta, Occurrence, OpaqueOp, Report
-from tritoninspect.textformats.output_code import custom_ops_called
+from tritoninspect.model.report import Entry, Kernel, KernelGuard, Meta, Occurrence, OpaqueOp, Report, SymbolicArg
+from tritoninspect.textformats.output_code import custom_ops_called, subgraph_kind
 
 #: Stages that hold graph nodes (not launches), where `in_output_code` is meaningful.
 GRAPH_STAGES = ("dynamo", "aot_forward", "aot_backward", "aot_inference", "post_grad", "post_grad_final")
@@ -230,3 +230,36 @@ def no_kernels_text(report: Report) -> str:
     ops = list(dict.fromkeys(op for g in report.graphs if g.stage == "dynamo" for op in custom_ops_called(g.code)))
     called = f"; the Dynamo graphs call {', '.join(ops)}, whose kernels the compile did not reach" if ops else ""
     return f"no user-defined Triton kernel was seen before the failure{called}"
+
+
+def subgraph_place(o: Occurrence) -> str:
+    """Where in the compiled program an occurrence sits, when that is more than the graph itself:
+    "recomputed in the backward" (activation checkpointing) and, for launches, the output-code
+    sub-graph function ("in true_graph_0, a torch.cond branch"). "" otherwise."""
+    parts = ["recomputed in the backward"] if o.placement == "recompute" else []
+    functions = [o.function] if o.function else [n.function for n in o.neighbourhood or ()]
+    for function in dict.fromkeys(f for f in functions if f and f != "call"):
+        kind = subgraph_kind(function)
+        parts.append(f"in {function}" + (f", a {kind}" if kind else ""))
+    if o.placement != "recompute" and any(n.recompute for n in o.neighbourhood or ()):
+        parts.append("one launch recomputes the forward's" if len(o.neighbourhood or ()) > 1 else "recomputes the forward's")
+    return "; ".join(parts)
+
+
+#: What each cause of a kernel's guard is, in words.
+_GUARD_CAUSES = {"heuristics": "@triton.heuristics", "constexpr": "constexpr", "launch": "the launch"}
+
+
+def guard_text(guard: KernelGuard) -> str:
+    """`x.size(1) == 48 [0/0]: constexpr N_COLS (model.py:36); a call where it fails recompiles`."""
+    params = f" {', '.join(guard.params)}" if guard.params else ""
+    where = f" ({guard.where})" if guard.where else ""
+    return (f"{guard.guard} [{guard.compile_id}]: {_GUARD_CAUSES.get(guard.cause, guard.cause)}{params}{where}; "
+            "a call where it fails recompiles")
+
+
+def symbolic_arg_text(arg: SymbolicArg) -> str:
+    """`n = u0 [0/0]: u0 = n = (x > 0).sum().item() (model.py:41), unbacked`."""
+    known = [s for s in arg.symbols if " = " in s]
+    said = f": {'; '.join(known)}" if known else ""
+    return f"{arg.param} = {arg.value} [{arg.compile_id}]{said}" + (", unbacked (data-dependent)" if arg.unbacked else "")

@@ -71,6 +71,10 @@ def _facts(kernel: Kernel) -> Table:
     add_row(facts, "constexprs", ", ".join(kernel.constexpr_params) or fmt.NONE)
     if kernel.autotune_configs:
         add_row(facts, "configs", "\n".join(fmt.config_text(c) for c in kernel.autotune_configs))
+    for guard in kernel.guards:
+        add_row(facts, "guard", Text(fmt.guard_text(guard), style=ALERT))
+    for arg in kernel.symbolic_args:
+        add_row(facts, "symbolic", fmt.symbolic_arg_text(arg))
     return facts
 
 
@@ -131,6 +135,9 @@ def _status_line(o: Occurrence) -> Text:
         text.append("MISSING from output code", style=ALERT)
     if o.launches is not None:
         text.append(("; " if text.plain else "") + fmt.plural(o.launches, "launch", "launches"))
+    where = fmt.subgraph_place(o)
+    if where:
+        text.append(("; " if text.plain else "") + where)
     if o.mutation_analysis_fallback:
         text.append(("; " if text.plain else "") + "mutation fallback", style=ALERT)
     return text

@@ -38,7 +38,7 @@ class BreaksRenderer:
         console = make_console(width=self.width, color=self.color)
         cwd = Path.cwd()
         sections = [header(report, cwd), failure_section(report, cwd), _summary(report), _breaks(report, cwd), _eager(report),
-                    _recompiles(report, cwd), recompile_limit_section(report, cwd), _decompiled(report, cwd), _diagnostics(report)]
+                    _recompiles(report, cwd), _risks(report), recompile_limit_section(report, cwd), _decompiled(report, cwd), _diagnostics(report)]
         for i, section in enumerate(s for s in sections if s):
             if i:
                 console.print()
@@ -282,6 +282,16 @@ def _recompiles(report: Report, cwd: Path) -> list[RenderableType]:
     out: list[RenderableType] = [heading("Recompiles", len(report.recompiles))]
     for r in report.recompiles:
         out.extend(recompile_block(r))
+    return out
+
+
+def _risks(report: Report) -> list[RenderableType]:
+    """Guards on sizes the kernels' launches added: a later call that fails one recompiles."""
+    guards = [(k.name, g) for k in report.kernels for g in k.guards]
+    if not guards:
+        return []
+    out: list[RenderableType] = [heading("Recompile risks: guards the kernels' launches added", len(guards))]
+    out += [_paragraph(Text.assemble((name, "bold"), ": ", fmt.guard_text(g))) for name, g in guards]
     return out
 
 

@@ -84,7 +84,8 @@ def _graph_block(report: Report, graph: Graph) -> RenderableType:
     for i, call in enumerate(graph.code_calls):
         style = "bold" if i in marked else ""
         kind = call.kind + (" (copy)" if call.copy else "")
-        add_row(t, Text(MARK if i in marked else "", style=style), str(i), Text(call.name, style=style), kind,
+        name = call.name if call.function == "call" else f"{call.name} [{call.function}]"
+        add_row(t, Text(MARK if i in marked else "", style=style), str(i), Text(name, style=style), kind,
                 _ops_text(call.ops, call.ops_source), ", ".join(call.reads) or fmt.NONE, ", ".join(call.writes) or fmt.NONE)
     return Group(title, Padding(t, (0, 0, 0, 2)))
 
@@ -161,11 +162,18 @@ def _neighbourhoods(kernel: Kernel, traced: bool = False) -> list[RenderableType
 def _neighbourhood(o: Occurrence, n: Neighbourhood, traced: bool = False) -> RenderableType:
     opaque = o.stage == "runtime" and o.custom_op is not None
     what = f"inside opaque {o.custom_op}: extern call {n.call}" if opaque else f"launch {n.call}"
-    lines: list[RenderableType] = [Text.assemble((f"[{n.compile_id}] {n.part}", "bold"), f": {what} (#{n.index})")]
+    lines: list[RenderableType] = [Text.assemble((f"[{n.compile_id}] {n.part}", "bold"), f": {what} (#{n.index})",
+                                                 _function_text(n))]
     facts = table("", "")
     facts.show_header = False
     for label, neighbour in (("before", n.before), ("after", n.after)):
         add_row(facts, label, _neighbour_text(neighbour, opaque) if neighbour else Text("no Inductor kernel", style="dim"))
+    if n.function != "call":
+        # The sub-graph runs where the calling function calls it: what runs around that.
+        for label, neighbour in (("called after", n.caller_before), ("called before", n.caller_after)):
+            if neighbour is not None:
+                add_row(facts, label, Text.assemble((neighbour.name, "bold"), f" (#{neighbour.index}, {neighbour.kind}"
+                                                    + (f": {', '.join(neighbour.ops)})" if neighbour.ops else ")")))
     adjacent = {x.index for x in (n.before, n.after) if x}
     for r in n.related:
         if r.index not in adjacent:
@@ -173,6 +181,15 @@ def _neighbourhood(o: Occurrence, n: Neighbourhood, traced: bool = False) -> Ren
     lines.append(Padding(facts, (0, 0, 0, 2)))
     lines += [Padding(line, (0, 0, 0, 2)) for line in _verdict(o, n, opaque, traced)]
     return Group(*lines)
+
+
+def _function_text(n: Neighbourhood) -> str:
+    """` in true_graph_0 (a torch.cond branch, called from 1 place)`; ` (recomputes the forward's)`."""
+    text = ""
+    if n.function != "call":
+        kind = f"a {n.function_kind}, " if n.function_kind else ""
+        text = f" in {n.function} ({kind}called from {fmt.plural(n.call_sites, 'place')})"
+    return text + (" (recomputes the forward's: activation checkpointing)" if n.recompute else "")
 
 
 def _neighbour_text(n: Neighbour, opaque: bool) -> Text:

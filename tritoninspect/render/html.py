@@ -121,6 +121,8 @@ def _kernel(report: Report, kernel: Kernel, cwd: Path) -> str:
         ("constexprs", esc(", ".join(kernel.constexpr_params) or fmt.NONE)),
         ("compile ids", esc(", ".join(fmt.compile_ids(kernel)) or fmt.NONE)),
         ("in output code", esc(fmt.output_code_status(kernel))),
+        *(("guard", esc(fmt.guard_text(g))) for g in kernel.guards),
+        *(("symbolic", esc(fmt.symbolic_arg_text(a))) for a in kernel.symbolic_args),
     ]
     figures = _figures(report, kernel)
     return (f'<article class="kernel" id="{kernel_anchor(report, kernel)}" data-search="{esc(kernel.name)} '
@@ -172,6 +174,9 @@ def _occurrence_row(o: Occurrence) -> list[str]:
         what += f" in {o.custom_op}"
     if o.launches is not None:
         what += f" · {fmt.plural(o.launches, 'launch', 'launches')}"
+    where = fmt.subgraph_place(o)
+    if where:
+        what += f" · {where}"
     args = " · ".join(x for x in (fmt.kv_text(o.constexprs), fmt.kv_text(o.scalars)) if x != fmt.NONE)
     return [esc(o.compile_id or fmt.NONE), esc(fmt.graph_name(o.stage, o.part or "")), pills([o.entry]),
             f"<code>{esc(what.strip())}</code>", esc(fmt.grids_text(o.grid)), esc(args or fmt.NONE), esc(_clones(o))]

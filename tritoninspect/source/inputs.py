@@ -216,7 +216,15 @@ def describe_inputs(input_sets: list[tuple[Any, ...]] | tuple[tuple[Any, ...], .
 
 def _describe_value(value: Any) -> str:
     if isinstance(value, torch.Tensor):
-        return format_input(value.shape, value.dtype)
+        return format_input(value.shape, value.dtype) + _marks_text(value)
     if value is None or isinstance(value, (bool, int, float)):
         return repr(value)
     return type(value).__name__
+
+
+def _marks_text(tensor: torch.Tensor) -> str:
+    """` (dim 0 dynamic, dim 1 maybe dynamic)`: the tensor's mark_dynamic & co. marks; "" for none."""
+    from tritoninspect.capture import compat
+
+    marks = compat.shapes.dim_marks(tensor)
+    return f" ({', '.join(f'dim {dim} {kind}' for dim, kind in marks)})" if marks else ""

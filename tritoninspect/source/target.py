@@ -368,8 +368,14 @@ def _to_device(
 def _move(value: Any, device: torch.device, moved: dict[int, torch.Tensor]) -> Any:
     if isinstance(value, torch.Tensor):
         if id(value) not in moved:
-            # A fresh leaf, so a tensor that required grad is still a leaf that does.
-            moved[id(value)] = value.detach().to(device).requires_grad_(value.requires_grad)
+            # A fresh leaf, so a tensor that required grad is still a leaf that does; with the
+            # user's mark_dynamic & co. marks, which the copy would otherwise lose.
+            copy = value.detach().to(device).requires_grad_(value.requires_grad)
+            if copy is not value:
+                from tritoninspect.capture import compat  # here: importing it costs seconds
+
+                compat.shapes.copy_dim_marks(value, copy)
+            moved[id(value)] = copy
         return moved[id(value)]
     if isinstance(value, (list, tuple)):
         return type(value)(_move(item, device, moved) for item in value)

@@ -86,24 +86,82 @@ def parse_code_calls(code: str, kernel_ops: Mapping[str, Sequence[tuple[str, ...
     goes before `kernel_ops` (a trace's provenance names post-grad, decomposed ops)."""
     defs = _kernel_defs(code)
     lines = code.splitlines()
-    storage: dict[str, str] = {}
     recorded = {name: list(per_call) for name, per_call in (kernel_ops or {}).items()}
-    calls, pending = [], None
-    for number, line in _call_body(lines):
-        comment = _SOURCE_NODES_RE.search(line)
-        if comment:
-            pending = comment
-            continue
-        if _track_buffers(line, storage):
-            continue
-        call = _launch(line, defs, storage)
-        if call is None:
-            continue
-        kind, name, args = call
-        ops, nodes, source = _launch_ops(kind, pending, recorded.get(name), comment_first)
-        calls.append(CallRecord(kind, name, number, args, ops, nodes, source))
+    calls = []
+    for function, body in _function_bodies(lines):
+        storage: dict[str, str] = {}
         pending = None
+        for number, line in body:
+            comment = _SOURCE_NODES_RE.search(line)
+            if comment:
+                pending = comment
+                continue
+            if _track_buffers(line, storage):
+                continue
+            call = _launch(line, defs, storage)
+            if call is None:
+                continue
+            kind, name, args = call
+            ops, nodes, source = _launch_ops(kind, pending, recorded.get(name), comment_first)
+            calls.append(CallRecord(kind, name, number, args, ops, nodes, source, function))
+            pending = None
     return tuple(calls)
+
+
+#: `def NAME(args):`: a function of the output module that runs graph code. `call` (module level, or
+#: `Runner.call(self, args)` as in 2.13 and 2.14.1), and each sub-graph Inductor writes as its own function
+#: (codegen/wrapper.py `SubgraphPythonWrapperCodegen.write_launcher_fn_call_get_indent`, torch 2.13 and
+#: 2.14.1 read): a `torch.cond` branch (`true_graph_0`), a `while_loop` body or condition, an
+#: invoke_subgraph body (`repeated_subgraph0`); `call()` runs them (`# subgraph: NAME` above each call).
+_FUNCTION_RE = re.compile(r"^(?P<indent>\s*)def (?P<name>\w+)\((?P<params>[^)]*)\):")
+_SUBGRAPH_CALL_RE = re.compile(r"^\s*# subgraph: (?P<name>\w+)\s*$")
+#: What each kind of sub-graph function is, by the name torch gives it (the same codegen, 2.13 and 2.14.1).
+_SUBGRAPH_KINDS = (
+    (re.compile(r"^(true|false)_graph_\d+$"), "torch.cond branch"),
+    (re.compile(r"^while_loop_body_graph_\d+$"), "while_loop body"),
+    (re.compile(r"^while_loop_cond_graph_\d+$"), "while_loop condition"),
+    (re.compile(r"^repeated_subgraph\d+$"), "invoke_subgraph body"),
+    (re.compile(r"^partition_\d+$"), "graph partition"),
+)
+
+
+def subgraph_kind(function: str) -> str:
+    """What an output-code function is, from its name: "torch.cond branch", "invoke_subgraph body"...;
+    "" for `call` and names torch does not give sub-graphs."""
+    return next((kind for pattern, kind in _SUBGRAPH_KINDS if pattern.match(function)), "")
+
+
+def subgraph_call_sites(code: str) -> tuple[tuple[str, str, int], ...]:
+    """(sub-graph function, the function calling it, 1-based line) for each place the code calls a
+    sub-graph function (the `# subgraph: NAME` comment above the call), in order."""
+    sites = []
+    for function, body in _function_bodies(code.splitlines()):
+        for number, line in body:
+            m = _SUBGRAPH_CALL_RE.match(line)
+            if m:
+                sites.append((m["name"], function, number))
+    return tuple(sites)
+
+
+def _function_bodies(lines: list[str]) -> Iterator[tuple[str, list[tuple[int, str]]]]:
+    """(function, [(1-based number, line), ...]) for `call` first, then each sub-graph function in
+    the order written."""
+    found = []
+    for i, line in enumerate(lines):
+        m = _FUNCTION_RE.match(line)
+        if m and (m["name"] == "call" or (not m["indent"] and m["params"].strip() == "args")):
+            found.append((m["name"], i, len(m["indent"])))
+    found.sort(key=lambda f: f[0] != "call")  # call() first: its launches keep their indices
+    for name, start, indent in found:
+        yield name, list(_body(lines, start, indent))
+
+
+def _body(lines: list[str], start: int, indent: int) -> Iterator[tuple[int, str]]:
+    for i in range(start + 1, len(lines)):
+        line = lines[i]
+        if line.strip() and len(line) - len(line.lstrip()) <= indent:
+            return
+        yield i + 1, line
 
 
 def _kernel_defs(code: str) -> dict[str, tuple[str, tuple[tuple[str, bool], ...]]]:
@@ -147,19 +205,6 @@ def _cpp_params(body: str) -> tuple[tuple[str, bool], ...]:
         return ()
     params = [p.strip().split()[-1].lstrip("*&") for p in m["params"].split(",") if p.strip()]
     return tuple((p, "ptr" in p) for p in params)
-
-
-def _call_body(lines: list[str]) -> Iterator[tuple[int, str]]:
-    """(1-based number, line) of the body of `def call(...)` (module level or Runner.call)."""
-    start = next((i for i, line in enumerate(lines) if line.lstrip().startswith("def call(")), None)
-    if start is None:
-        return
-    indent = len(lines[start]) - len(lines[start].lstrip())
-    for i in range(start + 1, len(lines)):
-        line = lines[i]
-        if line.strip() and len(line) - len(line.lstrip()) <= indent:
-            return
-        yield i + 1, line
 
 
 def _track_buffers(line: str, storage: dict[str, str]) -> bool:

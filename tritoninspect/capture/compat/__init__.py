@@ -22,6 +22,7 @@ torch-free in `tritoninspect.textformats`.
 - `device_queries`: compile-only mode's answers to torch.cuda's device queries (an emulated GPU).
 - `device_probes`: where `torch.cuda.is_available()` answered False to the user's code (compile-only mode).
 - `interpreter`: launches through Triton's interpreter in compile-only mode.
+- `shapes`: dynamic-shape marks on inputs, the ShapeEnv's guards and symbol sources, nested compile regions.
 - `triton_compile`: `--resources`: compile per config, metadata, registers.
 - `trace_log`: `graph --trace DIR`: torch's structured-trace handler writing to a directory of ours.
 """
@@ -39,6 +40,7 @@ from tritoninspect.capture.compat import (
     interpreter,
     kernels,
     library,
+    shapes,
     trace_log,
     triton_compile,
     versions,
@@ -46,5 +48,5 @@ from tritoninspect.capture.compat import (
 
 __all__ = [
     "caches", "compile_only", "device_probes", "device_queries", "dynamo", "hops", "inductor", "interpreter",
-    "kernels", "library", "trace_log", "triton_compile", "versions",
+    "kernels", "library", "shapes", "trace_log", "triton_compile", "versions",
 ]

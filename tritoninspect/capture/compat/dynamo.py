@@ -158,3 +158,12 @@ def register_bytecode_hook(hook: Any) -> Any:
     from torch._dynamo.convert_frame import register_bytecode_hook as register
 
     return register(hook)
+
+
+def node_user_line(node: torch.fx.Node) -> str | None:
+    """"file:line" of the user's innermost frame in the node's `meta["stack_trace"]` (torch's
+    formatted stack of the traced call, `File "...", line N, in f` lines; torch 2.11-2.14), or None."""
+    trace = node.meta.get("stack_trace") or ""
+    places = re.findall(r'File "([^"]+)", line (\d+)', str(trace))
+    users = [(f, n) for f, n in places if textformats.origin.is_user_file(f)]
+    return f"{users[-1][0]}:{users[-1][1]}" if users else None

@@ -288,3 +288,12 @@ def aot_autograd_backend(**compilers: Any) -> Any:
     from torch._dynamo.backends.common import aot_autograd
 
     return aot_autograd(**compilers)
+
+
+def is_recomputed(node: torch.fx.Node) -> bool:
+    """A node of a backward graph that recomputes a forward op (activation checkpointing, or the
+    partitioner's own choice): the min-cut partitioner tags every joint-graph node
+    `meta["partitioner_tag"]` "is_forward" / "is_backward" and copies the node's meta into the
+    backward graph when it recomputes it there (torch/_functorch/partitioners.py `_is_fwd_node`,
+    torch 2.13 and 2.14.1 read). Only meaningful for nodes of a backward graph."""
+    return node.meta.get("partitioner_tag") == "is_forward"
