@@ -15,6 +15,7 @@ import shlex
 from collections.abc import Callable, Sequence
 
 from tritoninspect.analyse.breaks import is_size_mismatch
+from tritoninspect.analyse.cudagraphs import cudagraph_skipped, epilogue_refused
 from tritoninspect.analyse.summary import KernelSummary, short_location, size_text, summarise
 from tritoninspect.model.report import Advice, GraphBreak, Recompile, Report
 
@@ -326,6 +327,8 @@ RULES: dict[str, Rule] = {
     "inplace_clones": inplace_clones,
     "mutation_fallback": mutation_fallback,
     "recompiles": recompiles,
+    "cudagraph_skipped": cudagraph_skipped,
+    "epilogue_refused": epilogue_refused,
 }
 
 

@@ -75,8 +75,8 @@ class EpilogueRecorder:
         return original(scheduler, nodes, *args, **kwargs)
 
     def _note_launches(self, nodes: Any) -> None:
-        if not compat.available():
-            return
+        # Without the fusion (torch before 2.12) each launch is still recorded: the report says so.
+        available = compat.available()
         cid, part = self._where()
         for snode in nodes:
             kernel = compat.user_kernel(snode)
@@ -84,7 +84,7 @@ class EpilogueRecorder:
                                      for lau in self._launches):
                 continue
             try:
-                blockers = compat.blockers(kernel)
+                blockers = compat.blockers(kernel) if available else ()
             except Exception as exc:  # noqa: BLE001 - torch's own check raised (an assertion in 2.13)
                 blockers = (f"torch's check raised {type(exc).__name__}: {exc}",)
             launch = _Launch(cid, part, self._kernel_id(compat.kernel_object(kernel)), snode.get_name(),

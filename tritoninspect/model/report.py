@@ -48,7 +48,10 @@ Schema changelog:
      guards on sizes a kernel's launch added, e.g. a heuristics value or a constexpr from a size, a
      recompile risk) and Kernel.symbolic_args (SymbolicArg: arguments and grids holding symbolic
      sizes, unbacked ones marked). Versions 1-4 still read: they lack these fields (function "call",
-     placement None, no guards).
+     placement None, no guards). Report.cudagraphs (CudagraphUse, CudagraphReason: `graph --cudagraphs`,
+     per compiled graph whether Inductor's CUDA-graph tree took it, the reason tied to a kernel,
+     recorded/replayed counts on a GPU, "predicted" in compile-only mode) and Report.epilogues
+     (EpilogueFusion, EpilogueNeighbour: the neighbours Inductor fused into a user kernel or refused).
 
 The JSON Schema of this model, `tritoninspect/schemas/report.schema.json`, is generated
 from the dataclasses below (`json_schema()`; tests/test_schema.py keeps the file equal to
@@ -89,6 +92,7 @@ from tritoninspect.model.report_kernel import (
     SharedBuffer,
     StageName,
 )
+from tritoninspect.model.report_cudagraphs import CudagraphReason, CudagraphUse, EpilogueFusion, EpilogueNeighbour
 from tritoninspect.model.report_breaks import (
     DEVICE_PROBE_MEANING,
     ArgChange,
@@ -308,6 +312,10 @@ class Report:
     #: The findings of the default view, highest impact first, each with its advice (what to change,
     #: why, where in torch). Filled when the report is built or written as JSON.
     advice: tuple[Advice, ...] = ()
+    #: `graph --cudagraphs`: what Inductor's CUDA graphs did with each compiled graph.
+    cudagraphs: tuple[CudagraphUse, ...] = ()
+    #: Each user-kernel launch Inductor scheduled and the epilogues it fused into it or refused.
+    epilogues: tuple[EpilogueFusion, ...] = ()
     schema_version: int = SCHEMA_VERSION
 
     def to_dict(self) -> dict[str, Any]:
@@ -383,6 +391,10 @@ _SCHEMA = Schema(
         (ExportInfo, "constraints"): (ArgConstraint, True),
         (ExportInfo, "aoti"): (AotiPackage, False),
         (ExportInfo, "findings"): (ExportFinding, True),
+        (Report, "cudagraphs"): (CudagraphUse, True),
+        (CudagraphUse, "reasons"): (CudagraphReason, True),
+        (Report, "epilogues"): (EpilogueFusion, True),
+        (EpilogueFusion, "neighbours"): (EpilogueNeighbour, True),
     },
     nullable=frozenset(
         {(Report, "export"), (ExportInfo, "aoti"), (Report, "failure"), (Occurrence, "clones"), (Occurrence, "neighbourhood"), (Neighbourhood, "before"), (Neighbourhood, "after"),
@@ -411,6 +423,7 @@ MAY_BE_ABSENT = ADDED_IN_VERSION_1 | {
     "CodeCall.function", "Neighbourhood.function", "Neighbourhood.function_kind", "Neighbourhood.call_sites",
     "Neighbourhood.caller_before", "Neighbourhood.caller_after", "Neighbourhood.recompute",
     "Occurrence.placement", "Occurrence.function", "Occurrence.line", "Kernel.guards", "Kernel.symbolic_args",
+    "Report.cudagraphs", "Report.epilogues",
 }
 
 
@@ -448,47 +461,11 @@ def with_meta(report: Report, **changes: Any) -> Report:
 
 
 __all__ = [
-    "ADDED_IN_VERSION_1",
-    "MAY_BE_ABSENT",
-    "upgraded",
-    "json_schema",
-    "read_report",
-    "SCHEMA_VERSION",
-    "READABLE_VERSIONS",
-    "AotiPackage",
-    "DEVICE_PROBE_MEANING",
-    "ArgChange",
-    "ArgConstraint",
-    "DecompiledFrame",
-    "DynamicDim",
-    "ExportedKernel",
-    "ExportFinding",
-    "ExportInfo",
-    "SignatureEntry",
-    "ClonedArg",
-    "Clones",
-    "CodeCall",
-    "Diagnostic",
-    "DroppedNode",
-    "Entry",
-    "EntryKind",
-    "Failure",
-    "Graph",
-    "GraphBreak",
-    "Kernel",
-    "KernelGuard",
-    "Meta",
-    "Mode",
-    "MutationFallback",
-    "Neighbour",
-    "Neighbourhood",
-    "Occurrence",
-    "OpaqueOp",
-    "Recompile",
-    "RecompileLimit",
-    "Report",
-    "Resources",
-    "STAGES",
-    "SharedBuffer",
-    "SymbolicArg",
+    "ADDED_IN_VERSION_1", "MAY_BE_ABSENT", "upgraded", "json_schema", "read_report", "SCHEMA_VERSION",
+    "READABLE_VERSIONS", "AotiPackage", "DEVICE_PROBE_MEANING", "ArgChange", "ArgConstraint",
+    "DecompiledFrame", "DynamicDim", "ExportedKernel", "ExportFinding", "ExportInfo", "SignatureEntry",
+    "ClonedArg", "Clones", "CodeCall", "Diagnostic", "DroppedNode", "Entry", "EntryKind", "Failure", "Graph",
+    "GraphBreak", "Kernel", "KernelGuard", "Meta", "Mode", "MutationFallback", "Neighbour", "Neighbourhood",
+    "Occurrence", "OpaqueOp", "Recompile", "RecompileLimit", "Report", "Resources", "STAGES", "SharedBuffer",
+    "SymbolicArg", "CudagraphReason", "CudagraphUse", "EpilogueFusion", "EpilogueNeighbour",
 ]

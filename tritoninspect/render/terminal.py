@@ -12,6 +12,7 @@ from tritoninspect.render import _format as fmt
 from tritoninspect.render._console import console_text, make_console, print_blocks
 from tritoninspect.render._failure import failure_section, recompile_limit_section
 from tritoninspect.render._safe import safe_record
+from tritoninspect.render.cudagraphs import cudagraph_section, epilogue_section
 from tritoninspect.render._kernels import kernel_details, kernel_table, verdicts
 from tritoninspect.render._widgets import ALERT, add_row, heading, table
 from tritoninspect.model.report import DEVICE_PROBE_MEANING, Mode, Report
@@ -198,6 +199,8 @@ SECTIONS: tuple[Section, ...] = (
     _recompiles,
     recompile_limit_section,
     _unattributed_fallbacks,
+    cudagraph_section,
+    epilogue_section,
     _diagnostics,
     verdicts,
 )
