@@ -50,6 +50,10 @@ def graph(
     resources: Annotated[
         bool, typer.Option("--resources", help="Compile each kernel per autotune config: registers, shared memory, spills.")
     ] = False,
+    cudagraphs: Annotated[
+        bool, typer.Option("--cudagraphs", help='Compile as mode="reduce-overhead" does (CUDA graphs), call 3 times per input '
+                                                'set, and say per graph whether the CUDA graphs took it, or why not.')
+    ] = False,
     target_arch: TargetArchOpt = None,
     detail: Annotated[
         bool, typer.Option("--detail", help="Every stage's tables for every kernel, instead of the one-screen summary.")
@@ -75,9 +79,9 @@ def graph(
         check_outputs(output=output, dump=dump, sources=[source], force=force, trace=trace)
         options = CaptureOptions(inputs=inputs, device=device.value, dynamic=dynamic, backward=backward,
                                  stage=stage.value, resources=resources, arch=target_arch,
-                                 trace_dir=str(trace) if trace else None)
+                                 trace_dir=str(trace) if trace else None, cudagraphs=cudagraphs)
         given = given_options(options, stage=stage is not Stage.inductor, resources=resources, target=target_arch,
-                              timeout=timeout, trace=trace)
+                              timeout=timeout, trace=trace, cudagraphs=cudagraphs)
         if isinstance(source, TraceLogs) and source.ranked:
             refuse_capture_options(given)
             view = f"show:{show.value}" if show else "detail" if detail or kernel else "text"

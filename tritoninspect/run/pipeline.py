@@ -184,17 +184,18 @@ def inspect_target(
     decompile: bool = False,
     resources: bool = False,
     arch: str | None = None,
+    cudagraphs: bool = False,
 ) -> Report:
     """Capture a target as the CLI does (`"model.py:Net"` or `"package.module:Net"`).
 
     Compile-only mode (no GPU) is entered before the target is imported, as in
-    the CLI; `inputs` is the `--inputs` text; `arch` is `--target`.
+    the CLI; `inputs` is the `--inputs` text; `arch` is `--target`; `cudagraphs` is `--cudagraphs`.
     """
     from tritoninspect.source.spec import parse_spec
 
     spec = parse_spec(target) if isinstance(target, str) else target
     options = CaptureOptions(inputs=inputs, device=device, dynamic=dynamic, backward=backward, stage=stage,
-                             resources=resources, arch=arch, decompile=decompile)
+                             resources=resources, arch=arch, decompile=decompile, cudagraphs=cudagraphs)
     return run(spec, options)
 
 
@@ -209,6 +210,7 @@ def inspect_module(
     decompile: bool = False,
     resources: bool = False,
     target: str | None = None,
+    cudagraphs: bool = False,
 ) -> Report:
     """Capture a live module (or callable) called once per input tuple.
 
@@ -223,10 +225,11 @@ def inspect_module(
     imported its kernels: plain `@triton.jit` / `@triton.autotune` kernels are
     fine, but a kernel library that probes Triton or the GPU at import time
     may already have chosen another path: prefer the CLI for that case.
-    `target` is compile-only mode's architecture (the CLI's `--target`).
+    `target` is compile-only mode's architecture (the CLI's `--target`); `cudagraphs` is `--cudagraphs`
+    (each input set is then called 3 times).
     """
     options = CaptureOptions(device=device, dynamic=dynamic, backward=backward, stage=stage, resources=resources,
-                             arch=target, decompile=decompile)
+                             arch=target, decompile=decompile, cudagraphs=cudagraphs)
     return analyse(capture_module(module, input_sets, options, name=name or _name_of(module)))
 
 
