@@ -209,3 +209,16 @@ def test_report_round_trip_under_the_schema() -> None:
     report = build_report(cap)
     again = Report.from_json(report.to_json())
     assert again.cudagraphs == report.cudagraphs and again.epilogues == report.epilogues
+
+
+def test_op_kept_out_of_cuda_graphs_leaves_the_rest_cudagraphed() -> None:
+    kept = CudagraphSkip("partition", "unbacked", "aten::_local_scalar_dense runs outside CUDA graphs (...)",
+                         kernel_id=KID, site="/m/model.py:21")
+    cap = capture(cudagraphs=records(CudagraphCompile("0/0", "inference", "predicted", True, (kept,), partitioned=True)))
+    report = build_report(cap)
+    (use,) = report.cudagraphs
+    (reason,) = use.reasons
+    assert use.cudagraphed and (reason.kernel, reason.site, reason.when) == ("add_kernel", "/m/model.py:21", "partition")
+    assert not [a for a in report.advice if a.rule == "cudagraph_skipped"]
+    text = "\n".join(str(x) for x in cudagraph_section(report, Path.cwd()))
+    assert "its value reaches add_kernel [unbacked, the rest is CUDA-graphed]" in text

@@ -25,6 +25,7 @@ def runs() -> Any:
     cli = CliRuns(workers=2)
     for name in ("Net", "FunctionalNet"):
         cli.submit(name, ["graph", f"samples/cudagraphs.py:{name}", "--json", "--cudagraphs", *CPU])
+    cli.submit("item", ["graph", "tests/assets/cudagraphs_item.py:Net", "--json", "--cudagraphs", *CPU])
     for name in ("Net", "TwoStoresNet"):
         cli.submit(f"epilogues {name}", ["graph", f"samples/epilogues.py:{name}", "--json", *CPU])
     yield cli
@@ -79,3 +80,11 @@ def test_two_stores_block_any_epilogue(runs: CliRuns) -> None:
     assert all(n["fused"] is None for n in fusion["neighbours"])
     (advice,) = [a for a in rep["advice"] if a["rule"] == "epilogue_refused"]
     assert advice["kernel"] == "add_two_kernel"
+
+
+def test_data_dependent_size_is_kept_out_and_the_rest_cudagraphed(runs: CliRuns) -> None:
+    (use,) = json_report(runs.get("item"))["cudagraphs"]
+    assert use["cudagraphed"] is True and use["partitioned"] is True
+    (reason,) = use["reasons"]
+    assert (reason["when"], reason["kind"], reason["kernel"]) == ("partition", "unbacked", "scale_kernel")
+    assert reason["site"].endswith("tests/assets/cudagraphs_item.py:21") and "_local_scalar_dense" in reason["text"]

@@ -25,6 +25,7 @@ def runs() -> Any:
     cli = CliRuns(workers=max(2, min(3, (os.cpu_count() or 2) // 2)))
     for name in MODELS:
         cli.submit(name, ["graph", f"samples/cudagraphs.py:{name}", "--json", "--device", "cuda", "--cudagraphs"])
+    cli.submit("item", ["graph", "tests/assets/cudagraphs_item.py:Net", "--json", "--device", "cuda", "--cudagraphs"])
     yield cli
     cli.close()
 
@@ -63,6 +64,21 @@ def test_following_the_action_records_and_replays(runs: CliRuns, name: str) -> N
     assert use["warmups"] == 1 and use["recordings"] == 1 and use["replays"] == 1
     rep = json_report(runs.get(name))
     assert not [a for a in rep["advice"] if a["rule"] == "cudagraph_skipped"]
+
+
+def test_data_dependent_size_is_kept_out_of_cuda_graphs(runs: CliRuns) -> None:
+    """With graph partitions (torch's default) the `.item()` runs outside and the rest is recorded; without
+    them (an older default) Inductor skips the whole graph for the incompatible op."""
+    rep = json_report(runs.get("item"))
+    (use,) = rep["cudagraphs"]
+    print("item", use)
+    assert use["basis"] == "measured"
+    kinds = {(r["when"], r["kind"]) for r in use["reasons"]}
+    if use["partitioned"]:
+        assert ("partition", "unbacked") in kinds and use["recordings"] >= 1
+        assert [r["kernel"] for r in use["reasons"] if r["when"] == "partition"] == ["scale_kernel"]
+    else:
+        assert use["cudagraphed"] is False and any(k in ("incompatible_op", "unbacked") for _, k in kinds), kinds
 
 
 def test_epilogue_fusion_says_whether_this_torch_has_it(runs: CliRuns) -> None:

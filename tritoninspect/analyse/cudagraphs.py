@@ -70,8 +70,10 @@ def _use(compiled: CudagraphCompile, run_skips: list[CudagraphSkip], runs: Cudag
         for reason in _reasons(skip, compiled, names):
             if reason not in reasons:
                 reasons.append(reason)
+    # An op kept out of CUDA graphs splits the graph; the partitions around it are still CUDA-graphed.
+    blocking = [r for r in reasons if r.when != "partition"]
     if predicted or runs is None:
-        taken = (compiled.wrapped or predicted) and not reasons
+        taken = (compiled.wrapped or predicted) and not blocking
     else:
         taken = runs.recordings > 0
     counts: dict[str, Any] = {}
@@ -87,7 +89,10 @@ def _reasons(skip: CudagraphSkip, compiled: CudagraphCompile, names: dict[str, s
     """One reason per writer of a written input (the kernel responsible), else one with the message's site."""
     text = headline(skip.text)
     file, line = found_at(skip.text)
-    site = f"{file}:{line}" if file else None
+    site = skip.site or (f"{file}:{line}" if file else None)
+    if skip.kernel_id:
+        return [CudagraphReason(skip.when, skip.kind, text, kernel=names.get(skip.kernel_id, skip.kernel_id),
+                                site=site)]
     if skip.kind in WRITE_KINDS:
         written = [m for m in compiled.mutated_inputs if not m.static]
         tied = [CudagraphReason(skip.when, skip.kind, text, kernel=names.get(w.kernel_id or "", w.kernel_id),
@@ -126,9 +131,10 @@ def cudagraph_skipped(report: Report, kernels: Sequence[KernelSummary]) -> list[
     """A graph the CUDA-graph tree runs (or would run) without a CUDA graph, tied to its kernel when known."""
     advice = []
     for use in report.cudagraphs:
-        if use.cudagraphed or not use.reasons:
+        blocking = [r for r in use.reasons if r.when != "partition"]
+        if use.cudagraphed or not blocking:
             continue
-        first = use.reasons[0]
+        first = blocking[0]
         culprit = (f"{first.kernel} writes its argument {first.param} in place (graph input {first.input})"
                    if first.kernel else first.op and f"{first.op} writes graph input {first.input}" or first.text)
         where = f" at {site_text(first.site)}" if first.site else ""

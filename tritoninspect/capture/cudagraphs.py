@@ -123,6 +123,8 @@ class CudagraphRecorder:
                 texts = ([found.disabled_reason] if found.disabled_reason else []) + list(found.fail_reasons or ())
                 skips = [CudagraphSkip("compile", skip_kind(t), t) for t in texts]
             wrapped = found.wrapped
+        skips += [CudagraphSkip("partition", k["kind"], k["text"], k["kernel_id"], k["site"])
+                  for k in compat.kept_out(gm, self._kernel_id)]
         static = set(found.static_idxs)
         inputs = tuple(
             MutatedInput(i, found.placeholders[i] if i < len(found.placeholders) else "?", i in static,

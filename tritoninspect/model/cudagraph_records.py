@@ -48,13 +48,17 @@ class MutatedInput:
 class CudagraphSkip:
     """One reason Inductor gives (gpu) or would give (compile-only) for running a graph without CUDA graphs."""
 
-    #: "compile": decided while compiling; "run": decided by the CUDA-graph tree at a call.
+    #: "compile": decided while compiling; "run": decided by the CUDA-graph tree at a call; "partition": an
+    #: op Inductor keeps out of CUDA graphs, the rest of the graph CUDA-graphed around it.
     when: str
-    #: "mutated_inputs", "input_storage_mutation", "non_tensor_inputs", "incompatible_op", "dynamic_shapes",
-    #: "device", "rerecord_limit", "control_flow", "other" (`textformats.cudagraphs.skip_kind`).
+    #: "mutated_inputs", "input_storage_mutation", "non_tensor_inputs", "incompatible_op", "unbacked",
+    #: "dynamic_shapes", "device", "rerecord_limit", "control_flow", "other" (`textformats.cudagraphs.skip_kind`).
     kind: str
     #: torch's message, as logged (`log_cudagraph_skip_and_bump_counter`) or as its own check words it.
     text: str
+    #: "partition" skips only: the user kernel the kept-out op's value reaches, and the op's line.
+    kernel_id: str | None = None
+    site: str | None = None
 
 
 @dataclass(frozen=True)

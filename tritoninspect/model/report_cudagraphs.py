@@ -12,10 +12,11 @@ from dataclasses import dataclass
 class CudagraphReason:
     """One reason Inductor gives (measured) or would give (predicted) for running a graph without a CUDA graph."""
 
-    #: "compile": decided while compiling; "run": decided by the CUDA-graph tree at a call.
+    #: "compile": decided while compiling; "run": decided by the CUDA-graph tree at a call; "partition": an op
+    #: Inductor keeps out of CUDA graphs, splitting the graph (the partitions around it are still CUDA-graphed).
     when: str
-    #: "mutated_inputs", "input_storage_mutation", "non_tensor_inputs", "incompatible_op", "dynamic_shapes",
-    #: "device", "rerecord_limit", "control_flow", "index_put", "other".
+    #: "mutated_inputs", "input_storage_mutation", "non_tensor_inputs", "incompatible_op", "unbacked",
+    #: "dynamic_shapes", "device", "rerecord_limit", "control_flow", "index_put", "other".
     kind: str
     #: torch's message without its stack trace, e.g. "skipping cudagraphs due to mutated inputs (1 instances)".
     text: str

@@ -39,6 +39,10 @@ def _verdict(use: CudagraphUse) -> str:
 def reason_text(reason: CudagraphReason) -> str:
     """One reason on one line: who, where, torch's words, when it was decided."""
     who = ""
+    if reason.when == "partition":
+        where = f" at {site_text(reason.site)}" if reason.site else ""
+        feeds = f"; its value reaches {reason.kernel}" if reason.kernel else ""
+        return f"{reason.text}{where}{feeds} [{reason.kind}, the rest is CUDA-graphed]"
     if reason.kernel:
         who = f"{reason.kernel} writes {reason.param} (graph input {reason.input}) in place"
     elif reason.op:

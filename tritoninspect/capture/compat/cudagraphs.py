@@ -233,3 +233,48 @@ def _auto_functionalized(node: torch.fx.Node) -> bool:
 def _op_text(target: Any) -> str:
     name = getattr(getattr(target, "_schema", None), "name", None)
     return str(name) if name else str(getattr(target, "__name__", target))
+
+
+def kept_out(gm: torch.fx.GraphModule, kernel_id: Callable[[Any], str | None]) -> list[dict[str, Any]]:
+    """With graph partitions on (`config.graph_partition`, torch's default in 2.13): the first node Inductor
+    keeps out of CUDA graphs, splitting the graph around it (`torch._inductor.utils.
+    get_first_incompatible_cudagraph_node`: a CUDA-graph-unsafe op, or a node whose value has unbacked
+    sizes, torch 2.11-2.14; looked up), and the first user kernel its value reaches. Without partitions
+    Inductor says the same as a skip (compile_fx.py: "disabling cudagraphs due to incompatible op")."""
+    import torch._inductor.config as inductor_config
+    from torch._inductor import utils
+    from torch.fx.experimental.symbolic_shapes import free_unbacked_symbols
+
+    from tritoninspect.capture.compat import hops
+    from tritoninspect.textformats.cudagraphs import stack_site
+
+    first = getattr(utils, "get_first_incompatible_cudagraph_node", None)
+    if first is None or not getattr(inductor_config, "graph_partition", False):
+        return []
+    node = first(gm)
+    if node is None:
+        return []
+    val = node.meta.get("val")
+    unbacked = val is not None and bool(free_unbacked_symbols(val))
+    kernel = _kernel_downstream(node, hops)
+    target = _op_text(node.target)
+    what = "its value has data-dependent (unbacked) sizes" if unbacked else "it cannot be captured in a CUDA graph"
+    return [{"kind": "unbacked" if unbacked else "incompatible_op",
+             "text": f"{target} runs outside CUDA graphs ({what}): Inductor splits the graph around it",
+             "kernel_id": kernel_id(hops.side_table_kernel(hops.hop_fields(kernel)["kernel_idx"])) if kernel else None,
+             "site": stack_site(node.meta.get("stack_trace"))}]
+
+
+def _kernel_downstream(node: torch.fx.Node, hops: Any, limit: int = 256) -> torch.fx.Node | None:
+    """The first user-kernel HOP node that `node`'s value reaches (through sizes and ops), else None."""
+    seen: set[torch.fx.Node] = set()
+    todo = list(node.users)
+    while todo and len(seen) < limit:
+        user = todo.pop(0)
+        if user in seen:
+            continue
+        seen.add(user)
+        if hops.hop_form(user) is not None:
+            return user
+        todo.extend(user.users)
+    return None
