@@ -125,32 +125,35 @@ def _fusion(record: EpilogueRecord, names: dict[str, str], compile_only: bool) -
                           record.available, record.enabled, record.blockers, tuple(neighbours))
 
 
-# --- advice (registered in analyse/advice.py) -----------------------------------------------------------
+# --- what is worth saying: shared by the advice below and the findings ------------------------------------
 
-def cudagraph_skipped(report: Report, kernels: Sequence[KernelSummary]) -> list[Advice]:
-    """A graph the CUDA-graph tree runs (or would run) without a CUDA graph, tied to its kernel when known."""
-    advice = []
-    for use in report.cudagraphs:
+CUDAGRAPH_BASIS = ("Inductor's CUDA-graph tree replays a recorded graph on static memory; a graph that writes a "
+                   "non-static input, takes CPU tensors or non-tensor inputs, or holds an op that cannot be captured "
+                   "is run without a CUDA graph, and every call pays the launch overhead again.")
+EPILOGUE_BASIS = ("Inductor rewrites the kernel's one store to apply the epilogue, and only when its analysis of the "
+                  "kernel's accesses allows it.")
+EPILOGUE_ACTION = ("For an epilogue to fuse, the kernel must write exactly one fresh tensor (torch.empty) with a "
+                   "single tl.store it does not read back; split other work into a second kernel.")
+
+
+def skipped_graphs(uses: Sequence[CudagraphUse]) -> list[tuple[CudagraphUse, CudagraphReason]]:
+    """(graph, its first reason) per graph run (or predicted to run) without CUDA graphs; an op kept out of
+    CUDA graphs by partitions does not count (the rest is CUDA-graphed)."""
+    found = []
+    for use in uses:
         blocking = [r for r in use.reasons if r.when != "partition"]
-        if use.cudagraphed or not blocking:
-            continue
-        first = blocking[0]
-        culprit = (f"{first.kernel} writes its argument {first.param} in place (graph input {first.input})"
-                   if first.kernel else first.op and f"{first.op} writes graph input {first.input}" or first.text)
-        where = f" at {site_text(first.site)}" if first.site else ""
-        said = "would run" if use.basis == "predicted" else "runs"
-        advice.append(Advice(
-            rule=CUDAGRAPH_RULE, impact=30, kernel=first.kernel,
-            finding=f"[{use.compile_id}] the {use.part} graph {said} without CUDA graphs under "
-                    f"mode=\"reduce-overhead\": {culprit}{where} ({first.text})"
-                    + (" [predicted]" if use.basis == "predicted" else ""),
-            action=_action(first),
-            because="Inductor's CUDA-graph tree replays a recorded graph on static memory; a graph that writes a "
-                    "non-static input, takes CPU tensors or non-tensor inputs, or holds an op that cannot be "
-                    "captured is run without a CUDA graph, and every call pays the launch overhead again.",
-            cite=CUDAGRAPH_CITE,
-        ))
-    return advice
+        if not use.cudagraphed and blocking:
+            found.append((use, blocking[0]))
+    return found
+
+
+def skip_summary(use: CudagraphUse, first: CudagraphReason) -> str:
+    culprit = (f"{first.kernel} writes its argument {first.param} in place (graph input {first.input})"
+               if first.kernel else first.op and f"{first.op} writes graph input {first.input}" or first.text)
+    where = f" at {site_text(first.site)}" if first.site else ""
+    said = "would run" if use.basis == "predicted" else "runs"
+    return (f"[{use.compile_id}] the {use.part} graph {said} without CUDA graphs under mode=\"reduce-overhead\": "
+            f"{culprit}{where} ({first.text})" + (" [predicted]" if use.basis == "predicted" else ""))
 
 
 def site_text(site: str) -> str:
@@ -159,7 +162,7 @@ def site_text(site: str) -> str:
     return short_location(file, int(line)) if file and line.isdigit() else site
 
 
-def _action(reason: CudagraphReason) -> str:
+def skip_action(reason: CudagraphReason) -> str:
     if reason.kind in WRITE_KINDS:
         who = reason.kernel or reason.op or "the kernel"
         return (f"Let {who} write a new tensor (torch.empty_like) and return it instead of writing the input in "
@@ -172,27 +175,36 @@ def _action(reason: CudagraphReason) -> str:
     return "Move the op named in the reason out of the compiled region, or keep it out of the CUDA-graphed part."
 
 
-def epilogue_refused(report: Report, kernels: Sequence[KernelSummary]) -> list[Advice]:
-    """With epilogue fusion on: a neighbour Inductor did not fuse into a user kernel, and why."""
-    advice = []
-    for fusion in report.epilogues:
+def refused_epilogues(fusions: Sequence[EpilogueFusion]) -> list[tuple[EpilogueFusion, str]]:
+    """(launch, the sentence saying what was not fused and why) per launch with the fusion on where a
+    neighbour was not fused; a refusal by compile-only mode's C++ backend is that mode's own, not said."""
+    found = []
+    for fusion in fusions:
         if not (fusion.available and fusion.enabled):
             continue
-        # A refusal by compile-only mode's C++ backend is that mode's own (a GPU run decides): not advised.
         refused = [n for n in fusion.neighbours if n.fused is False and "compile-only" not in n.reason]
         if fusion.blockers:
             refused = [n for n in fusion.neighbours if n.fused is not True]
         if not refused:
             continue
         why = "; ".join(fusion.blockers) or refused[0].reason or "no reason given"
-        advice.append(Advice(
-            rule=EPILOGUE_RULE, impact=10, kernel=fusion.kernel,
-            finding=f"[{fusion.compile_id}] Inductor did not fuse {', '.join(n.node for n in refused)} "
-                    f"({', '.join(o for n in refused for o in n.ops) or 'ops unknown'}) into {fusion.kernel}: {why}",
-            action="For an epilogue to fuse, the kernel must write exactly one fresh tensor (torch.empty) with a single "
-                   "tl.store it does not read back; split other work into a second kernel.",
-            because="Inductor rewrites the kernel's one store to apply the epilogue, and only when its analysis of the "
-                    "kernel's accesses allows it.",
-            cite=EPILOGUE_CITE,
-        ))
-    return advice
+        found.append((fusion, f"[{fusion.compile_id}] Inductor did not fuse {', '.join(n.node for n in refused)} "
+                              f"({', '.join(o for n in refused for o in n.ops) or 'ops unknown'}) into "
+                              f"{fusion.kernel}: {why}"))
+    return found
+
+
+# --- advice (registered in analyse/advice.py) -----------------------------------------------------------
+
+def cudagraph_skipped(report: Report, kernels: Sequence[KernelSummary]) -> list[Advice]:
+    """A graph the CUDA-graph tree runs (or would run) without a CUDA graph, tied to its kernel when known."""
+    return [Advice(rule=CUDAGRAPH_RULE, impact=30, kernel=first.kernel, finding=skip_summary(use, first),
+                   action=skip_action(first), because=CUDAGRAPH_BASIS, cite=CUDAGRAPH_CITE)
+            for use, first in skipped_graphs(report.cudagraphs)]
+
+
+def epilogue_refused(report: Report, kernels: Sequence[KernelSummary]) -> list[Advice]:
+    """With epilogue fusion on: a neighbour Inductor did not fuse into a user kernel, and why."""
+    return [Advice(rule=EPILOGUE_RULE, impact=10, kernel=fusion.kernel, finding=text, action=EPILOGUE_ACTION,
+                   because=EPILOGUE_BASIS, cite=EPILOGUE_CITE)
+            for fusion, text in refused_epilogues(report.epilogues)]
