@@ -285,7 +285,7 @@ def _cases(p: Path) -> dict[str, Case]:
         "zero --timeout": Case(["graph", f"{m}:Net", "--timeout", "0"], 2, "--timeout"),
         "infinite --timeout": Case(["graph", f"{m}:Net", "--timeout", "inf"], 2, "--timeout"),
         "unknown --show": Case(["graph", "good.json", "--show", "bytecode"], 2, "--show"),
-        "check without conditions": Case(["check", f"{m}:Net"], 2, "at least one condition"),
+        "check --allow of no rule": Case(["check", f"{m}:Net", "--allow", "nope"], 2, "no such finding rule"),
         "check bad --entry": Case(["check", f"{m}:Net", "--entry", "k=magic"], 2, "--entry"),
         "capture options on a saved report": Case(["graph", "good.json", "-i", "4", "--stage", "dynamo"], 2, "--inputs"),
         "--target in gpu-less cuda mode": Case(["graph", f"{m}:Net", "--device", "cuda", "--target", "sm_80"], 5, ""),

@@ -369,7 +369,7 @@ def run(*args: str) -> subprocess.CompletedProcess[str]:
 def test_check_cli_exit_codes_both_ways(saved: dict[str, Path]) -> None:
     ok = run("check", str(saved["recompile_constexpr"]), "--no-breaks", "--entry", "one_block_kernel=hop")
     assert ok.returncode == ExitCode.OK, ok.stderr
-    assert ok.stdout.startswith("ok: 2 conditions hold")
+    assert ok.stdout.startswith("ok: 3 conditions hold")
     bad = run("check", str(saved["break_disabled_dispatch"]), "--no-breaks", "--max-graphs", "1",
               "--entry", "gelu_kernel=hop", "--max-graphs", "2")
     assert bad.returncode == ExitCode.FINDINGS, bad.stderr
@@ -382,14 +382,15 @@ def test_check_cli_json(saved: dict[str, Path]) -> None:
     proc = run("check", str(saved["break_disabled_dispatch"]), "--no-breaks", "--json")
     assert proc.returncode == ExitCode.FINDINGS
     data = json.loads(proc.stdout)
-    assert data["ok"] is False and data["conditions"] == ["--no-breaks"] and len(data["failures"]) == 1
+    assert data["ok"] is False and data["conditions"] == ["--no-breaks", "no error finding"]
+    assert len(data["failures"]) == 1
     assert (data["schema_version"], data["tool"]) == (CHECK_SCHEMA_VERSION, "tritoninspect")
 
 
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--json"], "give at least one condition"),
+        (["--json", "--allow", "nope"], "no such finding rule"),
         (["--entry", "gelu_kernel"], "expected KERNEL=KIND"),
         (["--no-breaks", "--stage", "dynamo"], "--stage: meant for compiling a target"),
     ],

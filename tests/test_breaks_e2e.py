@@ -206,7 +206,8 @@ def test_cli_check_holds(runs: Any) -> None:
     assert proc.returncode == ExitCode.OK, explain(proc)
     data = json.loads(proc.stdout)
     assert data["ok"] is True and data["failures"] == []
-    assert data["conditions"] == ["--no-breaks", "--max-graphs 1", "--entry add_kernel=hop", "--no-fallback"]
+    assert data["conditions"] == ["--no-breaks", "--max-graphs 1", "--entry add_kernel=hop", "--no-fallback",
+                                  "no error finding"]
 
 
 def _asset(name: str) -> tuple[Path, Any]:

@@ -222,3 +222,18 @@ def test_op_kept_out_of_cuda_graphs_leaves_the_rest_cudagraphed() -> None:
     assert not [a for a in report.advice if a.rule == "cudagraph_skipped"]
     text = "\n".join(str(x) for x in cudagraph_section(report, Path.cwd()))
     assert "its value reaches add_kernel [unbacked, the rest is CUDA-graphed]" in text
+
+
+def test_findings_join_the_registry() -> None:
+    from tritoninspect.analyse.hazards import RULE_IDS
+
+    cap = capture(cudagraphs=records(compiled(), runs=(CudagraphRuns("0/0", "inference", 1, 0, 0, 0, 3),),
+                                     run_skips=(RUN_SKIP,)), epilogues=[epilogue(blockers=("it has 2 tl.store calls",))])
+    findings = {f.rule: f for f in build_report(cap).findings}
+    assert {"cudagraph_skipped", "epilogue_refused"} <= set(findings) and set(findings) <= set(RULE_IDS)
+    skip = findings["cudagraph_skipped"]
+    assert (skip.severity, skip.kernel, skip.compile_ids) == ("warning", "add_kernel", ("0/0",))
+    (evidence,) = skip.evidence
+    assert (evidence.kind, evidence.param, evidence.file, evidence.line, evidence.stage) == (
+        "launch", "x_ptr", "/m/model.py", 25, "runtime")
+    assert findings["epilogue_refused"].kernel == "add_kernel"

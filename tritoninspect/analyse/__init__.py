@@ -22,6 +22,7 @@ from tritoninspect.analyse.emulation import emulation_notes, enrich_device_probe
 from tritoninspect.analyse.fusion import enrich_fusion
 from tritoninspect.analyse.guards import enrich_guards
 from tritoninspect.analyse.graphs import analyse_graphs
+from tritoninspect.analyse.hazards import find_hazards
 from tritoninspect.analyse.kernels import analyse_kernels, analyse_opaque_ops, analyse_unattributed_fallbacks
 from tritoninspect.analyse.resources import enrich_resources
 from tritoninspect.model.records import Capture
@@ -69,6 +70,11 @@ def build_report(capture: Capture, analyses: list[tuple[str, Analysis]] | None =
             fields.update(enrich(capture, dict(fields)))
         except Exception as exc:  # noqa: BLE001 - as for analyses
             diagnostics.append(Diagnostic("error", name, f"analysis failed: {type(exc).__name__}: {exc}"))
+    if analyses is None:
+        findings, failed = find_hazards(capture)
+        fields["findings"] = tuple(findings)
+        diagnostics += [Diagnostic("error", f"hazard {name}", f"analysis failed: {type(exc).__name__}: {exc}")
+                        for name, exc in failed]
     diagnostics.extend(compile_only_notes(capture, fields.get("graph_breaks", ())))
     diagnostics.extend(emulation_notes(capture))
     diagnostics.extend(probe_notes(capture, fields.get("graph_breaks", ())))

@@ -15,7 +15,7 @@ import shlex
 from collections.abc import Callable, Sequence
 
 from tritoninspect.analyse.breaks import is_size_mismatch
-from tritoninspect.analyse.cudagraphs import cudagraph_skipped, epilogue_refused
+from tritoninspect.analyse.hazards.bridge import covered_kernels, hazard_advice
 from tritoninspect.analyse.summary import KernelSummary, short_location, size_text, summarise
 from tritoninspect.model.report import Advice, GraphBreak, Recompile, Report
 
@@ -74,8 +74,9 @@ def kernel_missing(report: Report, kernels: Sequence[KernelSummary]) -> list[Adv
 def inplace_clones(report: Report, kernels: Sequence[KernelSummary]) -> list[Advice]:
     """Arguments the kernel writes that Inductor still clones after re-inplacing."""
     advice = []
+    covered = covered_kernels(report, ("clone_cost",))  # said per compile, with the reasons, by that finding
     for k in kernels:
-        if not k.cloned or not k.clone_bytes:
+        if not k.cloned or not k.clone_bytes or k.name in covered:
             continue
         args = ", ".join(k.cloned)
         advice.append(Advice(
@@ -327,8 +328,8 @@ RULES: dict[str, Rule] = {
     "inplace_clones": inplace_clones,
     "mutation_fallback": mutation_fallback,
     "recompiles": recompiles,
-    "cudagraph_skipped": cudagraph_skipped,
-    "epilogue_refused": epilogue_refused,
+    # Issue 24's findings (analyse/hazards/): each error or warning, ranked with the rest.
+    "hazards": hazard_advice,
 }
 
 

@@ -36,6 +36,8 @@ def check_report(
     entries: Mapping[str, str] | None = None,
     no_clones: Iterable[str] = (),
     no_fallback: bool = False,
+    findings: bool = False,
+    allow: Iterable[str] = (),
 ) -> list[str]:
     """One line per failed condition; `[]` when every condition holds.
 
@@ -48,6 +50,8 @@ def check_report(
     - `no_clones`: kernels whose AOT occurrences clone no tensor
       (`tensors_to_clone` empty);
     - `no_fallback`: mutation analysis never fell back to "every input mutated".
+    - `findings`: no `error` finding (`Report.findings`: the compiled result can differ from
+      eager), except those whose rule is in `allow`.
 
     Raises ValueError for an unknown entry kind. Conditions that need a stage
     the report does not have (clones and fallbacks need AOT) fail, saying so.
@@ -65,6 +69,8 @@ def check_report(
         failures += _no_clones(report, kernel)
     if no_fallback:
         failures += _no_fallback(report)
+    if findings:
+        failures += _error_findings(report, set(allow))
     return failures
 
 
@@ -123,6 +129,16 @@ def parse_entry(text: str) -> tuple[str, str]:
     if not sep or not kernel.strip() or kind.strip() not in ENTRY_KINDS:
         raise ValueError(f"--entry {text!r}: expected KERNEL=KIND with KIND one of {', '.join(ENTRY_KINDS)}")
     return kernel.strip(), kind.strip()
+
+
+def parse_allow(rule: str) -> str:
+    """A finding rule for `--allow`; ValueError naming the rules when it is none of them."""
+    from tritoninspect.analyse.hazards import RULE_IDS
+
+    rule = rule.strip()
+    if rule not in RULE_IDS:
+        raise ValueError(f"--allow {rule!r}: no such finding rule; rules: {', '.join(RULE_IDS) or 'none'}")
+    return rule
 
 
 def dynamo_graph_ids(report: Report) -> list[str]:
@@ -225,6 +241,17 @@ def _no_fallback(report: Report) -> list[str]:
             failures.append(f"--no-fallback: mutation analysis fell back for {where}: {cause}")
     for f in report.mutation_fallbacks_unattributed:
         failures.append(f"--no-fallback: mutation analysis fell back in {f.compile_id} (kernel unknown): {f.cause}")
+    return failures
+
+
+def _error_findings(report: Report, allow: set[str]) -> list[str]:
+    """One line per error finding whose rule is not allowed."""
+    failures = []
+    for f in report.findings:
+        if f.severity != "error" or f.rule in allow:
+            continue
+        ids = f" [{', '.join(f.compile_ids)}]" if f.compile_ids else ""
+        failures.append(f"finding {f.rule}{ids}: {f.summary} (accept it with --allow {f.rule})")
     return failures
 
 

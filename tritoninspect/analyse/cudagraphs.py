@@ -1,5 +1,6 @@
 """CUDA graphs and epilogues: the capture's records (`graph --cudagraphs`, Inductor's epilogue fusion) as
-report fields, each reason tied to the user kernel responsible, and the advice they call for.
+report fields, each reason tied to the user kernel responsible, and what is worth saying about them (made
+into findings by `analyse/hazards/cudagraphs.py`).
 
 Pure: reads `Capture.cudagraphs` and `Capture.epilogues` (model/cudagraph_records.py), never torch.
 """
@@ -9,16 +10,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from tritoninspect.analyse.summary import KernelSummary, short_location
+from tritoninspect.analyse.summary import short_location
 from tritoninspect.model.cudagraph_records import CudagraphCompile, CudagraphRuns, CudagraphSkip, EpilogueRecord
 from tritoninspect.model.records import Capture
 from tritoninspect.model.report import (
-    Advice,
     CudagraphReason,
     CudagraphUse,
     EpilogueFusion,
     EpilogueNeighbour,
-    Report,
 )
 from tritoninspect.textformats.cudagraphs import found_at, headline
 
@@ -125,7 +124,7 @@ def _fusion(record: EpilogueRecord, names: dict[str, str], compile_only: bool) -
                           record.available, record.enabled, record.blockers, tuple(neighbours))
 
 
-# --- what is worth saying: shared by the advice below and the findings ------------------------------------
+# --- what is worth saying (analyse/hazards/cudagraphs.py makes the findings) -----------------------------
 
 CUDAGRAPH_BASIS = ("Inductor's CUDA-graph tree replays a recorded graph on static memory; a graph that writes a "
                    "non-static input, takes CPU tensors or non-tensor inputs, or holds an op that cannot be captured "
@@ -192,19 +191,3 @@ def refused_epilogues(fusions: Sequence[EpilogueFusion]) -> list[tuple[EpilogueF
                               f"({', '.join(o for n in refused for o in n.ops) or 'ops unknown'}) into "
                               f"{fusion.kernel}: {why}"))
     return found
-
-
-# --- advice (registered in analyse/advice.py) -----------------------------------------------------------
-
-def cudagraph_skipped(report: Report, kernels: Sequence[KernelSummary]) -> list[Advice]:
-    """A graph the CUDA-graph tree runs (or would run) without a CUDA graph, tied to its kernel when known."""
-    return [Advice(rule=CUDAGRAPH_RULE, impact=30, kernel=first.kernel, finding=skip_summary(use, first),
-                   action=skip_action(first), because=CUDAGRAPH_BASIS, cite=CUDAGRAPH_CITE)
-            for use, first in skipped_graphs(report.cudagraphs)]
-
-
-def epilogue_refused(report: Report, kernels: Sequence[KernelSummary]) -> list[Advice]:
-    """With epilogue fusion on: a neighbour Inductor did not fuse into a user kernel, and why."""
-    return [Advice(rule=EPILOGUE_RULE, impact=10, kernel=fusion.kernel, finding=text, action=EPILOGUE_ACTION,
-                   because=EPILOGUE_BASIS, cite=EPILOGUE_CITE)
-            for fusion, text in refused_epilogues(report.epilogues)]

@@ -20,6 +20,7 @@ from tritoninspect import textformats
 from tritoninspect.capture import compat
 from tritoninspect.capture.breaks import break_record, launch_site
 from tritoninspect.capture.failure import Progress
+from tritoninspect.capture.hazards import HazardRecorder
 from tritoninspect.capture.kernel_ops import KernelOps
 from tritoninspect.capture.patching import Patcher, scoped_env
 from tritoninspect.capture.logs import FallbackFilter, LogHandler
@@ -43,9 +44,8 @@ from tritoninspect.capture.shapes import record_shapes
 class Recorder:
     """A Dynamo backend that records each stage, then hands off to Inductor.
 
-    `stage` stops the pipeline early: "dynamo" runs the Dynamo graph as is,
-    "aot" runs the AOT graphs uncompiled, "inductor" compiles with Inductor.
-    """
+    `stage` stops the pipeline early: "dynamo" runs the Dynamo graph as is, "aot" runs the AOT graphs
+    uncompiled, "inductor" compiles with Inductor."""
 
     def __init__(self, stage: str = "inductor", *, compile_only: bool = False, resources: bool = False,
                  cudagraphs: bool = False) -> None:
@@ -74,7 +74,9 @@ class Recorder:
         #: The graph Inductor compiles now; its sub-graphs whose post-grad nodes were recorded.
         self._compiling: torch.fx.GraphModule | None = None
         self._post_grad_subgraphs: set[str] = set()
-        #: Inductor's CUDA graphs (--cudagraphs: compiled as mode="reduce-overhead") and its epilogue fusion.
+        #: The evidence of issue 24's findings: capture/hazards.py; CUDA graphs (--cudagraphs) and epilogue
+        #: fusion: capture/watchers.py.
+        self.hazards = HazardRecorder(self.capture, self.kernel)
         self.watchers = Watchers(self.capture, kernel_id=self.kernel, compile_only=compile_only, cudagraphs=cudagraphs)
 
     # --- the backend -------------------------------------------------------
@@ -155,9 +157,8 @@ class Recorder:
             self._record_final(gm, cid, part, index)
 
     def _record_final(self, gm: torch.fx.GraphModule, cid: str, part: str, index: int) -> None:
-        """Record `gm` again as "post_grad_final": Inductor's post-grad passes
-        (re-inplacing, then the functional HOP decomposed into clones + the
-        mutation HOP) rewrite it in place, after our "post_grad" snapshot.
+        """Record `gm` again as "post_grad_final": Inductor's post-grad passes (re-inplacing, then the functional
+        HOP decomposed into clones + the mutation HOP) rewrite it in place, after our "post_grad" snapshot.
         Only when those passes ran (a "post_grad" graph was recorded since)."""
         ran = any(g.stage == "post_grad" and (g.compile_id, g.part) == (cid, part) for g in self.capture.graphs[index:])
         if not ran:
@@ -198,10 +199,8 @@ class Recorder:
         self._record_graph(gm, cid, "post_grad", self._part, skip=self._post_grad_subgraphs)
 
     def _remember_code(self, gm: torch.fx.GraphModule, cid: str) -> Any:
-        """Run `gm` as is; note its code files to attribute launches to `cid`.
-
-        Subgraphs count too: an autograd.Function's backward runs its traced
-        `bwd_body_0`, so a launch there is the graph's, not an eager one."""
+        """Run `gm` as is; note its code files to attribute launches to `cid`. Subgraphs count too: an
+        autograd.Function's backward runs its traced `bwd_body_0`, so a launch there is the graph's."""
         for _, mod in gm.named_modules():
             if isinstance(mod, torch.fx.GraphModule):
                 self._code_files[compat.dynamo.graph_module_code_file(mod)] = cid
@@ -224,7 +223,9 @@ class Recorder:
     def _record_node(self, node: torch.fx.Node, cid: str, stage: str, part: str, subgraph: str) -> None:
         form = compat.hops.hop_form(node)
         if form is not None:
-            self.capture.nodes.append(self._hop_record(node, form, cid, stage, part, subgraph))
+            record = self._hop_record(node, form, cid, stage, part, subgraph)
+            self.capture.nodes.append(record)
+            self.hazards.on_hop(node, compat.hops.hop_fields(node), record)
             return
         op = compat.library.op_name(node.target) if node.op == "call_function" else None
         if op is None or op.split("::")[0] in textformats.output_code.TORCH_OP_NAMESPACES:
@@ -263,11 +264,10 @@ class Recorder:
         )
 
     def _hop_op(self, node: torch.fx.Node, kid: str | None, cid: str, stage: str, part: str, sub: str) -> str | None:
-        """The op the node's kernel was reached through: the innermost triton_op
-        whose decomposition made the node, else what node meta names (the op the
-        graph called; for a backward node, the op whose registered backward it is).
-        Inductor's decomposition of the functional HOP (post_grad_final) drops our
-        note: there the same kernel's n-th functional node before it says."""
+        """The op the node's kernel was reached through: the innermost triton_op whose decomposition made
+        the node, else what node meta names (the op the graph called; for a backward node, the op whose
+        registered backward it is). Inductor's decomposition of the functional HOP (post_grad_final) drops
+        our note: there the same kernel's n-th functional node before it says."""
         noted = compat.library.decomposed_from(node)
         if noted is None and stage == "post_grad_final":
             twin = self._post_grad_twin(kid, cid, part, sub)
@@ -313,6 +313,7 @@ class Recorder:
         if kid not in self.capture.kernels:
             self.capture.kernels[kid] = kernel_record(jf, kid)
             self._sources[kid] = getattr(jf, "src", "")
+            self.hazards.on_kernel(kid, jf, compat.kernels.user_kernel_object(jf))
         return kid
 
     # --- hooks -----------------------------------------------------------------
@@ -328,19 +329,21 @@ class Recorder:
         fallback_filter = FallbackFilter(self._on_fallback)
         try:
             self._op_codes = compat.library.custom_op_codes()
-            # Note which triton_op each HOP node came from, wherever it was called
-            # (nested in another op, from a registered backward).
+            # Note which triton_op each HOP node came from, wherever it was called (nested, from a backward).
             for mapping, key, value in compat.library.decomposition_patches():
                 patcher.set_item(mapping, key, value)
             for obj, name, value in compat.inductor.config_patches(self._record_post_grad):
                 patcher.set(obj, name, value)
-            # Inductor's hooks only when Inductor runs: importing its graph module
-            # alone costs seconds, a lot for a `--stage dynamo` run.
+            for obj, name, value in self.hazards.attribute_patches():
+                patcher.set(obj, name, value)
+            # Inductor's hooks only when Inductor runs: importing its graph module alone costs seconds.
             if self.stage == "inductor":
                 scopes.enter_context(self.watchers.installed(patcher))
                 patcher.set(compat.inductor.graph_lowering_class(), "save_output_code", self._on_output_code)
                 for obj, name, value in compat.inductor.kernel_origin_patches(self._on_kernel):
                     patcher.set(obj, name, value)
+                for mapping, key, value in self.hazards.item_patches():
+                    patcher.set_item(mapping, key, value)
             self._install_launch_hooks(patcher)
             trace_logger.addHandler(trace)
             mutation_logger.addFilter(fallback_filter)
@@ -380,7 +383,8 @@ class Recorder:
         def inductor_launch(autotuner: Any, *args: Any, **kwargs: Any) -> Any:
             result = inductor_run(autotuner, *args, **kwargs)
             if compat.inductor.is_user_kernel_launcher(autotuner):
-                recorder._on_launch("inductor", None, compat.inductor.kernel_name(autotuner))
+                launch = recorder._on_launch("inductor", None, compat.inductor.kernel_name(autotuner))
+                recorder.hazards.on_inductor_launch(autotuner, args, launch.compile_id)
             return result
 
         patcher.set(autotuner_cls, "run", inductor_launch)
@@ -467,7 +471,7 @@ class Recorder:
         file, line = compat.dynamo.mutation_fallback_location(exc)
         self.capture.fallbacks.append(FallbackRecord(compat.dynamo.current_compile_id() or "?", kid, cause, file, line))
 
-    def _on_launch(self, via: str, kernel_id: str | None, inductor_name: str | None) -> None:
+    def _on_launch(self, via: str, kernel_id: str | None, inductor_name: str | None) -> LaunchRecord:
         op, in_graph, cid, where = None, False, None, {}
         for frame in compat.dynamo.frames():
             code = frame.f_code
@@ -485,7 +489,9 @@ class Recorder:
                 break
         # Where an eager launch came from ties it to the graph break that made it eager.
         site = () if in_graph else launch_site()
-        self._launches[LaunchRecord(via, kernel_id, inductor_name, op, in_graph, cid, site=site, **where)] += 1
+        launch = LaunchRecord(via, kernel_id, inductor_name, op, in_graph, cid, site=site, **where)
+        self._launches[launch] += 1
+        return launch
 
     def _flush_launches(self) -> None:
         for launch, count in self._launches.items():

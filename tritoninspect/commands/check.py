@@ -21,7 +21,7 @@ from tritoninspect.commands._options import (
     TargetArg,
     TimeoutOpt,
 )
-from tritoninspect.model.errors import ExitCode, UsageError, usage_errors
+from tritoninspect.model.errors import ExitCode, usage_errors
 
 
 def check(
@@ -39,29 +39,37 @@ def check(
         typer.Option("--no-clones", metavar="KERNEL", help="Fail when Inductor still clones an argument of KERNEL after re-inplacing (repeatable)."),
     ] = None,
     no_fallback: Annotated[bool, typer.Option("--no-fallback", help="Fail on a mutation-analysis fallback.")] = False,
+    allow: Annotated[
+        Optional[list[str]],
+        typer.Option("--allow", metavar="RULE", help="Accept error findings of RULE (repeatable): every other error "
+                     "finding (the compiled result can differ from eager) fails the check."),
+    ] = None,
     inputs: InputsOpt = None,
     device: DeviceOpt = Device.auto,
     dynamic: DynamicOpt = False,
     backward: BackwardOpt = None,
     stage: Annotated[
-        Optional[Stage], typer.Option(help="Default: dynamo; aot for --no-fallback; inductor for --no-clones.")
+        Optional[Stage], typer.Option(help="Default: inductor (the findings need Inductor's code and its launches); "
+                                      "an earlier stage checks only the findings it shows.")
     ] = None,
     json_out: JsonOpt = False,
     timeout: TimeoutOpt = None,
     quiet: QuietOpt = False,
     debug: DebugOpt = False,
 ) -> None:
-    """Exit 1 when a condition fails (one line each), 0 when all hold: for CI."""
+    """Exit 1 when a condition fails (one line each), 0 when all hold: for CI.
+
+    Every check also fails on an error finding (the compiled result can differ from eager) unless
+    `--allow RULE` accepts its rule.
+    """
     from tritoninspect.run.pipeline import CaptureOptions
     from tritoninspect.source.parse import parse_source
 
     with edge(json_out=json_out, debug=debug) as err:
-        conditions = _conditions(no_breaks, max_graphs, entry or [], no_clones or [], no_fallback)
-        # The earliest stage that shows what the conditions need: clones and fallbacks appear in AOT.
-        # --no-clones asks about the compiled program: what re-inplacing leaves needs Inductor.
-        needed = "inductor" if no_clones else "aot" if no_fallback else "dynamo"
+        conditions = _conditions(no_breaks, max_graphs, entry or [], no_clones or [], no_fallback, allow or [])
+        # The findings read Inductor's code and its launches, so the default stage is Inductor's.
         options = CaptureOptions(inputs=inputs, device=device.value, dynamic=dynamic, backward=backward,
-                                 stage=stage.value if stage else needed)
+                                 stage=stage.value if stage else "inductor")
         report = report_for(parse_source(target), options,
                             given=given_options(options, stage=stage is not None, timeout=timeout),
                             err=err, timeout=timeout, progress=not (quiet or json_out), json_out=json_out,
@@ -76,12 +84,14 @@ def check(
 
 
 def _conditions(no_breaks: bool, max_graphs: int | None, entries: list[str], no_clones: list[str],
-                no_fallback: bool) -> dict[str, Any]:
-    """The conditions as `check_report` keywords, keyed for display; refuses none or bad ones."""
-    from tritoninspect.analyse.checks import parse_entry
+                no_fallback: bool, allow: list[str]) -> dict[str, Any]:
+    """The conditions as `check_report` keywords, keyed for display; refuses bad ones. The findings
+    condition is always there."""
+    from tritoninspect.analyse.checks import parse_allow, parse_entry
 
     with usage_errors():
         parsed = dict(parse_entry(e) for e in entries)
+        allowed = [parse_allow(rule) for rule in dict.fromkeys(allow)]
     conditions: dict[str, Any] = {}
     if no_breaks:
         conditions["--no-breaks"] = {"no_breaks": True}
@@ -93,7 +103,6 @@ def _conditions(no_breaks: bool, max_graphs: int | None, entries: list[str], no_
         conditions[f"--no-clones {kernel}"] = {"no_clones": [kernel]}
     if no_fallback:
         conditions["--no-fallback"] = {"no_fallback": True}
-    if not conditions:
-        raise UsageError("check: give at least one condition (--no-breaks, --max-graphs, --entry, --no-clones, "
-                         "--no-fallback)")
+    label = "no error finding" + (f" (--allow {', '.join(allowed)})" if allowed else "")
+    conditions[label] = {"findings": True, "allow": allowed}
     return conditions

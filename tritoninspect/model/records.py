@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from tritoninspect.model.cudagraph_records import CudagraphRecords, EpilogueRecord, epilogue_from_dict
+from tritoninspect.model.hazard_records import HazardRecords
 from tritoninspect.model.report import Failure, GraphRecord
 from tritoninspect.model.report_breaks import DecompiledFrame, DynamoBreak, RecompileLimit, RecompileRecord
 from tritoninspect.model.report_kernel import KernelRecord, Resources
@@ -279,6 +280,8 @@ class Capture:
     cudagraphs: CudagraphRecords | None = None
     #: Each user-kernel launch Inductor scheduled, and the epilogues it considered fusing into it.
     epilogues: list[EpilogueRecord] = field(default_factory=list)
+    #: The evidence the hazard analyses read (model/hazard_records.py).
+    hazards: HazardRecords = field(default_factory=HazardRecords)
     format: int = CAPTURE_FORMAT
 
     def to_json(self) -> str:
@@ -290,6 +293,8 @@ class Capture:
         for optional in ("failure", "recompile_limits", "emulation", "guards", "symbols", "cudagraphs", "epilogues"):
             if not data[optional]:
                 del data[optional]
+        if self.hazards.is_empty():
+            del data["hazards"]
         return json.dumps(data, indent=1, default=repr)
 
     @classmethod
@@ -315,6 +320,7 @@ class Capture:
             symbols=[_rec(SymbolRecord, v) for v in data.get("symbols", [])],
             cudagraphs=CudagraphRecords.from_dict(data["cudagraphs"]) if data.get("cudagraphs") else None,
             epilogues=[epilogue_from_dict(e) for e in data.get("epilogues", ())],
+            hazards=HazardRecords.from_dict(data["hazards"]) if data.get("hazards") else HazardRecords(),
             format=data["format"],
         )
 

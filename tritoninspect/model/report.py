@@ -1,57 +1,8 @@
 """The report: one frozen, versioned model that every renderer and diff reads.
 
 The JSON form (`Report.to_json`) is a public interface documented in
-docs/json.md. Change it only by bumping `SCHEMA_VERSION` and noting why below.
-
-Schema changelog:
-  1  first version: meta, graphs, graph_breaks, recompiles, kernels with
-     entries and occurrences, opaque_ops, diagnostics; Graph.compile_time_s;
-     stage post_grad_final; Occurrence.clones and .neighbourhood, Graph.code_calls
-     and its totals (inductor_kernels, extern_calls, user_kernels, copies),
-     Kernel.dropped_nodes; GraphBreak.headline, gb_id, doc_url, skipped_rest,
-     library_frame, context, context_start, kernel, kernel_relation,
-     eager_kernels, hint, hint_source; Recompile.guard, previous, changes
-     (ArgChange), hint; Report.decompiled (DecompiledFrame); Kernel.resources (Resources).
-     Reports written before those additions (and Meta.calls, Occurrence.scalars and
-     .part) still read: `ADDED_IN_VERSION_1` lists them. From now on, adding a field
-     bumps the version.
-  2  Report.failure (Failure): a compile or run that raised still gives a report,
-     holding everything captured before the failure. Report.recompile_limits
-     (RecompileLimit); a compile that Dynamo refused at the limit is no longer listed
-     as a recompile. Version 1 reports still read (`READABLE_VERSIONS`): they lack
-     exactly these two fields.
-  3  CodeCall.ops_source and Neighbour.ops_source: where an Inductor kernel's fused
-     ops come from ("inductor": Inductor's record of the kernel's origins; "comment":
-     the output code's `Original ATen` comment; "unknown": neither, ops empty).
-     Before, ops missing from a comment were split out of the kernel's name, which
-     also holds ops the kernel does not run. Version 1 and 2 reports still read:
-     they lack these two fields (reading as "", not said).
-  4  Reports read from a TORCH_TRACE log: Meta.mode "trace" (Meta.torch, .triton and
-     .device are the traced run's), Meta.rank (the log's rank, None when not
-     distributed or not a trace) and Meta.unknown (what a trace cannot tell: launch
-     counts, eager launches, kernels inside opaque custom ops...). Report.export
-     (ExportInfo, `tritoninspect export`): the exported program's signature, dynamic
-     dims, kernel entries and constraints, the AOTInductor package, findings with hints;
-     graph stages "export" and "aoti_output_code". GraphBreak.device_probe: in compile-only
-     mode, the place ("file:line in function") where `torch.cuda.is_available()` answered
-     False while Dynamo traced a function the break's user stack runs through: the break may
-     be compile-only's own (a GPU run answers True there). Versions 1-3 still read: they
-     lack these fields (Meta.rank None, Meta.unknown empty, Report.export None,
-     GraphBreak.device_probe None). Meta.backward_skipped_calls and .params_without_grad:
-     what --backward could not reach (0 and empty: not said). Report.advice (Advice): the
-     default view's findings with what to change (empty in reports written before it).
-  5  Kernels in sub-graphs (torch.cond / while_loop branches, invoke_subgraph bodies, recomputed
-     under activation checkpointing): CodeCall.function (the output-code function a launch is
-     written in: "call" or a sub-graph function such as "true_graph_0"); Neighbourhood.function,
-     .function_kind, .call_sites, .caller_before, .caller_after, .recompute; Occurrence.placement
-     (forward, backward, recompute, inference), .function and .line. Kernel.guards (KernelGuard:
-     guards on sizes a kernel's launch added, e.g. a heuristics value or a constexpr from a size, a
-     recompile risk) and Kernel.symbolic_args (SymbolicArg: arguments and grids holding symbolic
-     sizes, unbacked ones marked). Versions 1-4 still read: they lack these fields (function "call",
-     placement None, no guards). Report.cudagraphs (CudagraphUse, CudagraphReason: `graph --cudagraphs`,
-     per compiled graph whether Inductor's CUDA-graph tree took it, the reason tied to a kernel,
-     recorded/replayed counts on a GPU, "predicted" in compile-only mode) and Report.epilogues
-     (EpilogueFusion, EpilogueNeighbour: the neighbours Inductor fused into a user kernel or refused).
+docs/json.md. Change it only by bumping `SCHEMA_VERSION` and noting why in the changelog
+(`report_versions.py`, with the versions this tritoninspect reads and the fields each one added).
 
 The JSON Schema of this model, `tritoninspect/schemas/report.schema.json`, is generated
 from the dataclasses below (`json_schema()`; tests/test_schema.py keeps the file equal to
@@ -92,7 +43,6 @@ from tritoninspect.model.report_kernel import (
     SharedBuffer,
     StageName,
 )
-from tritoninspect.model.report_cudagraphs import CudagraphReason, CudagraphUse, EpilogueFusion, EpilogueNeighbour
 from tritoninspect.model.report_breaks import (
     DEVICE_PROBE_MEANING,
     ArgChange,
@@ -101,6 +51,8 @@ from tritoninspect.model.report_breaks import (
     Recompile,
     RecompileLimit,
 )
+from tritoninspect.model.report_cudagraphs import CudagraphReason, CudagraphUse, EpilogueFusion, EpilogueNeighbour
+from tritoninspect.model.report_findings import SEVERITIES, Evidence, EvidenceKind, Finding, FindingSeverity
 from tritoninspect.model.report_export import (
     AotiPackage,
     ArgConstraint,
@@ -110,10 +62,7 @@ from tritoninspect.model.report_export import (
     ExportInfo,
     SignatureEntry,
 )
-
-SCHEMA_VERSION = 5
-#: Versions this tritoninspect reads: every change so far only added fields.
-READABLE_VERSIONS = (1, 2, 3, 4, 5)
+from tritoninspect.model.report_versions import ADDED_IN_VERSION_1, MAY_BE_ABSENT, READABLE_VERSIONS, SCHEMA_VERSION
 
 
 @dataclass(frozen=True)
@@ -312,6 +261,8 @@ class Report:
     #: The findings of the default view, highest impact first, each with its advice (what to change,
     #: why, where in torch). Filled when the report is built or written as JSON.
     advice: tuple[Advice, ...] = ()
+    #: What torch.compile changes about each user kernel's result or speed (analyse/hazards/), worst first.
+    findings: tuple[Finding, ...] = ()
     #: `graph --cudagraphs`: what Inductor's CUDA graphs did with each compiled graph.
     cudagraphs: tuple[CudagraphUse, ...] = ()
     #: Each user-kernel launch Inductor scheduled and the epilogues it fused into it or refused.
@@ -384,6 +335,8 @@ _SCHEMA = Schema(
         (Report, "decompiled"): (DecompiledFrame, True),
         (Report, "export"): (ExportInfo, False),
         (Report, "advice"): (Advice, True),
+        (Report, "findings"): (Finding, True),
+        (Finding, "evidence"): (Evidence, True),
         (ExportInfo, "signature"): (SignatureEntry, True),
         (ExportInfo, "decomposed_signature"): (SignatureEntry, True),
         (ExportInfo, "dynamic_dims"): (DynamicDim, True),
@@ -402,29 +355,6 @@ _SCHEMA = Schema(
     ),
     convert={"grid": lambda grid: tuple(tuple(g) for g in grid)},
 )
-
-
-#: Fields added to schema 1 after its first release: a report written before them lacks them and
-#: reads with their defaults. Every other field must be present. Closed: a new field bumps the version.
-ADDED_IN_VERSION_1 = frozenset({
-    "Meta.calls", "Graph.compile_time_s", "Graph.code_calls", "Graph.inductor_kernels", "Graph.extern_calls",
-    "Graph.user_kernels", "Graph.copies", "Occurrence.scalars", "Occurrence.part", "Occurrence.clones",
-    "Occurrence.neighbourhood", "Kernel.dropped_nodes", "Kernel.resources", "GraphBreak.headline",
-    "GraphBreak.gb_id", "GraphBreak.doc_url", "GraphBreak.skipped_rest", "GraphBreak.library_frame",
-    "GraphBreak.context", "GraphBreak.context_start", "GraphBreak.kernel", "GraphBreak.kernel_relation",
-    "GraphBreak.eager_kernels", "GraphBreak.hint", "GraphBreak.hint_source", "Recompile.guard",
-    "Recompile.previous", "Recompile.changes", "Recompile.hint", "Report.decompiled",
-})
-#: Fields a readable report may lack: those added in version 1, and versions 2 to 5's additions.
-MAY_BE_ABSENT = ADDED_IN_VERSION_1 | {
-    "Report.failure", "Report.recompile_limits", "CodeCall.ops_source", "Neighbour.ops_source",
-    "Meta.rank", "Meta.unknown", "Report.export", "GraphBreak.device_probe",
-    "Meta.backward_skipped_calls", "Meta.params_without_grad", "Report.advice",
-    "CodeCall.function", "Neighbourhood.function", "Neighbourhood.function_kind", "Neighbourhood.call_sites",
-    "Neighbourhood.caller_before", "Neighbourhood.caller_after", "Neighbourhood.recompute",
-    "Occurrence.placement", "Occurrence.function", "Occurrence.line", "Kernel.guards", "Kernel.symbolic_args",
-    "Report.cudagraphs", "Report.epilogues",
-}
 
 
 def json_schema() -> dict[str, Any]:
@@ -461,11 +391,56 @@ def with_meta(report: Report, **changes: Any) -> Report:
 
 
 __all__ = [
-    "ADDED_IN_VERSION_1", "MAY_BE_ABSENT", "upgraded", "json_schema", "read_report", "SCHEMA_VERSION",
-    "READABLE_VERSIONS", "AotiPackage", "DEVICE_PROBE_MEANING", "ArgChange", "ArgConstraint",
-    "DecompiledFrame", "DynamicDim", "ExportedKernel", "ExportFinding", "ExportInfo", "SignatureEntry",
-    "ClonedArg", "Clones", "CodeCall", "Diagnostic", "DroppedNode", "Entry", "EntryKind", "Failure", "Graph",
-    "GraphBreak", "Kernel", "KernelGuard", "Meta", "Mode", "MutationFallback", "Neighbour", "Neighbourhood",
-    "Occurrence", "OpaqueOp", "Recompile", "RecompileLimit", "Report", "Resources", "STAGES", "SharedBuffer",
-    "SymbolicArg", "CudagraphReason", "CudagraphUse", "EpilogueFusion", "EpilogueNeighbour",
+    "CudagraphReason",
+    "CudagraphUse",
+    "EpilogueFusion",
+    "EpilogueNeighbour",
+    "ADDED_IN_VERSION_1",
+    "MAY_BE_ABSENT",
+    "upgraded",
+    "json_schema",
+    "read_report",
+    "SCHEMA_VERSION",
+    "READABLE_VERSIONS",
+    "AotiPackage",
+    "DEVICE_PROBE_MEANING",
+    "ArgChange",
+    "ArgConstraint",
+    "DecompiledFrame",
+    "DynamicDim",
+    "ExportedKernel",
+    "ExportFinding",
+    "ExportInfo",
+    "SignatureEntry",
+    "ClonedArg",
+    "Clones",
+    "CodeCall",
+    "Diagnostic",
+    "DroppedNode",
+    "Entry",
+    "EntryKind",
+    "Evidence",
+    "EvidenceKind",
+    "Failure",
+    "Finding",
+    "FindingSeverity",
+    "SEVERITIES",
+    "Graph",
+    "GraphBreak",
+    "Kernel",
+    "KernelGuard",
+    "Meta",
+    "Mode",
+    "MutationFallback",
+    "Neighbour",
+    "Neighbourhood",
+    "Occurrence",
+    "OpaqueOp",
+    "Recompile",
+    "RecompileLimit",
+    "Report",
+    "Resources",
+    "STAGES",
+    "SharedBuffer",
+    "SymbolicArg",
 ]

@@ -37,6 +37,11 @@ code,pre,.mono{font-family:ui-monospace,SFMono-Regular,"SF Mono",Menlo,Consolas,
 .pill.custom_op{background:#24292f;color:#fff;border-color:#24292f}
 .pill.eager{background:var(--del);color:var(--copy);border-color:#ff8182}
 .pill.changed{background:#fbefff;color:var(--mark);border-color:#c297ff}
+.pill.error{background:var(--del);color:var(--copy);border-color:#ff8182}
+.pill.warning{background:var(--warn-bg);color:var(--warn);border-color:#d4a72c}
+div.finding{border-left:3px solid var(--line);padding:2px 0 2px 10px;margin:8px 0}
+div.finding.error{border-left-color:#ff8182}
+div.finding.warning{border-left-color:#d4a72c}
 article.kernel{border:1px solid var(--line);border-radius:8px;padding:4px 16px 12px;margin:14px 0;background:var(--bg)}
 article.kernel>h3{margin-top:10px}
 .verdict{font-weight:500;margin:4px 0 8px}

@@ -15,6 +15,7 @@ from types import MappingProxyType
 
 from tritoninspect.analyse.pictures import Picture, kernel_pictures
 from tritoninspect.render import _format as fmt
+from tritoninspect.render._html_findings import findings_html
 from tritoninspect.render._html import (
     anchor,
     banner,
@@ -102,7 +103,7 @@ def _kernels(report: Report, cwd: Path) -> str:
         return '<section id="kernels"><h2>Kernels</h2><p>No user-defined Triton kernels were seen.</p></section>'
     articles = "".join(_kernel(report, k, cwd) for k in report.kernels)
     return (f'<section id="kernels"><h2>Kernels ({len(report.kernels)})</h2>{_kernel_table(report, cwd)}'
-            f"{legend()}{articles}</section>")
+            f"{findings_html(report, None, cwd)}{legend()}{articles}</section>")
 
 
 def _kernel_table(report: Report, cwd: Path) -> str:
@@ -128,8 +129,8 @@ def _kernel(report: Report, kernel: Kernel, cwd: Path) -> str:
     figures = _figures(report, kernel)
     return (f'<article class="kernel" id="{kernel_anchor(report, kernel)}" data-search="{esc(kernel.name)} '
             f'{esc(kernel.file or "")}"><h3>{esc(kernel.name)} {pills(kernel.entries)}</h3>'
-            f'<p class="verdict">{esc(fmt.verdict(kernel))}</p>{facts(rows)}{figures}'
-            f"{_occurrences(kernel)}</article>")
+            f'<p class="verdict">{esc(fmt.verdict(kernel))}</p>{facts(rows)}{findings_html(report, kernel, cwd)}'
+            f"{figures}{_occurrences(kernel)}</article>")
 
 
 def _index(report: Report, kernel: Kernel) -> int:

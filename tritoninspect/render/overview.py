@@ -226,4 +226,5 @@ def one_kernel(report: Report, name: str) -> Report:
     if kernel is None:
         names = ", ".join(dict.fromkeys(k.name for k in report.kernels)) or "none"
         raise UsageError(f"--kernel {name}: no such kernel in this report; kernels: {names}")
-    return dataclasses.replace(report, kernels=(kernel,))
+    findings = tuple(f for f in report.findings if f.kernel == kernel.name)
+    return dataclasses.replace(report, kernels=(kernel,), findings=findings)

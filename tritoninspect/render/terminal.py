@@ -11,6 +11,7 @@ from rich.text import Text
 from tritoninspect.render import _format as fmt
 from tritoninspect.render._console import console_text, make_console, print_blocks
 from tritoninspect.render._failure import failure_section, recompile_limit_section
+from tritoninspect.render._findings import findings_section
 from tritoninspect.render._safe import safe_record
 from tritoninspect.render.cudagraphs import cudagraph_section, epilogue_section
 from tritoninspect.render._kernels import kernel_details, kernel_table, verdicts
@@ -194,6 +195,7 @@ SECTIONS: tuple[Section, ...] = (
     count_lines,
     kernel_table,
     kernel_details,
+    findings_section,
     _opaque_ops,
     _graph_breaks,
     _recompiles,

@@ -25,11 +25,15 @@ torch-free in `tritoninspect.textformats`.
 - `shapes`: dynamic-shape marks on inputs, the ShapeEnv's guards and symbol sources, nested compile regions.
 - `triton_compile`: `--resources`: compile per config, metadata, registers.
 - `trace_log`: `graph --trace DIR`: torch's structured-trace handler writing to a directory of ours.
+- `autotune`, `layouts`, `lowering`, `mutation`: the evidence of issue 24's findings (capture/hazards.py):
+  autotune settings, argument layouts and storages, Inductor's copies of kernel arguments, the
+  mutation analysis' time.
 """
 
 from __future__ import annotations
 
 from tritoninspect.capture.compat import (
+    autotune,
     caches,
     compile_only,
     device_probes,
@@ -39,7 +43,10 @@ from tritoninspect.capture.compat import (
     inductor,
     interpreter,
     kernels,
+    layouts,
     library,
+    lowering,
+    mutation,
     shapes,
     trace_log,
     triton_compile,
@@ -47,6 +54,6 @@ from tritoninspect.capture.compat import (
 )
 
 __all__ = [
-    "caches", "compile_only", "device_probes", "device_queries", "dynamo", "hops", "inductor", "interpreter",
-    "kernels", "library", "shapes", "trace_log", "triton_compile", "versions",
+    "autotune", "caches", "compile_only", "device_probes", "device_queries", "dynamo", "hops", "inductor", "interpreter",
+    "kernels", "layouts", "library", "lowering", "mutation", "shapes", "trace_log", "triton_compile", "versions",
 ]

@@ -1,0 +1,201 @@
+"""Finding 2: float parameters the compiled launch types as fp64 where eager Triton uses fp32.
+
+Inductor's `triton_meta` signature for a user kernel (in the output code) types a Python float
+argument `fp64`; eager Triton's launcher types the same value `fp32` (`mangle_type`, recorded per
+launch). An fp64 scalar promotes the math it meets to fp64 (an fp32 tensor times an fp64 scalar
+is fp64 in Triton), transcendentals included: Liger-Kernel measured its swiglu kernel at half the
+throughput compiled (linkedin/Liger-Kernel#1350). Whether the kernel casts the parameter before
+using it is read from its source (the AST of `JITFunction.src`). A cast that makes torch's mutation
+analysis fall back (what Liger's `eps.to(tl.float32)` does on torch 2.11) is said too.
+"""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+from dataclasses import dataclass
+
+from tritoninspect.analyse.hazards._common import (
+    compiled_launches,
+    fallback_line,
+    joined,
+    layouts,
+    torch_evidence,
+    torch_version,
+)
+from tritoninspect.model.hazard_records import KernelSource
+from tritoninspect.model.records import Capture, KernelRecord
+from tritoninspect.model.report import Evidence, Finding
+
+RULE = "fp64_scalar_math"
+CAST_RULE = "fp64_cast_breaks_analysis"
+
+BASIS = ("Inductor types a Python float kernel argument fp64 in the launch signature (its policy for Python floats), "
+         "where eager Triton types it fp32; in the kernel an fp32 tensor combined with an fp64 scalar becomes fp64, "
+         "so that math (and the transcendentals after it) runs in double precision.")
+CITE = ("torch/_inductor/codegen/triton_utils.py (signature_of: Python floats -> fp64, "
+        "config._use_fp64_for_unbacked_floats); pytorch/pytorch#170289 (made it fp64); pytorch/pytorch#190340 "
+        "(proposes fp32 for user kernels, open at last reading); linkedin/Liger-Kernel#1350 (108.5 us vs 56.1 us on "
+        "an H100)")
+VERSIONS = ("from pytorch/pytorch#170289 (Dec 2025) on: seen on torch 2.11 (H200) and 2.13 (CPU); not fixed in 2.13")
+CAST_BASIS = ("On this torch, mutation analysis generates the kernel's TTIR with the float as a Python constant, and "
+              "`.to` on a Python float fails: torch then assumes every pointer argument is written and clones it.")
+CAST_CITE = "torch/_higher_order_ops/triton_kernel_wrap.py (identify_mutated_tensors / generate_ttir)"
+
+
+@dataclass(frozen=True)
+class ParamUse:
+    """How a kernel body uses one float parameter."""
+
+    param: str
+    #: Source lines (in the user's file) where it is used before any cast.
+    uncast: tuple[int, ...]
+    #: Source lines of its casts (`p.to(...)`, `tl.cast(p, ...)`).
+    casts: tuple[int, ...]
+
+
+def fp64_scalars(capture: Capture) -> list[Finding]:
+    """One finding per kernel and compile whose compiled signature has fp64 scalars."""
+    findings = []
+    for record in capture.kernels.values():
+        source = capture.hazards.kernel_sources.get(record.id)
+        seen: set[tuple[str, tuple[str, ...]]] = set()
+        for launch in compiled_launches(capture, record):
+            params = tuple(p for p, t in launch.meta.signature.items() if t == "fp64")
+            if not params or (launch.compile_id, params) in seen:
+                continue
+            seen.add((launch.compile_id, params))
+            uses = param_uses(source, params) if source is not None else None
+            findings += _findings(capture, record, launch, params, uses, source)
+    return findings
+
+
+def param_uses(source: KernelSource, params: tuple[str, ...]) -> list[ParamUse] | None:
+    """How the kernel body uses each parameter; None when the source does not parse."""
+    try:
+        tree = ast.parse(textwrap.dedent(source.source))
+    except SyntaxError:
+        return None
+    fn = next((n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))), None)
+    if fn is None:
+        return None
+    base = (source.def_line or 1) - fn.lineno
+    return [_uses(fn, p, base) for p in params]
+
+
+def _uses(fn: ast.AST, param: str, base: int) -> ParamUse:
+    cast_calls = [n for n in ast.walk(fn) if isinstance(n, ast.Call) and _cast_of(n) == param]
+    inside = {id(n) for call in cast_calls for n in _cast_operand(call)}
+    rebinds = [n.lineno for n in ast.walk(fn) if isinstance(n, ast.Assign)
+               and any(isinstance(t, ast.Name) and t.id == param for t in n.targets)
+               and isinstance(n.value, ast.Call) and _cast_of(n.value) == param]
+    first_rebind = min(rebinds) if rebinds else None
+    loads = [n for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id == param and isinstance(n.ctx, ast.Load)]
+    uncast = sorted({n.lineno + base for n in loads if id(n) not in inside
+                     and (first_rebind is None or n.lineno < first_rebind)})
+    return ParamUse(param, tuple(uncast), tuple(sorted({c.lineno + base for c in cast_calls})))
+
+
+def _cast_of(call: ast.Call) -> str | None:
+    """The parameter a call casts to a non-fp64 type: `p.to(T)` or `tl.cast(p, T)`; else None."""
+    func = call.func
+    if isinstance(func, ast.Attribute) and func.attr == "to" and isinstance(func.value, ast.Name):
+        target = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "dtype"), None)
+        return None if _is_fp64(target) else func.value.id
+    if isinstance(func, ast.Attribute) and func.attr == "cast" and call.args and isinstance(call.args[0], ast.Name):
+        target = call.args[1] if len(call.args) > 1 else next((k.value for k in call.keywords if k.arg == "dtype"), None)
+        return None if _is_fp64(target) else call.args[0].id
+    return None
+
+
+def _cast_operand(call: ast.Call) -> list[ast.AST]:
+    func = call.func
+    if isinstance(func, ast.Attribute) and func.attr == "to":
+        return [func.value]
+    return [call.args[0]]
+
+
+def _is_fp64(node: ast.AST | None) -> bool:
+    text = ast.unparse(node) if node is not None else ""
+    return "float64" in text or text.endswith("fp64")
+
+
+def _findings(capture: Capture, record: KernelRecord, launch, params: tuple[str, ...],  # type: ignore[no-untyped-def]
+              uses: list[ParamUse] | None, source: KernelSource | None) -> list[Finding]:
+    cid = launch.compile_id
+    eager = _eager_types(capture, record.id, cid)
+    evidence = [
+        Evidence("output code", f"triton_meta signature of {launch.meta.inductor_name}: "
+                 + ", ".join(f"'{p}': 'fp64'" for p in params), compile_id=cid, node=launch.meta.inductor_name,
+                 line=launch.meta.line),
+        *(Evidence("kernel parameter", f"eager Triton types {p} as {eager[p]} (the launch's Python value)",
+                   compile_id=cid, param=p) for p in params if p in eager),
+    ]
+    promoted = [u for u in uses or () if u.uncast]
+    for u in uses or ():
+        if u.uncast:
+            evidence.append(Evidence("kernel source", f"{u.param} used before any cast (math promoted to fp64)",
+                                     param=u.param, file=record.file, line=u.uncast[0]))
+        elif u.casts:
+            evidence.append(Evidence("kernel source", f"{u.param} cast before use", param=u.param, file=record.file,
+                                     line=u.casts[0]))
+    evidence.append(torch_evidence(capture))
+    common = dict(kernel=record.name, basis=BASIS, cite=CITE, versions=VERSIONS, torch=torch_version(capture),
+                  compile_ids=(cid,))
+    found = []
+    if uses is None:
+        found.append(Finding(rule=RULE, severity="note", summary=(
+            f"{record.name}'s compiled launch types {joined(params)} fp64 (eager Triton: fp32); its source could not "
+            "be read to tell whether the math is promoted."), action="", evidence=tuple(evidence), **common))
+    elif promoted:
+        names = joined(u.param for u in promoted)
+        found.append(Finding(rule=RULE, severity="warning", summary=(
+            f"{record.name} gets {names} as fp64 when compiled (fp32 in eager Triton) and uses "
+            f"{'it' if len(promoted) == 1 else 'them'} uncast (line {joined(str(u.uncast[0]) for u in promoted)}): "
+            "that math runs in double precision, slower than eager and with other rounding."),
+            action=(f"Cast where the kernel starts: `{promoted[0].param} = {promoted[0].param}.to(tl.float32)` "
+                    "(a no-op in eager Triton); then check `--no-fallback`, since on torch 2.11 that cast makes "
+                    "mutation analysis fall back."),
+            evidence=tuple(evidence), **common))
+    else:
+        found.append(Finding(rule=RULE, severity="note", summary=(
+            f"{record.name}'s compiled launch types {joined(params)} fp64 (eager Triton: fp32); the kernel casts "
+            f"{'it' if len(params) == 1 else 'them'} before use, so its math stays fp32."),
+            action="", evidence=tuple(evidence), **common))
+    found += _cast_fallbacks(capture, record, launch, uses or [], evidence)
+    return found
+
+
+def _cast_fallbacks(capture: Capture, record: KernelRecord, launch, uses: list[ParamUse],  # type: ignore[no-untyped-def]
+                    evidence: list[Evidence]) -> list[Finding]:
+    """A cast line that is where mutation analysis gave up, in this compile."""
+    casts = {line: u.param for u in uses for line in u.casts}
+    source = capture.hazards.kernel_sources.get(record.id)
+    hits = [(f, fallback_line(f, source)) for f in capture.fallbacks
+            if f.kernel_id == record.id and f.compile_id == launch.compile_id]
+    hits = [(f, line) for f, line in hits if line in casts]
+    if not hits:
+        return []
+    hit, line = hits[0]
+    param = casts[line]  # type: ignore[index]
+    return [Finding(
+        rule=CAST_RULE, severity="warning", kernel=record.name,
+        summary=(f"{record.name}'s cast of {param} (line {line}), which keeps its math fp32, is where torch's "
+                 f"mutation analysis fails on this torch ({hit.cause}): torch assumes every pointer argument is "
+                 "written and clones it."),
+        action=("Keep the cast (it keeps the math fp32) and expect the copies on this torch: torch 2.13's analysis "
+                "reads the cast (checked on CPU with Liger-Kernel's rms_norm)."),
+        evidence=(*evidence, Evidence("kernel source", f"mutation analysis failed here: {hit.cause}",
+                                      compile_id=hit.compile_id, param=param, file=record.file, line=line)),
+        basis=CAST_BASIS, cite=CAST_CITE, versions="seen on torch 2.11 (Liger-Kernel rms_norm, H200); not on 2.13 (CPU)",
+        torch=torch_version(capture), compile_ids=(launch.compile_id,),
+    )]
+
+
+def _eager_types(capture: Capture, kid: str, cid: str) -> dict[str, str]:
+    types: dict[str, str] = {}
+    for stage in ("dynamo", "aot_forward", "aot_backward", "aot_inference"):
+        for lay in layouts(capture, kid, stage, cid):
+            for name, kind in lay.scalar_types.items():
+                types.setdefault(name, kind)
+    return types

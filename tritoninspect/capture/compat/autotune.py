@@ -1,0 +1,90 @@
+"""`triton.autotune` objects: what one holds (hooks, pruning, benchmark), as plain settings.
+
+Read from the user's own Autotuner and from the one Dynamo keeps in its kernel side table (which
+Inductor compiles: `ir.UserDefinedTritonKernel.get_kernel_and_metadata` reads its `configs`,
+`restore_value` and `reset_to_zero`, torch 2.11-2.14). Dynamo rebuilds the Autotuner, with only
+`configs`, `key=[]` and `prune_configs_by`, when it prunes configs, folds `@triton.heuristics` into
+them or moves a call-site launch option into a Config (torch/_higher_order_ops/triton_kernel_wrap.py,
+`TritonHOPifier.call_triton_kernel`, ~lines 1987-2186 in 2.13; the rebuild for heuristics and pruning
+came with https://github.com/pytorch/pytorch/pull/122280 and later PRs, not all found).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from triton.runtime.autotuner import Autotuner, Heuristics
+
+from tritoninspect.model.hazard_records import AutotuneSettings
+
+_TRITON_MODULES = ("triton.", "torch.")
+
+
+def settings(obj: Any) -> AutotuneSettings | None:
+    """The settings of an Autotuner (None for anything else).
+
+    Attributes, triton 3.6-3.8 (triton/runtime/autotuner.py `Autotuner.__init__`): `configs`, `keys`,
+    `reset_to_zero`, `restore_value` (lists of names since triton-lang/triton#5083),
+    `user_defined_pre_hook` / `user_defined_post_hook`, `early_config_prune`, `perf_model`,
+    `configs_top_k`, `_do_bench` (or an instance `do_bench`), `num_warmups` / `num_reps` (older: `warmup`
+    / `rep`), `use_cuda_graph`.
+    """
+    if not isinstance(obj, Autotuner):
+        return None
+    configs = list(getattr(obj, "configs", ()) or ())
+    perf_model = getattr(obj, "perf_model", None)
+    return AutotuneSettings(
+        configs=len(configs),
+        key=tuple(str(k) for k in (getattr(obj, "keys", None) or ())),
+        reset_to_zero=tuple(str(n) for n in (getattr(obj, "reset_to_zero", None) or ())),
+        restore_value=tuple(str(n) for n in (getattr(obj, "restore_value", None) or ())),
+        pre_hook=bool(getattr(obj, "user_defined_pre_hook", False)),
+        post_hook=bool(getattr(obj, "user_defined_post_hook", False)),
+        config_pre_hooks=sum(1 for c in configs if getattr(c, "pre_hook", None) is not None),
+        early_config_prune=_name(getattr(obj, "early_config_prune", None)),
+        perf_model=_name(perf_model),
+        top_k=_number(getattr(obj, "configs_top_k", None)) if perf_model is not None else None,
+        do_bench=_custom_bench(obj),
+        warmup=_first(obj, "num_warmups", "warmup"),
+        rep=_first(obj, "num_reps", "rep"),
+        use_cuda_graph=bool(getattr(obj, "use_cuda_graph", False)),
+    )
+
+
+def layers(obj: Any) -> tuple[str, ...]:
+    """The decorator layers above the JITFunction, outermost first ("autotune", "heuristics")."""
+    names = []
+    while isinstance(obj, (Autotuner, Heuristics)) and len(names) < 8:
+        names.append("autotune" if isinstance(obj, Autotuner) else "heuristics")
+        obj = getattr(obj, "fn", None)
+    return tuple(names)
+
+
+def _name(fn: Any) -> str | None:
+    if fn is None:
+        return None
+    return str(getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or type(fn).__name__)
+
+
+def _number(value: Any) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def _first(obj: Any, *names: str) -> int | None:
+    for name in names:
+        value = getattr(obj, name, None)
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+    return None
+
+
+def _custom_bench(obj: Any) -> str | None:
+    """The user's own benchmark, by name: `do_bench=` (kept as `_do_bench`), or an instance `do_bench`
+    the user set. Triton's own default (cached on the instance once used) is not one."""
+    for fn in (vars(obj).get("_do_bench"), vars(obj).get("do_bench")):
+        if fn is None:
+            continue
+        module = str(getattr(fn, "__module__", "") or "")
+        if not module.startswith(_TRITON_MODULES):  # warmup=/rep= make a lambda of Triton's: said apart
+            return _name(fn)
+    return None
