@@ -6,27 +6,42 @@ and runs it on the device, printing one line per step. Usage:
     python scripts/gpu_aoti_probe.py OUTDIR [--device cuda] [--only CASE]
 (or `python scripts/gpu_aoti_probe.py --child DEVICE MODEL HOW`: one case in this process, for a debugger)
 writes OUTDIR/probe-<case>.txt (the child's output) and prints one summary line per case;
-tests/gpu/test_gpu_export.py runs `--only plain` to tell a machine whose AOTInductor loader crashes
-from a crash of ours.
+tests/gpu/test_gpu_export.py runs `--only plain,plain_preload` to tell a machine whose AOTInductor
+loader crashes (even with the compiler's libstdc++ preloaded, as tritoninspect's child runs) from a crash
+of ours.
 """
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-#: name -> (model, device or "", how: "package" or "so")
+#: name -> (model, device or "", how: "package" or "so", preload the C++ compiler's libstdc++)
 CASES = {
     # no Triton kernel of the user's: AOTInductor alone
-    "plain": ("plain", "", "package"),
+    "plain": ("plain", "", "package", False),
+    # the same with the compiler's libstdc++ preloaded, as tritoninspect's AOTInductor child runs (the H200's
+    # loader crash in std::regex went away so: tritoninspect/capture/compat/cxx_runtime.py)
+    "plain_preload": ("plain", "", "package", True),
     # a user kernel through torch.library.triton_op (torch's documented path for AOTInductor)
-    "triton_op": ("samples/triton_op.py:Net", "", "package"),
+    "triton_op": ("samples/triton_op.py:Net", "", "package", False),
     # where does a crash live: the CPU package loader, or the CUDA one; the package or the bare .so
-    "plain_cpu": ("plain", "cpu", "package"),
-    "plain_so": ("plain", "", "so"),
+    "plain_cpu": ("plain", "cpu", "package", False),
+    "plain_so": ("plain", "", "so", False),
 }
+
+
+def compiler_libstdcxx() -> str | None:
+    """`readlink -f $(${CXX:-g++} -print-file-name=libstdc++.so.6)`, or None (no compiler, or it names no file)."""
+    try:
+        out = subprocess.run([os.environ.get("CXX", "g++"), "-print-file-name=libstdc++.so.6"], capture_output=True,
+                             text=True, timeout=30).stdout.strip()
+    except OSError:
+        return None
+    return os.path.realpath(out) if os.path.isabs(out) and os.path.exists(out) else None
 
 CHILD = r'''
 import importlib.util, os, sys, tempfile, faulthandler
@@ -78,12 +93,19 @@ def main() -> int:
     device = sys.argv[sys.argv.index("--device") + 1] if "--device" in sys.argv else "cuda"
     only = sys.argv[sys.argv.index("--only") + 1] if "--only" in sys.argv else None
     out.mkdir(parents=True, exist_ok=True)
-    for name, (case, case_device, how) in CASES.items():
+    for name, (case, case_device, how, preload) in CASES.items():
         if only and name not in only.split(","):
             continue
+        env = dict(os.environ)
+        runtime = compiler_libstdcxx() if preload else None
+        if preload and runtime is None:
+            print(f"probe {name:10} skipped: no C++ compiler names a libstdc++ to preload")
+            continue
+        if runtime is not None:
+            env["LD_PRELOAD"] = " ".join([runtime, *env.get("LD_PRELOAD", "").split()])
         t0 = time.monotonic()
         proc = subprocess.run([sys.executable, "-X", "faulthandler", "-c", CHILD, case_device or device, case, how],
-                              capture_output=True, text=True, timeout=240)
+                              capture_output=True, text=True, timeout=240, env=env)
         text = proc.stdout + proc.stderr
         (out / f"probe-{name}.txt").write_text(text)
         steps = [line for line in proc.stdout.splitlines() if line.endswith("ok") or "matches" in line]

@@ -22,8 +22,11 @@ def line(name: str, expect: str, directory: Path) -> tuple[str, bool]:
     failure = report.get("failure")
     kernels = ", ".join(f"{k['name']}={k['appears_as']}" for k in info.get("kernels", []))
     aoti = info.get("aoti") or {}
+    preload = next((n.split("LD_PRELOAD=", 1)[1].split(")", 1)[0] for n in aoti.get("notes", []) if "LD_PRELOAD=" in n),
+                   None) if aoti else None
+    runtime = f" · libstdc++ preloaded: {preload}" if preload else (" · no libstdc++ preloaded" if aoti else "")
     package = (f"package {aoti.get('status')} · loaded={aoti.get('loaded')} · matches eager={aoti.get('matches_eager')}"
-               f" (max diff {aoti.get('max_abs_diff')})") if aoti else "no package"
+               f" (max diff {aoti.get('max_abs_diff')}){runtime}") if aoti else "no package"
     causes = ",".join(f["cause"] for f in info.get("findings", [])) or "-"
     head = f"failed at {failure['stage']} ({failure['message'].splitlines()[0][:160]})" if failure else "exported"
     text = f"{name:<20} {head} · {kernels} · {package} · findings: {causes}"

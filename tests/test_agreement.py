@@ -84,9 +84,15 @@ def test_gpu_and_compile_only_agree_on_the_gpu_machine(name: str) -> None:
 
 
 def test_the_reallib_fixtures_are_both_modes_of_every_model() -> None:
+    """Every model's two reports from the GPU machine are stored, but for the models still awaiting
+    their GPU run (test_reallib.AWAITING_GPU_REPORTS), which must have none (else: remove the name)."""
+    from test_reallib import AWAITING_GPU_REPORTS
+
     models = sorted(p.stem for p in (Path(__file__).parent / "reallib").glob("[a-z]*.py"))
-    assert REALLIB_STORED == models
-    assert sorted(p.stem for p in (REALLIB / "compile-only").glob("*.json")) == models
+    assert AWAITING_GPU_REPORTS <= set(models)
+    stored = sorted(set(models) - AWAITING_GPU_REPORTS)  # an awaited model's stored reports fail this: remove its name
+    assert REALLIB_STORED == stored
+    assert sorted(p.stem for p in (REALLIB / "compile-only").glob("*.json")) == stored
 
 
 @pytest.mark.parametrize("name", REALLIB_STORED)

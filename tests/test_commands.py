@@ -11,7 +11,11 @@ The end-to-end runs of the real CLI are in test_cli.py, test_diff_cli.py and tes
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import threading
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,6 +37,8 @@ REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "tests" / "fixtures"
 RAW, CUSTOM, INLINE_ASM = "samples/add_raw.py:Net", "samples/custom_op.py:Net", "samples/inline_asm.py:Net"
 BREAKS = "samples/break_disabled_dispatch.py:Net"
+#: The fake capture child runs in this process: one at a time, in its folder.
+_ONE_CHILD = threading.Lock()
 USER_TRACEBACK = 'Traceback (most recent call last, your frames only):\n  File "m.py", line 3\nValueError: bad\n'
 
 
@@ -75,14 +81,26 @@ def captured(monkeypatch: pytest.MonkeyPatch) -> FakeCapture:
     monkeypatch.setattr("tritoninspect.commands._capture.ready_to_capture", lambda: None)
 
     def child_in_process(request: dict[str, Any], *, debug: bool = False, timeout: float | None = None,
-                         on_stage: Any = None) -> tuple[dict[str, Any], int, str]:
+                         on_stage: Any = None, cwd: Any = None) -> tuple[dict[str, Any], int, str]:
         from tritoninspect.children import side_child as child
 
-        answer, code = child.respond(json.loads(json.dumps(request)))
+        # A child runs in `cwd` (a project's checks): here, the one in-process child at a time does.
+        with _ONE_CHILD, _in_dir(cwd):
+            answer, code = child.respond(json.loads(json.dumps(request)))
         return json.loads(json.dumps(answer, default=str)), code, ""
 
     monkeypatch.setattr("tritoninspect.children.side.run_child", child_in_process)
     return fake
+
+
+@contextlib.contextmanager
+def _in_dir(path: Any) -> Iterator[None]:
+    before = os.getcwd()
+    os.chdir(path or before)
+    try:
+        yield
+    finally:
+        os.chdir(before)
 
 
 def run(*args: str) -> Result:
@@ -371,7 +389,9 @@ def test_diff_of_two_targets(captured: FakeCapture) -> None:
 
 
 def test_diff_json_file_and_save(captured: FakeCapture, tmp_path: Path) -> None:
-    result = run("diff", RAW, CUSTOM, "--json", "-o", str(tmp_path / "d.json"), "--save", str(tmp_path / "s"))
+    # -j 1: sides captured one after the other save as captured (overlapping ones gain CONTENDED_NOTE).
+    result = run("diff", RAW, CUSTOM, "--json", "-o", str(tmp_path / "d.json"), "--save", str(tmp_path / "s"),
+                 "-j", "1")
     assert result.exit_code == 0, result.stderr
     diff = DiffReport.from_json(result.stdout)
     assert (diff.a.target, diff.b.target) == (report_of(RAW).meta.target, report_of(CUSTOM).meta.target)

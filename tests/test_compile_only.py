@@ -83,8 +83,8 @@ def test_queries_are_answered_counted_and_restored() -> None:
             torch.cuda.get_device_properties(torch.device("cpu"))
         with pytest.raises(AssertionError, match="one CUDA device"):
             torch.cuda.get_device_name(1)
-        with pytest.raises(AssertionError, match="not compiled with CUDA"):
-            torch.empty(1, device="cuda")  # allocation stays honest
+        with pytest.raises(AssertionError, match="compile-only mode cannot create CUDA tensors: .*test_compile_only"):
+            torch.empty(1, device="cuda")  # allocation stays honest, and says who asked
     assert {name: getattr(torch.cuda, name) for name in QUERIES} == originals
     with pytest.raises(AssertionError, match="not compiled with CUDA"):
         torch.cuda.get_device_name()
@@ -95,6 +95,23 @@ def test_queries_are_answered_counted_and_restored() -> None:
                      "current_device": 1, "device_count": 1}
     here = f"{__file__}:"
     assert all(q.first_caller and q.first_caller.startswith(here) for q in record.queries)
+
+
+def test_a_fake_cuda_tensor_the_user_asks_for_is_refused_naming_the_line() -> None:
+    """Dynamo traces an allocation on fake tensors: a fake CUDA tensor then reached torch's C++,
+    which aborted the process (triformer's TritonRMSNorm). torch's own fake CUDA tensors pass."""
+    from torch._subclasses.fake_tensor import FakeTensorMode
+
+    if torch.cuda.is_available():
+        pytest.skip("a GPU is here: compile-only mode allocates the CUDA tensor for real")
+    with compile_only():
+        with FakeTensorMode(), pytest.raises(compat.no_cuda.NoCudaDevice) as refused:
+            torch.empty(4, device="cuda:0")  # ASKS-FOR-CUDA
+    assert refused.value.where == f"{__file__}:{_line(Path(__file__), '# ASKS-FOR' + '-CUDA')} in " \
+        "test_a_fake_cuda_tensor_the_user_asks_for_is_refused_naming_the_line"
+    assert "asks for a tensor on 'cuda:0'" in str(refused.value)
+    with FakeTensorMode():
+        assert torch.empty(4, device="cuda:0").device.type == "cuda"  # the mode is gone: torch's fake tensors
 
 
 def test_dynamo_forgets_the_stand_ins_on_exit() -> None:

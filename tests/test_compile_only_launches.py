@@ -134,3 +134,69 @@ def test_a_kernel_reading_globals_is_not_reported_rewritten() -> None:
     (kernel,) = report["kernels"]
     epilogues = [n["epilogue_fusion"] for o in kernel["occurrences"] for n in o.get("neighbourhood") or []]
     assert epilogues and set(epilogues) == {"off"}, epilogues
+
+
+# --- parameters named like launch options; bool arguments (issue 22 item 4) ---------------------
+
+
+def test_a_kernel_with_parameters_named_like_launch_options_compiles_for_the_target() -> None:
+    """triformer's kernels take `num_warps: tl.constexpr`: the compile check passed the launch
+    option and the parameter as two keywords ("warmup() got multiple values for keyword argument
+    'num_warps'"), a false alarm on every launch. Triton binds such a keyword to the parameter."""
+    module = load_asset("option_named_params")
+    x = torch.randn(100)
+    problems: list[tuple[str, BaseException]] = []
+    with compile_only():
+        compiler = compat.triton_compile.LaunchCompiler(on_problem=lambda k, e: problems.append((k, e)))
+        try:
+            args = {"x_ptr": x, "out_ptr": x, "n": 100, "causal": False, "BLOCK": 32, "num_warps": 4, "num_stages": 3}
+            compiled = compiler.compile(module.masked_scale_kernel, args,
+                                        {"num_warps": 4, "num_stages": 3})
+        finally:
+            compiler.close()
+    assert problems == []
+    assert compiled is not None and compiled.metadata.target.arch == 90
+
+
+def test_an_eager_launch_with_option_named_parameters_and_a_bool_runs_in_the_interpreter() -> None:
+    """The interpreter dropped `num_warps=` / `num_stages=` keywords meant for the kernel's own
+    parameters ("missing 2 required positional arguments"), and Triton 3.7's interpreter rejects
+    a Python bool ("numpy data itemsize (32 bits) exceeds dtype primitive_bitwidth (1 bits)")."""
+    module = load_asset("option_named_params")
+    (x,) = module.example_inputs()
+    with compile_only() as env:
+        out = module.Net()(x)
+    torch.testing.assert_close(out, module.reference(x))
+    assert env.problems == []
+    converted = {} if compat.interpreter._interpreter_takes_bools() else {"masked_scale_kernel": ["causal"]}
+    assert env.bools == converted
+
+
+@pytest.mark.slow
+def test_a_compiled_launch_with_option_named_parameters_and_a_bool_equals_eager() -> None:
+    """Inductor's launcher passes num_warps / num_stages as the config's options (Dynamo moved them
+    there); the kernel's constexpr parameters of those names take them, as Inductor compiles it."""
+    module = load_asset("option_named_params")
+    (x,) = module.example_inputs()
+    (out,), capture, env = compiled_run(module.Net(), [(x,)])
+    assert env.problems == []
+    assert any(la.in_graph for la in capture.launches), capture.launches
+    torch.testing.assert_close(out, module.reference(x))
+
+
+def test_an_error_the_interpreter_raises_setting_up_a_launch_is_its_limit() -> None:
+    """An exception from the interpreter's own argument conversion is a limit of compile-only mode
+    (the launch is skipped with a diagnostic); one from binding the arguments is the launch's own
+    (Triton's binder raises it on a GPU too)."""
+    import inspect
+
+    import numpy as np
+    import triton.language as tl
+    from triton.runtime import interpreter as ti
+
+    with pytest.raises(ValueError) as limit:
+        ti.TensorHandle(np.array([1], dtype=np.int32), tl.int1)
+    assert compat.interpreter.raised_by_the_interpreter(limit.value)
+    with pytest.raises(TypeError) as binding:
+        inspect.getcallargs(lambda a, b: None, 1)
+    assert not compat.interpreter.raised_by_the_interpreter(binding.value)

@@ -25,7 +25,7 @@ from _expect import REPO, explain, json_report, run_cli
 from tritoninspect.analyse import build_report
 from tritoninspect.analyse.checks import check_report
 from tritoninspect.analyse.emulation import enrich_device_probes, probe_notes
-from tritoninspect.model.records import Capture, DeviceProbeRecord, EmulationRecord
+from tritoninspect.model.records import Capture, DeviceProbeRecord, EmulationRecord, LaunchRecord
 from tritoninspect.capture.session import compile_only
 from tritoninspect.render.breaks import BreaksRenderer
 from tritoninspect.render.terminal import TerminalRenderer
@@ -127,9 +127,24 @@ def test_the_diagnostic_lists_the_probes_and_warns_when_a_break_follows() -> Non
     assert f"while Dynamo traced: {PROBE_FILE}:47 in infer_device (×2, compile 0/0, 1/0)" in warning.message
     assert "run eagerly: " in warning.message and "ops/__init__.py:172 in <module> (×1)" in warning.message
     assert f"1 graph break(s) follow such a probe (each marked: it {DEVICE_PROBE_MEANING})" in warning.message
-    (note,) = probe_notes(_capture(), (_break("2/0"),), cwd)
+    launched = _capture()
+    launched.launches = [LaunchRecord("jit", "k", None, None, False, None)]
+    (note,) = probe_notes(launched, (_break("2/0"),), cwd)
     assert note.severity == "note" and note.message.endswith("no graph break follows one")
+    # No user kernel launched: the answer may be why, and the diagnostic says so.
+    (quiet,) = probe_notes(_capture(), (_break("2/0"),), cwd)
+    assert quiet.severity == "warning"
+    assert quiet.message.endswith("no graph break follows one; no user kernel launched in this run: a GPU run may "
+                                  "launch kernels there")
     assert probe_notes(Capture(), breaks) == []
+
+
+def test_a_report_without_kernels_after_an_availability_probe_says_so() -> None:
+    from tritoninspect.render._format import no_kernels_text
+
+    text = no_kernels_text(build_report(_capture()))
+    assert text.startswith("no user-defined Triton kernels were seen: compile-only mode answered "
+                           "torch.cuda.is_available() False to the code")
 
 
 def _report() -> Report:
@@ -255,3 +270,85 @@ def test_a_failure_with_no_probe_says_nothing_of_probes() -> None:
     assert FAILURE_AFTER_PROBE not in failure_line(failure, after_probe=failure_follows_probe(plain))
     assert failure_follows_probe(dataclasses.replace(_report(), failure=failure))
     assert not failure_follows_probe(_report())  # probes, but nothing failed
+
+
+# --- a tensor's device asked (issue 22 item 4) -----------------------------------------------
+
+
+TENSOR_ASSET = REPO / "tests" / "assets" / "tensor_device_probe.py"
+
+
+def probes_a_tensor(x: torch.Tensor) -> int:
+    if x.is_cuda:  # TENSOR-IS-CUDA
+        return 2
+    y = torch.empty(2, device=x.device)  # DEVICE-NO-PROBE
+    return 1 + y.numel() - 2
+
+
+def compiled_probe(x: torch.Tensor) -> torch.Tensor:
+    return x * 2 if x.device.type == "cuda" else x + 1  # TENSOR-DEVICE-TYPE
+
+
+def test_a_tensor_s_device_asked_eagerly_and_traced_is_recorded_with_its_place() -> None:
+    """torchnorm's RMSNorm takes its PyTorch path on `x.is_cuda` (False for compile-only mode's CPU
+    tensors): each such question from the user's or a library's code is recorded, eager and traced,
+    and a device read that asks nothing (`device=x.device`) is not."""
+    here = Path(__file__).resolve()
+    x = torch.zeros(2)
+    with compile_only() as env:
+        assert probes_a_tensor(x) == 1
+        torch._dynamo.reset()
+        assert torch.equal(torch.compile(compiled_probe, backend="eager")(x), x + 1)
+        record = env.emulation()
+    torch._dynamo.reset()
+    assert "is_cuda" not in torch.Tensor.__dict__ and "device" not in torch.Tensor.__dict__, "the watch stayed"
+    assert record is not None
+    found = {(p.place, p.function, p.traced, p.asked) for p in record.probes if p.asked != "torch.cuda.is_available()"}
+    assert found == {
+        (f"{here}:{_line('TENSOR-IS-CUDA', here)}", "probes_a_tensor", False, "x.is_cuda"),
+        (f"{here}:{_line('TENSOR-DEVICE-TYPE', here)}", "compiled_probe", True, "x.device.type"),
+    }
+
+
+def _tensor_capture(launches: int) -> Capture:
+    from tritoninspect.model.records import LaunchRecord
+
+    probes = (DeviceProbeRecord("/site/torchnorm/rms_norm.py:40", "forward", traced=True, calls=1,
+                                compile_ids=("0/0",), asked="x.is_cuda"),)
+    capture = Capture(meta={"mode": "compile-only", "target": "m.py:Net", "stage": "inductor"})
+    capture.emulation = EmulationRecord("sm_90", "H100", "NVIDIA H100 80GB HBM3", probes=probes)
+    capture.launches = [LaunchRecord("jit", "k", None, None, False, None)] * launches
+    return capture
+
+
+def test_a_report_without_kernels_says_which_tensor_probe_may_be_why() -> None:
+    from tritoninspect.analyse.emulation import TENSOR_PROBE_NOTE
+    from tritoninspect.render._format import no_kernels_text
+
+    report = build_report(_tensor_capture(0))
+    (warning,) = [d for d in report.diagnostics if d.message.startswith(TENSOR_PROBE_NOTE)]
+    assert warning.severity == "warning" and "torchnorm/rms_norm.py:40 in forward (x.is_cuda ×1" in warning.message
+    assert not any(d.message.startswith("torch.cuda.is_available()") for d in report.diagnostics)
+    text = no_kernels_text(report)
+    assert text.startswith("no user-defined Triton kernels were seen: compile-only mode runs on CPU tensors")
+    assert "torchnorm/rms_norm.py:40 in forward" in text and "a GPU run may launch kernels there" in text
+    assert "torchnorm/rms_norm.py:40" in " ".join(TerminalRenderer(width=400).render(report).split())
+    (note,) = [d for d in build_report(_tensor_capture(1)).diagnostics if d.message.startswith(TENSOR_PROBE_NOTE)]
+    assert note.severity == "note"
+    assert no_kernels_text(build_report(Capture(meta={"mode": "compile-only"}))) == "no user-defined Triton kernels were seen"
+
+
+@pytest.mark.slow
+def test_a_model_whose_kernels_wait_for_cuda_tensors_says_so() -> None:
+    proc = run_cli(["graph", f"{TENSOR_ASSET.relative_to(REPO)}:Net", "--device", "cpu", "--json"])
+    assert proc.returncode == 0, explain(proc)
+    rep = json_report(proc)
+    assert rep["kernels"] == []
+    (warning,) = [d for d in rep["diagnostics"] if d["source"] == "compile-only"]
+    assert warning["severity"] == "warning"
+    for marker, function, asked in (("TRACED-PROBE", "forward", "x.device.type"), ("EAGER-PROBE", "double", "x.is_cuda")):
+        assert f"tensor_device_probe.py:{_line(marker, TENSOR_ASSET)} in {function} ({asked} ×1" in warning["message"]
+    assert f":{_line('NOT-A-PROBE', TENSOR_ASSET)} " not in warning["message"]
+    text = run_cli(["graph", f"{TENSOR_ASSET.relative_to(REPO)}:Net", "--device", "cpu"])
+    assert "compile-only mode runs on CPU tensors, and the code asked a tensor whether it is on CUDA" in " ".join(
+        text.stdout.split())

@@ -21,6 +21,7 @@ from _expect import REPO, cli_env
 from tritoninspect.analyse.diff_summary import summary_line
 from tritoninspect.model.diff_report import DiffReport
 from tritoninspect.run.pipeline import CaptureOptions
+from tritoninspect.source.parse import parse_source
 from tritoninspect.render.diff import DiffRenderer
 from tritoninspect.model.report import Report, read_report
 from tritoninspect.children import side as parent
@@ -171,8 +172,29 @@ def test_overlapping_captures_give_no_compile_time_ratio() -> None:
     # One after the other (-j1): the ratio is back, with no note.
     alone = build_diff(a, dataclasses.replace(b, span=(11.0, 19.0)))
     assert "compile time" in alone.summary and not alone.notes
-    # Saved reports have no span: never contended.
+    # Saved reports have no span: contended only when saved so.
     assert parent.contended([side("add_raw"), side("custom_op")]) == [False, False]
+
+
+def test_saved_reports_of_parallel_sides_give_no_compile_time_ratio_either(tmp_path: Path) -> None:
+    """`diff X Y --save DIR` withheld the ratio (the sides shared the CPU), but `diff DIR/A.json
+    DIR/B.json` printed one: the saved sides now say they were contended."""
+    def load(label: str, path: Path) -> SideResult:
+        return parent.get_side(label, parse_source(str(path)), options=CaptureOptions())
+
+    raw, op = gpu("add_raw"), gpu("triton_op")
+    a = SideResult(raw, None, "a.py:A", saved=False, span=(0.0, 10.0))
+    b = SideResult(op, None, "b.py:B", saved=False, span=(1.0, 9.0))
+    live = build_diff(a, b)
+    assert "compile time" not in live.summary
+    paths = parent.save_reports(tmp_path, a, b)
+    again = build_diff(*(load(label, p) for label, p in zip("AB", paths)))
+    assert "compile time" not in again.summary and any("-j1" in note for note in again.notes)
+    assert all(parent.was_contended(read_report(p)) for p in paths)
+    # Captured one after the other: saved as they are, and the ratio stays.
+    alone = parent.save_reports(tmp_path / "alone", a, dataclasses.replace(b, span=(11.0, 19.0)))
+    assert not any(parent.was_contended(read_report(p)) for p in alone)
+    assert "compile time" in build_diff(*(load(label, p) for label, p in zip("AB", alone))).summary
 
 
 def test_child_stages_reach_the_display_as_the_child_runs(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

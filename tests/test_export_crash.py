@@ -54,6 +54,78 @@ def test_a_child_killed_by_sigsegv_becomes_a_failure_naming_stage_signal_and_sta
     assert record.device == "cuda:0" and record.loaded is False
 
 
+#: A child that says which libstdc++ it has mapped and what LD_PRELOAD it got (Python itself loads no
+#: libstdc++: one mapped before any import was preloaded), then answers "built and loaded".
+REPORTING_CHILD = textwrap.dedent("""
+    import os, pickle, sys
+    maps = sorted({l.split()[-1] for l in open("/proc/self/maps") if "libstdc++.so" in l and "/" in l})
+    print("MAPPED", [os.path.realpath(m) for m in maps], file=sys.stderr)
+    print("PRELOAD", os.environ.get("LD_PRELOAD", ""), file=sys.stderr)
+    from tritoninspect.model.export_records import AotiRecord
+    record = AotiRecord(status="built", device="cuda:0", loaded=True, matches_eager=True)
+    open(sys.argv[-1], "wb").write(pickle.dumps({"error": None, "aoti": record, "failure": None}))
+""")
+
+
+def test_the_child_loads_the_package_with_the_compiler_s_libstdcxx_preloaded(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """On the H200 torch's loader crashed in std::regex (the wrapper .so reaching a libstdc++ not in
+    the global scope); with the compiler's libstdc++ preloaded every package loaded. The child now
+    starts that way, and the report's note says so."""
+    from tritoninspect.capture.compat.cxx_runtime import compiler_libstdcxx
+
+    runtime = compiler_libstdcxx()
+    if runtime is None:
+        pytest.skip("no C++ compiler here names a libstdc++ (nothing to preload)")
+    seen = tmp_path / "stderr"
+    monkeypatch.setattr(aoti, "child_command", lambda request, out: [
+        "sh", "-c", f'"{sys.executable}" -c \'{REPORTING_CHILD}\' "{out}" 2>"{seen}"'])
+    record, fail = aoti.run_aoti_child(parse_spec("samples/custom_op.py:Net"), ExportOptions(device="cuda"),
+                                       device="cuda:0")
+    assert fail is None and record.loaded is True
+    lines = seen.read_text().splitlines()
+    assert f"MAPPED ['{runtime}']" in lines and lines[1].split()[1] == runtime
+    assert record.notes == [aoti.runtime_note(runtime)] and f"LD_PRELOAD={runtime}" in record.notes[0]
+
+
+def test_nothing_older_than_the_process_s_libstdcxx_is_preloaded(monkeypatch: pytest.MonkeyPatch) -> None:
+    from tritoninspect.capture.compat import cxx_runtime
+
+    new, old = "/usr/lib/libstdc++.so.6.0.33", "/opt/gcc9/lib64/libstdc++.so.6.0.28"
+    monkeypatch.setattr(cxx_runtime, "compiler_libstdcxx", lambda: old)
+    monkeypatch.setattr(cxx_runtime, "loaded_libstdcxx", lambda: [new])
+    assert cxx_runtime.preload_for_package() is None
+    monkeypatch.setattr(cxx_runtime, "compiler_libstdcxx", lambda: new)
+    monkeypatch.setattr(cxx_runtime, "loaded_libstdcxx", lambda: [old])
+    assert cxx_runtime.preload_for_package() == new  # newer: a superset of the loaded one's symbols
+    monkeypatch.setattr(cxx_runtime, "loaded_libstdcxx", lambda: [new])
+    assert cxx_runtime.preload_for_package() == new  # the same file: made global from the start
+    monkeypatch.setattr(cxx_runtime, "compiler_libstdcxx", lambda: None)
+    assert cxx_runtime.preload_for_package() is None  # no compiler: nothing to preload
+    assert cxx_runtime.with_preload({"LD_PRELOAD": f"/x/a.so:{new}"}, new) == {"LD_PRELOAD": f"{new} /x/a.so"}
+
+
+def test_a_compiler_that_names_no_libstdcxx_gives_none(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from tritoninspect.capture.compat import cxx_runtime
+
+    echo = tmp_path / "cxx"
+    echo.write_text("#!/bin/sh\necho libstdc++.so.6\n")  # what g++ prints when it has no such file
+    echo.chmod(0o755)
+    monkeypatch.setattr(cxx_runtime, "_inductor_compiler", lambda: str(echo))
+    assert cxx_runtime.compiler_libstdcxx() is None
+    monkeypatch.setattr(cxx_runtime, "_inductor_compiler", lambda: None)
+    assert cxx_runtime.compiler_libstdcxx() is None
+
+
+def test_the_loaded_libstdcxx_is_promoted_to_the_global_scope() -> None:
+    import torch  # noqa: F401 - loads libstdc++
+
+    from tritoninspect.capture.compat import cxx_runtime
+
+    loaded = cxx_runtime.loaded_libstdcxx()
+    assert loaded and cxx_runtime.promote_loaded() == loaded
+
+
 def test_a_crash_in_the_report_is_a_finding_and_the_export_before_it_stays() -> None:
     crash = aoti.crash_failure(-11, "aoti_run", "Fatal Python error: Segmentation fault\n\n"
                                "Current thread 0x1 (most recent call first):\n  File \"x.py\", line 3 in run\n")

@@ -105,6 +105,12 @@ def test_compile_only_aoti_builds_a_cpu_package_for_a_custom_op_and_says_so(runs
     assert (aoti["status"], aoti["loaded"], aoti["matches_eager"]) == ("built", True, True)
     assert aoti["device"] == "cpu (compile-only mode)" and aoti["notes"]
     assert any(f.endswith(".wrapper.cpp (%s bytes)" % f.split("(")[1].split()[0]) for f in aoti["files"])
+    # Loaded in a child with the C++ compiler's libstdc++ preloaded (issue 22 item 6; none without a compiler).
+    from tritoninspect.capture.compat.cxx_runtime import compiler_libstdcxx
+
+    runtime = compiler_libstdcxx()
+    said = [n for n in aoti["notes"] if "libstdc++" in n]
+    assert len(said) == 1 and (f"LD_PRELOAD={runtime}" in said[0] if runtime else "none preloaded" in said[0]), said
 
 
 def test_compile_only_aoti_cannot_build_a_raw_kernel_but_shows_its_code(runs: Any) -> None:

@@ -318,3 +318,30 @@ def test_a_message_of_megabytes_is_cut_per_line() -> None:
     first, second = record.message.splitlines()
     assert first.startswith("x" * 2000 + "... (") and first.endswith(" more characters)") and len(first) < 2100
     assert second == "second"
+
+
+# --- code that asks for CUDA in compile-only mode (issue 22 item 4) ----------------------------
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name, stage", [("cuda_alloc_traced", "dynamo"), ("cuda_alloc_eager", "run")])
+def test_a_cuda_allocation_in_compile_only_mode_is_one_error_line_naming_it(name: str, stage: str) -> None:
+    """Traced, torch aborted the process (SIGABRT: no report, no error line); eager, torch said
+    only "Torch not compiled with CUDA enabled". Both are now the failure record and one line
+    saying compile-only mode cannot create CUDA tensors, where, and what to do."""
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("a GPU is here: compile-only mode allocates the CUDA tensor for real")
+    asset = ASSETS / f"{name}.py"
+    proc = run_cli(["graph", f"{asset.relative_to(REPO)}:Net", "--json"], timeout=300)
+    assert proc.returncode == ExitCode.USER_CODE, explain(proc)
+    failure = json.loads(proc.stdout)["failure"]
+    place = f"{asset}:{_line(asset, '# CUDA-ALLOC')} in "
+    assert (failure["stage"], failure["exc_type"]) == (stage, "NoCudaDevice"), failure
+    assert "compile-only mode cannot create CUDA tensors" in failure["message"]
+    assert place in failure["message"] and failure["torch_frame"].startswith(place)
+    assert "run it on a machine with a GPU" in failure["message"]
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error: the model failed"), proc.stderr
+    assert "compile-only mode cannot create CUDA tensors" in lines[0] and place in lines[0]

@@ -230,6 +230,24 @@ def test_diff_shows_both_sides_with_differences_marked() -> None:
     assert changed
 
 
+def test_text_and_html_count_the_same_facts() -> None:
+    """The text said "29 of 71 facts differ" where the page said "29 of 74": the page counted the
+    compile times (measurements, compared as ratios) as facts. One count, `DiffReport.facts`."""
+    import re
+
+    from tritoninspect.render.diff import DiffRenderer
+
+    a, b = read_report(GPU / "custom_op.json"), read_report(GPU / "triton_op.json")
+    diff = diff_reports(a, b, sources=("a.json", "b.json"), saved=(True, True))
+    assert any(r.unit == "s" for r in diff.rows) and all(not r.changed for r in diff.rows if r.unit == "s")
+    text = re.search(r"(\d+) of (\d+) facts differ", DiffRenderer(width=200, color=False).render(diff))
+    root, _ = parse(diff_page(a, b))
+    html = re.search(r"Summary: (\d+) of (\d+) compared facts differ", root.all_text())
+    assert text and html and text.groups() == html.groups()
+    assert int(html[2]) == len(diff.facts) == len([r for r in diff.rows if r.unit != "s"])
+    assert "compile times (wall; measurements" in root.all_text()
+
+
 def test_diff_of_a_report_with_itself_marks_nothing() -> None:
     a = read_report(GPU / "autograd_function.json")
     root, _ = parse(diff_page(a, a))
@@ -262,9 +280,11 @@ def test_three_variant_diff_header_and_facts() -> None:
     assert [li.all_text()[0] for li in summaries.iter("li")] == ["B", "C"]
     heads = [d.all_text() for d in header.iter("div") if "side-head" in classes(d)]
     assert [h.split(":")[0] for h in heads] == ["A", "B", "C"]
-    (table, every) = section(root, "summary").iter("table")
+    (table, every, timings) = section(root, "summary").iter("table")
     assert [th.all_text().split(" ")[0] for th in table.iter("th")] == ["section", "what", "A", "B", "C"]
-    facts = {(f.section, f.name): f for f in fact_rows(view.diff)}
+    facts = {(f.section, f.name): f for f in fact_rows(view.diff) if f.unit != "s"}
+    measured = [f for f in fact_rows(view.diff) if f.unit == "s"]
+    assert measured and len(list(timings.iter("tr"))) - 1 == len(measured)  # compile times apart, not facts
     body = [[td for td in tr.children if td.tag == "td"] for tr in every.iter("tr")]
     shown = [(tr, cells) for tr, cells in zip(every.iter("tr"), body) if cells]
     assert len(shown) == len(facts) and all(len(cells) == 5 for _, cells in shown)

@@ -182,3 +182,20 @@ def test_kernel_option_narrows_the_detail_to_one_kernel(in_repo: Path) -> None:
     assert "--kernel nope: no such kernel in this report; kernels: add_kernel, scale_kernel" in wrong.stderr
     detail = CliRunner().invoke(app, ["graph", saved, "--detail"])
     assert "Verdict" in detail.stdout and "Findings" not in detail.stdout
+
+
+def test_clone_bytes_are_per_call_not_summed_over_recompiles(in_repo: Path) -> None:
+    """A recompile (0/1) replaces its frame's first compile (0/0) for the calls after it: a call
+    copies one compile's bytes, not both. A frame after a graph break (1/0) runs in the same call."""
+    report = load("inplace")
+    (kernel,) = report.kernels
+    aot = [o for o in kernel.occurrences if o.clones is not None]
+    assert sum(o.clones.bytes for o in aot) == 128
+    again = tuple(dataclasses.replace(o, compile_id="0/1") for o in aot)
+    recompiled = dataclasses.replace(kernel, occurrences=(*kernel.occurrences, *again))
+    (k,) = summarise(dataclasses.replace(report, kernels=(recompiled,)))
+    assert k.clone_bytes == 128 and clones_cell(k) == "x_ptr 128 B"
+    after_break = tuple(dataclasses.replace(o, compile_id="1/0") for o in aot)
+    both = dataclasses.replace(kernel, occurrences=(*kernel.occurrences, *again, *after_break))
+    (k,) = summarise(dataclasses.replace(report, kernels=(both,)))
+    assert k.clone_bytes == 256

@@ -537,3 +537,21 @@ def test_ttir_op_location_follows_named_locations() -> None:
     ])
     assert ttir.ttir_op_location(text, "tt.elementwise_inline_asm") == ("/k.py", 9)
     assert ttir.ttir_op_location(text, "tt.store") == (None, None)
+
+
+@pytest.mark.parametrize("line, probes", [
+    ('if x.device.type == "cuda":', True),
+    ("if x.device.type != 'cuda':", True),
+    ('return x.device == torch.device("cuda")', True),
+    ('if x.device.type in ("cuda", "xpu"):', True),
+    ('if "cuda" == x.device.type:', True),
+    ('ok = x.device.type == "cuda:0"', True),
+    ("y = torch.empty(n, device=x.device)", False),
+    ('if x.device.type == "cpu":', False),
+    ('pass  # x.device.type == "cuda"', False),
+    ('dev = "cuda" if torch.cuda.is_available() else "cpu"', False),
+])
+def test_a_line_comparing_a_tensor_s_device_with_cuda(line: str, probes: bool) -> None:
+    from tritoninspect.textformats.device_checks import compares_device_with_cuda
+
+    assert compares_device_with_cuda(line) is probes

@@ -100,6 +100,18 @@ def test_kernel_inside_an_opaque_custom_op_is_unknown_not_guessed() -> None:
     assert any(d.severity == "note" and "opaque custom_op" in d.message for d in trace.diagnostics)
 
 
+def test_the_default_screen_of_a_trace_shows_the_opaque_ops() -> None:
+    """A trace of a model whose kernels sit in a library's custom_ops has no kernel row: the default
+    screen said only "Kernels (0)" and showed the ops with --detail alone."""
+    from tritoninspect.render.overview import render_overview
+
+    text = render_overview(trace_report("custom_op"), color=False, width=100)
+    before_notes = text.split("--detail", 1)[0]
+    assert "Opaque ops (1)" in before_notes and "tisample_custom_op::add [0/0]" in before_notes
+    assert "kernels inside: unknown (a trace does not show them" in " ".join(before_notes.split())
+    assert "Opaque ops" not in render_overview(live_report("custom_op"), color=False, width=100)  # its kernel row says it
+
+
 def test_triton_op_nested_or_from_a_registered_backward_has_its_op_unknown() -> None:
     trace = trace_report("triton_op_autograd")
     ops = {k.name: {o.custom_op for o in k.occurrences} for k in trace.kernels}

@@ -15,7 +15,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from tritoninspect.model import __version__
+from tritoninspect.model import __version__, notebook
+
+
+def _notebook_page(document: Any) -> str:
+    # Reports show themselves in Jupyter through the model's slot (model/notebook.py says why);
+    # render/ is imported when a notebook first shows one, not when tritoninspect is.
+    from tritoninspect.render.notebook import notebook_html
+
+    return notebook_html(document)
+
+
+notebook.register_page(_notebook_page)
 
 #: Public name -> the module that defines it, imported on first access.
 _LAZY = {

@@ -19,17 +19,28 @@ _SITE_DIRS = (f"{os.sep}site-packages{os.sep}", f"{os.sep}dist-packages{os.sep}"
 
 
 def emulation_notes(capture: Capture, cwd: Path | None = None) -> list[Diagnostic]:
-    """One note listing the CUDA device queries compile-only mode answered, when any was asked."""
+    """A note listing the CUDA device queries compile-only mode answered, when any was asked;
+    one naming the bool arguments it passed to Triton's interpreter as int1, when any."""
     emulation = capture.emulation
-    if emulation is None or not emulation.queries:
+    if emulation is None:
         return []
-    asked = ", ".join(_query_text(q, cwd or Path.cwd()) for q in emulation.queries)
-    return [Diagnostic(
-        "note", "compile-only",
-        f"emulated CUDA device queries for {emulation.target} ({emulation.like}-like, \"{emulation.device_name}\"): "
-        f"{asked}; the values are a data sheet's, not from a GPU, and torch.cuda.is_available() stayed "
-        f"{emulation.cuda_available}",
-    )]
+    notes = []
+    if emulation.queries:
+        asked = ", ".join(_query_text(q, cwd or Path.cwd()) for q in emulation.queries)
+        notes.append(Diagnostic(
+            "note", "compile-only",
+            f"emulated CUDA device queries for {emulation.target} ({emulation.like}-like, \"{emulation.device_name}\"): "
+            f"{asked}; the values are a data sheet's, not from a GPU, and torch.cuda.is_available() stayed "
+            f"{emulation.cuda_available}",
+        ))
+    if emulation.bool_arguments:
+        notes.append(Diagnostic(
+            "note", "interpreter",
+            f"Python bool arguments passed to Triton's interpreter as int1: {', '.join(emulation.bool_arguments)} "
+            "(this Triton's interpreter rejects a bool, triton-lang/triton#9565; compile-only mode converts it as "
+            "Triton 3.8 does, and the kernel compiled for the target with the bool as given)",
+        ))
+    return notes
 
 
 #: How the diagnostic of `probe_notes` begins (the failure text finds it by this).
@@ -39,29 +50,79 @@ FAILURE_AFTER_PROBE = ("compile-only mode answered torch.cuda.is_available() Fal
                        "code took its no-GPU path: a GPU run may not fail here")
 
 
+#: How the diagnostic of `tensor_probe_notes` begins (the no-kernels text finds it by this).
+TENSOR_PROBE_NOTE = "a tensor's device answered cpu (compile-only mode runs on CPU tensors)"
+IS_AVAILABLE = "torch.cuda.is_available()"
+#: How both probe diagnostics end when no user kernel launched.
+NO_LAUNCH = "no user kernel launched in this run: a GPU run may launch kernels there"
+
+
 def probe_notes(capture: Capture, graph_breaks: Iterable[GraphBreak] = (), cwd: Path | None = None) -> list[Diagnostic]:
     """One diagnostic listing where `torch.cuda.is_available()` answered False to the user's or a
     library's code: a warning when graph breaks or the run's failure follow such an answer (they
-    may be compile-only's own), else a note."""
+    may be compile-only's own), or when no user kernel launched (it may be why), else a note. Then
+    `tensor_probe_notes`."""
     emulation = capture.emulation
     if emulation is None or not emulation.probes:
         return []
     cwd = cwd or Path.cwd()
-    parts = []
-    for traced, label in ((True, "while Dynamo traced"), (False, "run eagerly")):
-        places = [_probe_text(p, cwd) for p in emulation.probes if p.traced is traced]
-        if places:
-            parts.append(f"{label}: {', '.join(places)}")
+    tensor_notes = tensor_probe_notes(capture, cwd)
+    probes = [p for p in emulation.probes if p.asked == IS_AVAILABLE]
+    if not probes:
+        return tensor_notes
+    parts = _probe_parts(probes, cwd)
     marked = [b for b in graph_breaks if b.device_probe]
     tail = (f"; {len(marked)} graph break(s) follow such a probe (each marked: it {DEVICE_PROBE_MEANING})" if marked
             else "; no graph break follows one")
     if capture.failure is not None:
         tail += f"; the run failed after it ({capture.failure.stage}): a GPU run may not fail there"
+    elif not capture.launches:
+        tail += f"; {NO_LAUNCH}"
     return [Diagnostic(
-        "warning" if marked or capture.failure is not None else "note", "compile-only",
+        "warning" if marked or capture.failure is not None or not capture.launches else "note", "compile-only",
         f"{PROBE_NOTE} where the GPU compile-only mode stands for "
         f"answers True, so the code after it took its no-GPU path: {'; '.join(parts)}{tail}",
+    ), *tensor_notes]
+
+
+def tensor_probe_notes(capture: Capture, cwd: Path) -> list[Diagnostic]:
+    """One diagnostic listing where the user's or a library's code asked a tensor whether it is on
+    CUDA (`x.is_cuda`, its device compared with "cuda") and heard no: a GPU run hears yes, and may
+    launch kernels where this run took a PyTorch path. A warning when no kernel launched (the
+    likely reason for it), else a note."""
+    emulation = capture.emulation
+    probes = [p for p in emulation.probes if p.asked != IS_AVAILABLE] if emulation is not None else []
+    if not probes:
+        return []
+    launched = bool(capture.launches)
+    tail = f"; {NO_LAUNCH}" if not launched else "; a GPU run may take another path there"
+    return [Diagnostic(
+        "note" if launched else "warning", "compile-only",
+        f"{TENSOR_PROBE_NOTE} where a GPU run has it on cuda, so the code after it may have taken its CPU "
+        f"path: {'; '.join(_probe_parts(probes, cwd))}{tail}",
     )]
+
+
+def tensor_probe_places(report: Report) -> str | None:
+    """The places of the tensor-device probes of the report's compile-only note, or None."""
+    for d in report.diagnostics:
+        if d.source == "compile-only" and d.message.startswith(TENSOR_PROBE_NOTE):
+            return d.message.split(" path: ", 1)[1].split(f"; {NO_LAUNCH}", 1)[0].split("; a GPU run", 1)[0]
+    return None
+
+
+def availability_probed(report: Report) -> bool:
+    """The report's compile-only note says `torch.cuda.is_available()` answered False to the code."""
+    return any(d.source == "compile-only" and d.message.startswith(PROBE_NOTE) for d in report.diagnostics)
+
+
+def _probe_parts(probes: list[DeviceProbeRecord], cwd: Path) -> list[str]:
+    parts = []
+    for traced, label in ((True, "while Dynamo traced"), (False, "run eagerly")):
+        places = [_probe_text(p, cwd) for p in probes if p.traced is traced]
+        if places:
+            parts.append(f"{label}: {', '.join(places)}")
+    return parts
 
 
 def failure_follows_probe(report: Report) -> bool:
@@ -76,7 +137,7 @@ def enrich_device_probes(capture: Capture, fields: dict[str, Any]) -> dict[str, 
     function in which Dynamo traced a False `torch.cuda.is_available()` (the first such frame,
     innermost first)."""
     emulation = capture.emulation
-    traced = [p for p in emulation.probes if p.traced] if emulation is not None else []
+    traced = [p for p in emulation.probes if p.traced and p.asked == IS_AVAILABLE] if emulation is not None else []
     breaks = fields.get("graph_breaks", ())
     if not traced or not breaks:
         return {}
@@ -95,7 +156,8 @@ def _marked(b: GraphBreak, probes: list[DeviceProbeRecord]) -> GraphBreak:
 
 def _probe_text(probe: DeviceProbeRecord, cwd: Path) -> str:
     ids = f", compile {', '.join(probe.compile_ids)}" if probe.compile_ids else ""
-    return f"{_place(probe.place, cwd)} in {probe.function} (×{probe.calls}{ids})"
+    asked = "" if probe.asked == IS_AVAILABLE else f"{probe.asked} "
+    return f"{_place(probe.place, cwd)} in {probe.function} ({asked}×{probe.calls}{ids})"
 
 
 def _query_text(query: DeviceQueryRecord, cwd: Path) -> str:

@@ -106,15 +106,29 @@ def _verdict(entries: Iterable[str], missing: tuple[str, ...]) -> str:
 
 def _clones(occ: Iterable[Occurrence]) -> tuple[int | None, tuple[str, ...], tuple[str, ...]]:
     """Bytes still cloned per call, the arguments cloned, and those re-inplaced (AOT nodes)."""
-    clones = [o.clones for o in occ if o.clones is not None]
-    if not clones:
+    with_clones = [o for o in occ if o.clones is not None]
+    if not with_clones:
         return None, (), ()
-    args = [a for c in clones for a in c.arguments]
+    args = [a for o in with_clones for a in o.clones.arguments]  # type: ignore[union-attr]
     cloned = tuple(dict.fromkeys(a.arg for a in args if a.cloned))
     reinplaced = tuple(dict.fromkeys(a.arg for a in args if a.cloned is False and a.arg not in cloned))
-    if any(c.bytes is None for c in clones):
+    if any(o.clones.bytes is None for o in with_clones):  # type: ignore[union-attr]
         return None, cloned, reinplaced
-    return sum(c.bytes or 0 for c in clones), cloned, reinplaced
+    return per_call_bytes(with_clones), cloned, reinplaced
+
+
+def per_call_bytes(occ: Iterable[Occurrence]) -> int:
+    """What one call copies: every launch of one compile adds up (forward and backward), but a call
+    runs one compile per frame (`0/0` or its recompile `0/1`, never both), so a frame counts with
+    its largest compile; frames after a graph break (`1/0`) run in the same call and add up."""
+    per_compile: dict[str, int] = {}
+    for o in occ:
+        per_compile[o.compile_id or ""] = per_compile.get(o.compile_id or "", 0) + (o.clones.bytes or 0 if o.clones else 0)
+    per_frame: dict[str, int] = {}
+    for cid, size in per_compile.items():
+        frame = cid.split("/", 1)[0] if "/" in cid else cid
+        per_frame[frame] = max(per_frame.get(frame, 0), size)
+    return sum(per_frame.values())
 
 
 def _neighbours(occ: Iterable[Occurrence]) -> tuple[tuple[str, ...], tuple[str, ...], str | None]:

@@ -418,6 +418,8 @@ def _unbuilt(cap: ExportCapture, record: AotiRecord, gpu: bool) -> None:
 
 def _load_and_compare(cap: ExportCapture, record: AotiRecord, path: str, args: tuple[Any, ...], reference: Any,
                       gpu: bool) -> None:
+    # The wrapper .so needs its C++ runtime in the global symbol scope (compat/cxx_runtime.py).
+    compat.cxx_runtime.promote_loaded()
     model = _step(cap, "aoti_load", lambda: export_api.aoti_load(path))
     record.loaded = model is not None
     if model is None:

@@ -75,7 +75,8 @@ def failure_record(exc: BaseException, progress: Progress) -> Failure:
         message=_message(inner, _fake_tensor_op(chain)),
         user_frame=stack[-1] if stack else None,
         user_stack=stack,
-        torch_frame=_torch_frame(chain),
+        # Compile-only mode's refusal names the library line that asked for CUDA.
+        torch_frame=inner.where if isinstance(inner, compat.no_cuda.NoCudaDevice) else _torch_frame(chain),
     )
 
 
@@ -157,7 +158,8 @@ def _cut(line: str) -> str:
 
 #: Dynamo's text when an op fails on fake tensors (torch/_dynamo/utils.py `get_fake_value`,
 #: "Dynamo failed to run FX node with fake tensors: call_function <fn>(*(args), **{})", 2.6-2.14).
-_FAKE_OP_RE = re.compile(r"failed to run FX node with fake tensors: call_\w+ (?:<built-in function (\w+)>|<?([\w.]+))")
+_FAKE_OP_RE = re.compile(
+    r"failed to run FX node with fake tensors: call_\w+ (?:<built-in (?:function|method) (\w+)[ >]|<?([\w.]+))")
 
 
 def _fake_tensor_op(chain: list[BaseException]) -> str | None:
@@ -211,6 +213,8 @@ def _torch_frame(chain: list[BaseException]) -> str | None:
 
 
 def _in_tool(exc: BaseException) -> bool:
+    if isinstance(exc, compat.no_cuda.NoCudaDevice):
+        return False  # compile-only mode's answer to the user's code, raised in ours on purpose
     frames = traceback.extract_tb(exc.__traceback__)
     return bool(frames) and frames[-1].filename.startswith(_PACKAGE_DIR)
 

@@ -82,8 +82,10 @@ class Environment:
     gpu: Any = None
     #: Query -> [calls, first caller], in the order first asked.
     queries: dict[str, list[Any]] = field(default_factory=dict)
-    #: (place, function, traced) -> [calls, compile ids] of `is_available()` answering False.
-    probes: dict[tuple[str, str, bool], list[Any]] = field(default_factory=dict)
+    #: (place, function, traced, asked) -> [calls, compile ids] of a device probe answering for the CPU.
+    probes: dict[tuple[str, str, bool, str], list[Any]] = field(default_factory=dict)
+    #: kernel -> its bool parameters passed to Triton's interpreter as int1.
+    bools: dict[str, list[str]] = field(default_factory=dict)
 
     def queried(self, function: str, caller: str) -> None:
         """An emulated answer was given to `caller` ("file:line")."""
@@ -93,29 +95,51 @@ class Environment:
             count[1] = caller  # a graph line repeating the call says less than the call itself
 
     def probed(self, probe: Any) -> None:
-        """`torch.cuda.is_available()` answered False to `probe.place` (a compat.device_probes.Probe)."""
-        count = self.probes.setdefault((probe.place, probe.function, probe.traced), [0, []])
+        """A device probe answered for the CPU to `probe.place` (a compat.device_probes.Probe)."""
+        count = self.probes.setdefault((probe.place, probe.function, probe.traced, probe.asked), [0, []])
         count[0] += 1
         if probe.compile_id and probe.compile_id not in count[1]:
             count[1].append(probe.compile_id)
+
+    @contextlib.contextmanager
+    def capture_scope(self) -> Iterator[Environment]:
+        """This environment for one capture of a mode held across captures (a test session): what is
+        noticed in the block is that capture's, on top of what was noticed outside every capture (at
+        import time, which is when libraries ask the device most); the outside's records come back after.
+        Yields itself: the patches the mode installed call its methods."""
+        outside = self.problems, self.queries, self.probes
+        self.problems = list(outside[0])
+        self.queries = {name: list(count) for name, count in outside[1].items()}
+        self.probes = {key: [count[0], list(count[1])] for key, count in outside[2].items()}
+        try:
+            yield self
+        finally:
+            self.problems, self.queries, self.probes = outside
 
     def emulation(self) -> EmulationRecord | None:
         """The emulated device and what was asked of it, for the capture."""
         if self.gpu is None:
             return None
         queries = tuple(DeviceQueryRecord(name, calls, caller or None) for name, (calls, caller) in self.queries.items())
-        probes = tuple(DeviceProbeRecord(place, function, traced, calls, tuple(ids))
-                       for (place, function, traced), (calls, ids) in self.probes.items())
+        probes = tuple(DeviceProbeRecord(place, function, traced, calls, tuple(ids), asked)
+                       for (place, function, traced, asked), (calls, ids) in self.probes.items())
+        bools = tuple(f"{kernel}({', '.join(names)})" for kernel, names in self.bools.items())
         return EmulationRecord(f"sm_{self.gpu.arch}", self.gpu.like, self.gpu.properties.name, queries, probes,
-                               cuda_available=torch.cuda.is_available())
+                               cuda_available=torch.cuda.is_available(), bool_arguments=bools)
+
+    def passed_bools(self, kernel: str, names: list[str]) -> None:
+        """The launch's Python bools (`names`) went to Triton's interpreter as int1."""
+        known = self.bools.setdefault(kernel, [])
+        known.extend(n for n in names if n not in known)
 
     def skipped_launch(self, kernel: str, exc: BaseException) -> None:
         """Triton compiled the kernel for the target, then its interpreter could not run it."""
         target = f"sm_{self.gpu.arch}" if self.gpu is not None else "the target"
         message = (
             f"{kernel} compiled for {target}, but Triton's interpreter could not run it "
-            f"({type(exc).__name__}: {str(exc).strip()[:200]}); its launch was skipped, so values computed "
-            "after it are not meaningful (graphs and code are)"
+            f"({type(exc).__name__}: {str(exc).strip()[:200]}): a limit of compile-only mode, not of "
+            "torch.compile; its launch was skipped, so values computed after it are not meaningful "
+            "(graphs and code are)"
         )
         if ("interpreter", message) not in self.problems:
             self.problems.append(("interpreter", message))
@@ -165,18 +189,20 @@ def compile_only(arch: int = DEFAULT_ARCH) -> Iterator[Environment]:
         if not watch:
             env.problems.append(("compile-only", "this torch's torch.cuda.is_available() cannot be watched: where it "
                                  "answered False to your code (a device probe) is not reported"))
-        for obj, name, value in queries + watch:
+        tensors = compat.device_probes.tensor_device_watch(env.probed)
+        for obj, name, value in queries + watch + tensors + compat.no_cuda.patches():
             patcher.set(obj, name, value)
         # Disabled for Dynamo so a break inside a launch never traces the interpreter.
         # Warmups still compile (for the stub's target): that is how --resources measures.
         run = compat.interpreter.make_jit_run(env.skipped_launch, original=JITFunction.run,
-                                              compile_launch=compiler.compile)
+                                              compile_launch=compiler.compile, on_note=env.passed_bools)
         patcher.set(JITFunction, "run", torch.compiler.disable(run, recursive=True))
         patcher.set(JITFunction, "__call__", compat.interpreter.jit_call_interpreted)
         first_config = compat.interpreter.autotuner_run_first_config
         patcher.set(Autotuner, "run", torch.compiler.disable(first_config, recursive=True))
         autotuner = compat.inductor.caching_autotuner_class()
-        inductor_run = compat.interpreter.inductor_run_interpreted(autotuner.run, env.skipped_launch, compiler.compile)
+        inductor_run = compat.interpreter.inductor_run_interpreted(autotuner.run, env.skipped_launch, compiler.compile,
+                                                                   on_note=env.passed_bools)
         patcher.set(autotuner, "run", inductor_run)
         yield env
     finally:

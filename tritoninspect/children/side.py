@@ -17,11 +17,11 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from tritoninspect.model.diff_report import DiffReport, SideBench, side_bench_from_dict
 from tritoninspect.model.errors import CaptureError, ReportError, TimeoutProblem, TritonInspectError, error_from_dict
-from tritoninspect.model.report import Report
+from tritoninspect.model.report import Diagnostic, Report
 from tritoninspect.run.acquire import acquire
 from tritoninspect.source.parse import SavedReport, Source, TargetSpec
 
@@ -32,12 +32,14 @@ if TYPE_CHECKING:
 #: so a checkout run without installing (PYTHONPATH=.) works in the child too.
 _PACKAGE_PARENT = str(Path(__file__).resolve().parents[2])
 
-#: The capture children of the `get_sides` call running in this context, so it can end them all.
+#: The capture children of the `in_parallel` call running in this context, so it can end them all.
 _RUNNING: contextvars.ContextVar[set[subprocess.Popen[str]] | None] = contextvars.ContextVar(
     "tritoninspect_side_children", default=None)
 
 #: Hears each stage a side's capture starts: (side label, stage).
 SideProgress = Callable[[str, str], None]
+
+T = TypeVar("T")
 
 #: The files `--save DIR` writes for two sides (more sides: C.json, D.json, ...).
 SAVED_NAMES = ("A.json", "B.json")
@@ -85,9 +87,20 @@ def get_sides(sources: Sequence[Source], options: Sequence[CaptureOptions], *, j
     Each capture is its own child process; a thread per running child only waits for it.
     The first side's error (in order) is raised once every started capture has ended.
     """
+    labels = side_labels(len(sources))
+    extra = {} if progress is None else {"progress": progress}
+    calls = [functools.partial(get_side, label, source, options=opts, bench=bench, debug=debug, timeout=timeout,
+                               **extra)
+             for label, source, opts in zip(labels, sources, options)]
+    return in_parallel(calls, jobs=jobs)
+
+
+def in_parallel(calls: Sequence[Callable[[], T]], *, jobs: int) -> list[T]:
+    """Each call's result, in order, `jobs` calls at a time (each in a thread that only waits for
+    its capture child). The first exception (in order) is raised once every started call has
+    ended; on it, or on Ctrl-C, the calls not started never start and the running children end."""
     from concurrent.futures import ThreadPoolExecutor
 
-    labels = side_labels(len(sources))
     running: set[subprocess.Popen[str]] = set()
     token = _RUNNING.set(running)
     try:
@@ -95,10 +108,7 @@ def get_sides(sources: Sequence[Source], options: Sequence[CaptureOptions], *, j
     finally:
         _RUNNING.reset(token)
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        extra = {} if progress is None else {"progress": progress}
-        futures = [pool.submit(context.copy().run, get_side, label, source, options=opts, bench=bench, debug=debug,
-                               timeout=timeout, **extra)
-                   for label, source, opts in zip(labels, sources, options)]
+        futures = [pool.submit(context.copy().run, call) for call in calls]
         try:
             return [f.result() for f in futures]
         except BaseException:
@@ -111,12 +121,14 @@ def get_sides(sources: Sequence[Source], options: Sequence[CaptureOptions], *, j
 
 def capture_side(label: str, target: str, *, options: CaptureOptions, bench: bool = False,
                  debug: bool = False, timeout: float | None = None,
-                 on_stage: Callable[[str], None] | None = None) -> SideResult:
+                 on_stage: Callable[[str], None] | None = None, cwd: Path | None = None) -> SideResult:
     """Capture `target` in a fresh `python -m tritoninspect.children.side_child` process (`on_stage`
-    hears each stage it starts)."""
+    hears each stage it starts), run in `cwd` (default: ours), which a relative target is read from."""
     request = {"target": target, "options": dataclasses.asdict(options), "bench": bench, "debug": debug}
     started = time.monotonic()
-    extra = {} if on_stage is None else {"on_stage": on_stage}
+    extra: dict[str, Any] = {} if on_stage is None else {"on_stage": on_stage}
+    if cwd is not None:
+        extra["cwd"] = cwd
     try:
         payload, returncode, stderr = run_child(request, debug=debug, timeout=timeout, **extra)
     except subprocess.TimeoutExpired as exc:
@@ -136,7 +148,8 @@ def capture_side(label: str, target: str, *, options: CaptureOptions, bench: boo
 
 
 def run_child(request: dict[str, Any], *, debug: bool = False, timeout: float | None = None,
-              on_stage: Callable[[str], None] | None = None) -> tuple[dict[str, Any] | None, int, str]:
+              on_stage: Callable[[str], None] | None = None,
+              cwd: Path | None = None) -> tuple[dict[str, Any] | None, int, str]:
     """Run one child on `request`: its answer (None if it wrote none), exit code and stderr.
     Past `timeout` seconds the child is killed (subprocess.TimeoutExpired), as on Ctrl-C.
     `on_stage` hears each stage the child starts (it writes them to a file we read as it runs)."""
@@ -146,7 +159,7 @@ def run_child(request: dict[str, Any], *, debug: bool = False, timeout: float | 
         request_file.write_text(json.dumps({**request, "stages": str(stages.path)} if stages else request))
         # With --debug the child's output goes to our stderr as it comes; stdout stays clean for --json.
         with subprocess.Popen(
-            child_command(request_file, out), env=_child_env(),
+            child_command(request_file, out), env=_child_env(), cwd=cwd,
             stdout=sys.stderr.fileno() if debug else subprocess.PIPE,
             stderr=None if debug else subprocess.PIPE, text=True,
         ) as proc:
@@ -225,11 +238,24 @@ def build_diff(a: SideResult, b: SideResult, *more: SideResult, context: int = 3
 
 def contended(sides: Sequence[SideResult]) -> list[bool]:
     """Per side: its capture overlapped another side's in time (`--jobs` above 1), so the two
-    shared the CPU and its compile time is not comparable with a capture that ran alone."""
+    shared the CPU and its compile time is not comparable with a capture that ran alone. A saved
+    side says so itself: `save_reports` noted it (`CONTENDED_NOTE`)."""
     spans = [s.span for s in sides]
-    return [span is not None and any(other is not None and j != i and span[0] < other[1] and other[0] < span[1]
-                                     for j, other in enumerate(spans))
+    return [(span is not None and any(other is not None and j != i and span[0] < other[1] and other[0] < span[1]
+                                      for j, other in enumerate(spans)))
+            or (sides[i].saved and was_contended(sides[i].report))
             for i, span in enumerate(spans)]
+
+
+#: The note `save_reports` gives a side whose capture overlapped another's (source "diff").
+CONTENDED_NOTE = ("captured while another side of the same diff compiled (diff -j above 1, sharing the CPU): its "
+                  "compile time is not comparable with a capture that ran alone, so a diff of it gives no "
+                  "compile-time ratio")
+
+
+def was_contended(report: Report) -> bool:
+    """The saved report's capture overlapped another side's (`CONTENDED_NOTE`)."""
+    return any(d.source == "diff" and d.message == CONTENDED_NOTE for d in report.diagnostics)
 
 
 def _pair(a: SideResult, b: SideResult, labels: tuple[str, str], *, context: int, parallel: bool = False) -> DiffReport:
@@ -259,9 +285,14 @@ def save_reports(directory: Path, *sides: SideResult) -> list[Path]:
     check_save_dir(directory, len(sides))
     directory.mkdir(parents=True, exist_ok=True)
     written = []
-    for label, result in zip(side_labels(len(sides)), sides):
+    for label, result, busy in zip(side_labels(len(sides)), sides, contended(sides)):
         path = directory / f"{label}.json"
-        path.write_text(result.report.to_json() + "\n")
+        report = result.report
+        if busy and not was_contended(report):
+            # A later `diff A.json B.json` must withhold the compile-time ratio as the live diff did.
+            note = Diagnostic("note", "diff", CONTENDED_NOTE)
+            report = dataclasses.replace(report, diagnostics=(*report.diagnostics, note))
+        path.write_text(report.to_json() + "\n")
         written.append(path)
     return written
 

@@ -62,6 +62,7 @@ EXAMPLES = {
         "[bold]Examples[/]\n\n"
         "  tritoninspect check model.py:Net --no-breaks --entry add_kernel=hop\n\n"
         "  tritoninspect check model.py:Net --max-graphs 1 --no-clones add_kernel\n\n"
+        "  tritoninspect check --junit-xml junit.xml   [dim]# every [\\[tool.tritoninspect.check]] entry[/]\n\n"
         f"{INPUTS_CONVENTION}"
     ),
     "export": (

@@ -25,7 +25,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from tritoninspect.model import __version__, schema
+from tritoninspect.model import __version__, notebook, schema
 from tritoninspect.model._json import Schema, parse_json
 from tritoninspect.model.errors import ReportError
 
@@ -86,6 +86,12 @@ class Row:
     changed: bool
     #: "" for counts and names; "s" for seconds.
     unit: str = ""
+
+    @property
+    def is_fact(self) -> bool:
+        """A compared fact, counted in "N of M facts differ" (text and HTML alike); a measurement
+        (seconds) differs run to run and is compared as a ratio, not counted."""
+        return self.unit != "s"
 
 
 @dataclass(frozen=True)
@@ -174,8 +180,21 @@ class DiffReport:
         return tuple(r for r in self.rows if r.changed)
 
     @property
+    def facts(self) -> tuple[Row, ...]:
+        """The rows that are compared facts (`Row.is_fact`): what "N of M facts differ" counts."""
+        return tuple(r for r in self.rows if r.is_fact)
+
+    @property
     def changed_graphs(self) -> tuple[GraphDiff, ...]:
         return tuple(g for g in self.graph_diffs if g.changed)
+
+    def __repr__(self) -> str:
+        return notebook.diff_repr(self)
+
+    def _repr_html_(self) -> str | None:
+        """Jupyter: the HTML diff, as `diff -o diff.html` writes it (without the sides' pictures:
+        a `DiffPage` has them), in a frame of its own."""
+        return notebook.page_html(self)
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON-able form; `schema_version` comes first."""

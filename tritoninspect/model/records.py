@@ -216,8 +216,9 @@ class DeviceQueryRecord:
 
 @dataclass(frozen=True)
 class DeviceProbeRecord:
-    """`torch.cuda.is_available()` answered False here, where the GPU compile-only mode
-    stands for answers True: the code after it took its no-GPU path."""
+    """A device probe answered for the CPU here, where the GPU compile-only mode stands for
+    answers CUDA: `torch.cuda.is_available()` False, or a tensor not on CUDA (`x.is_cuda`, its
+    device compared with "cuda"); the code after it may have taken its no-GPU path."""
 
     #: "file:line" of the call (the traced instruction, when Dynamo evaluated it).
     place: str
@@ -228,6 +229,9 @@ class DeviceProbeRecord:
     calls: int
     #: The compiles it was traced in, in order (traced only).
     compile_ids: tuple[str, ...] = ()
+    #: What was asked: "torch.cuda.is_available()", "x.is_cuda" or "x.device.type" (a tensor's device
+    #: compared with "cuda").
+    asked: str = "torch.cuda.is_available()"
 
 
 @dataclass(frozen=True)
@@ -246,6 +250,9 @@ class EmulationRecord:
     #: What `torch.cuda.is_available()` answered on this machine (True on a GPU machine
     #: in forced compile-only mode).
     cuda_available: bool = False
+    #: "kernel(param, ...)": Python bool arguments passed to Triton's interpreter as int1
+    #: (its own converter rejects them before triton 3.8).
+    bool_arguments: tuple[str, ...] = ()
 
 
 @dataclass

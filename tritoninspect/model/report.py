@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tritoninspect.model import schema
+from tritoninspect.model import notebook, schema
 from tritoninspect.model._json import Schema, parse_json, read_json
 from tritoninspect.model.errors import ReportError
 from tritoninspect.model.report_kernel import (
@@ -300,6 +300,12 @@ class Report:
     def kernel(self, name: str) -> Kernel | None:
         """The first kernel with this name (or id)."""
         return next((k for k in self.kernels if name in (k.name, k.id)), None)
+
+    def __repr__(self) -> str:
+        return notebook.report_repr(self)
+
+    def _repr_html_(self) -> str | None:  # Jupyter: the page `-o report.html` writes, in a frame of its own
+        return notebook.page_html(self)
 
 
 #: How JSON maps back onto the records: nested records keyed by (owner, field), because

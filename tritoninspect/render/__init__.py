@@ -64,9 +64,22 @@ def _ranks_text(summary: Any, *, color: bool | None = None, width: int | None = 
 
 
 def _check_text(result: Any, *, color: bool | None = None, width: int | None = None) -> str:
-    from tritoninspect.render.check import render_check
+    # One target's check result, or a project's (render/check.py).
+    from tritoninspect.render.check import render_check, render_suite
 
-    return render_check(result)
+    return render_check(result) if hasattr(result, "conditions") else render_suite(result)
+
+
+def _junit(suite: Any, *, color: bool | None = None, width: int | None = None) -> str:
+    from tritoninspect.render.junit import render_junit
+
+    return render_junit(suite)
+
+
+def _github(suite: Any, *, color: bool | None = None, width: int | None = None) -> str:
+    from tritoninspect.render.annotations import render_annotations
+
+    return render_annotations(suite)
 
 
 def _html(document: Any, *, color: bool | None = None, width: int | None = None) -> str:
@@ -115,7 +128,8 @@ def _show(view: str) -> Renderer:
 
 #: Output format -> renderer. "text" is the report as `graph` prints it (one screen: kernels,
 #: findings, advice), "detail" its stage-by-stage tables (`graph --detail`); "breaks",
-#: "diff" and "check" are the other commands' text; "show:<view>" a `--show` view.
+#: "diff" and "check" are the other commands' text; "junit" and "github" a check suite's JUnit XML
+#: and GitHub Actions annotations; "show:<view>" a `--show` view.
 RENDERERS: dict[str, Renderer] = {
     "text": _report_text,
     "detail": _report_detail,
@@ -123,6 +137,8 @@ RENDERERS: dict[str, Renderer] = {
     "breaks": _breaks_text,
     "diff": _diff_text,
     "check": _check_text,
+    "junit": _junit,
+    "github": _github,
     "html": _html,
     "html:breaks": _html_breaks,
     "ranks": _ranks_text,

@@ -7,6 +7,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from tritoninspect.analyse.emulation import availability_probed, tensor_probe_places
 from tritoninspect.model.report import Entry, Kernel, KernelGuard, Meta, Occurrence, OpaqueOp, Report, SymbolicArg
 from tritoninspect.textformats.output_code import custom_ops_called, subgraph_kind
 
@@ -226,6 +227,15 @@ def no_kernels_text(report: Report) -> str:
     """What to say when a report lists no user kernel: after a failure, that the compile stopped
     before any ran, and the user ops the graphs call whose kernels it never reached."""
     if report.failure is None:
+        probes = tensor_probe_places(report)
+        if probes is not None:
+            return ("no user-defined Triton kernels were seen: compile-only mode runs on CPU tensors, and the code "
+                    f"asked a tensor whether it is on CUDA, so it may have taken its CPU path at: {probes}; a GPU "
+                    "run may launch kernels there")
+        if availability_probed(report):
+            return ("no user-defined Triton kernels were seen: compile-only mode answered torch.cuda.is_available() "
+                    "False to the code (the compile-only diagnostic names where), so it may have taken its no-GPU "
+                    "path; a GPU run may launch kernels there")
         return "no user-defined Triton kernels were seen"
     ops = list(dict.fromkeys(op for g in report.graphs if g.stage == "dynamo" for op in custom_ops_called(g.code)))
     called = f"; the Dynamo graphs call {', '.join(ops)}, whose kernels the compile did not reach" if ops else ""

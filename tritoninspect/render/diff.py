@@ -126,8 +126,7 @@ def _options(side: Side) -> str:
 
 
 def _summary(diff: DiffReport) -> Text:
-    rows = [r for r in diff.rows if r.unit != "s"]
-    facts = f"{len(diff.changed_rows)} of {len(rows)} facts differ"
+    facts = f"{sum(r.changed for r in diff.facts)} of {len(diff.facts)} facts differ"
     graphs = f"{len(diff.changed_graphs)} of {len(diff.graph_diffs)} graphs differ after normalisation"
     style = _CHANGED_STYLE if diff.changed_rows or diff.changed_graphs else "green"
     return Text(f"{facts} · {graphs}", style=style)

@@ -37,6 +37,12 @@ class DiffPage:
     diff: DiffReport
     reports: tuple[Report, ...] = ()
 
+    def _repr_html_(self) -> str | None:
+        """Jupyter: the HTML diff with each side's pictures, in a frame of its own (render/notebook.py)."""
+        from tritoninspect.model.notebook import page_html
+
+        return page_html(self)
+
 
 def render_diff_html(document: DiffPage | DiffReport) -> str:
     """The whole diff page: A against every further variant."""
@@ -124,8 +130,10 @@ def _fact(key: tuple[str, str], rows: list[Row | None]) -> FactRow:
 
 
 def _rows(diff: DiffReport, sides: tuple[Side, ...]) -> str:
-    """The compared facts: those that differ first, then all of them (collapsed)."""
-    facts = fact_rows(diff)
+    """The compared facts: those that differ first, then all of them (collapsed); the compile times
+    (measurements, not counted as facts: `Row.is_fact`) in a table of their own."""
+    merged = fact_rows(diff)
+    facts = [f for f in merged if f.unit != "s"]
     header = ("section", "what", *(f"{s.label} · {_short(s)}" for s in sides))
     changed = [_fact_cells(f, sides) for f in facts if f.differs]
     every = [_fact_cells(f, sides) for f in facts]
@@ -137,7 +145,16 @@ def _rows(diff: DiffReport, sides: tuple[Side, ...]) -> str:
         per_side = f'<p class="muted">facts that differ from A\'s, per variant: {esc(" · ".join(counts))}</p>'
     return (f'<section id="summary"><h2>Summary: {len(changed)} of {len(facts)} compared facts differ</h2>'
             f"{per_side}{differ}<details><summary>all {len(every)} compared facts</summary>"
-            f"{grid_table(header, every, changed=marks)}</details>{_bench(diff, sides)}</section>")
+            f"{grid_table(header, every, changed=marks)}</details>{_timings(merged, header, sides)}"
+            f"{_bench(diff, sides)}</section>")
+
+
+def _timings(merged: list[FactRow], header: tuple[str, ...], sides: tuple[Side, ...]) -> str:
+    rows = [_fact_cells(f, sides) for f in merged if f.unit == "s"]
+    if not rows:
+        return ""
+    return ('<details><summary>compile times (wall; measurements, compared as a ratio to A, not counted as '
+            f"facts)</summary>{grid_table(header, rows)}</details>")
 
 
 def _fact_cells(f: FactRow, sides: tuple[Side, ...]) -> list[str]:

@@ -42,9 +42,9 @@ def render_overview(report: Report, *, color: bool | None = None, width: int | N
     kernels = summarise(report, cwd)
     advice = advise(report, kernels)
     blocks = [_header(report, cwd), failure_section(report, cwd), _kernel_block(report, kernels, console.width),
-              recompile_limit_section(report, cwd), cudagraph_section(report, cwd),
-              epilogue_section(report, cwd, all_kernels=False), _findings(advice), _advice(advice), _diagnostics(report),
-              _footer(report)]
+              _opaque_block(report), recompile_limit_section(report, cwd), cudagraph_section(report, cwd),
+              epilogue_section(report, cwd, all_kernels=False), _findings(advice), _advice(advice),
+              _diagnostics(report), _footer(report)]
     print_blocks(console, blocks)
     return console_text(console)
 
@@ -90,6 +90,28 @@ def _kernel_block(report: Report, kernels: Sequence[KernelSummary], width: int) 
         return [title, table]
     # Too narrow for the table without splitting a word: one block per kernel instead.
     return [title, *(line for k in kernels for line in _stacked(k))]
+
+
+def _opaque_block(report: Report) -> list[RenderableType]:
+    """A trace's opaque custom ops: it cannot see the kernels inside them, so no kernel row shows
+    them (a run shows each kernel that launched inside an op as its `custom_op` row)."""
+    if report.meta.mode != "trace":
+        return []
+    unseen: dict[str, list[str]] = {}
+    for op in report.opaque_ops:
+        if not fmt.kernels_inside(report, op):
+            ids = unseen.setdefault(op.op, [])
+            if op.compile_id not in ids:
+                ids.append(op.compile_id)
+    if not unseen:
+        return []
+    inside = "unknown (a trace does not show them: they launch inside the op at run time)"
+    grid = _numbered_grid()
+    for op, ids in unseen.items():
+        grid.add_row(Text(op, style="yellow"), Text(f"[{', '.join(fmt.sorted_ids(ids))}] kernels inside: {inside}"))
+    note = Text("custom ops Inductor calls as a black box: it cannot see, fuse or reorder the kernels inside them",
+                style="dim")
+    return [heading("Opaque ops", len(unseen)), grid, note]
 
 
 HEADERS = ("kernel", "entry", "graphs", "clones", "before/after", "eager", "verdict")

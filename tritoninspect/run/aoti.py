@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tritoninspect.analyse.export_hints import NATIVE_CRASH
+from tritoninspect.capture.compat import cxx_runtime
 from tritoninspect.capture.export import BUILT_FILE_ENV, STAGE_FILE_ENV
 from tritoninspect.model.export_records import AotiRecord
 from tritoninspect.model.records import Failure
@@ -55,6 +56,9 @@ def run_aoti_child(spec: TargetSpec, options: Any, *,
         scratch = directory / "tmp"
         scratch.mkdir()
         env = {**_child_env(), STAGE_FILE_ENV: str(stage_file), BUILT_FILE_ENV: str(built), "TMPDIR": str(scratch)}
+        runtime = cxx_runtime.preload_for_package()
+        if runtime is not None:
+            env = cxx_runtime.with_preload(env, runtime)
         with open(err, "w+b") as stderr:
             proc = subprocess.Popen(child_command(request, out), env=env, stdout=stderr, stderr=stderr)
             code = _wait(proc, stage_file)
@@ -63,8 +67,23 @@ def run_aoti_child(spec: TargetSpec, options: Any, *,
         stage = stage_file.read_text().strip() if stage_file.exists() else "aoti"
         if code < 0 or not out.exists():
             partial = pickle.loads(built.read_bytes()) if built.exists() else None
-            return _crashed(code, stage, text, partial or AotiRecord(status="failed", device=device))
-        return _answer(pickle.loads(out.read_bytes()), device)
+            record, failure = _crashed(code, stage, text, partial or AotiRecord(status="failed", device=device))
+        else:
+            record, failure = _answer(pickle.loads(out.read_bytes()), device)
+        if record.status == "built":
+            record.notes.append(runtime_note(runtime))
+        return record, failure
+
+
+def runtime_note(runtime: str | None) -> str:
+    """What the report says about the C++ runtime the package was loaded with (compat/cxx_runtime.py)."""
+    if runtime is None:
+        return ("loaded in a child with its own libstdc++ made global (RTLD_GLOBAL), none preloaded: no C++ compiler "
+                "named its libstdc++, or it is older than this process's (if torch's loader crashes in std::regex, "
+                "the C++ runtime is the suspect: docs/aoti-load-crash-h200.txt)")
+    return (f"loaded in a child with the C++ compiler's libstdc++ preloaded ({cxx_runtime.PRELOAD_ENV}={runtime}): "
+            "the package's wrapper .so, built by that compiler, needs its C++ runtime in the global symbol scope "
+            "(without it torch's loader crashed in std::regex on the H200: docs/aoti-load-crash-h200.txt)")
 
 
 def child_command(request: Path, out: Path) -> list[str]:

@@ -9,6 +9,7 @@ needs when it runs, so a mistyped target fails before the heavy imports.
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import inspect
 import os
 import traceback
@@ -16,7 +17,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from tritoninspect.model.errors import CaptureError, TritonInspectError, UserCodeError
+from tritoninspect.model.errors import CaptureError, TritonInspectError, UsageError, UserCodeError
 
 if TYPE_CHECKING:
     from tritoninspect.model.records import Capture
@@ -114,16 +115,59 @@ class _Mode:
     extras: list[Any]
 
 
+#: The mode held across captures by `holding_mode` (the pytest plugin's compile-only session), if any.
+_HELD: contextvars.ContextVar[_Mode | None] = contextvars.ContextVar("tritoninspect_held_mode", default=None)
+
+
 @contextlib.contextmanager
 def enter_mode(options: CaptureOptions, *, user_dir: str | os.PathLike[str] | None) -> Iterator[_Mode]:
-    """The mode's environment, with `user_dir` taken as the user's own code."""
+    """The mode's environment, with `user_dir` taken as the user's own code; the held one, if any."""
     from tritoninspect.capture.session import choose_mode, mode_environment
     from tritoninspect.textformats.origin import user_tree
 
-    info = choose_mode(options.device, options.arch)
     extras = _extras(options)  # without depyf, fail before importing the user's code
+    held = _HELD.get()
+    if held is not None:
+        _fits(held.info, options)
+        with held.env.capture_scope() as env, user_tree(user_dir):
+            yield _Mode(held.info, env, extras)
+        return
+    info = choose_mode(options.device, options.arch)
     with mode_environment(info) as env, user_tree(user_dir):
         yield _Mode(info, env, extras)
+
+
+@contextlib.contextmanager
+def holding_mode(device: str = "cpu", arch: str | None = None) -> Iterator[ModeInfo]:
+    """Enter the mode now and hold it for the block: every capture inside (`inspect_module`,
+    `inspect_target`) runs in it instead of entering its own, so what is imported inside the block
+    (a kernel library, a test module) is imported in the mode, as the CLI imports a target. The
+    pytest plugin holds compile-only mode for a whole test session this way (`device="cpu"`)."""
+    from tritoninspect.capture.session import choose_mode, mode_environment
+
+    if _HELD.get() is not None:
+        raise UsageError("a mode is already held; hold one at a time")
+    info = choose_mode(device, arch)
+    with mode_environment(info) as env:
+        token = _HELD.set(_Mode(info, env, []))
+        try:
+            yield info
+        finally:
+            _HELD.reset(token)
+
+
+def _fits(held: ModeInfo, options: CaptureOptions) -> None:
+    """A capture asking for another mode than the held one is refused, not run in the wrong one."""
+    if options.device == "cuda" and held.mode != "gpu" or options.device == "cpu" and held.mode == "gpu":
+        raise UsageError(f"device={options.device!r}: this process holds {held.mode} mode for every capture")
+    if options.arch is not None and held.mode == "compile-only" and f"sm_{held.arch}" != _arch(options.arch):
+        raise UsageError(f"target {options.arch!r}: this process holds compile-only mode for sm_{held.arch}")
+
+
+def _arch(text: str) -> str:
+    from tritoninspect.capture.session import parse_target
+
+    return f"sm_{parse_target(text)}"
 
 
 def _defining_dir(module: Any) -> str | None:
@@ -185,18 +229,23 @@ def inspect_target(
     resources: bool = False,
     arch: str | None = None,
     cudagraphs: bool = False,
+    progress: bool | None = None,
 ) -> Report:
     """Capture a target as the CLI does (`"model.py:Net"` or `"package.module:Net"`).
 
     Compile-only mode (no GPU) is entered before the target is imported, as in
     the CLI; `inputs` is the `--inputs` text; `arch` is `--target`; `cudagraphs` is `--cudagraphs`.
+    `progress`: show each stage (None: in a Jupyter notebook only, as one line updated in place;
+    run/progress.py).
     """
+    from tritoninspect.run.progress import showing_progress
     from tritoninspect.source.spec import parse_spec
 
     spec = parse_spec(target) if isinstance(target, str) else target
     options = CaptureOptions(inputs=inputs, device=device, dynamic=dynamic, backward=backward, stage=stage,
                              resources=resources, arch=arch, decompile=decompile, cudagraphs=cudagraphs)
-    return run(spec, options)
+    with showing_progress(progress, f"tritoninspect: {spec.name}"):
+        return run(spec, options)
 
 
 def inspect_module(
@@ -211,6 +260,7 @@ def inspect_module(
     resources: bool = False,
     target: str | None = None,
     cudagraphs: bool = False,
+    progress: bool | None = None,
 ) -> Report:
     """Capture a live module (or callable) called once per input tuple.
 
@@ -226,11 +276,16 @@ def inspect_module(
     fine, but a kernel library that probes Triton or the GPU at import time
     may already have chosen another path: prefer the CLI for that case.
     `target` is compile-only mode's architecture (the CLI's `--target`); `cudagraphs` is `--cudagraphs`
-    (each input set is then called 3 times).
+    (each input set is then called 3 times). `progress`: show each
+    stage (None: in a Jupyter notebook only, as one line updated in place; run/progress.py).
     """
+    from tritoninspect.run.progress import showing_progress
+
     options = CaptureOptions(device=device, dynamic=dynamic, backward=backward, stage=stage, resources=resources,
                              arch=target, decompile=decompile, cudagraphs=cudagraphs)
-    return analyse(capture_module(module, input_sets, options, name=name or _name_of(module)))
+    name = name or _name_of(module)
+    with showing_progress(progress, f"tritoninspect: {name}"):
+        return analyse(capture_module(module, input_sets, options, name=name))
 
 
 def _name_of(module: Any) -> str:

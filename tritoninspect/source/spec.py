@@ -59,7 +59,7 @@ def parse_spec(text: str) -> TargetSpec:
     its dotted name from the outermost package, so its relative imports work.
     """
     target, attr = _split_spec(text)
-    if _looks_like_path(target):
+    if looks_like_path(target):
         return _spec_from_path(text, target, attr)
     return _spec_from_dotted(text, target, attr)
 
@@ -81,7 +81,8 @@ def _split_spec(text: str) -> tuple[str, str]:
     return target, attr
 
 
-def _looks_like_path(target: str) -> bool:
+def looks_like_path(target: str) -> bool:
+    """A file or folder (`model.py`, `pkg/model`), not a dotted module name."""
     return target.endswith(".py") or "/" in target or "\\" in target
 
 

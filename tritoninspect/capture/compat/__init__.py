@@ -17,10 +17,12 @@ torch-free in `tritoninspect.textformats`.
 - `library`: custom_op / triton_op registrations.
 - `dynamo`: compile ids, frames, structured trace, mutation-analysis fallback, bytecode hooks.
 - `inductor`: Inductor and AOTAutograd: config patches, output-code hooks, launchers, cloned args, compile_fx.
+- `cxx_runtime`: the libstdc++ an AOTInductor package needs preloaded (the H200's loader crash).
 - `caches`: which compile caches a capture turns off; compile-only mode's Triton cache folder.
 - `compile_only`: the stub Triton driver, has_triton and TMA checks on a CPU-only machine.
 - `device_queries`: compile-only mode's answers to torch.cuda's device queries (an emulated GPU).
 - `device_probes`: where `torch.cuda.is_available()` answered False to the user's code (compile-only mode).
+- `no_cuda`: compile-only mode's error for code that asks for a CUDA tensor (instead of torch's abort).
 - `interpreter`: launches through Triton's interpreter in compile-only mode.
 - `shapes`: dynamic-shape marks on inputs, the ShapeEnv's guards and symbol sources, nested compile regions.
 - `triton_compile`: `--resources`: compile per config, metadata, registers.
@@ -36,6 +38,7 @@ from tritoninspect.capture.compat import (
     autotune,
     caches,
     compile_only,
+    cxx_runtime,
     device_probes,
     device_queries,
     dynamo,
@@ -47,6 +50,7 @@ from tritoninspect.capture.compat import (
     library,
     lowering,
     mutation,
+    no_cuda,
     shapes,
     trace_log,
     triton_compile,
@@ -54,6 +58,7 @@ from tritoninspect.capture.compat import (
 )
 
 __all__ = [
-    "autotune", "caches", "compile_only", "device_probes", "device_queries", "dynamo", "hops", "inductor", "interpreter",
-    "kernels", "layouts", "library", "lowering", "mutation", "shapes", "trace_log", "triton_compile", "versions",
+    "autotune", "caches", "compile_only", "cxx_runtime", "device_probes", "device_queries", "dynamo", "hops",
+    "inductor", "interpreter", "kernels", "layouts", "library", "lowering", "mutation", "no_cuda", "shapes",
+    "trace_log", "triton_compile", "versions",
 ]

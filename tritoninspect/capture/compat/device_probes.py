@@ -16,6 +16,7 @@ same function object, so Dynamo folds and guards it as before.
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 from collections.abc import Callable
@@ -28,9 +29,16 @@ import torch
 from tritoninspect.capture.compat import versions
 
 
+#: What a probe asked: `torch.cuda.is_available()`, or a tensor's device.
+IS_AVAILABLE = "torch.cuda.is_available()"
+IS_CUDA = "x.is_cuda"
+DEVICE_TYPE = "x.device.type"
+
+
 @dataclass(frozen=True)
 class Probe:
-    """One answer of `torch.cuda.is_available()` that differs from the emulated GPU's."""
+    """One answer to a device probe that differs from what a GPU run answers: `is_available()`
+    False, or a tensor on the CPU where a GPU run has it on CUDA."""
 
     #: "file:line" of the call (the traced instruction when Dynamo evaluated it).
     place: str
@@ -40,6 +48,8 @@ class Probe:
     traced: bool
     #: The compile it was traced in, e.g. "0/0" (traced only).
     compile_id: str | None = None
+    #: What was asked (IS_AVAILABLE, IS_CUDA, DEVICE_TYPE).
+    asked: str = IS_AVAILABLE
 
 
 OnProbe = Callable[[Probe], None]
@@ -95,7 +105,7 @@ def _probe(frame: FrameType) -> Probe | None:
     return _traced_probe()
 
 
-def _traced_probe() -> Probe | None:
+def _traced_probe(asked: str = IS_AVAILABLE) -> Probe | None:
     """The traced instruction, innermost inlined frame included: `TracingContext.extract_stack()`
     (torch/_guards.py, torch 2.11-2.14; PR not found). `InstructionTranslator.current_tx()`
     would give only the root frame Dynamo compiles, not the library function inlined into it."""
@@ -105,10 +115,90 @@ def _traced_probe() -> Probe | None:
 
     context = TracingContext.try_get()
     stack = context.extract_stack() if context is not None else []
-    if not stack or versions.is_torch_or_triton_file(stack[-1].filename):
+    if not stack or _theirs(stack[-1].filename):
         return None
     top = stack[-1]
-    return Probe(f"{top.filename}:{top.lineno}", top.name, traced=True, compile_id=current_compile_id())
+    return Probe(f"{top.filename}:{top.lineno}", top.name, traced=True, compile_id=current_compile_id(), asked=asked)
+
+
+def tensor_device_watch(on_probe: OnProbe) -> list[tuple[Any, str, Any]]:
+    """Patches that report each place where the user's or a library's code asked a tensor whether
+    it is on CUDA (`x.is_cuda`, or its device compared with "cuda": torchnorm's RMSNorm takes its
+    PyTorch path on `x.is_cuda`) and heard "no": in compile-only mode every tensor is a CPU tensor,
+    where a GPU run has it on CUDA. Eager reads go through `torch.Tensor.is_cuda` / `.device`
+    (properties of `torch._C.TensorBase`, torch 2.11-2.14, shadowed on `torch.Tensor` with the same
+    getter); traced ones through Dynamo's `TensorVariable.method_attr_is_cuda` / `method_attr_device`
+    (torch/_dynamo/variables/tensor.py, 2.13 and 2.14; absent ones are not watched), which fold the
+    answer into a constant before any Python property runs. A device read counts only on a line
+    that compares it with "cuda" (`textformats.device_checks`): `device=x.device` is no probe."""
+    patches = _traced_tensor_watch(on_probe)
+    base = torch._C.TensorBase.__dict__
+    for name, asked in (("is_cuda", IS_CUDA), ("device", DEVICE_TYPE)):
+        getter = base.get(name)
+        if getter is not None and hasattr(getter, "__get__") and name not in torch.Tensor.__dict__:
+            patches.append((torch.Tensor, name, _eager_watch(getter, asked, on_probe)))
+    return patches
+
+
+def _traced_tensor_watch(on_probe: OnProbe) -> list[tuple[Any, str, Any]]:
+    try:
+        from torch._dynamo.variables.tensor import TensorVariable
+    except ImportError:
+        return []
+    patches = []
+    for method, asked in (("method_attr_is_cuda", IS_CUDA), ("method_attr_device", DEVICE_TYPE)):
+        original = TensorVariable.__dict__.get(method)
+        if original is not None:
+            patches.append((TensorVariable, method, _traced_watch(original, asked, on_probe)))
+    return patches
+
+
+def _traced_watch(original: Callable[..., Any], asked: str, on_probe: OnProbe) -> Callable[..., Any]:
+    def method_attr(self: Any, tx: Any) -> Any:
+        result = original(self, tx)
+        device = getattr(self, "device", None)
+        if device is not None and device.type != "cuda":
+            probe = _traced_probe(asked)
+            if probe is not None and (asked != DEVICE_TYPE or _compares_at(probe.place)):
+                on_probe(probe)
+        return result
+
+    method_attr.__name__ = method_attr.__qualname__ = original.__name__
+    return method_attr
+
+
+def _eager_watch(getter: Any, asked: str, on_probe: OnProbe) -> property:
+    ours: dict[str, bool] = {}
+
+    def read(tensor: Any) -> Any:
+        value = getter.__get__(tensor, type(tensor))
+        if (value if asked == IS_CUDA else value.type == "cuda"):
+            return value
+        frame = sys._getframe(1)
+        file = frame.f_code.co_filename
+        theirs = ours.get(file)
+        if theirs is None:
+            theirs = ours[file] = _theirs(file)
+        if not theirs and (asked != DEVICE_TYPE or _compares_at(f"{file}:{frame.f_lineno}")):
+            on_probe(Probe(f"{file}:{frame.f_lineno}", frame.f_code.co_name, traced=False, asked=asked))
+        return value
+
+    return property(read, doc=getter.__doc__)
+
+
+@functools.lru_cache(maxsize=4096)
+def _compares_at(place: str) -> bool:
+    import linecache
+
+    from tritoninspect.textformats.device_checks import compares_device_with_cuda
+
+    file, _, line = place.rpartition(":")
+    return compares_device_with_cuda(linecache.getline(file, int(line)))
+
+
+def _theirs(file: str) -> bool:
+    """torch's, Triton's, tritoninspect's or generated code's (`<eval_with_key>`, `<frozen ...>`)."""
+    return file.startswith("<") or file.startswith(_PACKAGE_DIR) or versions.is_torch_or_triton_file(file)
 
 
 #: Dynamo's variable trackers, where a traced `torch.cuda.is_available()` is constant-folded.

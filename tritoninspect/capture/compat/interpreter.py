@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import inspect
+import os
 from collections.abc import Iterator
 from typing import Any
 
@@ -31,16 +33,89 @@ def interpreter_limits() -> tuple[type[BaseException], ...]:
     return (InterpreterError, NotImplementedError)
 
 
-def _interpret(fn: Any, grid: Any, args: tuple[Any, ...], kwargs: dict[str, Any], on_skip: Any) -> Any:
+def _interpret(fn: Any, grid: Any, args: tuple[Any, ...], kwargs: dict[str, Any], on_skip: Any,
+               on_note: Any = None) -> Any:
     """Launch `fn` in the interpreter; on an interpreter limitation, skip the
     launch (its outputs stay unwritten) and tell `on_skip` instead of failing
-    the whole capture: the graphs and output code are what compile-only mode is for."""
+    the whole capture: the graphs and output code are what compile-only mode is for.
+    What was adapted for the interpreter (bool arguments) is told to `on_note(kernel, what)`."""
+    args, kwargs, bools = bools_as_int1(fn, args, kwargs)
+    if bools and on_note is not None:
+        on_note(getattr(fn, "__name__", str(fn)), bools)
     try:
         with interpreter_changes_undone():
             return interpreted(fn)[grid](*args, **kwargs)
     except interpreter_limits() as exc:
         on_skip(getattr(fn, "__name__", str(fn)), exc)
         return None
+    except (ValueError, TypeError, AttributeError) as exc:
+        if not raised_by_the_interpreter(exc):
+            raise
+        on_skip(getattr(fn, "__name__", str(fn)), exc)
+        return None
+
+
+def raised_by_the_interpreter(exc: BaseException) -> bool:
+    """The exception came from the interpreter's own code while it set up a launch (it converts
+    each argument to a numpy-backed value before running the kernel: GridExecutor.__call__ ->
+    `_implicit_cvt` -> TensorHandle, outside the try that wraps a kernel's own errors in an
+    InterpreterError; triton/runtime/interpreter.py, triton 3.6-3.8), not from the kernel's
+    arguments as Triton itself would bind them (a missing argument raises in `inspect`, as
+    Triton's binder raises on a GPU)."""
+    import traceback
+
+    from triton.runtime import interpreter as ti
+
+    # Generated code (a dataclass's __init__) reads as "<string>": the frame that called it counts.
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if not f.filename.startswith("<")]
+    return bool(frames) and os.path.abspath(frames[-1].filename) == os.path.abspath(ti.__file__)
+
+
+def bools_as_int1(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[tuple[Any, ...], dict[str, Any], list[str]]:
+    """The launch's arguments with each Python bool of a non-constexpr parameter made a
+    `tl.int1` value backed by a numpy bool, and the names of those parameters; unchanged
+    when this Triton's interpreter converts bools itself.
+
+    Triton 3.6 and 3.7 send a bool (an int) down the int path of the interpreter's argument
+    converter (`_implicit_cvt`): an int32 array typed int1, which TensorHandle rejects ("numpy
+    data itemsize (32 bits) exceeds dtype primitive_bitwidth (1 bits) for triton type int1"),
+    so a kernel taking `causal=False` (triformer 3.0.7's softmax) cannot run there.
+    https://github.com/triton-lang/triton/pull/9565 (triton 3.8) converts a bool first, to
+    exactly this value; a value that is already a `tl.tensor` passes the converter unchanged
+    (triton/runtime/interpreter.py, 3.6-3.8). Detected by trying the converter, not by version.
+    """
+    if _interpreter_takes_bools():
+        return args, kwargs, []
+    import inspect
+
+    try:
+        bound = inspect.signature(fn).bind_partial(*args, **kwargs)
+    except TypeError:
+        return args, kwargs, []  # the launch itself fails as it would on a GPU
+    constexprs = _declared_constexprs(fn)
+    names = [n for n, v in bound.arguments.items() if isinstance(v, bool) and n not in constexprs]
+    for name in names:
+        bound.arguments[name] = _int1(bound.arguments[name])
+    return (tuple(bound.args), dict(bound.kwargs), names) if names else (args, kwargs, [])
+
+
+@functools.cache
+def _interpreter_takes_bools() -> bool:
+    from triton.runtime import interpreter as ti
+
+    try:
+        ti._implicit_cvt(False)
+    except ValueError:
+        return False
+    return True
+
+
+def _int1(value: bool) -> Any:
+    import numpy as np
+    import triton.language as tl
+    from triton.runtime import interpreter as ti
+
+    return tl.tensor(ti.TensorHandle(np.array([value], dtype=np.bool_), tl.int1), tl.int1)
 
 
 @contextlib.contextmanager
@@ -107,7 +182,7 @@ def interpreter_changes_undone() -> Iterator[None]:
             cache.pop(fn, None)
 
 
-def make_jit_run(on_skip: Any, original: Any = None, compile_launch: Any = None) -> Any:
+def make_jit_run(on_skip: Any, original: Any = None, compile_launch: Any = None, on_note: Any = None) -> Any:
     """JITFunction.run through Triton's interpreter (triton 3.6-3.8 signature).
 
     A launch first goes to `compile_launch(jf, args by name, options)`, which compiles
@@ -123,8 +198,10 @@ def make_jit_run(on_skip: Any, original: Any = None, compile_launch: Any = None)
             return original(self, *args, grid=grid, warmup=True, **kwargs) if original is not None else None
         if compile_launch is not None:
             compile_launch(self, *_split_launch(self, args, kwargs))
-        kwargs = {k: v for k, v in kwargs.items() if k not in _LAUNCH_ONLY_KWARGS}
-        return _interpret(self.fn, grid, args, kwargs, on_skip)
+        # A kernel parameter named like a launch option (triformer's `num_warps`) takes the
+        # value, as Triton's binder gives it (jit.py `create_function_from_signature`).
+        kwargs = {k: v for k, v in kwargs.items() if k in self.arg_names or k not in _LAUNCH_ONLY_KWARGS}
+        return _interpret(self.fn, grid, args, kwargs, on_skip, on_note)
 
     return run
 
@@ -163,7 +240,7 @@ def autotuner_run_first_config(self: Autotuner, *args: Any, **kwargs: Any) -> An
     return self.fn.run(*args, **kwargs, **config.all_kwargs())
 
 
-def inductor_run_interpreted(original: Any, on_skip: Any, compile_launch: Any = None) -> Any:
+def inductor_run_interpreted(original: Any, on_skip: Any, compile_launch: Any = None, on_note: Any = None) -> Any:
     """CachingAutotuner.run for user kernels in TRITON_INTERPRET mode.
 
     Inductor's own interpret path misaligns args for kernels with constexprs
@@ -181,13 +258,13 @@ def inductor_run_interpreted(original: Any, on_skip: Any, compile_launch: Any = 
     def run(self: Any, *args: Any, stream: Any = None, benchmark_run: bool = False, **kwargs: Any) -> Any:
         if not (getattr(self, "triton_interpret", False) and inductor.is_user_kernel_launcher(self)):
             return original(self, *args, stream=stream, benchmark_run=benchmark_run, **kwargs)
-        return _launch_user_kernel_interpreted(self, args, on_skip, compile_launch)
+        return _launch_user_kernel_interpreted(self, args, on_skip, compile_launch, on_note)
 
     return run
 
 
 def _launch_user_kernel_interpreted(autotuner: Any, args: tuple[Any, ...], on_skip: Any,
-                                    compile_launch: Any = None) -> Any:
+                                    compile_launch: Any = None, on_note: Any = None) -> Any:
     # triton_meta["signature"] / ["constants"], inductor_meta["extra_launcher_args"]
     # and GridExpr.from_meta(...).eval_slow: the launcher grid of
     # https://github.com/pytorch/pytorch/pull/148305 (reland of #147583, torch 2.7),
@@ -204,6 +281,13 @@ def _launch_user_kernel_interpreted(autotuner: Any, args: tuple[Any, ...], on_sk
     # Declared constexprs, and the ints equal to 1 and Nones Inductor specialised (passed as 1 / -1).
     kernel_args.update({k: v for k, v in meta.get("constants", {}).items() if k in meta["signature"]})
     kernel_args.update(cfg.kwargs)
+    # A constexpr parameter named num_warps / num_stages takes the config's launch option, as
+    # Inductor compiles it (CachingAutotuner._create_compile_meta, ~line 1037 in 2.13, ~1263 in
+    # 2.14; Dynamo moved the call site's value into the config, triton_kernel_wrap.py
+    # SPECIAL_CONFIG_NAMES): config_from_dict pops them out of the config's kwargs.
+    for name in ("num_warps", "num_stages"):
+        if name in meta["signature"] and name not in kernel_args and name in _declared_constexprs(fn):
+            kernel_args[name] = getattr(cfg, name)
     if compile_launch is not None:
         # The kernel Inductor launches is its copy of the user's; compile the user's own
         # JITFunction (same source, its @jit helpers intact: the copy's were loaded for
@@ -212,7 +296,7 @@ def _launch_user_kernel_interpreted(autotuner: Any, args: tuple[Any, ...], on_sk
         if user is not None:
             options = {k: v for k, v in cfg.all_kwargs().items() if k not in cfg.kwargs and v is not None}
             compile_launch(user, kernel_args, options)
-    return _interpret(fn, grid, (), kernel_args, on_skip)
+    return _interpret(fn, grid, (), kernel_args, on_skip, on_note)
 
 
 def launcher_arg_names(fn: Any, triton_meta: dict[str, Any], inductor_meta: dict[str, Any]) -> list[str]:

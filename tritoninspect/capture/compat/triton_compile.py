@@ -44,16 +44,40 @@ def _fresh_copy(jf: JITFunction) -> JITFunction:
 
 
 def _warmup(fresh: JITFunction, args: dict[str, Any], options: dict[str, Any]) -> Any:
-    from triton.runtime.jit import MockTensor
-
-    # warmup() wraps dtypes given positionally only; these go by name.
-    named = {name: MockTensor.wrap_dtype(value) for name, value in args.items()}
-    compiled = fresh.warmup(grid=(1,), **named, **options)
+    compiled = fresh.warmup(*_positional(fresh, args), grid=(1,), **_options(fresh, options))
     if compiled is None:
         raise CaptureError(f"Triton returned no compiled kernel for {fresh.fn.__name__}")
     # An async compile returns a future (triton knobs.compilation.async_compile,
     # triton 3.6-3.8; PR not found).
     return compiled.result() if hasattr(compiled, "result") else compiled
+
+
+def _positional(jf: JITFunction, args: dict[str, Any]) -> list[Any]:
+    """The kernel's arguments in parameter order, as a launch passes them, so none can clash
+    with warmup()'s own keywords (`grid`) or a launch option's; a parameter the launch left
+    out takes its default (Triton's binder does the same). `warmup()` wraps a torch.dtype
+    given positionally as a tensor of that dtype (`MockTensor.wrap_dtype`, triton 3.6-3.8)."""
+    import inspect
+
+    values = []
+    for param in inspect.signature(jf.fn).parameters.values():
+        if param.name in args:
+            values.append(args[param.name])
+        elif param.default is not inspect.Parameter.empty:
+            values.append(param.default)
+        else:
+            break  # Triton's binder reports the missing argument
+    return values
+
+
+def _options(jf: JITFunction, options: dict[str, Any]) -> dict[str, Any]:
+    """The launch options, less those named like a kernel parameter: Triton binds such a
+    keyword to the parameter (triformer's `num_warps: tl.constexpr`; jit.py
+    `create_function_from_signature`, triton 3.6-3.8), so the compile keeps its default option.
+    Inductor also sets the option from its config (CachingAutotuner._create_compile_meta):
+    the check compiles the kernel either way, the option only changes the warps it is built for."""
+    params = set(jf.arg_names)
+    return {k: v for k, v in options.items() if k not in params}
 
 
 class LaunchCompiler:

@@ -1,0 +1,140 @@
+"""Compile-only mode has no CUDA device: code that asks for a CUDA tensor gets one Python error
+naming its line, not a process abort.
+
+On a CPU build of torch, Dynamo traces `torch.empty(..., device="cuda:0")` in a library's
+`autograd.Function` into a fake CUDA tensor (fake tensors need no device), and then
+`autograd.Function.apply` wraps it: torch's C++ `InputMetadata` asks for the CUDA device guard,
+which throws `c10::Error` ("PyTorch is not linked with support for cuda devices") where nothing
+catches it, and the process aborts (SIGABRT, "terminate called after throwing an instance of
+'c10::Error'"; checked on torch 2.13 with plain `torch.compile(backend="eager")` as soon as
+Dynamo traces such a Function: tritoninspect's has_triton lets it trace triformer's, where
+plain torch breaks the graph first and fails eagerly). Run eagerly, the same allocation raises
+torch's AssertionError "Torch not compiled with CUDA enabled" from `torch.cuda._lazy_init`.
+
+While compile-only mode is active on a machine where `torch.cuda.is_available()` is False, both
+places raise `NoCudaDevice` instead, naming the line of the user's or library's code that asked
+(torch's, Triton's and tritoninspect's own requests are let through: torch handles them).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from types import FrameType
+from typing import Any
+
+import torch
+
+from tritoninspect.capture.compat import versions
+
+#: How the error's message begins (a report's failure is recognised by it).
+NO_CUDA = "compile-only mode cannot create CUDA tensors"
+
+
+class NoCudaDevice(AssertionError, RuntimeError):
+    """The user's or a library's code asked for a CUDA tensor in compile-only mode. Both of the
+    classes torch raises there without CUDA (AssertionError from `_lazy_init`, RuntimeError from
+    C++), so code that catches torch's error to take another path still does."""
+
+    def __init__(self, where: str, what: str) -> None:
+        #: "file:line in function" of the code that asked.
+        self.where = where
+        super().__init__(
+            f"{NO_CUDA}: {_short(where)} {what}; run it on a machine with a GPU (gpu mode), or allocate on "
+            "the inputs' device (device=x.device) so compile-only mode can follow it")
+
+
+def _short(where: str) -> str:
+    """An installed library's file from its package on (`triformer/rms_norm.py:91 in forward`)."""
+    for site in (f"{os.sep}site-packages{os.sep}", f"{os.sep}dist-packages{os.sep}"):
+        if site in where:
+            return where.rsplit(site, 1)[1]
+    return where
+
+
+def patches(on_refused: Callable[[str], None] | None = None) -> list[tuple[Any, str, Any]]:
+    """(object, name, value) to set while compile-only mode is active, [] where CUDA is available
+    (forced compile-only mode on a GPU machine allocates for real)."""
+    if torch.cuda.is_available():
+        return []
+    return [_fake_tensor_patch(on_refused), _lazy_init_patch(on_refused)]
+
+
+def _fake_tensor_patch(on_refused: Callable[[str], None] | None) -> tuple[Any, str, Any]:
+    """FakeTensor.__new__ (torch/_subclasses/fake_tensor.py; its `fake_device`, torch 2.11-2.14;
+    PR not found), refusing a fake CUDA tensor the user's or a library's code asked for."""
+    from torch._subclasses.fake_tensor import FakeTensor
+
+    original = FakeTensor.__dict__["__new__"]
+    new = original.__func__ if isinstance(original, staticmethod) else original
+
+    def __new__(cls: type, *args: Any, **kwargs: Any) -> Any:  # noqa: N807 - the slot's name
+        tensor = new(cls, *args, **kwargs)
+        device = getattr(tensor, "fake_device", None)
+        refused = _refusal(f"asks for a tensor on {str(device)!r}", on_refused) if (
+            device is not None and device.type == "cuda") else None
+        if refused is not None:
+            raise refused
+        return tensor
+
+    return FakeTensor, "__new__", staticmethod(__new__)
+
+
+def _lazy_init_patch(on_refused: Callable[[str], None] | None) -> tuple[Any, str, Any]:
+    """torch.cuda._lazy_init, which torch calls (from C++ too) before it first uses CUDA
+    (torch/cuda/__init__.py, torch 2.11-2.14; PR not found)."""
+    original = torch.cuda._lazy_init
+
+    def _lazy_init() -> None:
+        try:
+            original()
+            return
+        except (AssertionError, RuntimeError, AttributeError):
+            refused = _refusal("asks for CUDA (a tensor on a cuda device, or a torch.cuda call that needs one)",
+                               on_refused)
+            if refused is None:
+                raise
+        # Outside the except block: torch's AssertionError must not become its context (a failure
+        # record names the innermost exception of the chain).
+        raise refused
+
+    _lazy_init.__name__ = _lazy_init.__qualname__ = "_lazy_init"
+    return torch.cuda, "_lazy_init", _lazy_init
+
+
+def _refusal(what: str, on_refused: Callable[[str], None] | None) -> NoCudaDevice | None:
+    """The NoCudaDevice error naming the code that asked; None when torch itself asked."""
+    where = _asking_code(sys._getframe(2))
+    if where is None:
+        return None
+    if on_refused is not None:
+        on_refused(where)
+    return NoCudaDevice(where, what)
+
+
+def _asking_code(frame: FrameType | None) -> str | None:
+    """`file:line in function` of the user's or library's code that asked: while torch traces
+    (Dynamo on fake tensors), the instruction it traces (`TracingContext.extract_stack()`,
+    torch/_guards.py, 2.11-2.14); else the innermost Python frame outside torch and Triton,
+    unless tritoninspect's own frame comes first (then torch asked for itself)."""
+    from torch._guards import TracingContext
+
+    context = TracingContext.try_get()
+    if context is not None:
+        stack = context.extract_stack()
+        top = stack[-1] if stack else None
+        if top is None or top.filename.startswith("<") or versions.is_torch_or_triton_file(top.filename):
+            return None
+        return f"{top.filename}:{top.lineno} in {top.name}"
+    while frame is not None:
+        file = frame.f_code.co_filename
+        if file.startswith(_PACKAGE_DIR):
+            return None
+        if not file.startswith("<") and not versions.is_torch_or_triton_file(file):
+            return f"{file}:{frame.f_lineno} in {frame.f_code.co_name}"
+        frame = frame.f_back
+    return None
+
+
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) + os.sep
