@@ -135,7 +135,8 @@ def line_of(path: Path, statement: str) -> int:
 
 def kernel_def(path: Path, kernel: str) -> ast.FunctionDef:
     tree = ast.parse(path.read_text())
-    defs = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == kernel]
+    # ast.walk: a library may define its kernels under `if HAS_TRITON:` (torchnorm), not at the top level.
+    defs = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == kernel]
     assert len(defs) == 1, f"no single def {kernel} in {path}"
     return defs[0]
 

@@ -1,60 +1,240 @@
-"""The advice rules (analyse/advice.py): one test per rule, on stored reports, plus the contract
-every rule keeps (a finding, an action, the torch behaviour and where it lives in torch)."""
+"""The advice rules (analyse/advice*.py) on stored reports (tier a): each rule fires when its precondition
+holds and is silent, or says only the fact, when it does not; findings with one cause are merged; advice
+about a library's code says so; no advice points at this repository's files. The rules applied to models
+and compiled again: tests/test_advice_proofs.py."""
 
 from __future__ import annotations
 
 import dataclasses
+import re
 from pathlib import Path
 
 import pytest
 
 from tritoninspect.analyse import advice as rules
-from tritoninspect.analyse.advice import RULES, advise
+from tritoninspect.analyse.advice import PRECONDITIONS, RULES, advise, merge
+from tritoninspect.analyse.breaks import item_hint
 from tritoninspect.analyse.summary import summarise
-from tritoninspect.model.report import ArgChange, GraphBreak, Recompile, RecompileLimit, Report, read_report
+from tritoninspect.model.report import (
+    Advice,
+    ArgChange,
+    ClonedArg,
+    GraphBreak,
+    Library,
+    Recompile,
+    RecompileLimit,
+    Report,
+    read_report,
+)
 
 FIXTURES = Path(__file__).parent / "fixtures"
 GPU = sorted((FIXTURES / "gpu").glob("*.json"))
+STORED = [*GPU, *sorted((FIXTURES / "advice").glob("*.json"))]
+REPO = Path(__file__).resolve().parents[1]
 
 
 def gpu(name: str) -> Report:
     return read_report(FIXTURES / "gpu" / f"{name}.json")
 
 
-def run(rule: str, report: Report) -> list[rules.Advice]:
+def saved(name: str) -> Report:
+    """A compile-only report of tests/assets/advice/<name>.py (tests/fixtures/README.md)."""
+    return read_report(FIXTURES / "advice" / f"{name}.json")
+
+
+def run(rule: str, report: Report) -> list[Advice]:
     return RULES[rule](report, summarise(report))
 
 
-def test_custom_op_hides_kernel() -> None:
+def with_args(report: Report, kernel: str, arg: str, **facts: object) -> Report:
+    """`report` with the facts of `kernel`'s cloned argument `arg` replaced in every AOT occurrence."""
+    def fix(a: ClonedArg) -> ClonedArg:
+        return dataclasses.replace(a, **facts) if a.arg == arg else a  # type: ignore[arg-type]
+
+    kernels = []
+    for k in report.kernels:
+        if k.name == kernel:
+            occ = [dataclasses.replace(o, clones=dataclasses.replace(o.clones, arguments=tuple(
+                fix(a) for a in o.clones.arguments))) if o.clones else o for o in k.occurrences]
+            k = dataclasses.replace(k, occurrences=tuple(occ))
+        kernels.append(k)
+    return dataclasses.replace(report, kernels=tuple(kernels))
+
+
+# --- every rule ---------------------------------------------------------------------------------------
+
+
+def test_every_rule_states_its_precondition() -> None:
+    assert set(PRECONDITIONS) == set(RULES)
+    assert all(len(text) > 40 for text in PRECONDITIONS.values())
+
+
+#: Rules that state a fact and give no action, so there is no change to apply and re-run.
+NO_ACTION = {"inplace_clones"}
+#: Rules whose actions are proved elsewhere: issue 24's findings, each by tests/test_hazards.py on real
+#: captures and by tests/gpu/test_gpu_hazards.py (compiled against eager on the GPU).
+PROVED_ELSEWHERE = {"hazards"}
+
+
+def test_every_rule_with_an_action_is_proved_by_applying_it() -> None:
+    """Issue 23's bar: each rule has a proof in tests/_advice_proofs.py (its advice applied to a model and
+    re-run) and a negative check (the rule silent after the change, or a case where it must not fire)."""
+    from _advice_proofs import PROOFS
+
+    applied = {p.rule for p in PROOFS if p.after is not None and p.effect is not None}
+    assert applied == set(RULES) - NO_ACTION - PROVED_ELSEWHERE
+    assert all(a.action == "" for a in advise(gpu("inplace")) if a.rule in NO_ACTION)
+
+
+@pytest.mark.parametrize("path", STORED, ids=[p.stem for p in STORED])
+def test_every_advice_cites_torch_and_no_file_of_this_repository(path: Path) -> None:
+    for a in advise(read_report(path)):
+        assert a.rule in RULES and a.finding and a.because and a.cite
+        assert "torch" in a.cite  # a torch source file or config, never an internal note
+        assert "notes" not in a.cite and "§" not in a.because + a.action
+        # Files it may name: the user's (the target, a kernel's, a break's); never another of this repository.
+        report = read_report(path)
+        own = {report.meta.target.split(":")[0], *(k.file for k in report.kernels), *(b.file for b in report.graph_breaks)}
+        for mentioned in re.findall(r"[\w./-]+\.(?:py|md)\b", a.action):
+            library = any(mentioned.startswith(f"{lib.package}/") for lib in report.libraries)
+            assert library or any(f and f.endswith(mentioned) for f in own), (mentioned, a.action)
+        for url in re.findall(r"https?://\S+", a.action):
+            assert url.startswith("https://docs.pytorch.org/") or a.library, url
+        assert "empty_like" not in a.action  # never: a kernel that reads or accumulates needs the old values
+
+
+def test_advice_is_ordered_by_impact() -> None:
+    found = advise(read_report(FIXTURES / "report_small.json"))
+    assert [a.impact for a in found] == sorted((a.impact for a in found), reverse=True)
+    assert found[0].rule == "kernel_missing"
+
+
+def test_no_advice_for_a_clean_model() -> None:
+    assert advise(gpu("add_raw")) == [] and advise(gpu("triton_op")) == []
+
+
+# --- custom ops: the user's, and a library's ---------------------------------------------------------
+
+
+def test_custom_op_hides_kernel_in_the_users_op() -> None:
     (a,) = run("custom_op_hides_kernel", gpu("custom_op"))
-    assert a.kernel == "add_kernel" and "tisample_custom_op::add" in a.finding
+    assert a.kernel == "add_kernel" and "tisample_custom_op::add" in a.finding and a.library is None
     # The neighbours come from the output code: the op's call sits between sin and cos*mul.
     assert "(between the Inductor kernels of sin and of cos, mul)" in a.finding
     assert "torch.library.triton_op" in a.action and "wrap_triton" in a.action
+    assert "https://docs.pytorch.org/docs/stable/library.html" in a.action and "samples/" not in a.action
     assert "FallbackKernel" in a.because
     assert run("custom_op_hides_kernel", gpu("triton_op")) == []
 
 
-def test_kernel_missing() -> None:
-    (a,) = run("kernel_missing", read_report(FIXTURES / "report_small.json"))
-    assert a.kernel == "sub_kernel" and "1/1" in a.finding and a.impact == rules.BROKEN
-    assert "eliminate_dead_code" in a.cite
-    assert run("kernel_missing", gpu("add_raw")) == []
+def test_custom_op_of_a_library_says_whose_code_it_is() -> None:
+    report = saved("moe_ops_layer")
+    assert [lib.distribution for lib in report.libraries] == ["moe-ops"]
+    (a,) = advise(report)
+    assert a.rule == "custom_op_hides_kernel" and a.library == "moe-ops" and a.kernel is None
+    assert a.kernels == ("_fused_topk_softmax_fwd_kernel_2d", "_group_offsets_kernel", "_permute_countsort_kernel",
+                         "_unpermute_kernel")
+    assert a.finding.startswith("Custom ops of moe-ops 0.1.0 (installed library code) hide their kernels")
+    assert len(a.details) == 4 and all("not yours" in d for d in a.details)
+    assert "your model cannot change how they are registered" in a.action
+    assert "register an op of your own with torch.library.triton_op" in a.action
+    assert "https://github.com/echogujy/moe_ops/issues" in a.action
 
 
-def test_inplace_clones() -> None:
+def test_an_op_the_user_registered_around_a_library_kernel_is_the_users() -> None:
+    report = gpu("custom_op")
+    ops = tuple(dataclasses.replace(o, library=None) for o in report.opaque_ops)
+    kernels = tuple(dataclasses.replace(k, library="liger_kernel") for k in report.kernels)
+    (a,) = run("custom_op_hides_kernel", dataclasses.replace(report, opaque_ops=ops, kernels=kernels))
+    assert a.library is None and "Register the op with torch.library.triton_op" in a.action
+
+
+# --- clones --------------------------------------------------------------------------------------------
+
+
+def test_merged_allocations_name_the_cause_and_warn_against_empty() -> None:
+    report = saved("ln_zeros_merged")
+    (a,) = [x for x in advise(report) if x.kernels == ("ln_bwd_kernel",)]
+    assert a.rule == "clone_merged_allocations"
+    assert a.finding == ("ln_bwd_kernel gets DW and DB as one tensor in the compiled graph: identical torch.zeros "
+                         "allocations were merged, so Inductor copies DB before the launch (256 B per call).")
+    assert "torch._functorch.config.cse = False" in a.action
+    assert "Do not allocate them with torch.empty instead: DB is accumulated with atomics" in a.action
+
+
+def test_not_merged_by_the_compiler_is_not_called_merged() -> None:
+    # The same facts, but the Dynamo graph already gave the kernel one tensor (the user passed it twice).
+    report = with_args(with_args(saved("ln_zeros_merged"), "ln_bwd_kernel", "DB", merged=False),
+                       "ln_bwd_kernel", "DW", merged=False)
+    assert run("clone_merged_allocations", report) == []
+    (a,) = run("inplace_clones", report)
+    assert a.action == "" and "DW gets the same tensor" in a.finding and "cse" not in a.finding
+
+
+def test_shared_allocation_and_input_view() -> None:
+    report = saved("ln_zeros_merged")
+    views = with_args(with_args(report, "ln_bwd_kernel", "DB", merged=False, view=True), "ln_bwd_kernel", "DW",
+                      merged=False, view=True)
+    (a,) = run("clone_shared_allocation", views)
+    assert "views of one tensor" in a.finding and "Pass the tensor DW and DB are views of once" in a.action
+    inplace = gpu("inplace")
+    view = with_args(inplace, "add_inplace_kernel", "x_ptr", made_by="input", view=True, written_back=True)
+    (b,) = run("clone_input_view", view)
+    assert "a view of a graph input" in b.finding and "input tensor itself instead of the view" in b.action
+    # Read after the launch: the copy is what keeps the program right; no action.
+    read = with_args(view, "add_inplace_kernel", "x_ptr", read_after=("mul",))
+    assert run("clone_input_view", read) == []
+    (c,) = run("inplace_clones", read)
+    assert c.action == "" and "mul reads that value after the launch" in c.finding
+
+
+def test_a_report_without_the_facts_gets_the_fact_only() -> None:
+    # Schema 4 reports (the stored GPU ones) lack how the buffers are made: no action is guessed.
     (a,) = run("inplace_clones", gpu("inplace"))
-    assert a.kernel == "add_inplace_kernel" and "x_ptr" in a.finding and "128 B per call" in a.finding
-    assert "reinplace" in a.cite
-    # add_raw's out_ptr clone is re-inplaced away: nothing to advise.
-    assert run("inplace_clones", gpu("add_raw")) == []
+    assert a.kernel == "add_inplace_kernel" and "128 B per call" in a.finding and a.action == ""
+    assert all(run(r, gpu("inplace")) == [] for r in ("clone_merged_allocations", "clone_input_view"))
 
 
-def test_mutation_fallback() -> None:
+def test_clones_of_a_mutation_fallback_are_that_rules() -> None:
     (a,) = run("mutation_fallback", gpu("inline_asm"))
-    assert a.kernel == "asm_copy_kernel" and "pure=True" in a.action
+    assert a.kernel == "asm_copy_kernel" and "pure=True" in a.action and "no side effects" in a.action
     assert "identify_accessed_tensors" in a.because
+    assert run("inplace_clones", gpu("inline_asm")) == []
     assert run("mutation_fallback", gpu("add_raw")) == []
+
+
+def test_mutation_fallback_in_a_library_kernel_or_another_cause() -> None:
+    report = gpu("inline_asm")
+    lib = dataclasses.replace(report, kernels=tuple(dataclasses.replace(k, library="liger_kernel") for k in report.kernels),
+                              libraries=(Library("liger_kernel", "0.8.5", "liger_kernel", "https://x.org/issues"),))
+    (a,) = run("mutation_fallback", lib)
+    assert "pure=True" not in a.action and "ask the maintainers of liger_kernel (https://x.org/issues)" in a.action
+    kernels = tuple(dataclasses.replace(k, occurrences=tuple(dataclasses.replace(
+        o, mutation_analysis_fallback="AttributeError: 'float' object has no attribute 'to'")
+        if o.mutation_analysis_fallback else o for o in k.occurrences)) for k in report.kernels)
+    (b,) = run("mutation_fallback", dataclasses.replace(report, kernels=kernels))
+    assert b.action == ""  # the fact; no guessed fix
+
+
+# --- breaks and eager launches -----------------------------------------------------------------------
+
+
+def test_item_hint_follows_what_the_value_feeds() -> None:
+    branch = item_hint({"branch": 36, "kernel": 37})
+    assert branch is not None and "decides a Python branch (line 36)" in branch.hint and "torch.where" in branch.hint
+    assert "does not remove this break" in branch.hint
+    sizes = item_hint({"kernel": 35, "size": 40})
+    assert sizes is not None and "Set torch._dynamo.config.capture_scalar_outputs = True" in sizes.hint
+    assert "only feeds a kernel's grid or scalar arguments and tensor sizes (line 35)" in sizes.hint
+    assert item_hint({"kernel": 35, "other": 36}) is None and item_hint(None) is None
+
+
+def test_the_generic_item_hint_is_conditional() -> None:
+    from tritoninspect.analyse.breaks import known_cause
+
+    cause = known_cause("Unsupported Tensor.item() call with capture_scalar_outputs=False")
+    assert cause is not None and "only when the value feeds tensor sizes or kernel arguments" in cause.hint
+    assert "Set torch" not in cause.hint
 
 
 def test_eager_launches_names_the_break_and_uses_its_hint() -> None:
@@ -66,6 +246,18 @@ def test_eager_launches_names_the_break_and_uses_its_hint() -> None:
     assert run("eager_launches", gpu("add_raw")) == []
 
 
+def test_a_break_in_a_library_says_whose_code_it_is() -> None:
+    report = read_report(FIXTURES / "gpu-reallib" / "gpu" / "liger_layer_norm.json")
+    breaks = tuple(dataclasses.replace(b, library="liger_kernel") for b in report.graph_breaks)
+    lib = Library("liger_kernel", "0.8.5", "liger_kernel", "https://github.com/linkedin/Liger-Kernel")
+    found = advise(dataclasses.replace(report, graph_breaks=breaks, libraries=(lib,)))
+    forward = next(a for a in found if "_layer_norm_forward_kernel" in a.kernels)
+    assert forward.library == "liger_kernel"
+    assert "The break is in liger_kernel 0.8.5's code at liger_kernel/functional.py:268" in forward.action
+    assert "disables compilation around its code" in forward.action and "not yours" in forward.action
+    assert "https://github.com/linkedin/Liger-Kernel" in forward.action and "drop the" not in forward.action
+
+
 def test_graph_breaks_grouped_and_not_repeated_for_eager_kernels() -> None:
     report = gpu("graph_break")
     found = run("graph_breaks", report)
@@ -75,6 +267,48 @@ def test_graph_breaks_grouped_and_not_repeated_for_eager_kernels() -> None:
     twice = dataclasses.replace(report, graph_breaks=(brk, brk))
     (a,) = run("graph_breaks", twice)
     assert "(logged 2 times)" in a.finding
+
+
+def test_graph_break_hint_wins_over_the_generic_action() -> None:
+    brk = GraphBreak("0/0", "reason", "m.py", 3, headline="H", hint="do this")
+    report = dataclasses.replace(gpu("add_raw"), graph_breaks=(brk,))
+    (a,) = advise(report)
+    assert a.action == "do this" and a.finding == "graph break at m.py:3: H."
+
+
+# --- missing, backward, recompiles ----------------------------------------------------------------
+
+
+def test_kernel_missing() -> None:
+    (a,) = run("kernel_missing", read_report(FIXTURES / "report_small.json"))
+    assert a.kernel == "sub_kernel" and "1/1" in a.finding and a.impact == rules.BROKEN
+    assert "eliminate_dead_code" in a.cite
+    assert run("kernel_missing", gpu("add_raw")) == []
+
+
+def test_backward_cut_names_the_kernel_and_the_parameters() -> None:
+    report = gpu("add_raw")
+    assert run("backward_cut", report) == []
+    cut = dataclasses.replace(report, meta=dataclasses.replace(
+        report.meta, backward=True, backward_skipped_calls=1, params_without_grad=("lin.weight", "lin.bias")))
+    (a,) = run("backward_cut", cut)
+    assert a.impact == rules.BROKEN and a.kernel == "add_kernel"
+    assert a.finding == ("backward was to run (--backward, or parameters requiring grad) but no output requires "
+                         "grad (1 call ran forward only): add_kernel has no autograd formula, so no gradient "
+                         "reaches lin.weight, lin.bias.")
+    assert "triton_op" in a.action and "register_autograd" in a.action and "autograd.Function" in a.action
+    assert "samples/" not in a.action
+    # Backward ran but some parameters got nothing: still said, without the skipped-call clause.
+    partial = dataclasses.replace(cut, meta=dataclasses.replace(cut.meta, backward_skipped_calls=0))
+    (b,) = run("backward_cut", partial)
+    assert b.finding.startswith("backward ran, but add_kernel has no autograd formula")
+
+
+def test_backward_cut_does_not_blame_a_kernel_with_a_backward() -> None:
+    report = gpu("autograd_function")
+    cut = dataclasses.replace(report, meta=dataclasses.replace(report.meta, backward=True, params_without_grad=("w",)))
+    (a,) = run("backward_cut", cut)
+    assert "an operation without an autograd formula cut the graph" in a.finding
 
 
 def test_recompiles_attributed_to_the_guard_that_failed() -> None:
@@ -122,46 +356,26 @@ def test_recompile_without_kernel_changes() -> None:
     assert a.kernel == "k" and a.action == "H"
 
 
-@pytest.mark.parametrize("path", GPU, ids=[p.stem for p in GPU])
-def test_every_advice_cites_the_torch_behaviour(path: Path) -> None:
-    for a in advise(read_report(path)):
-        assert a.rule in RULES and a.finding and a.action and a.because and a.cite
-        assert "torch" in a.cite  # a torch source file or config, never an internal note
-        assert "notes" not in a.cite and "§" not in a.because + a.action
+# --- merging -------------------------------------------------------------------------------------------
 
 
-def test_advice_is_ordered_by_impact() -> None:
-    found = advise(read_report(FIXTURES / "report_small.json"))
-    assert [a.impact for a in found] == sorted((a.impact for a in found), reverse=True)
-    assert found[0].rule == "kernel_missing"
+def _advice(kernel: str, cause: str = "c", action: str = "do x", impact: int = 30, rule: str = "r") -> Advice:
+    return Advice(rule, impact, f"{kernel} finding", action, "because", "torch/x.py", kernel=kernel,
+                  kernels=(kernel,), cause=cause)
 
 
-def test_no_advice_for_a_clean_model() -> None:
-    assert advise(gpu("add_raw")) == [] and advise(gpu("triton_op")) == []
+def test_findings_with_one_cause_and_action_merge() -> None:
+    merged, other, alone = merge([_advice("a"), _advice("b", impact=40), _advice("c", action="do y"),
+                                  _advice("d", cause="")])[:3]
+    assert merged.kernels == ("a", "b") and merged.kernel is None and merged.impact == 40
+    assert merged.finding == "C (2 kernels: a, b)." and merged.details == ("a finding", "b finding")
+    assert other.kernels == ("c",) and other.details == ()  # another action: not merged
+    assert alone.kernels == ("d",)
+    assert len(merge([_advice("d", cause=""), _advice("e", cause="")])) == 2  # no cause: never merged
+    assert len(merge([_advice("a"), _advice("b", rule="s")])) == 2  # another rule: not merged
 
 
-def test_graph_break_hint_wins_over_the_generic_action() -> None:
-    brk = GraphBreak("0/0", "reason", "m.py", 3, headline="H", hint="do this")
-    report = dataclasses.replace(gpu("add_raw"), graph_breaks=(brk,))
-    (a,) = advise(report)
-    assert a.action == "do this" and a.finding == "graph break at m.py:3: H."
-
-
-def test_backward_cut_names_the_kernel_and_the_parameters() -> None:
-    report = gpu("add_raw")
-    assert run("backward_cut", report) == []
-    cut = dataclasses.replace(report, meta=dataclasses.replace(
-        report.meta, backward=True, backward_skipped_calls=1, params_without_grad=("lin.weight", "lin.bias")))
-    (a,) = run("backward_cut", cut)
-    assert a.impact == rules.BROKEN and a.kernel == "add_kernel"
-    assert a.finding == ("backward was to run (--backward, or parameters requiring grad) but no output requires "
-                         "grad (1 call ran forward only): add_kernel has no autograd formula, so no gradient "
-                         "reaches lin.weight, lin.bias.")
-    assert "triton_op" in a.action and "register_autograd" in a.action and "autograd.Function" in a.action
-    # Backward ran but some parameters got nothing: still said, without the skipped-call clause.
-    partial = dataclasses.replace(cut, meta=dataclasses.replace(cut.meta, backward_skipped_calls=0))
-    (b,) = run("backward_cut", partial)
-    assert b.finding.startswith("backward ran, but add_kernel has no autograd formula")
+# --- the report keeps them ------------------------------------------------------------------------------
 
 
 def test_advice_is_in_the_json_and_reads_back() -> None:
@@ -183,3 +397,14 @@ def test_a_built_report_holds_its_advice() -> None:
     report = build_report(capture)
     assert report.advice and report.advice == tuple(advise(report))
     assert {a.rule for a in report.advice} == {"recompiles"}
+
+
+def test_a_capture_with_the_facts_gets_the_input_view_advice() -> None:
+    """samples/inplace.py's real capture (tests/fixtures/capture_inplace.json): the second launch writes
+    `x[:32]`, a view of the input: the clone_input_view rule, from the recorded facts alone."""
+    from tritoninspect.analyse import build_report
+    from tritoninspect.model.records import Capture
+
+    report = build_report(Capture.from_json((FIXTURES / "capture_inplace.json").read_text()))
+    (a,) = advise(report)
+    assert a.rule == "clone_input_view" and a.kernels == ("add_inplace_kernel",)

@@ -168,13 +168,24 @@ def test_graph_show_a_stage_the_capture_lacks(captured: FakeCapture) -> None:
     assert message == "this report has no code graphs; stages it has: dynamo"
 
 
-@pytest.mark.parametrize(("name", "fmt"), [("out.txt", "text"), ("out.json", "json")])
-def test_graph_output_file(captured: FakeCapture, tmp_path: Path, name: str, fmt: str) -> None:
+@pytest.mark.parametrize(("name", "fmt", "word"), [("out.txt", "text", "text"), ("out.json", "json", "JSON"),
+                                                   ("out.html", "html", "HTML")])
+def test_graph_output_file(captured: FakeCapture, tmp_path: Path, name: str, fmt: str, word: str) -> None:
     out = tmp_path / name
     result = run("graph", RAW, "-o", str(out), "-q")
     assert result.exit_code == 0, result.stderr
-    assert result.stdout == "" and result.stderr == f"wrote {out}\n"
+    findings = len(report_of(RAW).advice)
+    what = f"{word} report: 1 kernel, {findings} finding{'s' if findings != 1 else ''}"
+    assert result.stdout == "" and result.stderr == f"wrote {out} ({what})\n"  # -q: no summary
     assert out.read_text() == render.render_as(report_of(RAW), fmt, color=False) + "\n"
+
+
+def test_graph_output_file_prints_the_short_summary(captured: FakeCapture, tmp_path: Path) -> None:
+    result = run("graph", RAW, "-o", str(tmp_path / "r.html"))
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == render.render_as(report_of(RAW), "summary") + "\n"
+    assert result.stdout.startswith("tritoninspect ") and "kernels: 1 (hop 1)" in result.stdout
+    assert "Advice" not in result.stdout  # in the file
 
 
 def test_graph_output_file_and_json_on_stdout(captured: FakeCapture, tmp_path: Path) -> None:

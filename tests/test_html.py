@@ -134,6 +134,30 @@ def test_a_large_model_stays_a_few_megabytes() -> None:
     assert all(any("hit" in s.attrs.get("class", "") for s in d.iter("span")) for d in plain)
 
 
+def test_findings_and_advice_lead_the_page() -> None:
+    """The default view's findings and advice, in the page: one per cause, a merged one listing each finding
+    it holds, the library tagged, links made links (moe-ops: tests/fixtures/advice/moe_ops_layer.json)."""
+    from tritoninspect.analyse.advice import advise
+
+    report = read_report(REPO / "tests" / "fixtures" / "advice" / "moe_ops_layer.json")
+    page = page_of(report)
+    root, builder = parse(page)
+    assert not builder.mismatched
+    sections = [s for s in root.iter("section")]
+    assert sections[0].attrs["id"] == "findings"
+    (a,) = advise(report)
+    (ol,) = [o for o in sections[0].iter("ol") if "findings" in o.attrs.get("class", "")]
+    text = ol.all_text()
+    assert a.finding in text and a.action.split(" (https")[0] in text and a.because in text
+    assert all(d in text for d in a.details) and "moe-ops 0.1.0" in text
+    links = [x.attrs.get("href") for x in ol.iter("a")]
+    assert "https://docs.pytorch.org/docs/stable/library.html" in links
+    assert "https://github.com/echogujy/moe_ops/issues" in links
+    assert '<a href="#findings">' in page  # in the navigation
+    empty = page_of(read_report(GPU / "add_raw.json"))
+    assert "Nothing to change was found." in empty
+
+
 def test_mode_banner_on_top() -> None:
     report = read_report(REPO / "tests" / "fixtures" / "gpu-compile-only" / "triton_op.json")
     root, _ = parse(page_of(report))
@@ -394,9 +418,15 @@ def test_saved_report_to_html_without_torch(tmp_path: Path, command: str) -> Non
     proc = run_cli(command, str(GPU / "graph_break.json"), "-o", str(out), cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr.strip().splitlines()[-1] == "[]"  # neither torch nor triton imported
-    assert proc.stdout == "" and written_by_tritoninspect(out)
+    assert written_by_tritoninspect(out)
+    if command == "graph":  # the short summary; the findings and advice are in the page
+        assert proc.stdout.startswith("tritoninspect ") and "Findings, by impact" in proc.stdout
+    else:
+        assert proc.stdout == ""
     root, _ = parse(out.read_text())
     sections = [s.attrs["id"] for s in root.iter("section")]
+    if command == "graph":
+        assert sections[0] == "findings" and "Findings, by impact" in out.read_text()
     assert sections.index("breaks") < sections.index("kernels") if command == "breaks" else \
         sections.index("kernels") < sections.index("breaks")
     again = run_cli(command, str(GPU / "graph_break.json"), "-o", str(out), cwd=tmp_path)
@@ -410,7 +440,9 @@ def test_the_readme_command_compiles_a_sample_to_html(tmp_path: Path) -> None:
                            "-o", "report.html"], cwd=tmp_path, env=cli_env(), capture_output=True, text=True,
                           timeout=900)
     assert proc.returncode == 0, proc.stderr[-3000:]
-    assert proc.stderr.strip().splitlines()[-1] == "wrote report.html" and proc.stdout == ""
+    assert proc.stderr.strip().splitlines()[-1] == "wrote report.html (HTML report: 1 kernel, 1 finding)"
+    assert proc.stdout.startswith("tritoninspect ") and "clone_input_view" not in proc.stdout
+    assert "a view of a graph input" in proc.stdout  # samples/inplace.py's finding, in the short summary
     root, builder = parse((tmp_path / "report.html").read_text())
     assert not builder.mismatched and external_loads(root) == []
     svgs = list(root.iter("svg"))

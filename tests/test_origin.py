@@ -204,3 +204,19 @@ def test_torchs_default_inductor_cache_is_machinery(monkeypatch: pytest.MonkeyPa
     from torch._inductor.runtime.cache_dir_utils import default_cache_dir
 
     assert classify(os.path.join(default_cache_dir(), "ab", "cabcdef.py")) is Origin.MACHINERY
+
+
+def test_library_of_names_the_distribution_and_where_to_report(tmp_path: Path, on_sys_path: object) -> None:
+    target = tmp_path / "deps"
+    _dist_info(target, "kern-lib", ["kern_lib/__init__.py", "kern_lib/ops.py"])
+    meta = target / "kern-lib-1.0.dist-info" / "METADATA"
+    meta.write_text(meta.read_text() + "Project-URL: Homepage, https://example.org/kern\n"
+                    "Project-URL: Bug Tracker, https://example.org/kern/issues\n")
+    _write(target / "kern-lib-1.0.dist-info" / "top_level.txt", "kern_lib\n")
+    mine = _write(tmp_path / "model.py")
+    on_sys_path(target)  # type: ignore[operator]
+    found = origin.library_of(str(target / "kern_lib" / "ops.py"))
+    assert found == origin.Library("kern-lib", "1.0", "kern_lib", "https://example.org/kern/issues")
+    assert origin.library_of(str(mine)) is None  # the user's own code
+    assert origin.library_of(sysconfig.get_paths()["stdlib"] + "/json/__init__.py") is None  # no distribution
+    assert origin.library_of(str(PACKAGE_DIR / "origin.py")) is None  # the machinery

@@ -181,7 +181,7 @@ def test_kernel_option_narrows_the_detail_to_one_kernel(in_repo: Path) -> None:
     assert wrong.exit_code == 2
     assert "--kernel nope: no such kernel in this report; kernels: add_kernel, scale_kernel" in wrong.stderr
     detail = CliRunner().invoke(app, ["graph", saved, "--detail"])
-    assert "Verdict" in detail.stdout and "Findings" not in detail.stdout
+    assert "Verdict" in detail.stdout and "Findings, by impact" in detail.stdout  # --detail keeps every finding
 
 
 def test_clone_bytes_are_per_call_not_summed_over_recompiles(in_repo: Path) -> None:
@@ -199,3 +199,19 @@ def test_clone_bytes_are_per_call_not_summed_over_recompiles(in_repo: Path) -> N
     both = dataclasses.replace(kernel, occurrences=(*kernel.occurrences, *again, *after_break))
     (k,) = summarise(dataclasses.replace(report, kernels=(both,)))
     assert k.clone_bytes == 256
+
+
+def test_a_library_model_fits_one_screen_and_detail_keeps_every_finding(in_repo: Path) -> None:
+    """moe-ops (4 kernels in the library's own custom ops; tests/fixtures/advice/moe_ops_layer.json): one finding
+    for one cause, at most 45 lines at 120 columns; `--detail` still lists each kernel's finding."""
+    from tritoninspect.render.terminal import TerminalRenderer
+
+    report = read_report(TESTS / "fixtures" / "advice" / "moe_ops_layer.json")
+    text = render_overview(report, width=120, color=False)
+    assert len(text.splitlines()) <= 45, text
+    assert "Findings, by impact (1)" in text and text.count("why:") == 1
+    assert "moe-ops 0.1.0" in text and "samples/" not in text
+    detail = " ".join(TerminalRenderer(width=120, color=False).render(report).split())
+    for kernel in ("_fused_topk_softmax_fwd_kernel_2d", "_group_offsets_kernel", "_permute_countsort_kernel",
+                   "_unpermute_kernel"):
+        assert f"hides {kernel} from Inductor" in detail

@@ -138,6 +138,47 @@ def test_the_marker_checks_every_report_and_the_html_folder(pytester: pytest.Pyt
     assert "<!DOCTYPE html>" in (pytester.path / "pages" / pages[0]).read_text()
 
 
+def test_error_findings_fail_the_marker_and_the_helper_unless_allowed(pytester: pytest.Pytester) -> None:
+    """As `tritoninspect check`: an error finding fails every check, marker or helper; `allow` accepts its
+    rule; a warning never fails; an unknown rule is refused. Saved GPU reports of the hazard samples."""
+    pytester.makeconftest(FAKE_CAPTURE)
+    pytester.makepyfile(test_k="""
+        import pytest
+
+        VIEW = "../gpu-hazards/hazard_view_clone_Net"
+
+        @pytest.mark.tritoninspect()
+        def test_marker(tritoninspect):
+            tritoninspect.inspect(VIEW)
+
+        @pytest.mark.tritoninspect(allow="view_clone_overread")
+        def test_marker_allowed(tritoninspect):
+            tritoninspect.inspect(VIEW)
+
+        def test_helper(tritoninspect):
+            tritoninspect.check(tritoninspect.inspect("../gpu-hazards/hazard_aliasing_Net"), no_breaks=True)
+
+        def test_helper_allowed(tritoninspect):
+            report = tritoninspect.inspect("../gpu-hazards/hazard_aliasing_Net")
+            tritoninspect.check(report, allow=["aliased_args_split"])
+
+        @pytest.mark.tritoninspect(no_breaks=True)
+        def test_a_warning_passes(tritoninspect):
+            tritoninspect.inspect("../gpu-hazards/hazard_clone_cost_Net")
+
+        @pytest.mark.tritoninspect(allow=["no_such_rule"])
+        def test_unknown_rule(tritoninspect):
+            pass
+    """)
+    result = run(pytester, "-rfE")
+    result.assert_outcomes(passed=3, failed=2, errors=1)
+    result.stdout.fnmatch_lines_random([
+        "*  finding view_clone_overread*(accept it with --allow view_clone_overread)",
+        "*  finding aliased_args_split*(accept it with --allow aliased_args_split)",
+        "*tritoninspect: allow: 'no_such_rule': no such finding rule; rules: *",
+    ])
+
+
 # --- real captures, in a fresh pytest process -----------------------------------------------------
 
 #: The inner test module imports its kernels at the top, as a kernel library's tests do.

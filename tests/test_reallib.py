@@ -298,8 +298,7 @@ MODELS = sorted(EXPECTED)
 #: (tests/fixtures/gpu-reallib/{gpu,compile-only}/<model>.json, as tests/fixtures/README.md says):
 #: once scripts/gpu-reallib ran there, copy its gpu/ and cpu/ reports in and remove the names
 #: (tests/test_agreement.py fails on a name whose reports are stored).
-AWAITING_GPU_REPORTS = frozenset({"triformer_softmax", "triformer_swiglu", "torchnorm_rms_norm",
-                                  "moe_ops_topk_softmax"})
+AWAITING_GPU_REPORTS: frozenset[str] = frozenset()
 
 
 # --- which libraries are here ------------------------------------------------------------

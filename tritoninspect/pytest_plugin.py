@@ -4,7 +4,9 @@
   the test's process and return the `Report`; `.check(report, no_breaks=True, ...)` fails the test
   with the failed conditions and the report's one-screen view;
 - the marker `@pytest.mark.tritoninspect(no_breaks=True, entries={...})`: conditions every report the
-  test makes must meet (the conditions of `tritoninspect check`, as `check_report` names them);
+  test makes must meet (the conditions of `tritoninspect check`, as `check_report` names them). As with
+  `check`, a report with an `error` finding (`Report.findings`) fails too, marker or `.check()`, unless
+  its rule is in `allow=[...]` (`check --allow RULE`);
 - `--tritoninspect-html DIR`: each report's HTML page into DIR, named after the test;
 - `--tritoninspect-compile-only`: compile-only mode held for the whole session, entered before
   conftest.py files and test modules are imported, so that kernel libraries import in it, as the
@@ -31,8 +33,8 @@ import pytest
 if TYPE_CHECKING:
     from tritoninspect.model.report import Report
 
-#: The marker's keywords: `check_report`'s conditions.
-CONDITIONS = ("no_breaks", "max_graphs", "entries", "no_clones", "no_fallback")
+#: The marker's keywords: `check_report`'s conditions, and `allow` (finding rules whose errors are accepted).
+CONDITIONS = ("no_breaks", "max_graphs", "entries", "no_clones", "no_fallback", "allow")
 #: The fixture's name and the marker's.
 NAME = "tritoninspect"
 _HELD = pytest.StashKey[contextlib.ExitStack]()
@@ -67,7 +69,8 @@ def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Pa
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", f"{NAME}(**conditions): conditions every report the test's `tritoninspect` fixture makes must "
-        f"meet: {', '.join(CONDITIONS)} (as `tritoninspect check`)")
+        f"meet: {', '.join(CONDITIONS)} (as `tritoninspect check`; an error finding fails unless its rule is in "
+        "allow)")
     config.stash[_STARTED] = time.time()
 
 
@@ -135,11 +138,12 @@ class Inspector:
         return self._made(inspect_target(self._rooted(spec), stage=stage or self._stage(), **options))
 
     def check(self, report: Report, **conditions: Any) -> None:
-        """Fail the test when a condition fails: each failure, then the report's one-screen view."""
+        """Fail the test when a condition fails, or the report has an error finding whose rule is not in
+        `allow` (as `tritoninspect check`): each failure, then the report's one-screen view."""
         __tracebackhide__ = True
         from tritoninspect import check_report
 
-        failures = check_report(report, **_validated(conditions))
+        failures = check_report(report, findings=True, **_validated(conditions))
         if failures:
             pytest.fail(_failure_text(report, failures))
 
@@ -159,11 +163,9 @@ class Inspector:
         return report
 
     def _stage(self) -> str:
-        """The earliest stage that shows the marker's conditions; without a marker, the whole compile."""
-        expected = self.expected
-        if expected is None or expected.get("no_clones"):
-            return "inductor"
-        return "aot" if expected.get("no_fallback") else "dynamo"
+        """The whole compile: the findings every check holds need Inductor's code and its launches, as
+        `check`'s default stage (a test that passes `stage=` checks only the findings that stage shows)."""
+        return "inductor"
 
     def _rooted(self, spec: str) -> str:
         from tritoninspect.source.spec import looks_like_path
@@ -199,9 +201,21 @@ def _validated(conditions: Mapping[str, Any], args: tuple[Any, ...] = ()) -> dic
         if kind not in ENTRY_KINDS:
             pytest.fail(f"{NAME}: entries[{kernel!r}] = {kind!r}: choose one of {', '.join(ENTRY_KINDS)}",
                         pytrace=False)
-    if isinstance(conditions.get("no_clones"), str):
-        conditions = {**conditions, "no_clones": [conditions["no_clones"]]}
-    return dict(conditions)
+    for key in ("no_clones", "allow"):
+        if isinstance(conditions.get(key), str):
+            conditions = {**conditions, key: [conditions[key]]}
+    return {**conditions, "allow": _allowed(conditions.get("allow") or ())}
+
+
+def _allowed(rules: Any) -> list[str]:
+    """The `allow` rules, each a finding rule (`parse_allow`); an unknown one fails the test, naming the rules."""
+    __tracebackhide__ = True
+    from tritoninspect.analyse.checks import parse_allow
+
+    try:
+        return [parse_allow(rule) for rule in dict.fromkeys(rules)]
+    except ValueError as exc:
+        pytest.fail(f"{NAME}: {str(exc).replace('--allow ', 'allow: ', 1)}", pytrace=False)
 
 
 def _failure_text(report: Report, failures: list[str]) -> str:

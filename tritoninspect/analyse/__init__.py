@@ -24,6 +24,7 @@ from tritoninspect.analyse.guards import enrich_guards
 from tritoninspect.analyse.graphs import analyse_graphs
 from tritoninspect.analyse.hazards import find_hazards
 from tritoninspect.analyse.kernels import analyse_kernels, analyse_opaque_ops, analyse_unattributed_fallbacks
+from tritoninspect.analyse.libraries import analyse_libraries
 from tritoninspect.analyse.resources import enrich_resources
 from tritoninspect.model.records import Capture
 from tritoninspect.model.report import Diagnostic, Meta, Report
@@ -41,6 +42,7 @@ ANALYSES: list[tuple[str, Analysis]] = [
     ("mutation_fallbacks", analyse_unattributed_fallbacks),
     ("cudagraphs", analyse_cudagraphs),
     ("epilogues", analyse_epilogues),
+    ("libraries", analyse_libraries),
 ]
 
 Enricher = Callable[[Capture, dict[str, Any]], dict[str, Any]]

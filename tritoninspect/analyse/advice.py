@@ -1,27 +1,50 @@
 """Advice: what to change in the model, and why, from a saved report.
 
 Each rule is a small pure function `rule(report, kernels) -> [Advice]` over the report and
-its kernel summaries (`analyse/summary.py`). An `Advice` holds the finding (a fact of this
-report), the action (what to change), the torch behaviour the action rests on, and where
-that behaviour lives in torch (`cite`). `advise` runs every rule and orders the result by
-impact. Rules state only what the report shows; tests/test_advice.py has a test per rule.
+its kernel summaries (`analyse/summary.py`), registered in `RULES` with its precondition
+(`PRECONDITIONS`): the facts of the report it fires on. A rule gives its action only when
+the facts show the action is right; otherwise it says the fact and a weaker, true line, or
+nothing. An `Advice` holds the finding (a fact of this report), the action, the torch
+behaviour the action rests on and where that lives in torch (`cite`), and the cause in one
+kernel-free sentence: `advise` merges the findings with the same rule, cause and action
+into one that lists the kernels (`merge`), then orders by impact.
+
+Advice about code the user does not own (an installed library: `Report.libraries`) says so,
+names the library and what the user can do from their side; no advice points at a file of
+this repository. tests/test_advice.py has a test per rule on saved reports, and
+tests/_advice_proofs.py applies each action to a model and compiles it again.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import re
 import shlex
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
-from tritoninspect.analyse.breaks import is_size_mismatch
-from tritoninspect.analyse.hazards.bridge import covered_kernels, hazard_advice
-from tritoninspect.analyse.summary import KernelSummary, short_location, size_text, summarise
-from tritoninspect.model.report import Advice, GraphBreak, Recompile, Report
+from tritoninspect.analyse.advice_clones import CLONE_PRECONDITIONS, CLONE_RULES
+from tritoninspect.analyse.advice_recompiles import RECOMPILE_PRECONDITION, recompiles
+from tritoninspect.analyse.advice_text import (
+    BROKEN,
+    COPIES,
+    EAGER,
+    HIDDEN,
+    INFO,
+    RECOMPILES,
+    TRITON_OP_DOC,
+    join,
+    library_of,
+    plural,
+    times,
+    upstream,
+)
+from tritoninspect.analyse.hazards.bridge import HAZARD_PRECONDITION, hazard_advice
+from tritoninspect.analyse.summary import KernelSummary, short_location, summarise
+from tritoninspect.model.report import Advice, GraphBreak, Report
 
-#: Impact levels: the order findings are shown in (highest first).
-BROKEN, HIDDEN, EAGER, COPIES, RECOMPILES, INFO = 60, 50, 40, 30, 20, 10
-
+__all__ = [
+    "Advice", "BROKEN", "COPIES", "EAGER", "HIDDEN", "INFO", "PRECONDITIONS", "RECOMPILES", "RULES", "advise",
+    "merge", "with_advice",
+]
 
 Rule = Callable[[Report, Sequence[KernelSummary]], list[Advice]]
 
@@ -32,23 +55,60 @@ def custom_op_hides_kernel(report: Report, kernels: Sequence[KernelSummary]) -> 
     for k in kernels:
         if "custom_op" not in k.entries:
             continue
-        op = ", ".join(k.ops) or "a custom op"
-        around = _between(k)
-        advice.append(Advice(
-            rule="custom_op_hides_kernel", impact=HIDDEN, kernel=k.name,
-            finding=f"custom_op {op} hides {k.name} from Inductor: the compiled code makes one extern call "
-                    f"to the op{around}, and {k.name} launches inside it at run time.",
-            action=f"Register {op} with torch.library.triton_op and launch {k.name} through "
-                   f"torch.library.wrap_triton (see samples/triton_op.py). Expected effect: the extern call "
-                   f"becomes a launch of {k.name} that Inductor sees, with its reads and writes: it schedules "
-                   f"it among its own kernels with no dispatcher call per run.",
-            because="Inductor lowers a custom_op to a FallbackKernel it calls as a black box; a triton_op is "
-                    "decomposed into triton_kernel_wrapper_functional, which Inductor lowers to a "
-                    "UserDefinedTritonKernel it can see.",
-            cite="torch/_library/triton.py (triton_op, wrap_triton); torch/_inductor/ir.py (FallbackKernel, "
-                 "UserDefinedTritonKernel)",
-        ))
+        ops = [op for op in k.ops if not _is_triton_op(report, op)] or list(k.ops)
+        owner = _op_library(report, ops)
+        advice.append(_library_custom_op(report, k, ops, owner) if owner else _user_custom_op(k, ops))
     return advice
+
+
+_CUSTOM_OP_BECAUSE = ("Inductor lowers a custom_op to a FallbackKernel it calls as a black box; a triton_op is "
+                      "decomposed into triton_kernel_wrapper_functional, which Inductor lowers to a "
+                      "UserDefinedTritonKernel it can see.")
+_CUSTOM_OP_CITE = ("torch/_library/triton.py (triton_op, wrap_triton); torch/_inductor/ir.py (FallbackKernel, "
+                   "UserDefinedTritonKernel)")
+
+
+def _user_custom_op(k: KernelSummary, ops: list[str]) -> Advice:
+    op = ", ".join(ops) or "a custom op"
+    return Advice(
+        rule="custom_op_hides_kernel", impact=HIDDEN, kernel=k.name, kernels=(k.name,),
+        finding=f"custom_op {op} hides {k.name} from Inductor: the compiled code makes one extern call "
+                f"to the op{_between(k)}, and {k.name} launches inside it at run time.",
+        action="Register the op with torch.library.triton_op instead of torch.library.custom_op and launch its "
+               f"kernel through torch.library.wrap_triton ({TRITON_OP_DOC}). Expected effect: the extern call "
+               "becomes a launch of the kernel that Inductor sees, with its reads and writes: it schedules it "
+               "among its own kernels with no dispatcher call per run.",
+        because=_CUSTOM_OP_BECAUSE, cite=_CUSTOM_OP_CITE,
+        cause="custom ops hide the kernels they launch from Inductor (extern calls)",
+    )
+
+
+def _library_custom_op(report: Report, k: KernelSummary, ops: list[str], owner: str) -> Advice:
+    lib = library_of(report, owner)
+    name = f"{lib.distribution} {lib.version}" if lib else owner
+    op = ", ".join(ops)
+    return Advice(
+        rule="custom_op_hides_kernel", impact=HIDDEN, kernel=k.name, kernels=(k.name,), library=owner,
+        finding=f"custom_op {op} of {name} (installed library code, not yours) hides {k.name} from Inductor: "
+                f"the compiled code makes one extern call to the op{_between(k)}.",
+        action=f"The ops are {name}'s: your model cannot change how they are registered. From your side: register "
+               f"an op of your own with torch.library.triton_op that launches {name}'s kernel through "
+               f"torch.library.wrap_triton, and call it instead of the library's function ({TRITON_OP_DOC}); "
+               f"or {upstream(lib, owner)} to register its ops with triton_op. Expected effect: the kernel is "
+               "launched in Inductor's code, where it is scheduled with Inductor's own kernels.",
+        because=_CUSTOM_OP_BECAUSE, cite=_CUSTOM_OP_CITE,
+        cause=f"custom ops of {name} (installed library code) hide their kernels from Inductor",
+    )
+
+
+def _is_triton_op(report: Report, op: str) -> bool:
+    return any(o.custom_op == op and o.entry == "triton_op" for k in report.kernels for o in k.occurrences)
+
+
+def _op_library(report: Report, ops: Iterable[str]) -> str | None:
+    """The library that registered these ops (all of them), else None (the user's, or unknown)."""
+    owners = {o.library for o in report.opaque_ops if o.op in set(ops)}
+    return owners.pop() if len(owners) == 1 and None not in owners else None
 
 
 def kernel_missing(report: Report, kernels: Sequence[KernelSummary]) -> list[Advice]:
@@ -58,39 +118,16 @@ def kernel_missing(report: Report, kernels: Sequence[KernelSummary]) -> list[Adv
         if not k.missing:
             continue
         advice.append(Advice(
-            rule="kernel_missing", impact=BROKEN, kernel=k.name,
+            rule="kernel_missing", impact=BROKEN, kernel=k.name, kernels=(k.name,),
             finding=f"{k.name} is in the graph of {', '.join(k.missing)} but its compiled code never launches "
                     "it.",
-            action=f"Use what {k.name} writes (return it, or read it later): a launch whose outputs nothing "
+            action="Use what the kernel writes (return it, or read it later): a launch whose outputs nothing "
                    "reads is removed. `--detail` shows the stage that dropped it.",
             because="After functionalization the launch is triton_kernel_wrapper_functional, a node without "
                     "side effects; dead-code elimination drops it when none of its outputs is used.",
             cite="torch/_higher_order_ops/triton_kernel_wrap.py (triton_kernel_wrapper_functional); "
                  "torch/fx/graph.py (eliminate_dead_code)",
-        ))
-    return advice
-
-
-def inplace_clones(report: Report, kernels: Sequence[KernelSummary]) -> list[Advice]:
-    """Arguments the kernel writes that Inductor still clones after re-inplacing."""
-    advice = []
-    covered = covered_kernels(report, ("clone_cost",))  # said per compile, with the reasons, by that finding
-    for k in kernels:
-        if not k.cloned or not k.clone_bytes or k.name in covered:
-            continue
-        args = ", ".join(k.cloned)
-        advice.append(Advice(
-            rule="inplace_clones", impact=COPIES, kernel=k.name,
-            finding=f"{k.name} writes {args} in place: Inductor copies {size_text(k.clone_bytes)} per call "
-                    "to keep the original values.",
-            action=f"Write into a fresh output (torch.empty_like) instead of {args}, or launch on a tensor "
-                   "that is not a view of an input and is not read again after the kernel; then "
-                   "re-inplacing drops the copy.",
-            because="Functionalization clones every argument that mutation analysis finds written "
-                    "(tensors_to_clone); Inductor's re-inplacing pass removes a clone only when the original "
-                    "is not read afterwards and is not a view of a graph input.",
-            cite="torch/_inductor/fx_passes/reinplace.py (reinplace_inplaceable_ops); "
-                 "torch/_higher_order_ops/triton_kernel_wrap.py (tensors_to_clone)",
+            cause="compiled code never launches kernels whose outputs nothing reads",
         ))
     return advice
 
@@ -101,17 +138,35 @@ def mutation_fallback(report: Report, kernels: Sequence[KernelSummary]) -> list[
     for k in kernels:
         if not k.fallbacks:
             continue
+        causes = _fallback_causes(report, k.name)
+        asm = any("tt.elementwise_inline_asm" in c for c in causes)
+        owner = k.library
+        lib = library_of(report, owner)
+        if asm and owner is None:
+            action = (f"If the tl.inline_asm_elementwise in {k.name} has no side effects (it only computes its "
+                      "result from its operands), pass pure=True: the analysis then reads past it. With side "
+                      "effects, leave it: the copies keep it correct.")
+        elif owner is not None:
+            action = (f"{k.name} is {lib.distribution if lib else owner}'s code (installed library, not yours): "
+                      f"{upstream(lib, owner)} with the cause `--detail` shows.")
+        else:
+            action = ""
         advice.append(Advice(
-            rule="mutation_fallback", impact=COPIES, kernel=k.name,
+            rule="mutation_fallback", impact=COPIES, kernel=k.name, kernels=(k.name,), library=owner,
             finding=f"mutation analysis failed for {k.name} in {', '.join(k.fallbacks)}: torch assumed it "
                     "writes every input.",
-            action=f"Remove what Triton's TTIR analysis cannot read from {k.name} (the cause is in "
-                   "`--detail`; e.g. give tl.inline_asm_elementwise pure=True when it has no side effects).",
+            action=action,
             because="When identify_accessed_tensors raises, torch puts every tensor argument in "
                     "tensors_to_clone: extra copies, and no epilogue fusion.",
             cite="torch/_higher_order_ops/triton_kernel_wrap.py (identify_accessed_tensors)",
         ))
     return advice
+
+
+def _fallback_causes(report: Report, kernel: str) -> list[str]:
+    k = report.kernel(kernel)
+    found = [o.mutation_analysis_fallback for o in (k.occurrences if k else ()) if o.mutation_analysis_fallback]
+    return list(dict.fromkeys(found))
 
 
 def eager_launches(report: Report, kernels: Sequence[KernelSummary]) -> list[Advice]:
@@ -121,21 +176,49 @@ def eager_launches(report: Report, kernels: Sequence[KernelSummary]) -> list[Adv
         if not k.eager_launches:
             continue
         brk = next((b for b in report.graph_breaks if k.name in (b.kernel, *b.eager_kernels)), None)
-        cause = ""
-        if brk is not None:
-            cause = f", after the graph break at {short_location(brk.file, brk.line)}"
+        place = short_location(brk.file, brk.line) if brk is not None else ""
+        cause = f", after the graph break at {place}" if brk is not None else ""
+        action, owner = _break_action(report, brk)
         advice.append(Advice(
-            rule="eager_launches", impact=EAGER, kernel=k.name,
-            finding=f"{k.name} ran eagerly {_times(k.eager_launches)}{cause}, outside every compiled graph.",
-            action=(brk.hint if brk is not None and brk.hint else
-                    f"Find what stops Dynamo before the launch: `{_breaks_command(report)}` names each "
-                    "graph break and its cause."),
+            rule="eager_launches", impact=EAGER, kernel=k.name, kernels=(k.name,), library=owner,
+            finding=f"{k.name} ran eagerly {times(k.eager_launches)}{cause}, outside every compiled graph.",
+            action=action,
             because="Code after a graph break, and frames Dynamo skips or that torch.compiler.disable marks, "
                     "run in plain Python: their kernel launches are never traced, so Inductor cannot see, "
                     "fuse or reorder them.",
             cite="torch/_dynamo/symbolic_convert.py (graph breaks); torch.compiler.disable",
+            cause=(f"kernels ran eagerly after the graph break at {place}" if brk is not None
+                   else "kernels ran eagerly, outside every compiled graph, with no graph break tied to them"),
         ))
     return advice
+
+
+def _break_action(report: Report, brk: GraphBreak | None) -> tuple[str, str | None]:
+    """What to do about the break a kernel ran eagerly after, and the library it is in (if any)."""
+    if brk is None:
+        return (f"Find what stops Dynamo before the launch: `{_breaks_command(report)}` names each graph break "
+                "and its cause."), None
+    if brk.library is not None:
+        return _library_break_action(report, brk), brk.library
+    return (brk.hint or f"`{_breaks_command(report)}` shows the break's cause."), None
+
+
+def _library_break_action(report: Report, brk: GraphBreak) -> str:
+    lib = library_of(report, brk.library)
+    name = f"{lib.distribution} {lib.version}" if lib else str(brk.library)
+    where = short_location(*_frame(brk.library_frame))
+    what = ("disables compilation around its code (torch.compiler.disable)" if "compiler.disable" in brk.headline
+            else f"breaks the graph ({brk.headline or _first_line(brk.reason)})")
+    return (f"The break is in {name}'s code at {where} (installed library, not yours): it {what}, so its "
+            "kernels run eagerly. From your side: launch the library's kernels from an op of your own "
+            f"registered with torch.library.triton_op and torch.library.wrap_triton ({TRITON_OP_DOC}), or "
+            f"{upstream(lib, brk.library)}.")
+
+
+def _frame(frame: str | None) -> tuple[str | None, int | None]:
+    loc = (frame or "").rsplit(" in ", 1)[0]
+    file, _, line = loc.rpartition(":")
+    return (file, int(line)) if file and line.isdigit() else (frame, None)
 
 
 def _breaks_command(report: Report) -> str:
@@ -155,12 +238,15 @@ def graph_breaks(report: Report, kernels: Sequence[KernelSummary]) -> list[Advic
     for (file, line, headline), group in places.items():
         b = group[0]
         near = f" next to {b.kernel}" if b.kernel else ""
-        times = f" (logged {len(group)} times)" if len(group) > 1 else ""
+        logged = f" (logged {len(group)} times)" if len(group) > 1 else ""
         skipped = "; Dynamo skipped the frame" if any(g.frame_skipped for g in group) else ""
+        action = (_library_break_action(report, b) if b.library is not None else
+                  b.hint or f"If the break is not intended, `{_breaks_command(report)}` shows its cause.")
         advice.append(Advice(
             rule="graph_breaks", impact=EAGER if skipped else INFO, kernel=b.kernel,
-            finding=f"graph break at {short_location(b.file, b.line)}{near}{times}: {headline}{skipped}.",
-            action=b.hint or f"If the break is not intended, `{_breaks_command(report)}` shows its cause.",
+            kernels=(b.kernel,) if b.kernel else (), library=b.library,
+            finding=f"graph break at {short_location(b.file, b.line)}{near}{logged}: {headline}{skipped}.",
+            action=action,
             because="Each graph break ends one graph and starts another: Inductor optimises each part alone "
                     "and nothing fuses across the break.",
             cite="torch/_dynamo/symbolic_convert.py (graph breaks)",
@@ -168,141 +254,31 @@ def graph_breaks(report: Report, kernels: Sequence[KernelSummary]) -> list[Advic
     return advice
 
 
-def recompiles(report: Report, kernels: Sequence[KernelSummary]) -> list[Advice]:
-    """Recompiles, grouped by the guard that failed (or the kernel argument it guarded); limits hit."""
-    groups: dict[tuple[str, ...], list[Recompile]] = {}
-    for r in report.recompiles:
-        groups.setdefault(_recompile_key(r), []).append(r)
-    advice = [_recompile_advice(key, group) for key, group in groups.items()]
-    for limit in report.recompile_limits:
-        advice.append(Advice(
-            rule="recompiles", impact=BROKEN,
-            finding=f"Dynamo hit {limit.limit_type}"
-                    + (f" ({limit.limit})" if limit.limit is not None else "")
-                    + (f" for {limit.function}" if limit.function else "")
-                    + ": later calls ran eagerly, uncompiled.",
-            action="Stop the values that change per call from being specialised (see the recompiles), or "
-                   f"raise torch._dynamo.config.{limit.limit_type}.",
-            because="After the limit Dynamo stops compiling the frame and runs it in plain Python.",
-            cite=f"torch._dynamo.config.{limit.limit_type}",
-        ))
-    return advice
-
-
-_VALUE_RE = re.compile(r"(==|!=|<=|>=|<|>)\s*-?[\d.e+-]+(\s*#.*)?$")
-
-
-def _recompile_key(r: Recompile) -> tuple[str, ...]:
-    """What the recompile is about: a kernel argument the failed guard held (kernel, kind, name);
-    else the failed guard itself, its compared value left out so repeats group; else a changed constexpr."""
-    guarded = [c for c in r.changes if c.guarded]
-    guard = _guard_of(r)
-    if guarded and not is_size_mismatch(guard):
-        return (guarded[0].kernel, guarded[0].kind, guarded[0].name)
-    if guard:
-        return ("guard", _VALUE_RE.sub(r"\1 <value>", guard.split("  # ")[0].strip()))
-    changed = [c for c in r.changes if c.kind == "constexpr"] or list(r.changes)
-    if changed:
-        return (changed[0].kernel, changed[0].kind, changed[0].name)
-    return ("guard", _first_line(r.reason))
-
-
-def _guard_of(r: Recompile) -> str:
-    """The failed guard; for reports without `guard`, the reason's first line without its `0/0: ` prefix."""
-    return r.guard or re.sub(r"^\d+/\d+: ", "", _first_line(r.reason))
-
-
-def _recompile_advice(key: tuple[str, ...], group: list[Recompile]) -> Advice:
-    ids = ", ".join(r.compile_id for r in group)
-    head = f"{_plural(len(group), 'recompile')} ({ids})"
-    kernel, action = None, next((r.hint for r in reversed(group) if r.hint), None)
-    if key[0] != "guard":
-        kernel, kind, name = key
-        values = [c for r in group for c in r.changes if (c.kernel, c.kind, c.name) == key]
-        steps = " -> ".join([values[0].before, *(c.after for c in values)]) if values else "?"
-        finding = f"{head}: {kind} {name} of {kernel} took {steps}."
-        if kind == "constexpr":  # said here, not from the stored hint: reports saved before said it unconditionally
-            action = (f"{name} takes a new value per size and a tl.constexpr is specialised: each value compiles "
-                      f"again. If {name} bounds tl.arange or sets a block shape it must stay a constexpr: round it "
-                      "to a few values (a power of two, capped) so few compiles happen; if it only selects a code "
-                      "path, pass it as a plain argument.")
-    else:
-        finding = f"{head}: guard failed: {_guards_text(key[1], group)}"
-        along = _along(group)
-        finding += f"; with it {along}." if along else "."
-        size = is_size_mismatch(_guard_of(group[0]))
-        action = _size_action(_guard_of(group[0])) if size else _guard_action(key[1], action)
-    return Advice(
-        rule="recompiles", impact=RECOMPILES, kernel=kernel, finding=finding,
-        action=action or (f"Keep what the failed guard `{key[-1]}` checks the same between calls, or compile "
-                          "with dynamic=True (or torch._dynamo.mark_dynamic) if it is a size that changes."),
-        because="Dynamo guards on the values it specialised on (constexpr arguments, int arguments, static "
-                "shapes); a call that fails a guard compiles the frame again.",
-        cite="torch/_dynamo/guards.py; torch._dynamo.config.recompile_limit",
-    )
-
-
-def _guards_text(expression: str, group: list[Recompile]) -> str:
-    """One guard as the first recompile logged it, or the expression and each compared value."""
-    if len(group) == 1 or "<value>" not in expression:
-        return _guard_of(group[0]).split("  # ")[0].strip()
-    values = [m[0] for r in group if (m := re.search(r"-?[\d.e+-]+(?=\s*(#|$))", _guard_of(r).split("  # ")[0]))]
-    return f"{expression} ({', '.join(values)})"
-
-
-def _size_action(guard: str) -> str:
-    """Automatic dynamic: the value is the tensor size the guard names."""
-    match = re.search(r"tensor '(?P<t>.+?)' size mismatch at index (?P<i>\d+)\. expected (?P<a>-?\d+), "
-                      r"actual (?P<b>-?\d+)", guard)
-    what = (f"dimension {match['i']} of {match['t']} ({match['a']}, then {match['b']})" if match else "a tensor size")
-    return (f"{what[0].upper()}{what[1:]} changed after the first compile, so Dynamo compiled again with it dynamic (automatic "
-            "dynamic shapes; later sizes reuse that compile). Mark it dynamic from the start "
-            "(torch._dynamo.mark_dynamic on the input it comes from, or dynamic=True / --dynamic) to compile "
-            "once; values computed from the size (a constexpr block size, a grid) can still recompile.")
-
-
-def _along(group: list[Recompile]) -> str:
-    """The kernel arguments that changed in those recompiles, said as consequences, not causes."""
-    seen: dict[tuple[str, str, str], list[str]] = {}
-    for r in group:
-        for c in r.changes:
-            if c.kind != "grid":
-                seen.setdefault((c.kernel, c.kind, c.name), [c.before]).append(c.after)
-    return ", ".join(f"{kind} {name} of {kernel} took {' -> '.join(steps)}"
-                     for (kernel, kind, name), steps in list(seen.items())[:2])
-
-
-def _guard_action(guard: str, hint: str | None) -> str | None:
-    """A guard on `___stackN`: a Python number passed into a resumed frame (after a graph break)."""
-    if guard.startswith("___stack"):
-        return ("The failed guard checks a Python number carried across a graph break (___stack: a value on "
-                "the stack of the resumed frame, e.g. from .item()): each new value compiles again. Keep it a "
-                "tensor (pass the 0-d tensor to the kernel and tl.load it), or avoid the break.")
-    return hint
-
-
 def backward_cut(report: Report, kernels: Sequence[KernelSummary]) -> list[Advice]:
     """--backward ran, but autograd never reached some parameters (or no output required grad)."""
     meta = report.meta
     if not meta.backward or not (meta.backward_skipped_calls or meta.params_without_grad):
         return []
-    # Entering the graph raw (hop) or eagerly: no autograd formula unless registered.
-    cut = [k.name for k in kernels if {"hop", "eager", "custom_op", "triton_op"} & set(k.entries)]
+    # Entering the graph raw (hop) or eagerly: no autograd formula unless registered. A kernel
+    # with a backward graph of its own (autograd.Function, register_autograd) is not the cut.
+    cut = [k.name for k in kernels
+           if {"hop", "eager", "custom_op", "triton_op"} & set(k.entries) and not _has_backward(report, k.name)]
     params = ", ".join(meta.params_without_grad) or "the model's parameters"
-    who = (f"{_join(cut)} {'has' if len(cut) == 1 else 'have'} no autograd formula, so"
+    who = (f"{join(cut)} {'has' if len(cut) == 1 else 'have'} no autograd formula, so"
            if cut else "an operation without an autograd formula cut the graph, so")
     if meta.backward_skipped_calls:
         # Not "requested": backward is on by default when parameters require grad (most models).
         finding = (f"backward was to run (--backward, or parameters requiring grad) but no output requires grad "
-                   f"({_plural(meta.backward_skipped_calls, 'call')} ran forward only): {who} no gradient reaches "
+                   f"({plural(meta.backward_skipped_calls, 'call')} ran forward only): {who} no gradient reaches "
                    f"{params}.")
     else:
         finding = f"backward ran, but {who} no gradient reaches {params}."
     return [Advice(
-        rule="backward_cut", impact=BROKEN, kernel=cut[0] if len(cut) == 1 else None, finding=finding,
+        rule="backward_cut", impact=BROKEN, kernel=cut[0] if len(cut) == 1 else None, kernels=tuple(cut),
+        finding=finding,
         action="Give the kernel a backward: register it with torch.library.triton_op and "
-               "torch.library.register_autograd (see samples/triton_op_autograd.py), or wrap the launch in a "
-               "torch.autograd.Function with a backward.",
+               "torch.library.register_autograd, or wrap the launch in a torch.autograd.Function with a "
+               f"backward ({TRITON_OP_DOC}).",
         because="A Triton launch writes into a tensor autograd did not create (torch.empty_like): its output "
                 "has no grad_fn, so nothing before it gets a gradient; a triton_op or custom_op gets one only "
                 "from register_autograd.",
@@ -310,34 +286,94 @@ def backward_cut(report: Report, kernels: Sequence[KernelSummary]) -> list[Advic
     )]
 
 
-def _join(names: Sequence[str]) -> str:
-    return ", ".join(names[:-1]) + f" and {names[-1]}" if len(names) > 1 else names[0]
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+def _has_backward(report: Report, name: str) -> bool:
+    k = report.kernel(name)
+    return k is not None and any(
+        o.part == "backward" or (o.subgraph or "").startswith(("fwd_body", "bwd_body")) for o in k.occurrences)
 
 
 #: Every rule, by name, in the order they run (ties in impact keep this order).
+#: The clone rules whose action was proved by applying it (tests/_advice_proofs.py).
+_PROVED_CLONE_RULES = ("clone_merged_allocations", "clone_shared_allocation", "clone_input_view")
+
+
+def hazards(report: Report, kernels: Sequence[KernelSummary]) -> list[Advice]:
+    """Issue 24's findings (analyse/hazards/): each error or warning, ranked with the rest. A kernel's
+    clone_cost warning steps aside where a proved clone rule already gives its action (the finding
+    itself stays in `Report.findings`, with its evidence)."""
+    proved = {a.kernel for rule in _PROVED_CLONE_RULES for a in CLONE_RULES[rule](report, kernels)}
+    return [a for a in hazard_advice(report, kernels) if not (a.rule == "clone_cost" and a.kernel in proved)]
+
+
 RULES: dict[str, Rule] = {
     "kernel_missing": kernel_missing,
     "backward_cut": backward_cut,
     "custom_op_hides_kernel": custom_op_hides_kernel,
     "eager_launches": eager_launches,
     "graph_breaks": graph_breaks,
-    "inplace_clones": inplace_clones,
+    **CLONE_RULES,
     "mutation_fallback": mutation_fallback,
     "recompiles": recompiles,
-    # Issue 24's findings (analyse/hazards/): each error or warning, ranked with the rest.
-    "hazards": hazard_advice,
+    "hazards": hazards,
+}
+
+#: What each rule fires on, in terms of the report's facts (docs/advice.md lists them).
+PRECONDITIONS: dict[str, str] = {
+    "kernel_missing": "a graph of compile C holds the kernel's launch node, and C's output code has no launch of "
+                      "it (Kernel.missing_from_output_code).",
+    "backward_cut": "backward was to run (Meta.backward) and a call's outputs held no tensor requiring grad "
+                    "(Meta.backward_skipped_calls), or parameters requiring grad got none "
+                    "(Meta.params_without_grad); it names the kernels that entered without a backward graph of "
+                    "their own.",
+    "custom_op_hides_kernel": "the kernel launched at run time inside a torch.library.custom_op that a compiled "
+                              "graph calls (entry custom_op). The action depends on who registered the op "
+                              "(OpaqueOp.library): the user (register it as a triton_op) or an installed "
+                              "library (wrap its kernel yourself, or ask upstream).",
+    "eager_launches": "the kernel launched outside every compiled graph (runtime launches of entry eager). The "
+                      "action is the hint of the graph break tied to it (GraphBreak.kernel / .eager_kernels), "
+                      "library-aware when the break is in an installed library's code (GraphBreak.library); "
+                      "without a tied break, the `breaks` command.",
+    "graph_breaks": "a graph break not already said with a kernel's eager launches. The action is the break's "
+                    "hint, given only for a known cause; for `.item()` it depends on what the value feeds "
+                    "(GraphBreak.value_uses): capture_scalar_outputs only when every use is a size or a kernel "
+                    "argument, torch.where when a use is a Python branch, else a conditional line.",
+    **CLONE_PRECONDITIONS,
+    "mutation_fallback": "torch's mutation analysis raised for the kernel (Occurrence.mutation_analysis_fallback). "
+                         "pure=True is suggested only when the failing op is tt.elementwise_inline_asm in the "
+                         "user's own kernel, and only for asm without side effects; a library's kernel gets the "
+                         "upstream line; otherwise the finding alone.",
+    "recompiles": RECOMPILE_PRECONDITION,
+    "hazards": HAZARD_PRECONDITION,
 }
 
 
 def advise(report: Report, kernels: Sequence[KernelSummary] | None = None) -> list[Advice]:
-    """Every rule's advice for `report`, highest impact first."""
+    """Every rule's advice for `report`, merged by cause (`merge`), highest impact first."""
     kernels = summarise(report) if kernels is None else kernels
     found = [a for rule in RULES.values() for a in rule(report, kernels)]
-    return sorted(found, key=lambda a: -a.impact)
+    return sorted(merge(found), key=lambda a: -a.impact)
+
+
+def merge(advice: Sequence[Advice]) -> list[Advice]:
+    """One finding per cause: findings with the same rule, cause, action and library (and a cause
+    at all) become one that says the cause and lists the kernels, each finding kept in `details`.
+    Order: where the first of each group was."""
+    groups: dict[tuple[object, ...], list[Advice]] = {}
+    for i, a in enumerate(advice):
+        key = (a.rule, a.cause, a.action, a.library) if a.cause else (i,)
+        groups.setdefault(key, []).append(a)
+    return [group[0] if len(group) == 1 else _merged(group) for group in groups.values()]
+
+
+def _merged(group: list[Advice]) -> Advice:
+    first = group[0]
+    kernels = tuple(dict.fromkeys(k for a in group for k in (a.kernels or ((a.kernel,) if a.kernel else ()))))
+    listed = f" ({plural(len(kernels), 'kernel')}: {', '.join(kernels)})" if kernels else ""
+    return dataclasses.replace(
+        first, kernel=None, kernels=kernels, impact=max(a.impact for a in group),
+        finding=f"{first.cause[0].upper()}{first.cause[1:]}{listed}.",
+        details=tuple(a.finding for a in group),
+    )
 
 
 def with_advice(report: Report) -> Report:
@@ -355,10 +391,6 @@ def _between(k: KernelSummary) -> str:
     if k.after:
         return f" (before the Inductor kernel of {', '.join(k.after)})"
     return ""
-
-
-def _times(n: int) -> str:
-    return "once" if n == 1 else f"{n} times"
 
 
 def _first_line(text: str) -> str:

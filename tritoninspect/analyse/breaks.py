@@ -2,7 +2,7 @@
 
 For each graph break: the kernel it concerns (matched against eager launch
 sites and the launches in the source around the break), the kernels that ran
-eagerly because of it, and a hint for the known Triton causes (`KNOWN_CAUSES`).
+eagerly because of it, and a hint for the known Triton causes (analyse/break_causes.py).
 For each recompile: the failed guard, and the kernel arguments (grid,
 constexprs, scalars) that changed from the previous compile of the frame.
 """
@@ -14,127 +14,17 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from tritoninspect.analyse.break_causes import (  # noqa: F401 - KNOWN_CAUSES, known_cause: re-exported
+    KNOWN_CAUSES,
+    RUNTIME_FOLLOW_ON,
+    cause_of,
+    item_hint,
+    known_cause,
+)
+from tritoninspect.analyse.libraries import library_name
 from tritoninspect.model.records import BreakRecord, Capture, DynamoBreak, NodeRecord, RecompileRecord, extended
 from tritoninspect.model.report import STAGES, ArgChange, Diagnostic, GraphBreak, Recompile
-from tritoninspect.textformats.breaks import original_function
-
-
-@dataclass(frozen=True)
-class KnownCause:
-    """A Triton-related graph-break cause: how to spot it, what to do, and where that comes from."""
-
-    #: Searched in the break's headline and reason.
-    pattern: re.Pattern[str]
-    hint: str
-    #: The torch graph-break id and/or issue (and source file) the entry is based on.
-    source: str
-
-
-def _cause(pattern: str, hint: str, source: str) -> KnownCause:
-    return KnownCause(re.compile(pattern), hint, source)
-
-
-#: Known causes, most specific first; the first match gives a break its hint.
-KNOWN_CAUSES: tuple[KnownCause, ...] = (
-    _cause(
-        r"@triton\.heuristics must return constant values",
-        "Under dynamic shapes a @triton.heuristics value computed from a size is symbolic, and Dynamo can only "
-        "fold constant heuristic values into the autotune configs, so the launch is not traced and the kernel "
-        "runs eagerly. Keep that size static (torch._dynamo.mark_static, or compile without dynamic=True), or "
-        "drop the heuristic (e.g. always mask) so no constexpr depends on a dynamic size.",
-        "GB0361 (torch/_dynamo/variables/functions.py, maybe_unpack_heuristic_result)",
-    ),
-    _cause(
-        r"pre_hook and post_hook are not supported",
-        "Dynamo cannot run a Config(pre_hook=...) or an autotuner pre_hook/post_hook at run time, so the launch "
-        "is not traced. To zero or restore outputs between autotune trials use "
-        "@triton.autotune(reset_to_zero=[...]) or restore_value=[...], which Dynamo supports; or do the work "
-        "(e.g. out.zero_()) before the launch.",
-        "GB0361, pytorch/pytorch#139059 (torch/_higher_order_ops/triton_kernel_wrap.py)",
-    ),
-    _cause(
-        r"Only configs, keys, restore_value, and reset_to_zero are supported",
-        "Remove warmup=, rep= or use_cuda_graph= from @triton.autotune, or set "
-        "torch._inductor.config.unsafe_ignore_unsupported_triton_autotune_args = True (they are then ignored).",
-        "GB0361 (torch/_higher_order_ops/triton_kernel_wrap.py)",
-    ),
-    _cause(
-        r"Passing num_ctas directly to the Triton kernel is not supported",
-        "Move num_ctas from the call site into a triton.Config of @triton.autotune, e.g. "
-        "configs=[triton.Config({...}, num_ctas=2)].",
-        "GB0361 (torch/_higher_order_ops/triton_kernel_wrap.py, call_triton_kernel)",
-    ),
-    _cause(
-        r"multiple @triton\.autotune decorators",
-        "Keep a single @triton.autotune on the kernel (merge the configs).",
-        "GB0361 (torch/_higher_order_ops/triton_kernel_wrap.py, call_triton_kernel)",
-    ),
-    _cause(
-        r"called with a grid|single grid|Only tuple grids|Grid can have at most rank 3",
-        "Launch the kernel as kernel[grid](...) with a tuple (or a function returning a tuple) of at most 3 dims.",
-        "GB0361 (torch/_higher_order_ops/triton_kernel_wrap.py)",
-    ),
-    _cause(
-        r"Tensor\.item\(\)",
-        "A value read with .item() ends the graph; when it drives a kernel's grid or arguments, the code after "
-        "the break is specialised to each value (a recompile per value). Set "
-        "torch._dynamo.config.capture_scalar_outputs = True to keep it symbolic in one graph (an unbacked "
-        "size in the grid), or derive the grid from tensor sizes.",
-        "GB0124 (torch/_dynamo/variables/tensor.py); torch._dynamo.config.capture_scalar_outputs",
-    ),
-    _cause(
-        r"torch\.compiler\.disable",
-        "Everything the disabled function launches runs eagerly, outside the graph: Inductor cannot see, fuse "
-        "or reorder those kernels. If it only dispatches to Triton kernels, drop the torch.compiler.disable "
-        "(Dynamo traces kernel[grid](...) launches) or register the launcher as a torch.library.triton_op "
-        "calling wrap_triton(kernel).",
-        "GB0098 (torch/_dynamo/variables/functions.py, SkipFunctionVariable)",
-    ),
-    _cause(
-        r"sourceless variable TritonKernelVariable",
-        "A follow-on of the break before it at the same kernel launch: Dynamo cannot resume in the middle of "
-        "kernel[grid](...), so it compiles up to the previous resumable point and runs the rest of the frame "
-        "eagerly, or skips the frame. Fix the first break.",
-        "GB0092 (torch/_dynamo/codegen.py, reconstruction failure)",
-    ),
-    _cause(
-        r"create_tma_descriptor",
-        "Create the TMA descriptor right after .data_ptr() with no graph break in between, or use host-side "
-        "triton.tools.tensor_descriptor.TensorDescriptor.from_tensor, which Dynamo traces when torch sees TMA "
-        "support.",
-        "torch/_dynamo/variables/functions.py (invalid ptr argument for create_tma_descriptor)",
-    ),
-)
-
-
-def known_cause(text: str) -> KnownCause | None:
-    """The first known cause whose pattern occurs in `text`."""
-    return next((c for c in KNOWN_CAUSES if c.pattern.search(text)), None)
-
-
-#: Given by where a break is, not by its text: Dynamo broke while compiling a frame of
-#: Triton's own runtime that ran eagerly because of an earlier break at the same launch.
-RUNTIME_FOLLOW_ON = KnownCause(
-    # Not jit.py: its frames are the `kernel[grid](...)` launch itself, where the text's cause holds.
-    re.compile(r"(^|/)(triton/runtime/(?!jit\.py)|triton/knobs\.py|triton/testing\.py|torch/_dynamo/polyfills/)"),
-    "A follow-on of the first break at this launch: the launch ran eagerly, and Dynamo then compiled the "
-    "frames of Triton's own runtime it went through (Autotuner.run, benchmark, _bench, knobs) and "
-    "broke there, since Triton's runtime is not traceable. These cost compile time only; fix "
-    "the first break and they go away. Compile-only mode does not show them: it launches autotuned "
-    "kernels through tritoninspect's interpreter launcher, which Dynamo does not compile.",
-    "torch/_dynamo/trace_rules.py: SKIP_DIRS skips triton/backends only, so triton/runtime frames are "
-    "compiled (seen on torch 2.11 + triton 3.6, H200: breaks GB0150, GB0156, GB0059, GB0175, GB0007, GB0364 "
-    "inside autotuner.py)",
-)
-
-
-def cause_of(headline: str, reason: str, library_frame: str | None, kernel: str | None) -> KnownCause | None:
-    """The known cause of a break. A break inside Triton's runtime (autotuner, knobs) at a
-    kernel launch is a follow-on of the first break there, whatever its text (e.g. the
-    autotuner's own num_ctas argument); otherwise the text decides."""
-    if kernel is not None and library_frame and RUNTIME_FOLLOW_ON.pattern.search(library_frame):
-        return RUNTIME_FOLLOW_ON
-    return known_cause(f"{headline}\n{reason}")
+from tritoninspect.textformats.breaks import frame_location, original_function
 
 
 def compile_only_notes(capture: Capture, graph_breaks: Iterable[GraphBreak]) -> list[Diagnostic]:
@@ -161,7 +51,14 @@ def analyse_graph_breaks(capture: Capture) -> dict[str, tuple]:
     """Graph breaks (each once), each with its kernel, eager kernels and hint."""
     launches = _eager_launches(capture)
     names = _kernel_names(capture)
-    return {"graph_breaks": tuple(_detailed(first, last, launches, names) for first, last in _each_once(capture))}
+    detailed = (_detailed(first, last, launches, names) for first, last in _each_once(capture))
+    return {"graph_breaks": tuple(_in_library(capture, b) for b in detailed)}
+
+
+def _in_library(capture: Capture, b: GraphBreak) -> GraphBreak:
+    """`b` with the distribution whose code it broke in (its `library_frame`'s)."""
+    file = frame_location(b.library_frame or "")[0]
+    return dataclasses.replace(b, library=library_name(capture, file)) if file else b
 
 
 def _each_once(capture: Capture) -> list[tuple[BreakRecord, BreakRecord]]:
@@ -224,6 +121,8 @@ def _detailed(first: BreakRecord, record: BreakRecord, launches: list[_Launch], 
     eager = _eager_kernels(b, record, frame, launches)
     kernel, relation = _break_kernel(b, record, frame, launches, eager, names)
     cause = cause_of(record.headline, b.reason, record.library_frame, kernel)
+    if cause is not None and cause.pattern.pattern == r"Tensor\.item\(\)":
+        cause = item_hint(record.value_uses) or cause
     return dataclasses.replace(
         b, kernel=kernel, kernel_relation=relation, eager_kernels=tuple(eager),
         hint=cause.hint if cause else None, hint_source=cause.source if cause else None,

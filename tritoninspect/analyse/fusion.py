@@ -17,10 +17,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from tritoninspect.analyse.cloned_args import cloned_arg, merged_args
 from tritoninspect.model.records import ArgRecord, CallRecord, Capture, NodeRecord, OutputCodeRecord
 from tritoninspect.model.report import (
     STAGES,
-    ClonedArg,
     Clones,
     CodeCall,
     DroppedNode,
@@ -319,7 +319,8 @@ def clones(capture: Capture, kernel: Kernel, node: NodeRecord, codes: dict[tuple
     after = tuple(a for a in before if a in (final.inductor_clones or {})) if final is not None else None
     fallback = next((f for f in capture.fallbacks if (f.kernel_id, f.compile_id) == (kernel.id, node.compile_id)), None)
     reason = "assumed" if fallback is not None else "written"
-    arguments = tuple(_cloned_arg(a, reason, node, final, after) for a in before)
+    merged = merged_args(capture, kernel.id, node)
+    arguments = tuple(cloned_arg(a, reason, node, final, after, merged) for a in before)
     return Clones(
         before_reinplace=before, after_reinplace=after, arguments=arguments,
         bytes=_total(a.bytes for a in arguments if a.cloned) if after is not None else None,
@@ -328,12 +329,6 @@ def clones(capture: Capture, kernel: Kernel, node: NodeRecord, codes: dict[tuple
         fallback_file=fallback.file if fallback else None,
         fallback_line=fallback.line if fallback else None,
     )
-
-
-def _cloned_arg(arg: str, reason: str, node: NodeRecord, final: NodeRecord | None, after: tuple[str, ...] | None) -> ClonedArg:
-    cloned = None if after is None else arg in after
-    size = (final.inductor_clones or {}).get(arg) if cloned and final else (node.tensor_bytes or {}).get(arg)
-    return ClonedArg(arg, reason, (node.tensor_types or {}).get(arg), cloned, size)
 
 
 def _total(sizes: Iterable[int | None]) -> int | None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from tritoninspect.analyse.libraries import library_name
 from tritoninspect.model.records import Capture, KernelRecord, LaunchRecord, NodeRecord, OutputKernel, extended
 from tritoninspect.model.report import Entry, Kernel, MutationFallback, Occurrence, OpaqueOp
 
@@ -25,7 +26,9 @@ def analyse_opaque_ops(capture: Capture) -> dict[str, tuple]:
         if node.form == "op" and not node.is_triton_op:
             inside = sorted({_kernel_name(capture, la.kernel_id) for la in capture.launches
                              if la.custom_op == node.op and la.kernel_id})
-            ops.append(OpaqueOp(node.compile_id, node.stage, node.op or "", node.node, tuple(inside)))
+            file, line = capture.op_sources.get(node.op or "", (None, None))
+            ops.append(OpaqueOp(node.compile_id, node.stage, node.op or "", node.node, tuple(inside), file, line,
+                                library_name(capture, file)))
     return {"opaque_ops": tuple(ops)}
 
 
@@ -67,7 +70,7 @@ def _kernel(capture: Capture, record: KernelRecord, seen_inside: dict[tuple[str,
     ]
     entries = sorted({o.entry for o in occurrences}, key=_ENTRY_ORDER.index)
     return extended(record, Kernel, entries=tuple(entries), occurrences=tuple(occurrences),
-                    missing_from_output_code=_missing(capture, record))
+                    missing_from_output_code=_missing(capture, record), library=library_name(capture, record.file))
 
 
 def _node_entry(node: NodeRecord) -> str:

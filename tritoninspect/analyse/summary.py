@@ -54,6 +54,8 @@ class KernelSummary:
     fallbacks: tuple[str, ...]
     #: One word: "visible", "opaque", "eager", "missing", or two joined by "+".
     verdict: str
+    #: The installed distribution the kernel's source is in; None: the user's own code.
+    library: str | None = None
 
 
 def summarise(report: Report, cwd: Path | None = None) -> list[KernelSummary]:
@@ -89,6 +91,7 @@ def summarise_kernel(kernel: Kernel, cwd: Path | None = None, launches_known: bo
         missing=missing,
         fallbacks=tuple(_sorted_ids(o.compile_id for o in occ if o.mutation_analysis_fallback)),
         verdict=_verdict(kernel.entries, missing),
+        library=kernel.library,
     )
 
 
@@ -158,20 +161,21 @@ def _sorted_ids(ids: Iterable[str | None]) -> list[str]:
 
 
 def short_path(file: str, cwd: Path | None = None) -> str:
-    """`file` for a one-line view: relative to cwd when under it; `package/module.py` for an
-    installed package (the part after site-packages); else the last two path parts."""
+    """`file` for a one-line view: `package/module.py` for an installed package (the part after
+    site-packages, also in a virtual environment under cwd); relative to cwd when under it; else
+    the last two path parts."""
     path = PurePath(file)
     if not path.is_absolute():
         return file
+    parts = path.parts
+    for i in range(len(parts) - 1, -1, -1):  # first: a venv inside the checkout is still installed code
+        if parts[i] in _INSTALL_DIRS:
+            return "/".join(parts[i + 1:]) or path.name
     base = cwd if cwd is not None else Path.cwd()
     try:
         return str(path.relative_to(base))
     except ValueError:
         pass
-    parts = path.parts
-    for i in range(len(parts) - 1, -1, -1):
-        if parts[i] in _INSTALL_DIRS:
-            return "/".join(parts[i + 1:]) or path.name
     return "/".join(parts[-2:])
 
 

@@ -28,8 +28,18 @@ def break_record(compile_id: str, payload: str) -> BreakRecord:
     library_context, library_start = context_lines(*textformats.breaks.frame_location(details["library_frame"] or ""))
     return BreakRecord(
         compile_id, reason, file, line, stack, skipped, context=context, context_start=start,
-        library_context=library_context, library_context_start=library_start, **details,
+        library_context=library_context, library_context_start=library_start,
+        value_uses=value_uses(reason, file, line), **details,
     )
+
+
+def value_uses(reason: str, file: str | None, line: int | None) -> dict[str, int] | None:
+    """A break at `Tensor.item()`: what the user's function does with the value (read from the
+    source now, while the file is at hand); None for other breaks or when it cannot tell."""
+    if "item()" not in reason or not file or not line:
+        return None
+    found = textformats.value_use.item_uses("".join(linecache.getlines(file)), line)
+    return dict(found.lines) if found is not None and found.kinds else None
 
 
 def context_lines(

@@ -19,6 +19,7 @@ import torch
 from tritoninspect import textformats
 from tritoninspect.capture import compat
 from tritoninspect.capture.breaks import break_record, launch_site
+from tritoninspect.capture.buffers import ArgumentFacts
 from tritoninspect.capture.failure import Progress
 from tritoninspect.capture.hazards import HazardRecorder
 from tritoninspect.capture.kernel_ops import KernelOps
@@ -42,10 +43,8 @@ from tritoninspect.capture.shapes import record_shapes
 
 
 class Recorder:
-    """A Dynamo backend that records each stage, then hands off to Inductor.
-
-    `stage` stops the pipeline early: "dynamo" runs the Dynamo graph as is, "aot" runs the AOT graphs
-    uncompiled, "inductor" compiles with Inductor."""
+    """A Dynamo backend that records each stage, then hands off to Inductor. `stage` stops the pipeline
+    early: "dynamo" runs the Dynamo graph as is, "aot" runs the AOT graphs uncompiled, "inductor" compiles."""
 
     def __init__(self, stage: str = "inductor", *, compile_only: bool = False, resources: bool = False,
                  cudagraphs: bool = False) -> None:
@@ -74,10 +73,11 @@ class Recorder:
         #: The graph Inductor compiles now; its sub-graphs whose post-grad nodes were recorded.
         self._compiling: torch.fx.GraphModule | None = None
         self._post_grad_subgraphs: set[str] = set()
-        #: The evidence of issue 24's findings: capture/hazards.py; CUDA graphs (--cudagraphs) and epilogue
-        #: fusion: capture/watchers.py.
+        #: Issue 24's evidence (capture/hazards.py), CUDA graphs and epilogue fusion (capture/watchers.py);
+        #: where kernel arguments come from and how kernel bodies use them (capture/buffers.py).
         self.hazards = HazardRecorder(self.capture, self.kernel)
         self.watchers = Watchers(self.capture, kernel_id=self.kernel, compile_only=compile_only, cudagraphs=cudagraphs)
+        self._arg_facts = ArgumentFacts(self._note_once)
 
     # --- the backend -------------------------------------------------------
 
@@ -157,11 +157,10 @@ class Recorder:
             self._record_final(gm, cid, part, index)
 
     def _record_final(self, gm: torch.fx.GraphModule, cid: str, part: str, index: int) -> None:
-        """Record `gm` again as "post_grad_final": Inductor's post-grad passes (re-inplacing, then the functional
-        HOP decomposed into clones + the mutation HOP) rewrite it in place, after our "post_grad" snapshot.
-        Only when those passes ran (a "post_grad" graph was recorded since)."""
-        ran = any(g.stage == "post_grad" and (g.compile_id, g.part) == (cid, part) for g in self.capture.graphs[index:])
-        if not ran:
+        """Record `gm` again as "post_grad_final": Inductor's post-grad passes (re-inplacing, then the
+        functional HOP decomposed into clones + the mutation HOP) rewrite it in place, after our
+        "post_grad" snapshot. Only when those passes ran (a "post_grad" graph was recorded since)."""
+        if not any(g.stage == "post_grad" and (g.compile_id, g.part) == (cid, part) for g in self.capture.graphs[index:]):
             return
         try:
             self._record_graph(gm, cid, "post_grad_final", part)
@@ -173,8 +172,7 @@ class Recorder:
 
     @contextlib.contextmanager
     def _timed(self, index: int) -> Iterator[None]:
-        """Record the block's wall time as graph `index`'s compile time, even
-        when it raises (a failed compile took time too)."""
+        """Record the block's wall time as graph `index`'s compile time, even when it raises."""
         start = time.perf_counter()
         try:
             yield
@@ -250,6 +248,7 @@ class Recorder:
         to_clone = fields["tensors_to_clone"]
         infos = ((k, compat.hops.tensor_info(v)) for k, v in fields["kwargs"].items())
         tensors = {k: info for k, info in infos if info}
+        nodes = {k: v for k, v in fields["kwargs"].items() if k in tensors and isinstance(v, torch.fx.Node)}
         return NodeRecord(
             cid, stage, part, sub, node.name, form, kid, op, bool(op and compat.library.is_triton_op(op)),
             grid=tuple(tuple(plain(g) for g in grid) for grid in fields["grid"]),
@@ -261,13 +260,15 @@ class Recorder:
             inductor_clones=compat.inductor.cloned_args(node) if stage == "post_grad_final" else None,
             recompute=part == "backward" and compat.inductor.is_recomputed(node),
             source=compat.dynamo.node_user_line(node),
+            buffers=self._arg_facts.buffers(node, nodes, cid) if form == "functional" or stage == "dynamo" else None,
+            uses=self._arg_facts.uses(kid, tensors),
         )
 
     def _hop_op(self, node: torch.fx.Node, kid: str | None, cid: str, stage: str, part: str, sub: str) -> str | None:
-        """The op the node's kernel was reached through: the innermost triton_op whose decomposition made
-        the node, else what node meta names (the op the graph called; for a backward node, the op whose
-        registered backward it is). Inductor's decomposition of the functional HOP (post_grad_final) drops
-        our note: there the same kernel's n-th functional node before it says."""
+        """The op the node's kernel was reached through: the innermost triton_op whose decomposition
+        made the node, else what node meta names (the op the graph called; for a backward node, the op
+        whose registered backward it is). Inductor's decomposition of the functional HOP
+        (post_grad_final) drops our note: there the same kernel's n-th functional node before it says."""
         noted = compat.library.decomposed_from(node)
         if noted is None and stage == "post_grad_final":
             twin = self._post_grad_twin(kid, cid, part, sub)
@@ -314,6 +315,7 @@ class Recorder:
             self.capture.kernels[kid] = kernel_record(jf, kid)
             self._sources[kid] = getattr(jf, "src", "")
             self.hazards.on_kernel(kid, jf, compat.kernels.user_kernel_object(jf))
+            self._arg_facts.remember(kid, jf)
         return kid
 
     # --- hooks -----------------------------------------------------------------
@@ -332,9 +334,8 @@ class Recorder:
             # Note which triton_op each HOP node came from, wherever it was called (nested, from a backward).
             for mapping, key, value in compat.library.decomposition_patches():
                 patcher.set_item(mapping, key, value)
-            for obj, name, value in compat.inductor.config_patches(self._record_post_grad):
-                patcher.set(obj, name, value)
-            for obj, name, value in self.hazards.attribute_patches():
+            for obj, name, value in [*compat.inductor.config_patches(self._record_post_grad),
+                                     *self.hazards.attribute_patches()]:
                 patcher.set(obj, name, value)
             # Inductor's hooks only when Inductor runs: importing its graph module alone costs seconds.
             if self.stage == "inductor":

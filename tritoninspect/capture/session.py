@@ -24,6 +24,7 @@ from tritoninspect.capture import compat
 from tritoninspect.capture.crash import fatal_signal_stacks
 from tritoninspect.capture.cudagraphs import CALLS_PER_INPUT_SET
 from tritoninspect.capture.failure import Progress, failure_record, raised_in_tool
+from tritoninspect.capture.libraries import record_libraries
 from tritoninspect.capture.patching import Patcher
 from tritoninspect.capture.recorder import Recorder
 from tritoninspect.model.records import Capture, DeviceProbeRecord, DeviceQueryRecord, EmulationRecord
@@ -288,6 +289,10 @@ def capture_run(
     if env is not None:
         recorder.capture.problems.extend(env.problems)
         recorder.capture.emulation = env.emulation()
+    try:
+        record_libraries(recorder.capture)
+    except Exception as exc:  # noqa: BLE001 - a missing fact, not a failed capture
+        recorder.capture.problems.append(("libraries", f"whose code the kernels are could not be told ({exc!r})"))
     if recorder.launch_templates is not None and recorder.capture.failure is None:
         # After the run, hooks gone: each kernel compiles once per config for the mode's target.
         from tritoninspect.capture.progress import stage

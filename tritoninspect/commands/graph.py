@@ -18,9 +18,9 @@ from tritoninspect.commands._options import (
     DumpOpt,
     DynamicOpt,
     ForceOpt,
+    GraphQuietOpt,
     InputsOpt,
     JsonOpt,
-    QuietOpt,
     TargetArchOpt,
     OutputOpt,
     Show,
@@ -67,7 +67,7 @@ def graph(
     ] = None,
     force: ForceOpt = False,
     timeout: TimeoutOpt = None,
-    quiet: QuietOpt = False,
+    quiet: GraphQuietOpt = False,
     debug: DebugOpt = False,
 ) -> None:
     """Compile a model and report where each Triton kernel went, what it costs, and what to change."""
@@ -98,8 +98,10 @@ def graph(
             from tritoninspect.render.overview import one_kernel
 
             shown, text = (one_kernel(report, kernel) if kernel else report), "detail"
-        # With -o alone the report goes to the file only; --json and --show still print.
-        stdout = "json" if json_out else f"show:{show.value}" if show else None if output else text
+        # With -o the report goes to the file, and the short summary to the terminal (none with
+        # --quiet); --json and --show still print theirs.
+        stdout = ("json" if json_out else f"show:{show.value}" if show else
+                  (None if quiet else "summary") if output else text)
         # Files (-o, --dump) get the whole report; --kernel narrows what is printed only.
         emit(report, None, output, dump=dump, text=text)
         if stdout is not None:

@@ -29,6 +29,31 @@ CAPTURE_FORMAT = 1
 
 
 @dataclass(frozen=True)
+class BufferRecord:
+    """Where one tensor argument of a functional kernel node comes from, in that graph."""
+
+    #: The kernel parameter.
+    arg: str
+    #: What the tensor at the bottom of its view chain is: "input" (a graph input), "alloc" (made
+    #: empty or filled in the graph: torch.empty/zeros/full...), "computed" (another op's result).
+    made_by: str
+    #: That tensor's node, and the op that made it ("placeholder" for an input).
+    base: str
+    base_op: str
+    #: The argument is a view of the base (a slice, select, as_strided...), not the base itself.
+    view: bool = False
+    #: allocs: the value it was filled with ("0", "1", ...), None when left uninitialised.
+    fill: str | None = None
+    #: Other tensor arguments of the same node made from the same base.
+    shares_base_with: tuple[str, ...] = ()
+    #: Nodes after the launch that read the base or a view of it (the value before the kernel
+    #: wrote it), "output" when the graph returns it.
+    read_after: tuple[str, ...] = ()
+    #: inputs: the graph copies the kernel's result back into it (`copy_`), i.e. the program mutates it.
+    written_back: bool = False
+
+
+@dataclass(frozen=True)
 class NodeRecord:
     """A graph node that launches a user kernel or calls a custom op."""
 
@@ -59,6 +84,11 @@ class NodeRecord:
     recompute: bool = False
     #: "file:line" of the user's launch (the node's stack trace), when known.
     source: str | None = None
+    #: Functional HOP nodes: where each tensor argument comes from in this graph.
+    buffers: tuple[BufferRecord, ...] | None = None
+    #: HOP nodes: how the kernel's body uses each tensor argument ("load", "store", "atomic"),
+    #: from its source (textformats/kernel_access.py); None when not analysed.
+    uses: dict[str, tuple[str, ...]] | None = None
 
 
 @dataclass(frozen=True)
@@ -141,6 +171,9 @@ class BreakRecord(DynamoBreak):
     #: Source lines around `library_frame` (read while capturing), the first being `library_context_start`.
     library_context: tuple[str, ...] = ()
     library_context_start: int | None = None
+    #: A break at `.item()`: what the value read is used for in the user's function, kind -> first
+    #: line ("branch", "kernel", "size", "other"; textformats/value_use.py); None when not known.
+    value_uses: dict[str, int] | None = None
 
 
 @dataclass(frozen=True)
@@ -202,6 +235,18 @@ class LaunchRecord:
     part: str | None = None
     function: str | None = None
     line: int | None = None
+
+
+@dataclass(frozen=True)
+class LibraryRecord:
+    """The installed distribution a kernel's or op's file belongs to (origin.library_of)."""
+
+    distribution: str
+    version: str
+    #: Its top-level import package.
+    package: str
+    #: Where to report a problem (issue tracker, else repository or home page); "" when unknown.
+    url: str = ""
 
 
 @dataclass(frozen=True)
@@ -289,6 +334,10 @@ class Capture:
     epilogues: list[EpilogueRecord] = field(default_factory=list)
     #: The evidence the hazard analyses read (model/hazard_records.py).
     hazards: HazardRecords = field(default_factory=HazardRecords)
+    #: Custom ops and triton_ops seen -> (file, line) of the function registered for them.
+    op_sources: dict[str, tuple[str | None, int | None]] = field(default_factory=dict)
+    #: Files of kernels and ops that are installed library code -> the library.
+    libraries: dict[str, LibraryRecord] = field(default_factory=dict)
     format: int = CAPTURE_FORMAT
 
     def to_json(self) -> str:
@@ -297,7 +346,8 @@ class Capture:
         data["resources"] = [{"kernel_id": kernel_id, **dataclasses.asdict(r)}
                              for kernel_id, records in self.resources.items() for r in records]
         # Absent when empty: a capture without them reads as before they were recorded.
-        for optional in ("failure", "recompile_limits", "emulation", "guards", "symbols", "cudagraphs", "epilogues"):
+        for optional in ("failure", "recompile_limits", "emulation", "guards", "symbols", "op_sources", "libraries",
+                         "cudagraphs", "epilogues"):
             if not data[optional]:
                 del data[optional]
         if self.hazards.is_empty():
@@ -310,7 +360,7 @@ class Capture:
         return cls(
             meta=data["meta"],
             kernels={k: _rec(KernelRecord, v) for k, v in data["kernels"].items()},
-            nodes=[_rec(NodeRecord, v) for v in data["nodes"]],
+            nodes=[_node(v) for v in data["nodes"]],
             graphs=[_rec(GraphRecord, v) for v in data["graphs"]],
             output_code=[_output_code(v) for v in data["output_code"]],
             breaks=[_rec(BreakRecord, v) for v in data["breaks"]],
@@ -328,6 +378,8 @@ class Capture:
             cudagraphs=CudagraphRecords.from_dict(data["cudagraphs"]) if data.get("cudagraphs") else None,
             epilogues=[epilogue_from_dict(e) for e in data.get("epilogues", ())],
             hazards=HazardRecords.from_dict(data["hazards"]) if data.get("hazards") else HazardRecords(),
+            op_sources={op: (f, ln) for op, (f, ln) in data.get("op_sources", {}).items()},
+            libraries={f: _rec(LibraryRecord, v) for f, v in data.get("libraries", {}).items()},
             format=data["format"],
         )
 
@@ -349,6 +401,16 @@ def _rec(cls: type, data: dict[str, Any]) -> Any:
             value = tuple(value)
         values[f.name] = value
     return cls(**values)
+
+
+def _node(data: dict[str, Any]) -> NodeRecord:
+    node = _rec(NodeRecord, data)
+    buffers = data.get("buffers")
+    uses = data.get("uses")
+    return dataclasses.replace(
+        node, buffers=None if buffers is None else tuple(_rec(BufferRecord, b) for b in buffers),
+        uses=None if uses is None else {k: tuple(v) for k, v in uses.items()},
+    )
 
 
 def _emulation(data: dict[str, Any]) -> EmulationRecord:
@@ -380,8 +442,8 @@ def _call(data: dict[str, Any]) -> CallRecord:
 
 #: The capture imports every record from here, those the report's modules define too.
 __all__ = [
-    "CAPTURE_FORMAT", "ArgRecord", "BreakRecord", "CallRecord", "Capture", "DecompiledFrame", "DeviceProbeRecord",
+    "CAPTURE_FORMAT", "ArgRecord", "BreakRecord", "BufferRecord", "CallRecord", "Capture", "DecompiledFrame", "DeviceProbeRecord",
     "DeviceQueryRecord", "DynamoBreak", "EmulationRecord", "Failure", "FallbackRecord", "GraphRecord",
-    "KernelRecord", "LaunchRecord", "NodeRecord", "OutputCodeRecord", "OutputKernel", "RecompileLimit",
+    "KernelRecord", "LaunchRecord", "LibraryRecord", "NodeRecord", "OutputCodeRecord", "OutputKernel", "RecompileLimit",
     "RecompileRecord", "Resources", "extended",
 ]

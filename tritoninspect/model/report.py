@@ -1,8 +1,8 @@
 """The report: one frozen, versioned model that every renderer and diff reads.
 
-The JSON form (`Report.to_json`) is a public interface documented in
-docs/json.md. Change it only by bumping `SCHEMA_VERSION` and noting why in the changelog
-(`report_versions.py`, with the versions this tritoninspect reads and the fields each one added).
+The JSON form (`Report.to_json`) is a public interface documented in docs/json.md. Change it
+only by bumping `SCHEMA_VERSION` and noting why in model/versions.py, which lists what each
+version added and which older reports still read.
 
 The JSON Schema of this model, `tritoninspect/schemas/report.schema.json`, is generated
 from the dataclasses below (`json_schema()`; tests/test_schema.py keeps the file equal to
@@ -20,6 +20,14 @@ from typing import Any
 from tritoninspect.model import notebook, schema
 from tritoninspect.model._json import Schema, parse_json, read_json
 from tritoninspect.model.errors import ReportError
+from tritoninspect.model.versions import (
+    ADDED_IN_VERSION_1,
+    ADDED_IN_VERSION_5,
+    MAY_BE_ABSENT,
+    READABLE_VERSIONS,
+    SCHEMA_VERSION,
+    upgraded,
+)
 from tritoninspect.model.report_kernel import (
     STAGES,
     CallKind,
@@ -43,6 +51,7 @@ from tritoninspect.model.report_kernel import (
     SharedBuffer,
     StageName,
 )
+from tritoninspect.model.report_advice import Advice, Library
 from tritoninspect.model.report_breaks import (
     DEVICE_PROBE_MEANING,
     ArgChange,
@@ -62,7 +71,6 @@ from tritoninspect.model.report_export import (
     ExportInfo,
     SignatureEntry,
 )
-from tritoninspect.model.report_versions import ADDED_IN_VERSION_1, MAY_BE_ABSENT, READABLE_VERSIONS, SCHEMA_VERSION
 
 
 @dataclass(frozen=True)
@@ -164,6 +172,10 @@ class OpaqueOp:
     node: str
     #: Kernels seen launching inside it at run time.
     kernels: tuple[str, ...] = ()
+    #: Where the function it was registered with is defined; its installed distribution (None: the user's).
+    file: str | None = None
+    line: int | None = None
+    library: str | None = None
 
 
 @dataclass(frozen=True)
@@ -175,25 +187,6 @@ class Diagnostic:
     severity: Severity
     source: str
     message: str
-
-
-@dataclass(frozen=True)
-class Advice:
-    """One finding of the default view and what to do about it (analyse/advice.py makes them)."""
-
-    #: The rule that made it, e.g. "custom_op_hides_kernel".
-    rule: str
-    #: Higher first: 60 broken, 50 hidden from Inductor, 40 eager, 30 copies, 20 recompiles, 10 info.
-    impact: int
-    #: The fact, from this report, in one sentence.
-    finding: str
-    #: What to change; "" when there is nothing to change (an informational finding).
-    action: str
-    #: The torch behaviour the action rests on.
-    because: str
-    #: Where that behaviour is implemented or documented.
-    cite: str
-    kernel: str | None = None
 
 
 @dataclass(frozen=True)
@@ -263,6 +256,8 @@ class Report:
     advice: tuple[Advice, ...] = ()
     #: What torch.compile changes about each user kernel's result or speed (analyse/hazards/), worst first.
     findings: tuple[Finding, ...] = ()
+    #: Installed libraries whose code holds kernels, ops or graph breaks (Kernel.library and the like).
+    libraries: tuple[Library, ...] = ()
     #: `graph --cudagraphs`: what Inductor's CUDA graphs did with each compiled graph.
     cudagraphs: tuple[CudagraphUse, ...] = ()
     #: Each user-kernel launch Inductor scheduled and the epilogues it fused into it or refused.
@@ -343,6 +338,7 @@ _SCHEMA = Schema(
         (Report, "advice"): (Advice, True),
         (Report, "findings"): (Finding, True),
         (Finding, "evidence"): (Evidence, True),
+        (Report, "libraries"): (Library, True),
         (ExportInfo, "signature"): (SignatureEntry, True),
         (ExportInfo, "decomposed_signature"): (SignatureEntry, True),
         (ExportInfo, "dynamic_dims"): (DynamicDim, True),
@@ -379,16 +375,6 @@ def read_report(path: Path | str) -> Report:
     data = read_json(path)
     schema.validate(upgraded(data), schema.REPORT_SCHEMA, str(path))
     return Report.from_dict(data)
-
-
-def upgraded(data: Any) -> Any:
-    """An older readable report as this version's: only fields were added since, and the
-    schema lets each added field be absent (`MAY_BE_ABSENT`)."""
-    # `type is int`: `true` equals 1 in Python, and must not pass for version 1.
-    version = data.get("schema_version") if isinstance(data, dict) else None
-    if type(version) is int and version in READABLE_VERSIONS:
-        return {**data, "schema_version": SCHEMA_VERSION}
-    return data
 
 
 def with_meta(report: Report, **changes: Any) -> Report:

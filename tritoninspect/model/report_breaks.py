@@ -57,6 +57,12 @@ class GraphBreak(DynamoBreak):
     #: (`torch.cuda.is_available()` answered False while Dynamo traced that function, on its
     #: user stack); a GPU run may not break here. None otherwise.
     device_probe: str | None = None
+    #: A break at `.item()`: what the user's function does with the value, kind -> first line:
+    #: "branch" (an if/while/assert test), "kernel" (a launch's grid or argument), "size" (a tensor
+    #: size or slice bound), "other". None when not known (or another break).
+    value_uses: dict[str, int] | None = None
+    #: The installed distribution `library_frame` is in (the break happened in its code), else None.
+    library: str | None = None
 
 
 @dataclass(frozen=True)

@@ -80,6 +80,26 @@ class ClonedArg:
     cloned: bool | None = None
     #: Bytes one clone copies (read once, written once); None for symbolic sizes.
     bytes: int | None = None
+    #: How the kernel's body uses it: "load", "store", "atomic" (a load and a store of the same
+    #: pointer: read-modify-write); empty when not analysed.
+    uses: tuple[str, ...] = ()
+    #: In the AOT graph, what the tensor it is (a view of) is: "input" (a graph input), "alloc"
+    #: (allocated in the graph), "computed" (another op's result); "" when not known.
+    made_by: Literal["input", "alloc", "computed", ""] = ""
+    #: It is a view of that tensor (a slice, select, as_strided...), not the tensor itself.
+    view: bool = False
+    #: "alloc": what it was filled with ("0" for torch.zeros); None: left uninitialised (torch.empty).
+    fill: str | None = None
+    #: Other arguments of the launch that get the same tensor (or views of it) in the AOT graph.
+    shares_with: tuple[str, ...] = ()
+    #: Those arguments were separate tensors in the Dynamo graph: the compiler merged them
+    #: (AOTAutograd's common-subexpression elimination of identical allocations).
+    merged: bool = False
+    #: Graph nodes after the launch that read its value from before the launch ("output": returned,
+    #: e.g. saved for backward).
+    read_after: tuple[str, ...] = ()
+    #: "input": the graph writes the kernel's result back into the input (the program mutates it).
+    written_back: bool = False
 
 
 @dataclass(frozen=True)
@@ -306,3 +326,5 @@ class Kernel(KernelRecord):
     guards: tuple[KernelGuard, ...] = ()
     #: Arguments and grids holding symbolic sizes.
     symbolic_args: tuple[SymbolicArg, ...] = ()
+    #: The installed distribution its source is in (Report.libraries); None: the user's own code.
+    library: str | None = None

@@ -28,6 +28,12 @@ def _report_text(report: Any, *, color: bool | None = None, width: int | None = 
     return render_overview(report, color=color, width=width)
 
 
+def _report_summary(report: Any, *, color: bool | None = None, width: int | None = None) -> str:
+    from tritoninspect.render.overview import render_summary
+
+    return render_summary(report, color=color, width=width)
+
+
 def _report_detail(report: Any, *, color: bool | None = None, width: int | None = None) -> str:
     from tritoninspect.render.terminal import TerminalRenderer
 
@@ -127,11 +133,13 @@ def _show(view: str) -> Renderer:
 
 
 #: Output format -> renderer. "text" is the report as `graph` prints it (one screen: kernels,
-#: findings, advice), "detail" its stage-by-stage tables (`graph --detail`); "breaks",
-#: "diff" and "check" are the other commands' text; "junit" and "github" a check suite's JUnit XML
-#: and GitHub Actions annotations; "show:<view>" a `--show` view.
+#: findings, advice), "summary" the few lines `graph -o FILE` prints (counts and findings),
+#: "detail" its stage-by-stage tables (`graph --detail`); "breaks", "diff" and "check" are the other
+#: commands' text; "junit" and "github" a check suite's JUnit XML and GitHub Actions annotations;
+#: "show:<view>" a `--show` view.
 RENDERERS: dict[str, Renderer] = {
     "text": _report_text,
+    "summary": _report_summary,
     "detail": _report_detail,
     "json": _json,
     "breaks": _breaks_text,

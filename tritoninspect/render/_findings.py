@@ -1,50 +1,58 @@
-"""The findings in the detailed text (`--detail`, `--kernel NAME`): each with its evidence, action,
-the torch behaviour it rests on and the torch versions affected (`Report.findings`)."""
+"""Findings and their advice as text: numbered, highest impact first, one line per cause.
+
+Shared by the default view (merged: one finding per cause, its kernels listed) and the detailed
+view (`--detail`: each merged finding followed by every finding it holds). Works on any
+`Advice` list, whichever rules made it.
+"""
 
 from __future__ import annotations
 
-from pathlib import Path
+from collections.abc import Sequence
 
 from rich.console import RenderableType
-from rich.padding import Padding
+from rich.table import Table
 from rich.text import Text
 
-from tritoninspect.render import _format as fmt
 from tritoninspect.render._widgets import ALERT, heading
-from tritoninspect.model.report import Evidence, Finding, Report
+from tritoninspect.model.report import Advice
 
-SEVERITY_STYLE = {"error": ALERT, "warning": "yellow", "note": "dim"}
+#: Findings of at least this impact are shown in the alert style (broken, hidden from Inductor).
+ALERT_IMPACT = 50
 
 
-def findings_section(report: Report, cwd: Path) -> list[RenderableType]:
-    """Every finding, worst first; nothing when there is none."""
-    if not report.findings:
+def findings_block(advice: Sequence[Advice], *, detail: bool = False) -> list[RenderableType]:
+    """"Findings, by impact (N)": one numbered line per finding; with `detail`, a merged finding's
+    own findings follow it, one per line."""
+    if not advice:
         return []
-    blocks: list[RenderableType] = [heading("Findings: what torch.compile changes", len(report.findings))]
-    for f in report.findings:
-        blocks += finding_lines(f, cwd)
-    return blocks
+    grid = numbered_grid()
+    for i, a in enumerate(advice, 1):
+        grid.add_row(f"{i}.", Text(a.finding, style=ALERT if a.impact >= ALERT_IMPACT else ""))
+        if detail and a.details:
+            listed = numbered_grid()
+            for line in a.details:
+                listed.add_row("-", Text(line))
+            grid.add_row("", listed)
+    return [heading("Findings, by impact", len(advice)), grid]
 
 
-def finding_lines(f: Finding, cwd: Path) -> list[RenderableType]:
-    head = Text.assemble((f.severity, SEVERITY_STYLE.get(f.severity, "")), " ", (f.rule, "bold"),
-                         f" {f.kernel}" if f.kernel else "", f": {f.summary}")
-    lines: list[RenderableType] = [head]
-    for e in f.evidence:
-        took = f" ({e.seconds * 1000:.0f} ms)" if e.seconds is not None else ""
-        lines.append(Padding(Text(f"· {_where(e, cwd)}{e.text}{took}", style="dim"), (0, 0, 0, 2)))
-    if f.action:
-        lines.append(Padding(Text(f"do: {f.action}"), (0, 0, 0, 2)))
-    versions = " ".join(x for x in (f"torch versions: {f.versions}" if f.versions else "",
-                                    f"fixed in torch {f.fixed_in}" if f.fixed_in else "") if x)
-    basis = " · ".join(x for x in (f.basis, versions) if x) + (f" [{f.cite}]" if f.cite else "")
-    if basis.strip():
-        lines.append(Padding(Text(f"why: {basis}", style="dim"), (0, 0, 0, 2)))
-    return lines
+def advice_block(advice: Sequence[Advice]) -> list[RenderableType]:
+    """"Advice": what to change for each finding that has an action, numbered as the findings,
+    with the torch behaviour it rests on."""
+    actions = [(i, a) for i, a in enumerate(advice, 1) if a.action]
+    if not actions:
+        return []
+    grid = numbered_grid()
+    for i, a in actions:
+        body = Text(a.action)
+        body.append(f"\nwhy: {a.because} [{a.cite}]", style="dim")
+        grid.add_row(f"{i}.", body)
+    return [heading("Advice"), grid]
 
 
-def _where(e: Evidence, cwd: Path) -> str:
-    parts = [f"[{e.compile_id}]" if e.compile_id else "", e.node or "",
-             f"{e.param}" if e.param else "", fmt.location(e.file, e.line, cwd=cwd) if e.file else ""]
-    where = " ".join(p for p in parts if p)
-    return f"{where}: " if where else ""
+def numbered_grid() -> Table:
+    """Two columns: the number, and the text wrapped at spaces with a hanging indent."""
+    grid = Table.grid(padding=(0, 1, 0, 0))
+    grid.add_column(no_wrap=True, style="bold")
+    grid.add_column(overflow="fold")
+    return grid

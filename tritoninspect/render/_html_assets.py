@@ -109,6 +109,12 @@ pre.diff .del{background:var(--del)}
 pre.diff .hunk{color:var(--mark)}
 .tk-k{color:#cf222e}.tk-s{color:#0a3069}.tk-c{color:#6e7781;font-style:italic}.tk-n{color:#0550ae}.tk-f{color:#8250df}.tk-o{color:#953800}
 .break{border-left:4px solid #d4a72c;padding:2px 0 4px 12px;margin:14px 0}
+ol.findings{padding-left:22px}
+ol.findings>li{margin:8px 0 12px}
+ol.findings p{margin:2px 0 4px;font-weight:500}
+ol.findings p.alert{color:var(--copy)}
+.pill.library{background:var(--warn-bg);color:var(--warn);border-color:#d4a72c;font-weight:500}
+.cite{font-size:12px}
 .hint{background:#ddf4ff;border:1px solid #54aeff;border-radius:6px;padding:6px 10px;margin:6px 0}
 .reason{white-space:pre-wrap;color:var(--muted);font-size:12.5px}
 .side-by-side{display:grid;grid-template-columns:repeat(var(--cols,2),minmax(0,1fr));gap:14px}

@@ -44,7 +44,8 @@ def emit(
     `output`: also write it to this file, as `file_fmt`, by default guessed from
     the suffix (JSON for ".json", else `text`, the command's own text format),
     uncoloured. `dump`: write a report's artifacts, and `extra_files`, into
-    this directory first (see `render.dump.dump_artifacts`).
+    this directory first (see `render.dump.dump_artifacts`). Each file written is said in one line
+    on stderr ("wrote report.html (HTML report: 4 kernels, 1 finding)").
     """
     with usage_errors():
         if dump is not None:
@@ -53,11 +54,30 @@ def emit(
             written = dump_artifacts(document, dump, extra_files)
             _note(f"wrote {len(written)} files to {dump}")
         if output is not None:
-            body = render_as(document, file_fmt or guess_format_from_path(output, text), color=False)
+            file_format = file_fmt or guess_format_from_path(output, text)
+            body = render_as(document, file_format, color=False)
             write_atomically(output, body + "\n")
-            _note(f"wrote {output}")
+            _note(f"wrote {output}{_what(document, file_format)}")
         if fmt is not None:
             sys.stdout.write(render_as(document, fmt) + "\n")
+
+
+#: How the "wrote" line names a format.
+_FORMAT_WORDS = {"json": "JSON", "html": "HTML", "html:breaks": "HTML", "text": "text", "detail": "text"}
+
+
+def _what(document: Any, fmt: str) -> str:
+    """" (HTML report: 4 kernels, 1 finding)": what a report file holds; "" for other documents."""
+    from tritoninspect.model.report import Report
+
+    if not isinstance(document, Report):
+        return ""
+    from tritoninspect.analyse.advice import advise
+
+    kernels, findings = len(document.kernels), len(document.advice or advise(document))
+    word = _FORMAT_WORDS.get(fmt, fmt)
+    return (f" ({word} report: {kernels} kernel{'s' if kernels != 1 else ''}, "
+            f"{findings} finding{'s' if findings != 1 else ''})")
 
 
 def _note(message: str) -> None:

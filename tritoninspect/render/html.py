@@ -1,6 +1,7 @@
 """The HTML report: one self-contained page per report (`-o report.html` for `graph` and `breaks`).
 
-Per kernel: what torch.compile did with it, and pictures (SVG) of the graph around it in the
+First the findings with their advice (as the default text view: merged by cause, highest impact
+first). Per kernel: what torch.compile did with it, and pictures (SVG) of the graph around it in the
 final post-grad graph and in the output code; then graph breaks with the user's code, recompiles
 with the kernel arguments that changed, and every graph and output module, highlighted, with
 user-kernel lines marked. Torch-free: a saved report.json re-renders offline.
@@ -28,13 +29,14 @@ from tritoninspect.render._html import (
     page,
     pills,
 )
+from tritoninspect.render._findings import ALERT_IMPACT
 from tritoninspect.render._svg import picture_svg
 from tritoninspect.render.cudagraphs import cudagraph_html
 from tritoninspect.render.breaks import break_groups, shown_reason
 from tritoninspect.render.stage import kernel_line_pattern, marked_lines
-from tritoninspect.model.report import Failure, Graph, GraphBreak, Kernel, Occurrence, Recompile, Report, STAGES
+from tritoninspect.model.report import STAGES, Advice, Failure, Graph, GraphBreak, Kernel, Occurrence, Recompile, Report
 
-__all__ = ["graph_anchor", "kernel_figure", "render_html"]
+__all__ = ["findings_section", "graph_anchor", "kernel_figure", "linked_text", "render_html"]
 
 
 def render_html(report: Report, *, breaks_first: bool = False) -> str:
@@ -42,12 +44,14 @@ def render_html(report: Report, *, breaks_first: bool = False) -> str:
     cwd = Path.cwd()
     kernels = [_kernels(report, cwd), _opaque(report)]
     breaks = [_breaks(report, cwd), _recompiles(report)]
-    sections = [_failure(report.failure, cwd), *(breaks + kernels if breaks_first else kernels + breaks),
-                cudagraph_html(report), _graphs(report), _diagnostics(report)]
+    sections = [_failure(report.failure, cwd), findings_section(report),
+                *(breaks + kernels if breaks_first else kernels + breaks), cudagraph_html(report), _graphs(report),
+                _diagnostics(report)]
     nav = [("kernels", "Kernels"), ("breaks", "Graph breaks"), ("recompiles", "Recompiles"),
            ("graphs", "Graphs & code")]
     if breaks_first:
         nav = nav[1:3] + nav[:1] + nav[3:]
+    nav = [("findings", "Findings"), *nav]
     title = f"tritoninspect · {report.meta.target}"
     return page(title, header(report), sections, nav=nav)
 
@@ -93,6 +97,52 @@ def _failure(failure: Failure | None, cwd: Path) -> str:
     more = f"<details><summary>full message</summary><pre class=\"code\">{esc(details)}</pre></details>" if details else ""
     return (f'<section id="failure"><h2>The compile or run failed</h2><p class="verdict">{esc(failure.headline())}</p>'
             f"{facts(rows)}{more}<p class=\"muted\">Everything below was captured before the failure.</p></section>")
+
+
+# --- findings and advice -------------------------------------------------------------
+
+
+def findings_section(report: Report) -> str:
+    """The findings, highest impact first, each with what to change and why: the default text
+    view's findings and advice in one list; a merged finding lists the findings it holds."""
+    from tritoninspect.analyse.advice import advise
+
+    found = advise(report)
+    if not found:
+        return '<section id="findings"><h2>Findings</h2><p>Nothing to change was found.</p></section>'
+    items = "".join(_finding(report, a) for a in found)
+    return (f'<section id="findings"><h2>Findings, by impact ({len(found)})</h2>'
+            f'<ol class="findings">{items}</ol></section>')
+
+
+def _finding(report: Report, a: Advice) -> str:
+    cls = ' class="alert"' if a.impact >= ALERT_IMPACT else ""
+    library = next((lib for lib in report.libraries if lib.distribution == a.library), None)
+    owner = (f' <span class="pill library">{esc(library.distribution)} {esc(library.version)}</span>'
+             if library else f' <span class="pill library">{esc(a.library)}</span>' if a.library else "")
+    details = ""
+    if a.details:
+        lines = "".join(f"<li>{esc(d)}</li>" for d in a.details)
+        details = f"<details><summary>each finding ({len(a.details)})</summary><ul>{lines}</ul></details>"
+    action = f'<div class="hint"><b>advice:</b> {linked_text(a.action)}</div>' if a.action else ""
+    why = (f'<div class="muted">why: {esc(a.because)} <span class="cite">[{esc(a.cite)}]</span></div>'
+           if a.because else "")
+    search = " ".join((a.rule, *a.kernels, a.library or ""))
+    return (f'<li data-search="{esc(search)}"><p{cls}>{esc(a.finding)}{owner}</p>{details}{action}{why}</li>')
+
+
+_URL_RE = re.compile(r"https?://[^\s()<>]+[^\s()<>.,;:]")
+
+
+def linked_text(text: str) -> str:
+    """`text` escaped, its http(s) URLs made links."""
+    out, last = [], 0
+    for m in _URL_RE.finditer(text):
+        out.append(esc(text[last:m.start()]))
+        out.append(link(m.group(0)))
+        last = m.end()
+    out.append(esc(text[last:]))
+    return "".join(out)
 
 
 # --- kernels ----------------------------------------------------------------------

@@ -17,11 +17,12 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
-from tritoninspect.analyse.advice import Advice, advise
+from tritoninspect.analyse.advice import advise
 from tritoninspect.analyse.summary import KernelSummary, size_text, summarise
 from tritoninspect.render import _format as fmt
 from tritoninspect.render._console import console_text, make_console, print_blocks
 from tritoninspect.render._failure import failure_section, recompile_limit_section
+from tritoninspect.render._findings import advice_block, findings_block, numbered_grid
 from tritoninspect.render._safe import safe_record
 from tritoninspect.render.cudagraphs import cudagraph_section, epilogue_section
 from tritoninspect.render._widgets import ALERT, ENTRY_STYLES, heading
@@ -43,10 +44,32 @@ def render_overview(report: Report, *, color: bool | None = None, width: int | N
     advice = advise(report, kernels)
     blocks = [_header(report, cwd), failure_section(report, cwd), _kernel_block(report, kernels, console.width),
               _opaque_block(report), recompile_limit_section(report, cwd), cudagraph_section(report, cwd),
-              epilogue_section(report, cwd, all_kernels=False), _findings(advice), _advice(advice),
+              epilogue_section(report, cwd, all_kernels=False), findings_block(advice), advice_block(advice),
               _diagnostics(report), _footer(report)]
     print_blocks(console, blocks)
     return console_text(console)
+
+
+def render_summary(report: Report, *, color: bool | None = None, width: int | None = None) -> str:
+    """The short summary `graph -o FILE` prints: the header and counts, one line of kernels by entry,
+    and the findings (one per cause; their advice is in the file)."""
+    console = make_console(width=width, color=color)
+    report = safe_record(report)
+    cwd = Path.cwd()
+    advice = advise(report)
+    blocks = [_header(report, cwd), [Text(kernels_line(report))], findings_block(advice), _diagnostics(report)]
+    print_blocks(console, blocks)
+    return console_text(console)
+
+
+def kernels_line(report: Report) -> str:
+    """`kernels: 4 (custom_op 4)`: how many, by how they entered."""
+    entries: dict[str, int] = {}
+    for k in report.kernels:
+        for entry in k.entries or ("unseen",):
+            entries[entry] = entries.get(entry, 0) + 1
+    by_entry = ", ".join(f"{e} {n}" for e, n in entries.items())
+    return f"kernels: {len(report.kernels)}" + (f" ({by_entry})" if by_entry else "")
 
 
 def _header(report: Report, cwd: Path) -> list[RenderableType]:
@@ -106,7 +129,7 @@ def _opaque_block(report: Report) -> list[RenderableType]:
     if not unseen:
         return []
     inside = "unknown (a trace does not show them: they launch inside the op at run time)"
-    grid = _numbered_grid()
+    grid = numbered_grid()
     for op, ids in unseen.items():
         grid.add_row(Text(op, style="yellow"), Text(f"[{', '.join(fmt.sorted_ids(ids))}] kernels inside: {inside}"))
     note = Text("custom ops Inductor calls as a black box: it cannot see, fuse or reorder the kernels inside them",
@@ -177,36 +200,6 @@ def around_cell(k: KernelSummary) -> str:
     return f"{' '.join(k.before) or NONE} / {' '.join(k.after) or NONE}{fused}"
 
 
-def _findings(advice: Sequence[Advice]) -> list[RenderableType]:
-    if not advice:
-        return []
-    grid = _numbered_grid()
-    for i, a in enumerate(advice, 1):
-        grid.add_row(f"{i}.", Text(a.finding, style=ALERT if a.impact >= 50 else ""))
-    return [heading("Findings, by impact", len(advice)), grid]
-
-
-def _advice(advice: Sequence[Advice]) -> list[RenderableType]:
-    """What to change for each finding that has an action, numbered as the findings."""
-    actions = [(i, a) for i, a in enumerate(advice, 1) if a.action]
-    if not actions:
-        return []
-    grid = _numbered_grid()
-    for i, a in actions:
-        body = Text(a.action)
-        body.append(f"\nwhy: {a.because} [{a.cite}]", style="dim")
-        grid.add_row(f"{i}.", body)
-    return [heading("Advice"), grid]
-
-
-def _numbered_grid() -> Table:
-    # Two columns: the number, and the text wrapped at spaces with a hanging indent.
-    grid = Table.grid(padding=(0, 1, 0, 0))
-    grid.add_column(no_wrap=True, style="bold")
-    grid.add_column(overflow="fold")
-    return grid
-
-
 def _diagnostics(report: Report) -> list[RenderableType]:
     """Warnings and errors (what tritoninspect could not do or check) one line each; notes only counted."""
     problems = [d for d in report.diagnostics if d.severity != "note"]
@@ -214,7 +207,7 @@ def _diagnostics(report: Report) -> list[RenderableType]:
     lines: list[RenderableType] = []
     if problems:
         lines.append(heading("Diagnostics", len(problems)))
-        grid = _numbered_grid()
+        grid = numbered_grid()
         for d in problems:
             grid.add_row(d.severity, Text(f"{d.source}: {fmt.first_line(d.message)}"))
         lines.append(grid)

@@ -11,7 +11,8 @@ from rich.text import Text
 from tritoninspect.render import _format as fmt
 from tritoninspect.render._console import console_text, make_console, print_blocks
 from tritoninspect.render._failure import failure_section, recompile_limit_section
-from tritoninspect.render._findings import findings_section
+from tritoninspect.render._hazards import findings_section
+from tritoninspect.render._findings import advice_block, findings_block
 from tritoninspect.render._safe import safe_record
 from tritoninspect.render.cudagraphs import cudagraph_section, epilogue_section
 from tritoninspect.render._kernels import kernel_details, kernel_table, verdicts
@@ -177,6 +178,14 @@ def _unattributed_fallbacks(report: Report, cwd: Path) -> list[RenderableType]:
 SEVERITY_STYLE = {"error": ALERT, "warning": "yellow", "note": "dim"}
 
 
+def _findings(report: Report, cwd: Path) -> list[RenderableType]:
+    """Every finding, a merged one with each finding it holds, then the advice (as the default view's)."""
+    from tritoninspect.analyse.advice import advise
+
+    found = advise(report)
+    return [*findings_block(found, detail=True), *([Text("")] if found else []), *advice_block(found)]
+
+
 def _diagnostics(report: Report, cwd: Path) -> list[RenderableType]:
     if not report.diagnostics:
         return []
@@ -203,6 +212,7 @@ SECTIONS: tuple[Section, ...] = (
     _unattributed_fallbacks,
     cudagraph_section,
     epilogue_section,
+    _findings,
     _diagnostics,
     verdicts,
 )

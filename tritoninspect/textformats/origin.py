@@ -50,7 +50,7 @@ import tempfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-__all__ = ["Origin", "classify", "is_library_file", "is_own_file", "is_user_file", "user_tree"]
+__all__ = ["Library", "Origin", "classify", "is_library_file", "is_own_file", "is_user_file", "library_of", "user_tree"]
 
 
 class Origin(enum.Enum):
@@ -113,6 +113,74 @@ def is_own_file(path: str) -> bool:
     return classify(path) is Origin.USER
 
 
+@dataclass(frozen=True)
+class Library:
+    """The installed distribution a library file belongs to."""
+
+    #: As pip names it, e.g. "liger_kernel" or "moe-ops".
+    distribution: str
+    version: str
+    #: The top-level import package the file is in, e.g. "liger_kernel".
+    package: str
+    #: Where to report a problem (the metadata's "Bug Tracker"/"Issues" URL), else its home page.
+    url: str = ""
+
+
+def library_of(path: str) -> Library | None:
+    """The installed distribution `path` comes from (by `importlib.metadata.packages_distributions`,
+    the top-level package below the site directory); None for the user's code, the machinery, the
+    standard library and files no distribution lists."""
+    if not path or path.startswith("<"):
+        return None
+    kind, package = _decide(os.path.abspath(path), _USER_ROOTS.get(), _environment(tuple(sys.path)))
+    if kind is not Origin.LIBRARY or not package:
+        return None
+    return _distribution(package, tuple(sys.path))
+
+
+@functools.lru_cache(maxsize=256)
+def _distribution(package: str, sys_path: tuple[str, ...]) -> Library | None:
+    names = _packages_distributions(sys_path).get(package) or []
+    for name in names:
+        dist = _find_distribution(name)
+        if dist is not None:
+            return Library(dist.metadata.get("Name") or name, dist.version, package, _issues_url(dist))
+    return None
+
+
+def _find_distribution(name: str) -> importlib.metadata.Distribution | None:
+    """The distribution named `name`: by its normalised folder name, else by the Name in its metadata
+    (a `*.dist-info` folder named otherwise)."""
+    try:
+        return importlib.metadata.distribution(name)
+    except importlib.metadata.PackageNotFoundError:
+        pass
+    return next((d for d in importlib.metadata.distributions() if d.metadata.get("Name") == name), None)
+
+
+@functools.lru_cache(maxsize=8)
+def _packages_distributions(sys_path: tuple[str, ...]) -> dict[str, list[str]]:
+    """Top-level import name -> distributions, for this `sys.path` (the key: a change rescans)."""
+    del sys_path
+    return dict(importlib.metadata.packages_distributions())
+
+
+#: Project-URL labels, most wanted first (an issue tracker, then the code, then the home page).
+_URL_LABELS = ("bug tracker", "issues", "issue tracker", "bug reports", "repository", "source", "source code",
+               "homepage", "home")
+
+
+def _issues_url(dist: importlib.metadata.Distribution) -> str:
+    urls: dict[str, str] = {}
+    for entry in dist.metadata.get_all("Project-URL") or []:
+        label, _, url = entry.partition(",")
+        urls.setdefault(label.strip().lower(), url.strip())
+    for label in _URL_LABELS:
+        if urls.get(label):
+            return urls[label]
+    return str(dist.metadata.get("Home-page") or "")
+
+
 # --- classification ----------------------------------------------------------------
 
 
@@ -130,6 +198,12 @@ class _Environment:
 
 @functools.lru_cache(maxsize=65536)
 def _classify(path: str, user_roots: tuple[str, ...], env: _Environment) -> Origin:
+    return _decide(path, user_roots, env)[0]
+
+
+def _decide(path: str, user_roots: tuple[str, ...], env: _Environment) -> tuple[Origin, str]:
+    """The origin of `path`, and the top-level package or module it is in below the deciding
+    root ("" when that root is one package, or for the user's code)."""
     real = _real(path)
     named = _install_dir_above(real)
     # (root, the directory whose depth ranks it, origin); a library root whose rank is
@@ -143,11 +217,13 @@ def _classify(path: str, user_roots: tuple[str, ...], env: _Environment) -> Orig
     ]
     holding = [item for item in roots if _contains(item[0], real)]
     if not holding:
-        return Origin.USER
+        return Origin.USER, ""
     # Every ranking directory holds `real`, so the longest is the deepest.
     root, rank, kind = max(holding, key=lambda item: (len(item[1]), _TIE_ORDER[item[2]]))
     top = root if root != rank else _first_below(root, real)
-    return Origin.MACHINERY if kind is Origin.LIBRARY and _top_level_name(top) in MACHINERY_PACKAGES else kind
+    if kind is Origin.LIBRARY and _top_level_name(top) in MACHINERY_PACKAGES:
+        return Origin.MACHINERY, ""
+    return kind, _top_level_name(top) if kind is Origin.LIBRARY else ""
 
 
 def _first_below(root: str, path: str) -> str:

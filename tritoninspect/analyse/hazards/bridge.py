@@ -17,6 +17,11 @@ from tritoninspect.model.report import Advice, Finding, Report
 #: wrong result ranks above everything else; a slowdown with the copies.
 IMPACT = {"error": 65, "warning": 30}
 
+#: What `hazard_advice` fires on (docs/advice.md lists each rule's precondition).
+HAZARD_PRECONDITION = ("a finding of Report.findings (analyse/hazards/) with severity error or warning; the advice "
+                       "carries the finding's rule, summary, action, basis, versions and citation. A clone_cost warning "
+                       "gives way to a proved clone rule's advice for the same kernel.")
+
 
 def hazard_advice(report: Report, kernels: Sequence[KernelSummary]) -> list[Advice]:
     """One Advice per error or warning finding of `report` (notes stay in `Report.findings`)."""

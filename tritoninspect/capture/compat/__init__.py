@@ -12,6 +12,7 @@ write `compat.hops.side_table_kernel(...)`; the text torch emits is parsed
 torch-free in `tritoninspect.textformats`.
 
 - `versions`: torch and Triton versions.
+- `graph_views`: ATen view, allocation and write-back ops in AOT / post-grad FX graphs.
 - `hops`: the triton_kernel_wrapper HOPs, their side table, argument tensors.
 - `kernels`: Triton kernel objects, from a side-table entry to the user's JITFunction and decorators.
 - `library`: custom_op / triton_op registrations.
@@ -42,6 +43,7 @@ from tritoninspect.capture.compat import (
     device_probes,
     device_queries,
     dynamo,
+    graph_views,
     hops,
     inductor,
     interpreter,
@@ -58,7 +60,7 @@ from tritoninspect.capture.compat import (
 )
 
 __all__ = [
-    "autotune", "caches", "compile_only", "cxx_runtime", "device_probes", "device_queries", "dynamo", "hops",
-    "inductor", "interpreter", "kernels", "layouts", "library", "lowering", "mutation", "no_cuda", "shapes",
-    "trace_log", "triton_compile", "versions",
+    "autotune", "caches", "compile_only", "cxx_runtime", "device_probes", "device_queries", "dynamo",
+    "graph_views", "hops", "inductor", "interpreter", "kernels", "layouts", "library", "lowering", "mutation",
+    "no_cuda", "shapes", "trace_log", "triton_compile", "versions",
 ]

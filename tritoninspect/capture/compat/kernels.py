@@ -97,3 +97,18 @@ def autotune_key(layer: Autotuner) -> list[str]:
 def heuristic_names(layer: Heuristics) -> list[str]:
     # Heuristics.values (name -> function), triton 3.6-3.8; PR not found.
     return list(layer.values)
+
+
+def kernel_text(jf: JITFunction) -> str:
+    """The kernel's source as Triton parsed it (`JITFunction.src`, the `def` without decorators;
+    triton 3.6-3.8); "" when there is none."""
+    return str(getattr(jf, "src", "") or "")
+
+
+def called_jit_source(jf: JITFunction, name: str) -> str | None:
+    """The source of the `@triton.jit` function a kernel calls by `name` (looked up in the kernel
+    module's globals, as Triton's code generator resolves it: triton/compiler/code_generator.py,
+    triton 3.6-3.8); None for anything else (tl.*, builtins, unknown names)."""
+    value = jf.fn.__globals__.get(name)
+    jit = innermost_jit(value) if value is not None else None
+    return kernel_text(jit) if jit is not None else None

@@ -56,6 +56,17 @@ def is_triton_op(name: str) -> bool:
     return any(cls.__name__ == "FunctionalTensorMode" for cls in fns)
 
 
+def op_source(name: str) -> tuple[str | None, int | None]:
+    """(file, line) of the Python function a custom op or triton_op was registered with
+    (`CustomOpDef._init_fn`, private, torch 2.11-2.14; PR not found); (None, None) for ops
+    registered otherwise (a C++ or `torch.library.Library.impl` op)."""
+    fn = getattr(_opdefs().get(name), "_init_fn", None)
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return None, None
+    return code.co_filename, code.co_firstlineno
+
+
 def custom_op_codes() -> dict[CodeType, str]:
     """Code objects of every custom op's Python implementation -> op name, to
     find launches made inside an opaque op by walking the stack.

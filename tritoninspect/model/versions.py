@@ -1,8 +1,7 @@
-"""The report's schema versions: `SCHEMA_VERSION`, the versions this tritoninspect reads, the fields
-each version added (a readable older report may lack them), and why each version was made.
+"""The report schema's versions: what each added, and which older reports still read.
 
-`tritoninspect.model.report` re-exports these names. Change the report only by bumping
-`SCHEMA_VERSION` and noting why below.
+The JSON form (`Report.to_json`) is a public interface documented in docs/json.md. Change it only
+by bumping `SCHEMA_VERSION` and noting why below.
 
 Schema changelog:
   1  first version: meta, graphs, graph_breaks, recompiles, kernels with
@@ -48,8 +47,13 @@ Schema changelog:
      (forward, backward, recompute, inference), .function and .line. Kernel.guards (KernelGuard:
      guards on sizes a kernel's launch added, e.g. a heuristics value or a constexpr from a size, a
      recompile risk) and Kernel.symbolic_args (SymbolicArg: arguments and grids holding symbolic
-     sizes, unbacked ones marked). Versions 1-4 still read: they lack these fields (function "call",
-     placement None, no guards).
+     sizes, unbacked ones marked). And the facts the advice rules rest on (issue 23), with
+     merged advice: ClonedArg.uses, .made_by, .view, .fill, .shares_with, .merged, .read_after,
+     .written_back (how the kernel uses a cloned argument, load / store / atomic, and where it
+     comes from in the AOT graph); GraphBreak.value_uses (what the user's code does with a
+     `.item()` value) and .library; Kernel.library, OpaqueOp.file / .line / .library and
+     Report.libraries (Library): whose code a kernel, op or break is; Advice.kernels, .cause,
+     .details, .library: findings with the same rule, cause and action merged into one.
      Report.findings (Finding, Evidence): what torch.compile changes about a user kernel's result
      or speed (issue 24), each with a rule, a severity ("error": results can differ from eager;
      "warning": speed or memory suffer; "note"), its evidence, one action, the torch source or
@@ -58,12 +62,16 @@ Schema changelog:
      whether Inductor's CUDA-graph tree took it, the reason tied to a kernel, recorded/replayed counts
      on a GPU, "predicted" in compile-only mode) and Report.epilogues (EpilogueFusion,
      EpilogueNeighbour: the neighbours Inductor fused into a user kernel or refused; issue 24 items 6-7).
+     Versions 1-4 still read: they lack these fields (function "call", placement None, no
+     guards; otherwise empty, None, False, "").
      These sets of fields were made on separate branches, each as version 5, and merged into one
      version 5. Evidence.seconds was added while version 5 was being made: reports written
      before it lack it (read as null).
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 SCHEMA_VERSION = 5
 #: Versions this tritoninspect reads: every change so far only added fields.
@@ -80,6 +88,15 @@ ADDED_IN_VERSION_1 = frozenset({
     "GraphBreak.eager_kernels", "GraphBreak.hint", "GraphBreak.hint_source", "Recompile.guard",
     "Recompile.previous", "Recompile.changes", "Recompile.hint", "Report.decompiled",
 })
+#: Version 5's advice facts (issue 23), findings, CUDA graphs and epilogues (issue 24; see the changelog
+#: above): a version 1-4 report lacks them.
+ADDED_IN_VERSION_5 = frozenset({
+    "ClonedArg.uses", "ClonedArg.made_by", "ClonedArg.view", "ClonedArg.fill", "ClonedArg.shares_with",
+    "ClonedArg.merged", "ClonedArg.read_after", "ClonedArg.written_back", "GraphBreak.value_uses",
+    "GraphBreak.library", "Kernel.library", "OpaqueOp.file", "OpaqueOp.line", "OpaqueOp.library",
+    "Report.libraries", "Advice.kernels", "Advice.cause", "Advice.details", "Advice.library",
+    "Report.findings", "Evidence.seconds", "Report.cudagraphs", "Report.epilogues",
+})
 #: Fields a readable report may lack: those added in version 1, and versions 2 to 5's additions.
 MAY_BE_ABSENT = ADDED_IN_VERSION_1 | {
     "Report.failure", "Report.recompile_limits", "CodeCall.ops_source", "Neighbour.ops_source",
@@ -88,5 +105,14 @@ MAY_BE_ABSENT = ADDED_IN_VERSION_1 | {
     "CodeCall.function", "Neighbourhood.function", "Neighbourhood.function_kind", "Neighbourhood.call_sites",
     "Neighbourhood.caller_before", "Neighbourhood.caller_after", "Neighbourhood.recompute",
     "Occurrence.placement", "Occurrence.function", "Occurrence.line", "Kernel.guards", "Kernel.symbolic_args",
-    "Report.findings", "Evidence.seconds", "Report.cudagraphs", "Report.epilogues",
-}
+} | ADDED_IN_VERSION_5
+
+
+def upgraded(data: Any) -> Any:
+    """An older readable report as this version's: only fields were added since, and the
+    schema lets each added field be absent (`MAY_BE_ABSENT`)."""
+    # `type is int`: `true` equals 1 in Python, and must not pass for version 1.
+    version = data.get("schema_version") if isinstance(data, dict) else None
+    if type(version) is int and version in READABLE_VERSIONS:
+        return {**data, "schema_version": SCHEMA_VERSION}
+    return data

@@ -1,0 +1,133 @@
+"""Advice rules for recompiles: grouped by the guard that failed (or the kernel argument it held),
+and recompile limits hit. See analyse/advice.py for the rule contract."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from tritoninspect.analyse.advice_text import BROKEN, RECOMPILES, plural
+from tritoninspect.analyse.breaks import is_size_mismatch
+from tritoninspect.analyse.summary import KernelSummary
+from tritoninspect.model.report import Advice, Recompile, Report
+
+
+def recompiles(report: Report, kernels: Sequence[KernelSummary]) -> list[Advice]:
+    """Recompiles, grouped by the guard that failed (or the kernel argument it guarded); limits hit."""
+    groups: dict[tuple[str, ...], list[Recompile]] = {}
+    for r in report.recompiles:
+        groups.setdefault(_recompile_key(r), []).append(r)
+    advice = [_recompile_advice(key, group) for key, group in groups.items()]
+    for limit in report.recompile_limits:
+        advice.append(Advice(
+            rule="recompiles", impact=BROKEN,
+            finding=f"Dynamo hit {limit.limit_type}"
+                    + (f" ({limit.limit})" if limit.limit is not None else "")
+                    + (f" for {limit.function}" if limit.function else "")
+                    + ": later calls ran eagerly, uncompiled.",
+            action="Stop the values that change per call from being specialised (see the recompiles), or "
+                   f"raise torch._dynamo.config.{limit.limit_type}.",
+            because="After the limit Dynamo stops compiling the frame and runs it in plain Python.",
+            cite=f"torch._dynamo.config.{limit.limit_type}",
+        ))
+    return advice
+
+
+_VALUE_RE = re.compile(r"(==|!=|<=|>=|<|>)\s*-?[\d.e+-]+(\s*#.*)?$")
+
+
+def _recompile_key(r: Recompile) -> tuple[str, ...]:
+    """What the recompile is about: a kernel argument the failed guard held (kernel, kind, name);
+    else the failed guard itself, its compared value left out so repeats group; else a changed constexpr."""
+    guarded = [c for c in r.changes if c.guarded]
+    guard = _guard_of(r)
+    if guarded and not is_size_mismatch(guard):
+        return (guarded[0].kernel, guarded[0].kind, guarded[0].name)
+    if guard:
+        return ("guard", _VALUE_RE.sub(r"\1 <value>", guard.split("  # ")[0].strip()))
+    changed = [c for c in r.changes if c.kind == "constexpr"] or list(r.changes)
+    if changed:
+        return (changed[0].kernel, changed[0].kind, changed[0].name)
+    return ("guard", _first_line(r.reason))
+
+
+def _guard_of(r: Recompile) -> str:
+    """The failed guard; for reports without `guard`, the reason's first line without its `0/0: ` prefix."""
+    return r.guard or re.sub(r"^\d+/\d+: ", "", _first_line(r.reason))
+
+
+def _recompile_advice(key: tuple[str, ...], group: list[Recompile]) -> Advice:
+    ids = ", ".join(r.compile_id for r in group)
+    head = f"{plural(len(group), 'recompile')} ({ids})"
+    kernel, action = None, next((r.hint for r in reversed(group) if r.hint), None)
+    if key[0] != "guard":
+        kernel, kind, name = key
+        values = [c for r in group for c in r.changes if (c.kernel, c.kind, c.name) == key]
+        steps = " -> ".join([values[0].before, *(c.after for c in values)]) if values else "?"
+        finding = f"{head}: {kind} {name} of {kernel} took {steps}."
+        if kind == "constexpr":  # said here, not from the stored hint: reports saved before said it unconditionally
+            action = (f"{name} takes a new value per size and a tl.constexpr is specialised: each value compiles "
+                      f"again. If {name} bounds tl.arange or sets a block shape it must stay a constexpr: round it "
+                      "to a few values (a power of two, capped) so few compiles happen; if it only selects a code "
+                      "path, pass it as a plain argument.")
+    else:
+        finding = f"{head}: guard failed: {_guards_text(key[1], group)}"
+        along = _along(group)
+        finding += f"; with it {along}." if along else "."
+        size = is_size_mismatch(_guard_of(group[0]))
+        action = _size_action(_guard_of(group[0])) if size else _guard_action(key[1], action)
+    return Advice(
+        rule="recompiles", impact=RECOMPILES, kernel=kernel, kernels=(kernel,) if kernel else (), finding=finding,
+        action=action or (f"Keep what the failed guard `{key[-1]}` checks the same between calls, or compile "
+                          "with dynamic=True (or torch._dynamo.mark_dynamic) if it is a size that changes."),
+        because="Dynamo guards on the values it specialised on (constexpr arguments, int arguments, static "
+                "shapes); a call that fails a guard compiles the frame again.",
+        cite="torch/_dynamo/guards.py; torch._dynamo.config.recompile_limit",
+    )
+
+
+def _guards_text(expression: str, group: list[Recompile]) -> str:
+    """One guard as the first recompile logged it, or the expression and each compared value."""
+    if len(group) == 1 or "<value>" not in expression:
+        return _guard_of(group[0]).split("  # ")[0].strip()
+    values = [m[0] for r in group if (m := re.search(r"-?[\d.e+-]+(?=\s*(#|$))", _guard_of(r).split("  # ")[0]))]
+    return f"{expression} ({', '.join(values)})"
+
+
+def _size_action(guard: str) -> str:
+    """Automatic dynamic: the value is the tensor size the guard names."""
+    match = re.search(r"tensor '(?P<t>.+?)' size mismatch at index (?P<i>\d+)\. expected (?P<a>-?\d+), "
+                      r"actual (?P<b>-?\d+)", guard)
+    what = (f"dimension {match['i']} of {match['t']} ({match['a']}, then {match['b']})" if match else "a tensor size")
+    return (f"{what[0].upper()}{what[1:]} changed after the first compile, so Dynamo compiled again with it dynamic (automatic "
+            "dynamic shapes; later sizes reuse that compile). Mark it dynamic from the start "
+            "(torch._dynamo.mark_dynamic on the input it comes from, or dynamic=True / --dynamic) to compile "
+            "once; values computed from the size (a constexpr block size, a grid) can still recompile.")
+
+
+def _along(group: list[Recompile]) -> str:
+    """The kernel arguments that changed in those recompiles, said as consequences, not causes."""
+    seen: dict[tuple[str, str, str], list[str]] = {}
+    for r in group:
+        for c in r.changes:
+            if c.kind != "grid":
+                seen.setdefault((c.kernel, c.kind, c.name), [c.before]).append(c.after)
+    return ", ".join(f"{kind} {name} of {kernel} took {' -> '.join(steps)}"
+                     for (kernel, kind, name), steps in list(seen.items())[:2])
+
+
+def _guard_action(guard: str, hint: str | None) -> str | None:
+    """A guard on `___stackN`: a Python number passed into a resumed frame (after a graph break)."""
+    if guard.startswith("___stack"):
+        return ("The failed guard checks a Python number carried across a graph break (___stack: a value on "
+                "the stack of the resumed frame, e.g. from .item()): each new value compiles again. Keep it a "
+                "tensor (pass the 0-d tensor to the kernel and tl.load it), or avoid the break.")
+    return hint
+
+
+def _first_line(text: str) -> str:
+    return next((line.strip() for line in text.splitlines() if line.strip()), "")
+
+
+RECOMPILE_PRECONDITION = ("recompiles (Report.recompiles), grouped by the failed guard or the kernel argument it "
+                          "held; a recompile limit hit (Report.recompile_limits).")

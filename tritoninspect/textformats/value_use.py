@@ -1,0 +1,154 @@
+"""What a value read with `.item()` is used for in the user's function (from its source).
+
+Torch-free. Given a file's source and the line of a `.item()` call, the function around it is
+parsed and the names the value is bound to are followed (through plain assignments such as
+`n = int(count.item())`, `m = n * 2`) to their uses:
+
+- "branch": the test of an `if`, `while`, conditional expression or `assert` (Python control flow);
+- "kernel": an argument or the grid of a Triton launch `kernel[grid](...)`;
+- "size": a size or index: an argument of a tensor factory or view (`torch.empty(n)`, `x.view(n)`,
+  `x.narrow(0, 0, n)`), or a slice bound (`x[:n]`);
+- "other": anything else (arithmetic into a tensor, a return, a call the analysis does not know).
+
+`item_uses` answers None when it cannot tell (no source, no `.item()` on that line, a value bound
+to something other than plain names and used nowhere the analysis sees).
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+#: Calls whose arguments are sizes (by the called name's last part).
+SIZE_CALLS = frozenset({
+    "empty", "zeros", "ones", "full", "arange", "randn", "rand", "empty_strided", "new_empty", "new_zeros", "new_ones",
+    "new_full", "view", "reshape", "expand", "narrow", "repeat", "split", "range",
+})
+#: Calls that pass a value through unchanged for this purpose (`int(x.item())`).
+PASS_THROUGH = frozenset({"int", "float", "bool", "min", "max", "abs", "round", "cdiv", "next_power_of_2"})
+
+
+@dataclass(frozen=True)
+class ValueUses:
+    """The uses found, and the first line of each kind."""
+
+    kinds: tuple[str, ...]
+    lines: dict[str, int]
+
+
+def item_uses(source: str, line: int) -> ValueUses | None:
+    """The uses of the value `.item()` reads on `line` of `source` (a whole file)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return None
+    fn = _enclosing_function(tree, line)
+    if fn is None:
+        return None
+    parents = _parents(fn)
+    found: dict[str, int] = {}
+    for call in (n for n in ast.walk(fn) if _is_item_call(n) and n.lineno == line):
+        kind = _use_kind(call, parents)  # used where it is read: `if x.item() > 0:`
+        if kind is not None:
+            found.setdefault(kind, line)
+    names = _bound_names(fn, line)
+    derived = _derived(fn, names, line) if names else set()
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Name) and node.id in derived and isinstance(node.ctx, ast.Load) and node.lineno > line:
+            kind = _use_kind(node, parents)
+            if kind is not None:
+                found[kind] = min(found.get(kind, node.lineno), node.lineno)
+    if not found:
+        return None
+    order = ("branch", "kernel", "size", "other")
+    return ValueUses(tuple(k for k in order if k in found), found)
+
+
+def _enclosing_function(tree: ast.Module, line: int) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    best = None
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.lineno <= line <= (node.end_lineno or 0):
+            if best is None or node.lineno >= best.lineno:
+                best = node
+    return best
+
+
+def _is_item_call(node: ast.AST) -> bool:
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("item", "tolist")
+
+
+def _bound_names(fn: ast.AST, line: int) -> set[str]:
+    """Names an assignment on `line` binds to a value containing `.item()`."""
+    names: set[str] = set()
+    for node in ast.walk(fn):
+        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and node.lineno <= line <= (node.end_lineno or node.lineno):
+            value = node.value
+            if value is not None and any(_is_item_call(n) for n in ast.walk(value)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                names |= {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+    return names
+
+
+def _derived(fn: ast.AST, names: set[str], line: int) -> set[str]:
+    """`names` and every name later assigned from an expression that carries one of them."""
+    derived = set(names)
+    parents = _parents(fn)
+    assignments = [n for n in ast.walk(fn) if isinstance(n, (ast.Assign, ast.AnnAssign)) and n.lineno > line]
+    changed = True
+    while changed:
+        changed = False
+        for node in assignments:
+            # Through arithmetic and int()/float(), not through a tensor made from it (torch.empty(n)).
+            carried = [n for n in ast.walk(node.value) if isinstance(n, ast.Name) and n.id in derived] if node.value else []
+            if not any(_use_kind(n, parents) is None for n in carried):
+                continue
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for name in (n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)):
+                if name not in derived:
+                    derived.add(name)
+                    changed = True
+    return derived
+
+
+def _parents(fn: ast.AST) -> dict[ast.AST, ast.AST]:
+    return {child: parent for parent in ast.walk(fn) for child in ast.iter_child_nodes(parent)}
+
+
+def _use_kind(expr: ast.expr, parents: dict[ast.AST, ast.AST]) -> str | None:
+    """The kind of one use of `expr`, from the nearest enclosing construct that decides it; None for
+    an assignment (followed through `_derived` instead)."""
+    child: ast.AST = expr
+    node = parents.get(expr)
+    while node is not None:
+        if isinstance(node, (ast.If, ast.While, ast.IfExp, ast.Assert)) and child is node.test:
+            return "branch"
+        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and child is node.value:
+            return None
+        if isinstance(node, ast.Call):
+            kind = _call_kind(node)
+            if kind is not None:
+                return kind
+        if isinstance(node, ast.Slice):
+            return "size"
+        if isinstance(node, ast.Subscript) and child is node.slice and _is_launch_subscript(node, parents):
+            return "kernel"
+        if isinstance(node, (ast.stmt, ast.Lambda)):
+            return "other"
+        child, node = node, parents.get(node)
+    return "other"
+
+
+def _call_kind(call: ast.Call) -> str | None:
+    if isinstance(call.func, ast.Subscript):  # kernel[grid](...)
+        return "kernel"
+    name = call.func.attr if isinstance(call.func, ast.Attribute) else call.func.id if isinstance(call.func, ast.Name) else ""
+    if name in SIZE_CALLS:
+        return "size"
+    if name in PASS_THROUGH:
+        return None
+    return "other"
+
+
+def _is_launch_subscript(node: ast.Subscript, parents: dict[ast.AST, ast.AST]) -> bool:
+    parent = parents.get(node)
+    return isinstance(parent, ast.Call) and parent.func is node
