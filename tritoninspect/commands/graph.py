@@ -30,7 +30,7 @@ from tritoninspect.commands._options import (
     TimeoutOpt,
 )
 from tritoninspect.commands._traces import emit_ranks
-from tritoninspect.model.errors import ExitCode
+from tritoninspect.model.errors import ExitCode, UsageError
 
 
 def graph(
@@ -75,6 +75,9 @@ def graph(
     from tritoninspect.source.parse import TraceLogs, parse_source
 
     with edge(json_out=json_out, debug=debug) as err:
+        if cudagraphs and stage is not Stage.inductor:
+            # The CUDA-graph and epilogue watchers hook Inductor, which an earlier stage never runs.
+            raise UsageError(f"--cudagraphs needs Inductor: it cannot go with --stage {stage.value}")
         source = parse_source(target)
         check_outputs(output=output, dump=dump, sources=[source], force=force, trace=trace)
         options = CaptureOptions(inputs=inputs, device=device.value, dynamic=dynamic, backward=backward,
