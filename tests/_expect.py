@@ -65,6 +65,8 @@ class Expect:
 
 EXPECTED: dict[str, Expect] = {
     "add_raw": Expect(kernels={"add_kernel": ("hop",)}),
+    "cudagraphs": Expect(kernels={"scale_inplace_kernel": ("hop",)}),
+    "epilogues": Expect(kernels={"add_kernel": ("hop",)}),
     "autotune": Expect(kernels={"scaled_add_kernel": ("hop",)}),
     "heuristics": Expect(kernels={"masked_mul_kernel": ("hop",)}),
     "triton_op": Expect(kernels={"add_kernel": ("triton_op",)}, ops={"add_kernel": "tisample_triton_op::add"}),

@@ -227,6 +227,13 @@ def test_graph_strict(captured: FakeCapture) -> None:
     assert result.stdout  # the report is still printed
 
 
+@pytest.mark.parametrize("stage", ["dynamo", "aot"])
+def test_graph_refuses_cudagraphs_before_inductor(captured: FakeCapture, stage: str) -> None:
+    result = run("graph", RAW, "--cudagraphs", "--stage", stage)
+    assert error_of(result, ExitCode.USAGE) == f"--cudagraphs needs Inductor: it cannot go with --stage {stage}"
+    assert captured.calls == []
+
+
 def test_graph_saved_report_refuses_every_capture_option(captured: FakeCapture) -> None:
     saved = str(REPO / "tests" / "gold" / "report.json")
     result = run("graph", saved, "-i", "4", "--device", "cpu", "--dynamic", "--backward", "--stage", "aot",

@@ -17,6 +17,7 @@ from tritoninspect.analyse.breaks import (
     analyse_recompile_details,
     compile_only_notes,
 )
+from tritoninspect.analyse.cudagraphs import analyse_cudagraphs, analyse_epilogues
 from tritoninspect.analyse.emulation import emulation_notes, enrich_device_probes, probe_notes
 from tritoninspect.analyse.fusion import enrich_fusion
 from tritoninspect.analyse.guards import enrich_guards
@@ -39,6 +40,8 @@ ANALYSES: list[tuple[str, Analysis]] = [
     ("kernels", analyse_kernels),
     ("opaque_ops", analyse_opaque_ops),
     ("mutation_fallbacks", analyse_unattributed_fallbacks),
+    ("cudagraphs", analyse_cudagraphs),
+    ("epilogues", analyse_epilogues),
     ("libraries", analyse_libraries),
 ]
 

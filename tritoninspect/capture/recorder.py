@@ -26,6 +26,7 @@ from tritoninspect.capture.kernel_ops import KernelOps
 from tritoninspect.capture.patching import Patcher, scoped_env
 from tritoninspect.capture.logs import FallbackFilter, LogHandler
 from tritoninspect.capture.plain import first_line, is_tensor_node, kernel_record, op_of, plain, readable, subgraph_name
+from tritoninspect.capture.watchers import Watchers
 from tritoninspect.model.records import (
     Capture,
     FallbackRecord,
@@ -42,13 +43,11 @@ from tritoninspect.capture.shapes import record_shapes
 
 
 class Recorder:
-    """A Dynamo backend that records each stage, then hands off to Inductor.
+    """A Dynamo backend that records each stage, then hands off to Inductor. `stage` stops the pipeline
+    early: "dynamo" runs the Dynamo graph as is, "aot" runs the AOT graphs uncompiled, "inductor" compiles."""
 
-    `stage` stops the pipeline early: "dynamo" runs the Dynamo graph as is,
-    "aot" runs the AOT graphs uncompiled, "inductor" compiles with Inductor.
-    """
-
-    def __init__(self, stage: str = "inductor", *, compile_only: bool = False, resources: bool = False) -> None:
+    def __init__(self, stage: str = "inductor", *, compile_only: bool = False, resources: bool = False,
+                 cudagraphs: bool = False) -> None:
         self.stage = stage
         self.compile_only = compile_only
         #: --resources: kernel id -> the live kernel and one launch's arguments, to compile
@@ -74,9 +73,10 @@ class Recorder:
         #: The graph Inductor compiles now; its sub-graphs whose post-grad nodes were recorded.
         self._compiling: torch.fx.GraphModule | None = None
         self._post_grad_subgraphs: set[str] = set()
-        #: The evidence of issue 24's findings (capture/hazards.py); where kernel arguments come from
-        #: and how kernel bodies use them (capture/buffers.py).
+        #: Issue 24's evidence (capture/hazards.py), CUDA graphs and epilogue fusion (capture/watchers.py);
+        #: where kernel arguments come from and how kernel bodies use them (capture/buffers.py).
         self.hazards = HazardRecorder(self.capture, self.kernel)
+        self.watchers = Watchers(self.capture, kernel_id=self.kernel, compile_only=compile_only, cudagraphs=cudagraphs)
         self._arg_facts = ArgumentFacts(self._note_once)
 
     # --- the backend -------------------------------------------------------
@@ -145,8 +145,9 @@ class Recorder:
         previous, self._part = self._part, part
         self._compiling, self._post_grad_subgraphs = gm, set()
         try:
-            with self._timed(index):
-                return compat.inductor.compile_fx_inner()(gm, example_inputs, **kwargs)
+            with self._timed(index), self.watchers.around_compile(gm, example_inputs, kwargs, cid, part) as compiled:
+                compiled.append(compat.inductor.compile_fx_inner()(gm, example_inputs, **kwargs))
+                return compiled[0]
         except Exception as exc:
             self.progress.backend_failed(exc, "inductor", cid, part)
             raise
@@ -196,10 +197,8 @@ class Recorder:
         self._record_graph(gm, cid, "post_grad", self._part, skip=self._post_grad_subgraphs)
 
     def _remember_code(self, gm: torch.fx.GraphModule, cid: str) -> Any:
-        """Run `gm` as is; note its code files to attribute launches to `cid`.
-
-        Subgraphs count too: an autograd.Function's backward runs its traced
-        `bwd_body_0`, so a launch there is the graph's, not an eager one."""
+        """Run `gm` as is; note its code files to attribute launches to `cid`. Subgraphs count too: an
+        autograd.Function's backward runs its traced `bwd_body_0`, so a launch there is the graph's."""
         for _, mod in gm.named_modules():
             if isinstance(mod, torch.fx.GraphModule):
                 self._code_files[compat.dynamo.graph_module_code_file(mod)] = cid
@@ -325,22 +324,22 @@ class Recorder:
     def installed(self) -> Iterator[Recorder]:
         """Install every hook for the duration of the block; always undo them."""
         patcher = Patcher()
+        scopes = contextlib.ExitStack()
         trace = LogHandler(self._on_trace)
         trace_logger = logging.getLogger(compat.dynamo.TRACE_LOGGER)
         mutation_logger = logging.getLogger(compat.dynamo.MUTATION_LOGGER)
         fallback_filter = FallbackFilter(self._on_fallback)
         try:
             self._op_codes = compat.library.custom_op_codes()
-            # Note which triton_op each HOP node came from, wherever it was called
-            # (nested in another op, from a registered backward).
+            # Note which triton_op each HOP node came from, wherever it was called (nested, from a backward).
             for mapping, key, value in compat.library.decomposition_patches():
                 patcher.set_item(mapping, key, value)
             for obj, name, value in [*compat.inductor.config_patches(self._record_post_grad),
                                      *self.hazards.attribute_patches()]:
                 patcher.set(obj, name, value)
-            # Inductor's hooks only when Inductor runs: importing its graph module
-            # alone costs seconds, a lot for a `--stage dynamo` run.
+            # Inductor's hooks only when Inductor runs: importing its graph module alone costs seconds.
             if self.stage == "inductor":
+                scopes.enter_context(self.watchers.installed(patcher))
                 patcher.set(compat.inductor.graph_lowering_class(), "save_output_code", self._on_output_code)
                 for obj, name, value in compat.inductor.kernel_origin_patches(self._on_kernel):
                     patcher.set(obj, name, value)
@@ -354,7 +353,9 @@ class Recorder:
             trace_logger.removeHandler(trace)
             mutation_logger.removeFilter(fallback_filter)
             patcher.restore()
+            scopes.close()
             self._flush_launches()
+            self.watchers.finish()
 
     def _install_launch_hooks(self, patcher: Patcher) -> None:
         from triton.runtime.jit import JITFunction

@@ -22,6 +22,7 @@ import torch
 from tritoninspect import __version__
 from tritoninspect.capture import compat
 from tritoninspect.capture.crash import fatal_signal_stacks
+from tritoninspect.capture.cudagraphs import CALLS_PER_INPUT_SET
 from tritoninspect.capture.failure import Progress, failure_record, raised_in_tool
 from tritoninspect.capture.libraries import record_libraries
 from tritoninspect.capture.patching import Patcher
@@ -239,6 +240,7 @@ def capture_run(
     extras: Sequence[Callable[[Capture], ContextManager[Any]]] = (),
     resources: bool = False,
     torch_logs: bool = False,
+    cudagraphs: bool = False,
 ) -> Capture:
     """Compile `module` with the recording backend and run it on each input set.
 
@@ -250,8 +252,12 @@ def capture_run(
     record decompiled frames. An exception from the model or torch.compile
     ends the run early and becomes `capture.failure`; the capture keeps
     everything recorded before it.
+
+    `cudagraphs` compiles as `mode="reduce-overhead"` does and calls the model
+    `CALLS_PER_INPUT_SET` times per input set (warm-up, recording, replay).
     """
-    recorder = Recorder(stage, compile_only=info.mode == "compile-only", resources=resources)
+    recorder = Recorder(stage, compile_only=info.mode == "compile-only", resources=resources, cudagraphs=cudagraphs)
+    repeat = CALLS_PER_INPUT_SET if cudagraphs else 1
     torch._dynamo.reset()
     try:
         # Inductor's and Triton's kernel caches are torch's defaults, shared with the user's runs.
@@ -267,13 +273,17 @@ def capture_run(
                 stack.enter_context(quiet_torch_logs())
             # An abort inside Triton's interpreter then names the kernel and the launching line.
             stack.enter_context(fatal_signal_stacks())
-            _compile_and_call(recorder, module, input_sets, dynamic=dynamic, backward=backward)
+            _compile_and_call(recorder, module, [s for s in input_sets for _ in range(repeat)], dynamic=dynamic,
+                              backward=backward)
     finally:
         torch._dynamo.reset()
         from tritoninspect.capture.progress import warnings_seen
 
         warnings_seen([(w.category.__name__, str(w.message), f"{w.filename}:{w.lineno}") for w in caught])
-    recorder.capture.meta = {**capture_meta(info, stage, dynamic, backward, target, inputs), "calls": len(input_sets)}
+    recorder.capture.meta = {**capture_meta(info, stage, dynamic, backward, target, inputs),
+                             "calls": len(input_sets) * repeat}
+    if cudagraphs:
+        recorder.capture.meta["cudagraphs"] = True
     if backward and recorder.capture.failure is None:
         recorder.capture.meta.update(_backward_facts(module, recorder.progress))
     if env is not None:

@@ -30,7 +30,7 @@ from tritoninspect.commands._options import (
     TimeoutOpt,
 )
 from tritoninspect.commands._traces import emit_ranks
-from tritoninspect.model.errors import ExitCode
+from tritoninspect.model.errors import ExitCode, UsageError
 
 
 def graph(
@@ -49,6 +49,10 @@ def graph(
     ] = False,
     resources: Annotated[
         bool, typer.Option("--resources", help="Compile each kernel per autotune config: registers, shared memory, spills.")
+    ] = False,
+    cudagraphs: Annotated[
+        bool, typer.Option("--cudagraphs", help='Compile as mode="reduce-overhead" does (CUDA graphs), call 3 times per input '
+                                                'set, and say per graph whether the CUDA graphs took it, or why not.')
     ] = False,
     target_arch: TargetArchOpt = None,
     detail: Annotated[
@@ -71,13 +75,16 @@ def graph(
     from tritoninspect.source.parse import TraceLogs, parse_source
 
     with edge(json_out=json_out, debug=debug) as err:
+        if cudagraphs and stage is not Stage.inductor:
+            # The CUDA-graph and epilogue watchers hook Inductor, which an earlier stage never runs.
+            raise UsageError(f"--cudagraphs needs Inductor: it cannot go with --stage {stage.value}")
         source = parse_source(target)
         check_outputs(output=output, dump=dump, sources=[source], force=force, trace=trace)
         options = CaptureOptions(inputs=inputs, device=device.value, dynamic=dynamic, backward=backward,
                                  stage=stage.value, resources=resources, arch=target_arch,
-                                 trace_dir=str(trace) if trace else None)
+                                 trace_dir=str(trace) if trace else None, cudagraphs=cudagraphs)
         given = given_options(options, stage=stage is not Stage.inductor, resources=resources, target=target_arch,
-                              timeout=timeout, trace=trace)
+                              timeout=timeout, trace=trace, cudagraphs=cudagraphs)
         if isinstance(source, TraceLogs) and source.ranked:
             refuse_capture_options(given)
             view = f"show:{show.value}" if show else "detail" if detail or kernel else "text"

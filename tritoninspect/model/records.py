@@ -17,6 +17,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from tritoninspect.model.cudagraph_records import CudagraphRecords, EpilogueRecord, epilogue_from_dict
 from tritoninspect.model.hazard_records import HazardRecords
 from tritoninspect.model.report import Failure, GraphRecord
 from tritoninspect.model.report_breaks import DecompiledFrame, DynamoBreak, RecompileLimit, RecompileRecord
@@ -327,6 +328,10 @@ class Capture:
     #: Guards on sizes each compile added, and what its symbols stand for.
     guards: list[GuardRecord] = field(default_factory=list)
     symbols: list[SymbolRecord] = field(default_factory=list)
+    #: --cudagraphs: what Inductor's CUDA graphs did with each compiled graph (None: not asked for).
+    cudagraphs: CudagraphRecords | None = None
+    #: Each user-kernel launch Inductor scheduled, and the epilogues it considered fusing into it.
+    epilogues: list[EpilogueRecord] = field(default_factory=list)
     #: The evidence the hazard analyses read (model/hazard_records.py).
     hazards: HazardRecords = field(default_factory=HazardRecords)
     #: Custom ops and triton_ops seen -> (file, line) of the function registered for them.
@@ -341,7 +346,8 @@ class Capture:
         data["resources"] = [{"kernel_id": kernel_id, **dataclasses.asdict(r)}
                              for kernel_id, records in self.resources.items() for r in records]
         # Absent when empty: a capture without them reads as before they were recorded.
-        for optional in ("failure", "recompile_limits", "emulation", "guards", "symbols", "op_sources", "libraries"):
+        for optional in ("failure", "recompile_limits", "emulation", "guards", "symbols", "op_sources", "libraries",
+                         "cudagraphs", "epilogues"):
             if not data[optional]:
                 del data[optional]
         if self.hazards.is_empty():
@@ -369,6 +375,8 @@ class Capture:
             emulation=_emulation(data["emulation"]) if data.get("emulation") else None,
             guards=[_rec(GuardRecord, v) for v in data.get("guards", [])],
             symbols=[_rec(SymbolRecord, v) for v in data.get("symbols", [])],
+            cudagraphs=CudagraphRecords.from_dict(data["cudagraphs"]) if data.get("cudagraphs") else None,
+            epilogues=[epilogue_from_dict(e) for e in data.get("epilogues", ())],
             hazards=HazardRecords.from_dict(data["hazards"]) if data.get("hazards") else HazardRecords(),
             op_sources={op: (f, ln) for op, (f, ln) in data.get("op_sources", {}).items()},
             libraries={f: _rec(LibraryRecord, v) for f, v in data.get("libraries", {}).items()},

@@ -60,6 +60,7 @@ from tritoninspect.model.report_breaks import (
     Recompile,
     RecompileLimit,
 )
+from tritoninspect.model.report_cudagraphs import CudagraphReason, CudagraphUse, EpilogueFusion, EpilogueNeighbour
 from tritoninspect.model.report_findings import SEVERITIES, Evidence, EvidenceKind, Finding, FindingSeverity
 from tritoninspect.model.report_export import (
     AotiPackage,
@@ -257,6 +258,10 @@ class Report:
     findings: tuple[Finding, ...] = ()
     #: Installed libraries whose code holds kernels, ops or graph breaks (Kernel.library and the like).
     libraries: tuple[Library, ...] = ()
+    #: `graph --cudagraphs`: what Inductor's CUDA graphs did with each compiled graph.
+    cudagraphs: tuple[CudagraphUse, ...] = ()
+    #: Each user-kernel launch Inductor scheduled and the epilogues it fused into it or refused.
+    epilogues: tuple[EpilogueFusion, ...] = ()
     schema_version: int = SCHEMA_VERSION
 
     def to_dict(self) -> dict[str, Any]:
@@ -341,6 +346,10 @@ _SCHEMA = Schema(
         (ExportInfo, "constraints"): (ArgConstraint, True),
         (ExportInfo, "aoti"): (AotiPackage, False),
         (ExportInfo, "findings"): (ExportFinding, True),
+        (Report, "cudagraphs"): (CudagraphUse, True),
+        (CudagraphUse, "reasons"): (CudagraphReason, True),
+        (Report, "epilogues"): (EpilogueFusion, True),
+        (EpilogueFusion, "neighbours"): (EpilogueNeighbour, True),
     },
     nullable=frozenset(
         {(Report, "export"), (ExportInfo, "aoti"), (Report, "failure"), (Occurrence, "clones"), (Occurrence, "neighbourhood"), (Neighbourhood, "before"), (Neighbourhood, "after"),
@@ -374,6 +383,10 @@ def with_meta(report: Report, **changes: Any) -> Report:
 
 
 __all__ = [
+    "CudagraphReason",
+    "CudagraphUse",
+    "EpilogueFusion",
+    "EpilogueNeighbour",
     "ADDED_IN_VERSION_1",
     "MAY_BE_ABSENT",
     "upgraded",

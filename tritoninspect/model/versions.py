@@ -58,6 +58,10 @@ Schema changelog:
      or speed (issue 24), each with a rule, a severity ("error": results can differ from eager;
      "warning": speed or memory suffer; "note"), its evidence, one action, the torch source or
      issue it rests on and the torch versions affected (empty in versions 1-4: not analysed).
+     Report.cudagraphs (CudagraphUse, CudagraphReason: `graph --cudagraphs`, per compiled graph
+     whether Inductor's CUDA-graph tree took it, the reason tied to a kernel, recorded/replayed counts
+     on a GPU, "predicted" in compile-only mode) and Report.epilogues (EpilogueFusion,
+     EpilogueNeighbour: the neighbours Inductor fused into a user kernel or refused; issue 24 items 6-7).
      Versions 1-4 still read: they lack these fields (function "call", placement None, no
      guards; otherwise empty, None, False, "").
      These sets of fields were made on separate branches, each as version 5, and merged into one
@@ -84,14 +88,14 @@ ADDED_IN_VERSION_1 = frozenset({
     "GraphBreak.eager_kernels", "GraphBreak.hint", "GraphBreak.hint_source", "Recompile.guard",
     "Recompile.previous", "Recompile.changes", "Recompile.hint", "Report.decompiled",
 })
-#: Version 5's advice facts (issue 23) and findings (issue 24; see the changelog above): a version 1-4
-#: report lacks them.
+#: Version 5's advice facts (issue 23), findings, CUDA graphs and epilogues (issue 24; see the changelog
+#: above): a version 1-4 report lacks them.
 ADDED_IN_VERSION_5 = frozenset({
     "ClonedArg.uses", "ClonedArg.made_by", "ClonedArg.view", "ClonedArg.fill", "ClonedArg.shares_with",
     "ClonedArg.merged", "ClonedArg.read_after", "ClonedArg.written_back", "GraphBreak.value_uses",
     "GraphBreak.library", "Kernel.library", "OpaqueOp.file", "OpaqueOp.line", "OpaqueOp.library",
     "Report.libraries", "Advice.kernels", "Advice.cause", "Advice.details", "Advice.library",
-    "Report.findings", "Evidence.seconds",
+    "Report.findings", "Evidence.seconds", "Report.cudagraphs", "Report.epilogues",
 })
 #: Fields a readable report may lack: those added in version 1, and versions 2 to 5's additions.
 MAY_BE_ABSENT = ADDED_IN_VERSION_1 | {

@@ -31,6 +31,7 @@ from tritoninspect.render._html import (
 )
 from tritoninspect.render._findings import ALERT_IMPACT
 from tritoninspect.render._svg import picture_svg
+from tritoninspect.render.cudagraphs import cudagraph_html
 from tritoninspect.render.breaks import break_groups, shown_reason
 from tritoninspect.render.stage import kernel_line_pattern, marked_lines
 from tritoninspect.model.report import STAGES, Advice, Failure, Graph, GraphBreak, Kernel, Occurrence, Recompile, Report
@@ -44,7 +45,8 @@ def render_html(report: Report, *, breaks_first: bool = False) -> str:
     kernels = [_kernels(report, cwd), _opaque(report)]
     breaks = [_breaks(report, cwd), _recompiles(report)]
     sections = [_failure(report.failure, cwd), findings_section(report),
-                *(breaks + kernels if breaks_first else kernels + breaks), _graphs(report), _diagnostics(report)]
+                *(breaks + kernels if breaks_first else kernels + breaks), cudagraph_html(report), _graphs(report),
+                _diagnostics(report)]
     nav = [("kernels", "Kernels"), ("breaks", "Graph breaks"), ("recompiles", "Recompiles"),
            ("graphs", "Graphs & code")]
     if breaks_first:

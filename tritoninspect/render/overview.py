@@ -24,6 +24,7 @@ from tritoninspect.render._console import console_text, make_console, print_bloc
 from tritoninspect.render._failure import failure_section, recompile_limit_section
 from tritoninspect.render._findings import advice_block, findings_block, numbered_grid
 from tritoninspect.render._safe import safe_record
+from tritoninspect.render.cudagraphs import cudagraph_section, epilogue_section
 from tritoninspect.render._widgets import ALERT, ENTRY_STYLES, heading
 from tritoninspect.render.terminal import count_lines, mode_line
 from tritoninspect.model.report import Report
@@ -42,8 +43,9 @@ def render_overview(report: Report, *, color: bool | None = None, width: int | N
     kernels = summarise(report, cwd)
     advice = advise(report, kernels)
     blocks = [_header(report, cwd), failure_section(report, cwd), _kernel_block(report, kernels, console.width),
-              _opaque_block(report), recompile_limit_section(report, cwd), findings_block(advice),
-              advice_block(advice), _diagnostics(report), _footer(report)]
+              _opaque_block(report), recompile_limit_section(report, cwd), cudagraph_section(report, cwd),
+              epilogue_section(report, cwd, all_kernels=False), findings_block(advice), advice_block(advice),
+              _diagnostics(report), _footer(report)]
     print_blocks(console, blocks)
     return console_text(console)
 

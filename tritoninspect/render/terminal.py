@@ -14,6 +14,7 @@ from tritoninspect.render._failure import failure_section, recompile_limit_secti
 from tritoninspect.render._hazards import findings_section
 from tritoninspect.render._findings import advice_block, findings_block
 from tritoninspect.render._safe import safe_record
+from tritoninspect.render.cudagraphs import cudagraph_section, epilogue_section
 from tritoninspect.render._kernels import kernel_details, kernel_table, verdicts
 from tritoninspect.render._widgets import ALERT, add_row, heading, table
 from tritoninspect.model.report import DEVICE_PROBE_MEANING, Mode, Report
@@ -209,6 +210,8 @@ SECTIONS: tuple[Section, ...] = (
     _recompiles,
     recompile_limit_section,
     _unattributed_fallbacks,
+    cudagraph_section,
+    epilogue_section,
     _findings,
     _diagnostics,
     verdicts,

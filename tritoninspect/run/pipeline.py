@@ -53,6 +53,8 @@ class CaptureOptions:
     trace_dir: str | None = None
     #: Let torch's own log lines (what TORCH_LOGS asks for) reach stderr: `--debug`.
     torch_logs: bool = False
+    #: Compile as `mode="reduce-overhead"` does (Inductor's CUDA graphs) and record what they did.
+    cudagraphs: bool = False
 
 
 # --- the route ------------------------------------------------------------------------------
@@ -190,7 +192,7 @@ def _capture(mode: _Mode, module: Any, input_sets: list[tuple[Any, ...]], option
             module, input_sets, info=mode.info, stage=options.stage, dynamic=True if options.dynamic else None,
             backward=requires_grad if options.backward is None else options.backward, target=name,
             inputs=describe_inputs(input_sets), env=mode.env, extras=mode.extras, resources=options.resources,
-            torch_logs=options.torch_logs,
+            torch_logs=options.torch_logs, cudagraphs=options.cudagraphs,
         )
 
 
@@ -226,20 +228,22 @@ def inspect_target(
     decompile: bool = False,
     resources: bool = False,
     arch: str | None = None,
+    cudagraphs: bool = False,
     progress: bool | None = None,
 ) -> Report:
     """Capture a target as the CLI does (`"model.py:Net"` or `"package.module:Net"`).
 
     Compile-only mode (no GPU) is entered before the target is imported, as in
-    the CLI; `inputs` is the `--inputs` text; `arch` is `--target`. `progress`: show each
-    stage (None: in a Jupyter notebook only, as one line updated in place; run/progress.py).
+    the CLI; `inputs` is the `--inputs` text; `arch` is `--target`; `cudagraphs` is `--cudagraphs`.
+    `progress`: show each stage (None: in a Jupyter notebook only, as one line updated in place;
+    run/progress.py).
     """
     from tritoninspect.run.progress import showing_progress
     from tritoninspect.source.spec import parse_spec
 
     spec = parse_spec(target) if isinstance(target, str) else target
     options = CaptureOptions(inputs=inputs, device=device, dynamic=dynamic, backward=backward, stage=stage,
-                             resources=resources, arch=arch, decompile=decompile)
+                             resources=resources, arch=arch, decompile=decompile, cudagraphs=cudagraphs)
     with showing_progress(progress, f"tritoninspect: {spec.name}"):
         return run(spec, options)
 
@@ -255,6 +259,7 @@ def inspect_module(
     decompile: bool = False,
     resources: bool = False,
     target: str | None = None,
+    cudagraphs: bool = False,
     progress: bool | None = None,
 ) -> Report:
     """Capture a live module (or callable) called once per input tuple.
@@ -270,13 +275,14 @@ def inspect_module(
     imported its kernels: plain `@triton.jit` / `@triton.autotune` kernels are
     fine, but a kernel library that probes Triton or the GPU at import time
     may already have chosen another path: prefer the CLI for that case.
-    `target` is compile-only mode's architecture (the CLI's `--target`). `progress`: show each
+    `target` is compile-only mode's architecture (the CLI's `--target`); `cudagraphs` is `--cudagraphs`
+    (each input set is then called 3 times). `progress`: show each
     stage (None: in a Jupyter notebook only, as one line updated in place; run/progress.py).
     """
     from tritoninspect.run.progress import showing_progress
 
     options = CaptureOptions(device=device, dynamic=dynamic, backward=backward, stage=stage, resources=resources,
-                             arch=target, decompile=decompile)
+                             arch=target, decompile=decompile, cudagraphs=cudagraphs)
     name = name or _name_of(module)
     with showing_progress(progress, f"tritoninspect: {name}"):
         return analyse(capture_module(module, input_sets, options, name=name))

@@ -20,7 +20,7 @@ from tritoninspect.model.report import SEVERITIES, Finding
 
 Hazard = Callable[[Capture], list[Finding]]
 
-from tritoninspect.analyse.hazards import aliasing, autotune, clones, scalars, views  # noqa: E402
+from tritoninspect.analyse.hazards import aliasing, autotune, clones, cudagraphs, scalars, views  # noqa: E402
 
 #: Every hazard, by rule family, in the order they run (findings are then sorted worst first).
 HAZARDS: dict[str, Hazard] = {
@@ -29,10 +29,12 @@ HAZARDS: dict[str, Hazard] = {
     "aliased_args": aliasing.aliased_args,
     "view_args": views.view_args,
     "clone_cost": clones.clone_cost,
+    "cudagraphs": cudagraphs.cudagraph_skips,
+    "epilogues": cudagraphs.epilogues_refused,
 }
 #: Every rule id a finding can carry (what `check --allow` accepts).
 RULE_IDS: tuple[str, ...] = (autotune.RULE, scalars.RULE, scalars.CAST_RULE, aliasing.RULE, aliasing.MERGED_RULE,
-                             views.RULE, views.NOTE_RULE, clones.RULE)
+                             views.RULE, views.NOTE_RULE, clones.RULE, cudagraphs.RULE, cudagraphs.EPILOGUE)
 
 
 def find_hazards(capture: Capture, hazards: dict[str, Hazard] | None = None) -> tuple[list[Finding], list[tuple[str, Exception]]]:
