@@ -8,6 +8,13 @@ What tritoninspect should report: ``scale_kernel`` as a ``hop`` entry in the Dyn
 ``subgraph_0`` and the AOT / post-grad sub-graph ``repeated_subgraph0``; one output-code launch,
 in ``repeated_subgraph0`` (an invoke_subgraph body called from 2 places), before the Inductor
 kernel of ``relu``; 2 run-time launches; 0 graph breaks.
+
+That is torch 2.13, whose Dynamo reuses a region's first trace for later calls (pytorch/pytorch#176644).
+torch 2.11 traces each call and keeps one sub-graph only when the traces are the same graph, and a
+Triton kernel's node is not (each trace stores the kernel's constant arguments anew: another
+``constant_args_idx``). There each call is its own sub-graph: ``subgraph_0`` and ``subgraph_1``,
+``repeated_subgraph0`` and ``repeated_subgraph1``, each written and called once, with one launch
+each (tests/_expect.py, ``_reuses_nested_regions``).
 """
 import torch
 import triton
