@@ -122,9 +122,10 @@ def _finding(capture: Capture, record: KernelRecord, user: AutotuneSettings, sid
     ]
     names = joined(h.name for h in dropped)
     if error:
+        keep = "keeps" if len(writes) == 1 else "keep"
         summary = (f"{record.name}'s autotune {names} {'does' if len(dropped) == 1 else 'do'} not reach the compiled "
                    f"launch: when Inductor tunes (a run with no autotune-cache entry for it) it benchmarks its {configs} "
-                   f"configs on the real buffers, so {joined(writes)} keep what the benchmark runs wrote (eager Triton "
+                   f"configs on the real buffers, so {joined(writes)} {keep} what the benchmark runs wrote (eager Triton "
                    "zeroes or restores them).")
         action = _action(user, side)
         severity = "error"
