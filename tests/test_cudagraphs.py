@@ -237,3 +237,13 @@ def test_findings_join_the_registry() -> None:
     assert (evidence.kind, evidence.param, evidence.file, evidence.line, evidence.stage) == (
         "launch", "x_ptr", "/m/model.py", 25, "runtime")
     assert findings["epilogue_refused"].kernel == "add_kernel"
+
+
+def test_a_reason_that_is_its_own_culprit_is_said_once() -> None:
+    text = "skipping cudagraphs due to disabling cudagraphs due to incompatible op aten._local_scalar_dense.default"
+    op = CudagraphSkip("compile", "incompatible_op", text)
+    cap = capture(cudagraphs=records(dataclasses.replace(compiled("predicted", skips=(op,)), mutated_inputs=(),
+                                                         wrapped=False)))
+    (finding,) = [f for f in build_report(cap).findings if f.rule == "cudagraph_skipped"]
+    assert finding.summary.count(text) == 1, finding.summary
+    assert finding.summary.endswith("[predicted]")

@@ -345,3 +345,16 @@ def test_a_cuda_allocation_in_compile_only_mode_is_one_error_line_naming_it(name
     lines = [line for line in proc.stderr.splitlines() if line.strip()]
     assert len(lines) == 1 and lines[0].startswith("error: the model failed"), proc.stderr
     assert "compile-only mode cannot create CUDA tensors" in lines[0] and place in lines[0]
+
+
+def test_cudagraph_recording_a_partition_after_item_gets_torchs_issue_as_a_hint() -> None:
+    """The H200's torch 2.11 raises this under `--cudagraphs` for tests/assets/cudagraphs_item.py, and so does
+    plain `torch.compile(mode="reduce-overhead")` (tests/gpu/test_gpu_cudagraphs.py): the hint says it is torch's
+    and gives the workaround; the same AssertionError elsewhere gets none."""
+    frame = "torch/_inductor/cudagraph_trees.py:1729 in _allocate_and_copy_recording_inputs"
+    failure = dataclasses.replace(FAILURE, stage="run", exc_type="AssertionError", message="", torch_frame=frame)
+    hint = failure_hint(failure) or ""
+    assert "pytorch/pytorch#189123" in hint and "graph_partition = False" in hint
+    assert "#189123" in failure_line(failure)
+    assert failure_hint(dataclasses.replace(failure, torch_frame="torch/_inductor/utils.py:1 in run")) is None
+    assert failure_hint(dataclasses.replace(failure, exc_type="RuntimeError")) is None

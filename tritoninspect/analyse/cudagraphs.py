@@ -151,8 +151,9 @@ def skip_summary(use: CudagraphUse, first: CudagraphReason) -> str:
                if first.kernel else first.op and f"{first.op} writes graph input {first.input}" or first.text)
     where = f" at {site_text(first.site)}" if first.site else ""
     said = "would run" if use.basis == "predicted" else "runs"
+    why = "" if culprit == first.text else f" ({first.text})"  # the reason's text is the culprit: say it once
     return (f"[{use.compile_id}] the {use.part} graph {said} without CUDA graphs under mode=\"reduce-overhead\": "
-            f"{culprit}{where} ({first.text})" + (" [predicted]" if use.basis == "predicted" else ""))
+            f"{culprit}{where}{why}" + (" [predicted]" if use.basis == "predicted" else ""))
 
 
 def site_text(site: str) -> str:

@@ -95,12 +95,26 @@ def failure_line(failure: Failure, *, after_probe: bool = False) -> str:
 _NO_AUTOGRAD = "no autograd formula was registered"
 
 
+#: Where torch's CUDA-graph trees assert that a partition's non-tensor inputs are ints or generators
+#: (torch/_inductor/cudagraph_trees.py, CUDAGraphNode._allocate_and_copy_recording_inputs). With
+#: `capture_scalar_outputs` a `.item()` splits the graph and Inductor passes a None (an assertion's
+#: buffer) or a float into the next partition, so recording it fails; plain
+#: `torch.compile(mode="reduce-overhead")` fails the same way (measured on the H200, torch 2.11; the assert
+#: is unchanged in 2.13). pytorch/pytorch#189123 lets None and floats through.
+_CUDAGRAPH_RECORDING_INPUTS = "_allocate_and_copy_recording_inputs"
+
+
 def failure_hint(failure: Failure) -> str | None:
     """What to do for a known failure cause, else None."""
     if _NO_AUTOGRAD in failure.message:
         return ("the op has no backward and something before it requires grad: register one with "
                 "torch.library.register_autograd (see samples/triton_op_autograd.py), or look at the "
                 "forward alone with --no-backward")
+    if failure.exc_type == "AssertionError" and _CUDAGRAPH_RECORDING_INPUTS in (failure.torch_frame or ""):
+        return ("torch's CUDA-graph trees cannot record a graph partition that receives a None or float (a "
+                ".item() splitting the graph; pytorch/pytorch#189123), and plain torch.compile(mode="
+                "\"reduce-overhead\") fails the same way: set torch._inductor.config.graph_partition = False "
+                "(the graph then runs without CUDA graphs) or keep the .item() out of the compiled region")
     return None
 
 
