@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from tritoninspect.model.records import Capture, NodeRecord, OutputCodeRecord
+from tritoninspect.textformats.user_kernels import UserKernelMeta, user_kernel_metas
 
 #: Index name -> (the list indexed, its length then, the index): the latest capture's only.
 _LATEST: dict[str, tuple[list[Any], int, Any]] = {}
@@ -61,3 +62,25 @@ def nodes_of_kernel(capture: Capture, kernel_id: str | None, cid: str) -> list[N
 def codes_of_compile(capture: Capture, cid: str) -> list[OutputCodeRecord]:
     """The output code modules of compile `cid`, in capture order."""
     return _cached("codes-cid", capture.output_code, _codes_by_compile).get(cid, [])
+
+
+#: A user kernel as the output code names it: (name, file, line).
+KernelKey = tuple[str, str | None, int | None]
+
+
+def _user_kernel_defs(codes: list[OutputCodeRecord]) -> dict[KernelKey, list[tuple[OutputCodeRecord, UserKernelMeta]]]:
+    found: dict[KernelKey, list[tuple[OutputCodeRecord, UserKernelMeta]]] = {}
+    for code in codes:
+        if not code.user_kernels:
+            continue
+        metas = user_kernel_metas(code.code)  # one parse per module, not one per kernel that asks
+        for kernel in code.user_kernels:
+            meta = metas.get(kernel.inductor_name)
+            if meta is not None:
+                found.setdefault((kernel.name, kernel.file, kernel.line), []).append((code, meta))
+    return found
+
+
+def user_kernel_defs(capture: Capture, key: KernelKey) -> list[tuple[OutputCodeRecord, UserKernelMeta]]:
+    """Each output module's definition of the user kernel `key` with its metadata, in capture order."""
+    return _cached("user-kernel-defs", capture.output_code, _user_kernel_defs).get(key, [])

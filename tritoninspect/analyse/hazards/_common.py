@@ -7,11 +7,11 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from tritoninspect.analyse.indexes import codes_of_compile, nodes_of_kernel
+from tritoninspect.analyse.indexes import codes_of_compile, nodes_of_kernel, user_kernel_defs
 from tritoninspect.model.hazard_records import ArgLayout, KernelSource, TensorArg
 from tritoninspect.model.records import Capture, FallbackRecord, KernelRecord, NodeRecord, OutputCodeRecord
 from tritoninspect.model.report import Evidence
-from tritoninspect.textformats.user_kernels import UserKernelMeta, user_kernel_metas
+from tritoninspect.textformats.user_kernels import UserKernelMeta
 
 #: Stages whose launch nodes hold the tensors as the user's code made them (eager's view).
 EAGER_STAGES = ("dynamo", "aot_forward", "aot_backward", "aot_inference")
@@ -38,16 +38,8 @@ class CompiledLaunch:
 
 def compiled_launches(capture: Capture, record: KernelRecord) -> list[CompiledLaunch]:
     """The kernel's definitions in every output module (one per compile and part)."""
-    found = []
-    for code in capture.output_code:
-        metas = user_kernel_metas(code.code)
-        for kernel in code.user_kernels:
-            if (kernel.name, kernel.file, kernel.line) != (record.name, record.file, record.line):
-                continue
-            meta = metas.get(kernel.inductor_name)
-            if meta is not None:
-                found.append(CompiledLaunch(code.compile_id, code.part, meta, code))
-    return found
+    return [CompiledLaunch(code.compile_id, code.part, meta, code)
+            for code, meta in user_kernel_defs(capture, (record.name, record.file, record.line))]
 
 
 def hop_nodes(capture: Capture, kid: str, stages: Iterable[str], compile_id: str | None = None) -> list[NodeRecord]:
