@@ -40,7 +40,7 @@ def test_a_streamed_log_gives_the_report_its_kept_events_give(log: Path) -> None
 def test_ranks_read_in_parallel_equal_ranks_read_one_at_a_time(monkeypatch: pytest.MonkeyPatch) -> None:
     logs = parse_source(str(FIXTURES / "ranks"))
     parallel = [r.to_json() for r in traces.trace_reports(logs)]
-    monkeypatch.setattr(traces, "_in_parallel", lambda files, names: {})
+    monkeypatch.setattr(traces, "_in_parallel", lambda files, names, json_text: {})
     assert [r.to_json() for r in traces.trace_reports(logs)] == parallel
 
 
@@ -86,3 +86,20 @@ def test_each_output_module_is_parsed_for_user_kernels_once(tmp_path: Path, monk
     with_kernels = sum(1 for code in capture.output_code if code.user_kernels)
     assert report.kernels and with_kernels > 10
     assert len(parsed) <= with_kernels, (len(parsed), with_kernels)
+
+
+def test_the_ranks_document_spliced_from_the_workers_texts_is_the_document() -> None:
+    """`graph DIR --json` splices each rank's JSON text, made in the worker that read it, into the document:
+    byte for byte what one json.dumps of the whole document gives."""
+    import json
+
+    from tritoninspect.analyse.ranks import summarise_ranks
+
+    logs = parse_source(str(FIXTURES / "gpu" / "ranks"))
+    reports = traces.trace_reports(logs, json_text=True)
+    assert len(reports) > 1 and all("json_text" in vars(r) for r in reports)  # made in the workers
+    summary = summarise_ranks(logs.text, reports)
+    assert summary.to_json() == json.dumps(summary.to_dict(), indent=2, default=str)
+    assert summary.to_json(indent=None) == json.dumps(summary.to_dict(), default=str)
+    empty = summarise_ranks(logs.text, [])
+    assert empty.to_json() == json.dumps(empty.to_dict(), indent=2, default=str)

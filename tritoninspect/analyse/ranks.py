@@ -47,7 +47,7 @@ class RankSummary:
     #: "show:code", ...; render/ranks.py), as `graph`'s options asked. Not in the JSON.
     view: str = "text"
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, *, reports: bool = True) -> dict[str, Any]:
         return {
             "schema_version": RANKS_SCHEMA_VERSION,
             "tool": "tritoninspect",
@@ -55,11 +55,19 @@ class RankSummary:
             "ranks": list(self.ranks),
             "differences": [{"what": d.what, "groups": [{"ranks": list(g.ranks), "value": g.value} for g in d.groups]}
                             for d in self.differences],
-            "reports": [r.to_dict() for r in self.reports],
+            **({"reports": [r.to_dict() for r in self.reports]} if reports else {}),
         }
 
     def to_json(self, indent: int | None = 2) -> str:
-        return json.dumps(self.to_dict(), indent=indent, default=str)
+        if indent != 2:
+            return json.dumps(self.to_dict(), indent=indent, default=str)
+        # The reports' own texts (`Report.json_text`, made in the workers that read the ranks) spliced into
+        # the document, each indented as json.dumps would indent it there: the same text, not made again.
+        head = json.dumps({**self.to_dict(reports=False), "reports": []}, indent=2, default=str)
+        if not self.reports:
+            return head
+        body = ",\n".join("    " + r.json_text.replace("\n", "\n    ") for r in self.reports)
+        return head.removesuffix("[]\n}") + f"[\n{body}\n  ]\n}}"
 
     def narrowed(self, kernel: str) -> RankSummary:
         """Each rank's report with kernel `kernel` only (by name or id; none on a rank without it),

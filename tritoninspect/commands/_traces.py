@@ -36,7 +36,7 @@ def emit_ranks(logs: TraceLogs, *, json_out: bool, output: Path | None, view: st
     if dump is not None:
         raise UsageError(f"--dump {dump}: a dump holds one report's files, and {logs.text} holds several ranks",
                          hint="name one rank's log: tritoninspect graph LOG --dump DIR")
-    reports = trace_reports(logs)
+    reports = trace_reports(logs, json_text=json_out)
     summary = summarise_ranks(logs.text, reports)
     shown = dataclasses.replace(summary if kernel is None else summary.narrowed(kernel), view=view)
     # As for one report: -o gets the whole document, stdout the view asked for.

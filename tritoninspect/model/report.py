@@ -12,6 +12,7 @@ it) and every saved report is validated against it when read (`read_report`).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -270,7 +271,14 @@ class Report:
         return {"schema_version": body.pop("schema_version"), **body}
 
     def to_json(self, indent: int | None = 2) -> str:
-        return json.dumps(self.to_dict(), indent=indent, default=str)
+        return self.json_text if indent == 2 else json.dumps(self.to_dict(), indent=indent, default=str)
+
+    @functools.cached_property
+    def json_text(self) -> str:
+        """`to_json()`, made once: the ranks of a trace make theirs in the worker that read them, in
+        parallel, and the text travels back with the report (run/traces.py). A replaced report is a new
+        object, so the text never outlives the fields it was made from."""
+        return json.dumps(self.to_dict(), indent=2, default=str)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Report:

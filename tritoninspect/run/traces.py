@@ -20,12 +20,14 @@ if TYPE_CHECKING:
     from tritoninspect.textformats.torch_trace import TraceRun
 
 
-def trace_reports(logs: TraceLogs) -> list[Report]:
+def trace_reports(logs: TraceLogs, *, json_text: bool = False) -> list[Report]:
     """One report per log file (per rank, in rank order) of the trace `logs`. The ranks
-    of a job are read in parallel processes (`_in_parallel`); each log is streamed."""
+    of a job are read in parallel processes (`_in_parallel`); each log is streamed.
+    `json_text`: the workers also make each report's JSON text (`Report.json_text`), which
+    would otherwise be made for every rank in this one process."""
     files = list(one_run(logs).files)
     names = [_name(logs, file, len(files)) for file in files]
-    done = _in_parallel(files, names) if len(files) > 1 else {}
+    done = _in_parallel(files, names, json_text) if len(files) > 1 else {}
     # A rank a worker could not read (an error, or no worker) is read here, so that its
     # error is raised as it would be alone, in rank order.
     return [done[i] if i in done else file_report(file, name) for i, (file, name) in enumerate(zip(files, names))]
@@ -49,7 +51,7 @@ def file_report(file: Path, name: str) -> Report:
     return _report(log, name, chain((first,), events))
 
 
-def _in_parallel(files: list[Path], names: list[str]) -> dict[int, Report]:
+def _in_parallel(files: list[Path], names: list[str], json_text: bool) -> dict[int, Report]:
     """Index -> report of the files read by worker processes (forked: nothing to import
     again), as many at once as there are CPUs; a file whose worker failed is left out."""
     import multiprocessing
@@ -62,7 +64,7 @@ def _in_parallel(files: list[Path], names: list[str]) -> dict[int, Report]:
         return {}
     try:
         with multiprocessing.get_context("fork").Pool(workers, initializer=_worker_signals) as pool:
-            results = pool.starmap(_worker_report, zip(files, names), chunksize=1)
+            results = pool.starmap(_worker_report, [(f, n, json_text) for f, n in zip(files, names)], chunksize=1)
     except (OSError, RuntimeError):  # no processes to be had: read them here, one at a time
         return {}
     return {i: r for i, r in enumerate(results) if r is not None}
@@ -76,9 +78,12 @@ def _worker_signals() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _worker_report(file: Path, name: str) -> Report | None:
+def _worker_report(file: Path, name: str, json_text: bool) -> Report | None:
     try:
-        return file_report(file, name)
+        report = file_report(file, name)
+        if json_text:
+            report.json_text  # noqa: B018 - made here, in parallel; pickled back with the report
+        return report
     except Exception:  # noqa: BLE001 - read again in the parent, which raises it as a lone read would
         return None
 
