@@ -276,6 +276,17 @@ def test_graph_break_hint_wins_over_the_generic_action() -> None:
     assert a.action == "do this" and a.finding == "graph break at m.py:3: H."
 
 
+def test_graph_break_finding_names_what_torchs_explanation_names() -> None:
+    reason = ("Failed to trace builtin operator\n  Explanation: Dynamo does not know how to trace builtin operator "
+              "`print` with argument types ['str'] (has_kwargs False)\n  Hint: Avoid calling builtin `print`")
+    brk = GraphBreak("0/0", reason, "m.py", 3, headline="Failed to trace builtin operator")
+    (a,) = advise(dataclasses.replace(gpu("add_raw"), graph_breaks=(brk,)))
+    assert a.finding == "graph break at m.py:3: Failed to trace builtin operator (`print`).", a.finding
+    named = dataclasses.replace(brk, headline="Unsupported call to `print`")
+    (b,) = advise(dataclasses.replace(gpu("add_raw"), graph_breaks=(named,)))
+    assert b.finding.endswith(": Unsupported call to `print`.")
+
+
 # --- missing, backward, recompiles ----------------------------------------------------------------
 
 

@@ -18,6 +18,7 @@ tests/_advice_proofs.py applies each action to a model and compiles it again.
 from __future__ import annotations
 
 import dataclasses
+import re
 import shlex
 from collections.abc import Callable, Iterable, Sequence
 
@@ -233,7 +234,7 @@ def graph_breaks(report: Report, kernels: Sequence[KernelSummary]) -> list[Advic
     for b in report.graph_breaks:
         if {b.kernel, *b.eager_kernels} & eager:
             continue  # said with the kernel's eager launches
-        places.setdefault((b.file, b.line, b.headline or _first_line(b.reason)), []).append(b)
+        places.setdefault((b.file, b.line, _named(b.headline or _first_line(b.reason), b.reason)), []).append(b)
     advice = []
     for (file, line, headline), group in places.items():
         b = group[0]
@@ -391,6 +392,18 @@ def _between(k: KernelSummary) -> str:
     if k.after:
         return f" (before the Inductor kernel of {', '.join(k.after)})"
     return ""
+
+
+#: The first `name` in the "Explanation:" line of Dynamo's break reason (torch 2.7+'s structured graph breaks,
+#: torch/_dynamo/graph_break_registry.json): "builtin operator `print`", "function `os.getpid`".
+_EXPLAINED_NAME = re.compile(r"^\s*Explanation:[^`\n]*`([^`\n]{1,80})`", re.MULTILINE)
+
+
+def _named(headline: str, reason: str) -> str:
+    """The headline with what the break is about when torch's explanation names it and the headline does
+    not ("Failed to trace builtin operator" -> "... (`print`)")."""
+    m = _EXPLAINED_NAME.search(reason)
+    return f"{headline} (`{m[1]}`)" if m and m[1] not in headline else headline
 
 
 def _first_line(text: str) -> str:
