@@ -274,3 +274,16 @@ max_graphs = 1
     assert lines[2] == f"checks: 1 passed, 1 failed, 0 errors ({tmp_path / 'pyproject.toml'})"
     suite = ET.parse(tmp_path / "sub" / "j.xml").getroot().find("testsuite")
     assert suite is not None and (suite.get("tests"), suite.get("failures")) == ("2", "1")
+
+
+def test_junit_suite_time_is_the_runs_wall_time_not_the_sum_of_parallel_entries() -> None:
+    from tritoninspect.analyse.check_suite import EntryResult, SuiteResult
+    from tritoninspect.render.junit import render_junit
+
+    entries = tuple(EntryResult(f"e{i}", "m.py:Net", "pyproject.toml", i, None, error="x", seconds=s)
+                    for i, s in enumerate((2.0, 3.0), 1))
+    root = ET.fromstring(render_junit(SuiteResult("pyproject.toml", entries, seconds=3.25)).split("\n", 1)[1])
+    assert root.get("time") == root.find("testsuite").get("time") == "3.250"
+    assert [c.get("time") for c in root.iter("testcase")] == ["2.000", "3.000"]
+    untimed = ET.fromstring(render_junit(SuiteResult("pyproject.toml", entries)).split("\n", 1)[1])
+    assert untimed.get("time") == "5.000"

@@ -74,6 +74,8 @@ class SuiteResult:
     #: The pyproject.toml the entries came from, as shown (relative to the current directory).
     pyproject: str
     entries: tuple[EntryResult, ...]
+    #: Wall time of the whole run (the entries run in parallel: less than the sum of theirs), when timed.
+    seconds: float | None = None
 
     @property
     def ok(self) -> bool:

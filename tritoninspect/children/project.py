@@ -48,7 +48,9 @@ def check_all(jobs: Sequence[Job], *, pyproject: str, cwd: Path, parallel: int, 
 
     calls = [functools.partial(check_one, job, cwd=cwd, timeout=timeout, debug=debug, progress=progress)
              for job in jobs]
-    return SuiteResult(pyproject, tuple(in_parallel(calls, jobs=parallel)))
+    started = time.monotonic()
+    entries = tuple(in_parallel(calls, jobs=parallel))
+    return SuiteResult(pyproject, entries, seconds=time.monotonic() - started)
 
 
 def check_one(job: Job, *, cwd: Path, timeout: float | None, debug: bool,
