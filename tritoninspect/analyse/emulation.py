@@ -46,8 +46,11 @@ def emulation_notes(capture: Capture, cwd: Path | None = None) -> list[Diagnosti
 #: How the diagnostic of `probe_notes` begins (the failure text finds it by this).
 PROBE_NOTE = "torch.cuda.is_available() answered False (no GPU here)"
 #: What a failure after such an answer may be, as the failure text and the diagnostic say it.
-FAILURE_AFTER_PROBE = ("compile-only mode answered torch.cuda.is_available() False before this failure, so the "
-                       "code took its no-GPU path: a GPU run may not fail here")
+#: Conditional: the answer may have nothing to do with the failure (a newcomer's Liger model failed for its own
+#: reason after `infer_device()` asked), and the notes say where it was asked, for the user to judge.
+FAILURE_AFTER_PROBE = ("compile-only mode answered torch.cuda.is_available() False before this failure (the "
+                       "compile-only notes say where): if the failing code took its no-GPU path from that answer, "
+                       "a GPU run may not fail here")
 
 
 #: How the diagnostic of `tensor_probe_notes` begins (the no-kernels text finds it by this).
