@@ -110,7 +110,7 @@ def test_build_report_fills_findings_and_turns_a_failure_into_a_diagnostic(monke
     (diag,) = [d for d in report.diagnostics if d.source == "hazard bad"]
     assert diag.severity == "error" and "ZeroDivisionError" in diag.message
     # The error is also the first advice of the default view.
-    assert report.advice[0].rule == "demo_rule" and report.advice[0].finding.startswith("error: ")
+    assert report.advice[0].rule == "demo_rule" and report.advice[0].finding.startswith("error [demo_rule]: ")
 
 
 # --- every output -------------------------------------------------------------------------------
@@ -120,14 +120,15 @@ def test_errors_and_warnings_rank_with_the_advice_notes_stay_out() -> None:
     report = small(finding("note"), finding("warning"), finding("error"))
     advice = advise(report)
     mine = [a for a in advice if a.rule == "demo_rule"]
-    assert [a.finding.split(":")[0] for a in mine] == ["error", "warning"]
+    assert [a.finding.split(":")[0] for a in mine] == ["error [demo_rule]", "warning [demo_rule]"]
     assert advice[0] == as_advice(report.findings[2])  # an error outranks every other advice
     assert "Torch versions: 2.11 and 2.13 (seen)" in mine[1].because and "Fixed in torch 2.99" in mine[1].because
 
 
 def test_default_text_shows_the_finding_and_its_action() -> None:
     text = render_overview(small(finding("error")), width=120, color=False)
-    assert "error: a error about add_kernel" in text and "do the error thing" in text
+    # The rule is named: what `check --allow RULE` takes.
+    assert "error [demo_rule]: a error about add_kernel" in text and "do the error thing" in text
 
 
 def test_detail_text_shows_the_evidence() -> None:
@@ -169,3 +170,17 @@ def test_allow_names_a_known_rule(monkeypatch: pytest.MonkeyPatch) -> None:
     assert parse_allow(" demo_rule ") == "demo_rule"
     with pytest.raises(ValueError, match="no such finding rule; rules: demo_rule"):
         parse_allow("demo")
+
+
+def test_an_action_another_finding_gives_is_not_advised_twice() -> None:
+    """A clone_cost warning whose copies the aliasing error's action removes keeps its line, drops its action and
+    says whose action removes it (a newcomer read the same advice twice)."""
+    from tritoninspect.analyse.hazards.clones import ACTIONS
+
+    alias = dataclasses.replace(finding("error"), rule="aliased_args_split", action="one pointer")
+    cost = dataclasses.replace(finding("warning"), rule="clone_cost", action=ACTIONS["alias"], summary="costs 4 KB.")
+    mine = {a.rule: a for a in advise(small(alias, cost))}
+    assert mine["clone_cost"].action == "" and mine["aliased_args_split"].action == "one pointer"
+    assert mine["clone_cost"].finding == "warning [clone_cost]: costs 4 KB (aliased_args_split's action removes this too)."
+    other = dataclasses.replace(alias, kernel="other_kernel")
+    assert {a.rule: a for a in advise(small(other, cost))}["clone_cost"].action == ACTIONS["alias"]

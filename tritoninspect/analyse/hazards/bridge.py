@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from tritoninspect.analyse.hazards.clones import SUBSUMED_BY
 from tritoninspect.analyse.summary import KernelSummary
 from tritoninspect.model.report import Advice, Finding, Report
 
@@ -24,18 +25,28 @@ HAZARD_PRECONDITION = ("a finding of Report.findings (analyse/hazards/) with sev
 
 
 def hazard_advice(report: Report, kernels: Sequence[KernelSummary]) -> list[Advice]:
-    """One Advice per error or warning finding of `report` (notes stay in `Report.findings`)."""
+    """One Advice per error or warning finding of `report` (notes stay in `Report.findings`). A finding whose
+    action another finding of the same kernel already gives (`clones.SUBSUMED_BY`) keeps its line and drops
+    the action, saying whose action removes it too: the same action is not advised twice."""
     del kernels
-    return [as_advice(f) for f in report.findings if f.severity in IMPACT]
+    shown = [f for f in report.findings if f.severity in IMPACT]
+    return [as_advice(f, by=_subsumed_by(f, shown)) for f in shown]
 
 
-def as_advice(finding: Finding) -> Advice:
-    """The finding as the default view shows it."""
+def _subsumed_by(finding: Finding, findings: Sequence[Finding]) -> str | None:
+    rules = SUBSUMED_BY.get((finding.rule, finding.action), ())
+    return next((f.rule for f in findings if f.rule in rules and f.kernel == finding.kernel), None)
+
+
+def as_advice(finding: Finding, *, by: str | None = None) -> Advice:
+    """The finding as the default view shows it, its rule named (what `check --allow` takes); `by`: the rule
+    of another finding whose action removes this one too."""
     versions = f" Torch versions: {finding.versions}" if finding.versions else ""
     fixed = f" Fixed in torch {finding.fixed_in}." if finding.fixed_in else ""
+    summary = f"{finding.summary.rstrip('.')} ({by}'s action removes this too)." if by else finding.summary
     return Advice(
         rule=finding.rule, impact=IMPACT.get(finding.severity, 10), kernel=finding.kernel,
-        finding=f"{finding.severity}: {finding.summary}", action=finding.action,
+        finding=f"{finding.severity} [{finding.rule}]: {summary}", action="" if by else finding.action,
         because=f"{finding.basis}{versions}{fixed}".strip(), cite=finding.cite,
     )
 

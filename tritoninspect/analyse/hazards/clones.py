@@ -131,6 +131,16 @@ ACTIONS = {
 }
 
 
+#: (rule, action) -> the rules whose finding, on the same kernel, gives an action that removes these copies too:
+#: one pointer for a tensor passed twice (aliased_args_split), the whole tensor and an offset for a view
+#: (view_clone_overread), a fresh tensor for a written input (cudagraph_skipped). Read by the advice bridge.
+SUBSUMED_BY: dict[tuple[str, str], tuple[str, ...]] = {
+    (RULE, ACTIONS["alias"]): ("aliased_args_split",),
+    (RULE, ACTIONS["view"]): ("view_clone_overread",),
+    (RULE, ACTIONS["input"]): ("cudagraph_skipped",),
+}
+
+
 def _reason(capture: Capture, launch: Launch, param: str, fell_back: bool) -> tuple[tuple[str, ...], str]:
     """(cause kinds, the reason in words) a clone of `param` stays for this launch."""
     cause = _cause(capture, launch, param)
