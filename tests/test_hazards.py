@@ -57,7 +57,7 @@ def test_dropped_hooks_on_a_benchmarked_kernel_that_writes_are_an_error() -> Non
     f = only(autotune.autotune_hooks(capture("autotune_hooks")), "autotune_hooks")
     assert (f.severity, f.kernel, f.compile_ids) == ("error", "scale_sum_kernel", ("0/0",))
     assert "reset_to_zero and restore_value" in f.summary and "3 configs" in f.summary
-    assert "x_ptr and sum_ptr" in f.summary
+    assert "x_ptr and sum_ptr" in f.summary and "(eager Triton zeroes and restores them)" in f.summary
     # The evidence: the decorator as written, what the side table and Inductor kept, what the kernel writes.
     decorator = f.evidence[0]
     assert (decorator.kind, decorator.line) == ("decorator", kernel_first_line(src, "scale_sum_kernel"))
@@ -81,6 +81,7 @@ def test_hooks_in_inductors_metadata_are_kept() -> None:
         for o in cap.output_code]
     f = only(autotune.autotune_hooks(cap), "autotune_hooks")
     assert f.severity == "note" and "reset_to_zero kept; restore_value kept" in f.summary
+    assert f.versions == autotune.KEPT_VERSIONS and "no release known to keep them" not in f.versions
 
 
 def test_dropped_hooks_on_a_single_config_are_harmless() -> None:
