@@ -87,6 +87,9 @@ def test_gpu_two_rank_trace_is_read_and_summarised() -> None:
     assert [recompiles(r) != [] for r in reports] == [False, True]
     differ = {d.what for d in summarise_ranks("ranks", reports).differences}
     assert {"recompiles", "compile ids"} <= differ
+    # The first compile's n was specialised, so its launch holds no value: said "?", never "None".
+    (change,) = reports[1].recompiles[0].changes
+    assert (change.name, change.before, change.after) == ("n", "?", "s77")
 
 
 def test_kernel_inside_an_opaque_custom_op_is_unknown_not_guessed() -> None:

@@ -314,9 +314,15 @@ def _diff(kernel: str, before: NodeRecord, after: NodeRecord) -> list[ArgChange]
     for kind, old, new in pairs:
         old, new = old or {}, new or {}
         for name in [*old, *(k for k in new if k not in old)]:
-            if str(old.get(name)) != str(new.get(name)):
-                changes.append(ArgChange(kernel, kind, name, str(old.get(name)), str(new.get(name))))
+            if _arg_text(old, name) != _arg_text(new, name):
+                changes.append(ArgChange(kernel, kind, name, _arg_text(old, name), _arg_text(new, name)))
     return changes
+
+
+def _arg_text(args: dict[str, object], name: str) -> str:
+    """An argument's value as said; "?" where the launch node does not hold it (a trace's first compile
+    records no value for an int Dynamo specialised), never the word "None"."""
+    return str(args[name]) if name in args else "?"
 
 
 def _grid_text(grid: tuple[tuple[object, ...], ...] | None) -> str:
