@@ -61,6 +61,16 @@ def test_terminal_status_shows_stage_and_elapsed_time() -> None:
     assert display.__rich__().plain == "Compiling m.py:Net · Inductor: compiling 0/0 inference · 4 s"
 
 
+def test_quiet_on_a_terminal_shows_no_live_status() -> None:
+    """`-q` on a terminal: no spinner either (a newcomer saw it with -q, which promised no progress)."""
+    for live, shown in ((True, True), (False, False)):
+        console = Console(file=io.StringIO(), force_terminal=True, width=80)
+        with ProgressDisplay(console, "Compiling m.py:Net", lines=False, live=live) as display:
+            display("Inductor: compiling 0/0 inference")
+            assert (display._status is not None) is shown
+        assert ("Compiling" in console.file.getvalue()) is shown
+
+
 def test_warnings_are_counted_and_shown_with_debug() -> None:
     from tritoninspect.capture.progress import warnings_seen
 

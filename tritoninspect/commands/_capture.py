@@ -32,13 +32,13 @@ if TYPE_CHECKING:
 
 def report_for(source: Source, options: Options, *, given: Mapping[str, object], err: Console,
                timeout: float | None = None, progress: bool = True, json_out: bool = False,
-               debug: bool = False) -> Report:
+               debug: bool = False, quiet: bool = False) -> Report:
     """A saved report or a trace's, read as it is, or the model captured here with `options`.
 
     `given` names the capture options the user typed (see `given_options`): a saved report or
     a trace refuses them rather than silently ignoring them. While the model is imported,
     compiled (or exported) and run, its progress goes to stderr (`progress`: a line per stage
-    when piped), what it writes to stdout goes to stderr, marked (stdout carries only the
+    when piped; `quiet`: not even the live status on a terminal), what it writes to stdout goes to stderr, marked (stdout carries only the
     report), and `timeout` seconds bound the whole capture (`json_out`: its envelope too).
     """
     from tritoninspect.run.acquire import acquire
@@ -47,11 +47,11 @@ def report_for(source: Source, options: Options, *, given: Mapping[str, object],
     if not isinstance(source, TargetSpec):
         refuse_capture_options(given)
     return acquire(source, options, route=functools.partial(
-        capture_here, err=err, timeout=timeout, progress=progress, json_out=json_out, debug=debug))
+        capture_here, err=err, timeout=timeout, progress=progress, json_out=json_out, debug=debug, quiet=quiet))
 
 
 def capture_here(spec: TargetSpec, options: Options, *, err: Console, timeout: float | None, progress: bool,
-                 json_out: bool, debug: bool) -> Report:
+                 json_out: bool, debug: bool, quiet: bool = False) -> Report:
     """`spec` compiled (`CaptureOptions`) or exported (`ExportOptions`) in this process, the heap
     frozen first and its progress on stderr."""
     from tritoninspect.commands._progress import ProgressDisplay
@@ -61,7 +61,7 @@ def capture_here(spec: TargetSpec, options: Options, *, err: Console, timeout: f
 
     verb = "Exporting" if isinstance(options, ExportOptions) else "Compiling"
     # The stage and elapsed time: a live status on a terminal; piped, a line per stage unless `progress` is off.
-    display = ProgressDisplay(err, f"{verb} {spec.name}", lines=progress, debug=debug)
+    display = ProgressDisplay(err, f"{verb} {spec.name}", lines=progress, live=not quiet, debug=debug)
     # The time limit outside the stdout guard: its watchdog keeps the real stdout for the JSON envelope;
     # after the guard, fd 1 stays on stderr (threads the user's code left running print there).
     with one_process(), display:

@@ -76,9 +76,11 @@ DumpOpt = Annotated[
 DebugOpt = Annotated[bool, typer.Option("--debug", help="Show full tracebacks, and torch's own log lines (TORCH_LOGS).")]
 #: `graph`'s --quiet also leaves out the summary -o prints on stdout.
 GraphQuietOpt = Annotated[
-    bool, typer.Option("--quiet", "-q", help="No progress lines on stderr (they are off with --json too); with -o, "
-                                             "no summary on stdout either (only the 'wrote' line).")
+    bool, typer.Option("--quiet", "-q", help="No progress on stderr: no stage lines, no live status on a "
+                                             "terminal (--json drops the lines only); with -o, no summary on stdout "
+                                             "either (only the 'wrote' line).")
 ]
 QuietOpt = Annotated[
-    bool, typer.Option("--quiet", "-q", help="No progress lines on stderr (they are off with --json too).")
+    bool, typer.Option("--quiet", "-q", help="No progress on stderr: no stage lines, no live status on a terminal "
+                                             "(--json drops the lines only).")
 ]

@@ -55,7 +55,7 @@ class SidesDisplay:
         return Text(f"{self.title} · {self.elapsed():.0f} s\n{sides}")
 
     def __enter__(self) -> SidesDisplay:
-        if self.console.is_terminal:
+        if self.console.is_terminal and self.live:
             self._status = self.console.status(self, spinner="dots")
             self._status.__enter__()
         return self
@@ -68,16 +68,19 @@ class SidesDisplay:
 class ProgressDisplay:
     """Shows stages on a stderr Console: a live status on a terminal, else one line each.
 
-    Use as a context manager around the capture; `lines=False` shows nothing when piped.
+    Use as a context manager around the capture; `lines=False` shows nothing when piped, `live=False`
+    no status on a terminal.
     """
 
-    def __init__(self, console: Any, title: str, *, lines: bool = True, debug: bool = False,
+    def __init__(self, console: Any, title: str, *, lines: bool = True, live: bool = True, debug: bool = False,
                  clock: Callable[[], float] = time.monotonic):
         # Stages name the target's path, kernels and torch's warnings: no escape sequence of theirs
         # reaches the terminal (render/_safe.py).
         self._safe = safe_text
         title = safe_text(title)
         self.console, self.title, self.lines, self.debug, self.clock = console, title, lines, debug, clock
+        #: The live status on a terminal (off with --quiet; --json keeps it: stdout has the report).
+        self.live = live
         self.start = clock()
         self.current = title
         self._status: Any = None
@@ -114,7 +117,7 @@ class ProgressDisplay:
 
     def __enter__(self) -> ProgressDisplay:
         self._stack = contextlib.ExitStack()
-        if self.console.is_terminal:
+        if self.console.is_terminal and self.live:
             self._status = self._stack.enter_context(self.console.status(self, spinner="dots"))
         self._stack.enter_context(listening(self))
         return self

@@ -72,7 +72,7 @@ def breaks(
                                      depyf_dump=depyf_dir)
             given = given_options(options, stage=stage is not None, decompile=decompile, timeout=timeout)
             report = report_for(source, options, given=given, err=err, timeout=timeout,
-                                progress=not (quiet or json_out), json_out=json_out, debug=debug)
+                                progress=not (quiet or json_out), quiet=quiet, json_out=json_out, debug=debug)
             extra = read_depyf_dump(Path(depyf_dir)) if depyf_dir else {}
         # The renderers are imported only when text or files are asked for: `--json` alone needs none.
         from tritoninspect.render.emit import emit

@@ -107,7 +107,7 @@ def check(
             source = parse_source(target)
             _project.check_junit_path(junit_xml, *source.files)
             report = report_for(source, options, given=given_options(options, stage=stage is not None, timeout=timeout),
-                                err=err, timeout=timeout, progress=not (quiet or json_out), json_out=json_out,
+                                err=err, timeout=timeout, progress=not (quiet or json_out), quiet=quiet, json_out=json_out,
                                 debug=debug)
             ok = _project.say_one(run_checks(report, conditions, target=target), source, json_out=json_out,
                                   junit_xml=junit_xml)

@@ -75,7 +75,7 @@ def export(
                  "dynamic": dynamic, "stage": stage is not ExportStage.aoti, "target": target_arch,
                  "timeout": timeout}
         report = report_for(source, options, given=given, err=err, timeout=timeout,
-                            progress=not (quiet or json_out), json_out=json_out, debug=debug)
+                            progress=not (quiet or json_out), quiet=quiet, json_out=json_out, debug=debug)
         from tritoninspect.render.emit import emit
         from tritoninspect.render.export import export_failure_line
 

@@ -92,7 +92,7 @@ def graph(
                               strict=strict, err=err)
         written = logs_in(trace)
         report = report_for(source, options, given=given, err=err, timeout=timeout,
-                            progress=not (quiet or json_out), json_out=json_out, debug=debug)
+                            progress=not (quiet or json_out), quiet=quiet, json_out=json_out, debug=debug)
         say_trace_written(err, trace, written)
         from tritoninspect.render.emit import emit
 
