@@ -359,3 +359,23 @@ def test_fla_imports_and_runs_in_compile_only_mode(runs: CliRuns) -> None:
     assert "get_device_capability ×" in note["message"]
     assert {k["name"] for k in report["kernels"]} == {"l2norm_fwd_kernel"}
     assert report["failure"] is None
+
+
+def test_a_time_limit_firing_while_the_recorder_installs_is_not_an_internal_error(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """`--timeout 2` could fire inside the recorder's setup, before the warnings list was bound: the `finally`
+    then raised UnboundLocalError (exit 6, found by a hostile user) instead of the time limit's own exception."""
+    import torch
+
+    from tritoninspect.capture import session
+    from tritoninspect.capture.recorder import Recorder
+
+    class Fired(Exception):
+        pass
+
+    def installed(self: Recorder) -> None:
+        raise Fired("the time limit")
+
+    monkeypatch.setattr(Recorder, "installed", installed)
+    with pytest.raises(Fired):
+        session.capture_run(torch.nn.Identity(), [(torch.ones(2),)], info=session.ModeInfo("gpu", "x", "cpu"))

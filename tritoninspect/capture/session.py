@@ -259,6 +259,7 @@ def capture_run(
     recorder = Recorder(stage, compile_only=info.mode == "compile-only", resources=resources, cudagraphs=cudagraphs)
     repeat = CALLS_PER_INPUT_SET if cudagraphs else 1
     torch._dynamo.reset()
+    caught: list[warnings.WarningMessage] = []  # the time limit can fire before the `with` binds it
     try:
         # Inductor's and Triton's kernel caches are torch's defaults, shared with the user's runs.
         # Python warnings raised meanwhile (torch repeats its graph-break warnings) are recorded,
