@@ -287,3 +287,25 @@ def test_junit_suite_time_is_the_runs_wall_time_not_the_sum_of_parallel_entries(
     assert [c.get("time") for c in root.iter("testcase")] == ["2.000", "3.000"]
     untimed = ET.fromstring(render_junit(SuiteResult("pyproject.toml", entries)).split("\n", 1)[1])
     assert untimed.get("time") == "5.000"
+
+
+def test_junit_never_replaces_a_users_file_and_records_a_target_that_could_not_be_checked(
+        captured: FakeCapture, tmp_path: Path) -> None:
+    """Found by a hostile user: `--junit-xml` replaced any file (a kernel module the model imports), and a target
+    that could not be checked left an earlier run's passing JUnit file behind for CI to read."""
+    mine = tmp_path / "notes.xml"
+    mine.write_text("<mine/>\n")
+    assert "tritoninspect did not write it" in error_of(
+        run("check", "samples/add_raw.py:Net", "--no-breaks", "--junit-xml", str(mine)), ExitCode.USAGE)
+    assert mine.read_text() == "<mine/>\n"
+
+    out = tmp_path / "j.xml"
+    assert run("check", "samples/add_raw.py:Net", "--no-breaks", "-q", "--junit-xml", str(out)).exit_code == 0
+    assert ET.parse(out).getroot().get("failures") == "0"
+    failed = run("check", "samples/add_raw.py:Raises", "--no-breaks", "-q", "--junit-xml", str(out))
+    assert failed.exit_code == ExitCode.USER_CODE, failed.stderr
+    root = ET.parse(out).getroot()  # replaced: it is ours
+    (case,) = root.iter("testcase")
+    error = case.find("error")
+    assert root.get("errors") == "1" and error is not None and error.get("type") == "UserCodeError"
+    assert "ValueError: bad" in (error.get("message") or "")

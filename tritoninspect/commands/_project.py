@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from rich.console import Console
 
-from tritoninspect.model.errors import UsageError
+from tritoninspect.model.errors import TritonInspectError, UsageError
 
 if TYPE_CHECKING:
     from tritoninspect.analyse.check_suite import SuiteResult
@@ -58,19 +58,35 @@ def say(suite: SuiteResult, *, json_out: bool, junit_xml: Path | None) -> bool:
     return suite.ok
 
 
-def say_one(result: CheckResult, source: Source, *, json_out: bool, junit_xml: Path | None) -> bool:
+def say_one(result: CheckResult, source: Source, *, json_out: bool, junit_xml: Path | None,
+            seconds: float | None = None) -> bool:
     """One target's result as `check` always printed it; JUnit and annotations as for a suite of one."""
     from tritoninspect.analyse.check_suite import EntryResult, SuiteResult
     from tritoninspect.render.emit import emit
 
     emit(result, "json" if json_out else "check")
     file = repo_path(source.files[0]) if source.files else result.target
-    suite = SuiteResult(result.target, (EntryResult(result.target, result.target, file, 0, result),))
+    entry = EntryResult(result.target, result.target, file, 0, result, seconds=seconds)
+    suite = SuiteResult(result.target, (entry,), seconds=seconds)
     if junit_xml is not None:
         emit(suite, None, junit_xml, file_fmt="junit")
     if in_github_actions() and not json_out and not suite.ok:
         emit(suite, "github")
     return result.ok
+
+
+def junit_for_error(exc: TritonInspectError, target: str, source: Source, junit_xml: Path | None,
+                    seconds: float | None = None) -> None:
+    """A target that could not be checked still gets its JUnit file, with the error as the test case's
+    `error`: a pass written by an earlier run must not stay behind for CI to read (a hostile user's find)."""
+    if junit_xml is None:
+        return
+    from tritoninspect.analyse.check_suite import EntryResult, SuiteResult
+    from tritoninspect.render.emit import emit
+
+    file = repo_path(source.files[0]) if source.files else target
+    entry = EntryResult(target, target, file, 0, None, error=str(exc), error_kind=type(exc).__name__, seconds=seconds)
+    emit(SuiteResult(target, (entry,), seconds=seconds), None, junit_xml, file_fmt="junit")
 
 
 def in_github_actions() -> bool:
@@ -92,7 +108,8 @@ def shown(path: Path, base: Path | None = None) -> str:
 def check_junit_path(path: Path | None, *reads: Path) -> None:
     """Refuse a `--junit-xml` path now, before any compile (UsageError, exit 2): its folder must
     exist and be writable, it must not be a folder or a file this run reads (the pyproject.toml,
-    the model). An existing file is replaced, as pytest's `--junit-xml` does: CI writes it every run."""
+    the model). An existing file is replaced when tritoninspect wrote it (CI writes it every run), never
+    a file of the user's."""
     if path is None:
         return
     if path.is_dir():
@@ -106,3 +123,9 @@ def check_junit_path(path: Path | None, *reads: Path) -> None:
         with contextlib.suppress(OSError):
             if path.exists() and os.path.samefile(path, read):
                 raise UsageError(f"--junit-xml {path}: this run reads that file; write the XML elsewhere")
+    from tritoninspect.render.emit import written_by_tritoninspect
+
+    # Replaced only when it is ours (a JUnit file or report an earlier run wrote): never a user's file.
+    if path.exists() and not written_by_tritoninspect(path):
+        raise UsageError(f"--junit-xml {path}: the file exists and tritoninspect did not write it",
+                         hint="choose another name, or remove the file first")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Optional
 
@@ -21,7 +22,7 @@ from tritoninspect.commands._options import (
     Stage,
     TimeoutOpt,
 )
-from tritoninspect.model.errors import ExitCode, UsageError, usage_errors
+from tritoninspect.model.errors import ExitCode, TritonInspectError, UsageError, usage_errors
 
 if TYPE_CHECKING:
     from tritoninspect.children.project import Job
@@ -106,11 +107,17 @@ def check(
                                stage=stage.value if stage else None)
             source = parse_source(target)
             _project.check_junit_path(junit_xml, *source.files)
-            report = report_for(source, options, given=given_options(options, stage=stage is not None, timeout=timeout),
-                                err=err, timeout=timeout, progress=not (quiet or json_out), quiet=quiet, json_out=json_out,
-                                debug=debug)
+            started = time.monotonic()
+            try:
+                report = report_for(source, options,
+                                    given=given_options(options, stage=stage is not None, timeout=timeout),
+                                    err=err, timeout=timeout, progress=not (quiet or json_out), quiet=quiet,
+                                    json_out=json_out, debug=debug)
+            except TritonInspectError as exc:
+                _project.junit_for_error(exc, target, source, junit_xml, time.monotonic() - started)
+                raise
             ok = _project.say_one(run_checks(report, conditions, target=target), source, json_out=json_out,
-                                  junit_xml=junit_xml)
+                                  junit_xml=junit_xml, seconds=time.monotonic() - started)
         if not ok:
             raise typer.Exit(ExitCode.FINDINGS)
 

@@ -25,6 +25,8 @@ from tritoninspect.render import guess_format_from_path, render_as
 #: A user's notes that merely start with the word (`tritoninspect graph model.py ...`) are not ours.
 _TEXT_MARK = re.compile(r"tritoninspect(?: \d[^\s]*)?  \S")
 _HTML_MARK = '<meta name="generator" content="tritoninspect'
+#: `check --junit-xml`'s file (render/junit.py: the suite is named "tritoninspect.check").
+_JUNIT_MARK = '<testsuite name="tritoninspect.check"'
 #: Larger files are not opened to look: no report of ours is that big, so they are not ours.
 _MAX_SNIFF = 64 * 1024 * 1024
 
@@ -117,7 +119,7 @@ def written_by_tritoninspect(path: Path) -> bool:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return False
-    if _TEXT_MARK.match(text) or _HTML_MARK in text[:4096]:
+    if _TEXT_MARK.match(text) or _HTML_MARK in text[:4096] or _JUNIT_MARK in text[:4096]:
         return True
     try:
         data = json.loads(text)
