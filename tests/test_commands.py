@@ -212,6 +212,29 @@ def test_graph_dump(captured: FakeCapture, tmp_path: Path) -> None:
     assert result.stdout == render.render_as(report_of(RAW), "text") + "\n"
 
 
+def test_a_model_that_changes_directory_does_not_move_the_outputs(captured: FakeCapture, tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """Found by a hostile user: a model that os.chdir'd made `--dump` write into its own directory."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    work = tmp_path / "work"
+    work.mkdir()
+    real = captured.__call__
+
+    def wandering(spec: Any, options: Any) -> Any:
+        capture = real(spec, options)
+        os.chdir(elsewhere)  # what the user's forward did
+        return capture
+
+    monkeypatch.setattr("tritoninspect.run.pipeline.capture_target", wandering)
+    raw = str(REPO / RAW.partition(":")[0]) + ":" + RAW.partition(":")[2]
+    monkeypatch.chdir(work)
+    result = run("graph", raw, "--dump", "d", "-o", "r.json", "-q")
+    assert result.exit_code == 0, result.stderr
+    assert (work / "d" / "report.json").is_file() and (work / "r.json").is_file()
+    assert list(elsewhere.iterdir()) == [] and Path.cwd() == work
+
+
 def test_graph_refuses_a_foreign_dump_directory_before_capturing(captured: FakeCapture, tmp_path: Path) -> None:
     (tmp_path / "notes.txt").write_text("mine")
     assert "not written by tritoninspect" in error_of(run("graph", RAW, "--dump", str(tmp_path)), ExitCode.USAGE)

@@ -50,6 +50,18 @@ def report_for(source: Source, options: Options, *, given: Mapping[str, object],
         capture_here, err=err, timeout=timeout, progress=progress, json_out=json_out, debug=debug, quiet=quiet))
 
 
+@contextlib.contextmanager
+def _cwd_kept() -> Iterator[None]:
+    """The working directory as the user ran the command, again after the model ran: a model that
+    `os.chdir`s must not move where `--dump`, `--junit-xml` and `-o` write (a hostile user's find)."""
+    cwd = os.getcwd()
+    try:
+        yield
+    finally:
+        with contextlib.suppress(OSError):
+            os.chdir(cwd)
+
+
 def capture_here(spec: TargetSpec, options: Options, *, err: Console, timeout: float | None, progress: bool,
                  json_out: bool, debug: bool, quiet: bool = False) -> Report:
     """`spec` compiled (`CaptureOptions`) or exported (`ExportOptions`) in this process, the heap
@@ -64,7 +76,7 @@ def capture_here(spec: TargetSpec, options: Options, *, err: Console, timeout: f
     display = ProgressDisplay(err, f"{verb} {spec.name}", lines=progress, live=not quiet, debug=debug)
     # The time limit outside the stdout guard: its watchdog keeps the real stdout for the JSON envelope;
     # after the guard, fd 1 stays on stderr (threads the user's code left running print there).
-    with one_process(), display:
+    with one_process(), display, _cwd_kept():
         ready_to_capture()  # its first stage: importing torch and Triton takes seconds
         with time_limit(timeout, json_out=json_out), stdout_to_stderr(for_good=True):
             # --debug lets torch's own log lines (TORCH_LOGS) through, as docs/commands/index.md promises.

@@ -82,7 +82,7 @@ def graph(
         check_outputs(output=output, dump=dump, sources=[source], force=force, trace=trace)
         options = CaptureOptions(inputs=inputs, device=device.value, dynamic=dynamic, backward=backward,
                                  stage=stage.value, resources=resources, arch=target_arch,
-                                 trace_dir=str(trace) if trace else None, cudagraphs=cudagraphs)
+                                 trace_dir=str(trace.absolute()) if trace else None, cudagraphs=cudagraphs)
         given = given_options(options, stage=stage is not Stage.inductor, resources=resources, target=target_arch,
                               timeout=timeout, trace=trace, cudagraphs=cudagraphs)
         if isinstance(source, TraceLogs) and source.ranked:
