@@ -45,13 +45,13 @@ def test_ranks_read_in_parallel_equal_ranks_read_one_at_a_time(monkeypatch: pyte
 
 
 def test_a_rank_no_worker_could_read_is_read_here_with_its_own_error(tmp_path: Path) -> None:
-    from tritoninspect.model.errors import UsageError
+    from tritoninspect.model.errors import ReportError
 
     for log in (FIXTURES / "ranks").glob("*.log"):
         shutil.copy(log, tmp_path / log.name)
     (tmp_path / "dedicated_log_torch_trace_rank_2_empty.log").write_text(
         'V1130 09:20:04.493000 1 torch/x.py:1] {"rank": 2, "chromium_event": {}}\n')
-    with pytest.raises(UsageError, match="rank_2_empty.log: no TORCH_TRACE events in it"):
+    with pytest.raises(ReportError, match="rank_2_empty.log: no TORCH_TRACE events in it"):
         traces.trace_reports(parse_source(str(tmp_path)))
 
 
@@ -103,3 +103,29 @@ def test_the_ranks_document_spliced_from_the_workers_texts_is_the_document() -> 
     assert summary.to_json(indent=None) == json.dumps(summary.to_dict(), default=str)
     empty = summarise_ranks(logs.text, [])
     assert empty.to_json() == json.dumps(empty.to_dict(), indent=2, default=str)
+
+
+@pytest.mark.parametrize("broken", ["empty", "garbage", "dangling"])
+def test_a_broken_rank_torch_named_is_refused_not_left_out(tmp_path: Path, broken: str) -> None:
+    """Found by a hostile user: an empty, garbage or dangling-link rank was silently dropped from the job, and the
+    other ranks' report passed `check`. A log torch named is a rank: refused naming it, exit 7."""
+    from tritoninspect.model.errors import ReportError
+
+    for log in (FIXTURES / "ranks").glob("*.log"):
+        shutil.copy(log, tmp_path / log.name)
+    bad = tmp_path / "dedicated_log_torch_trace_rank_7_bad.log"
+    if broken == "empty":
+        bad.write_bytes(b"")
+    elif broken == "garbage":
+        bad.write_bytes(bytes(range(256)) * 20)
+    else:
+        bad.symlink_to(tmp_path / "gone.log")
+    with pytest.raises(ReportError, match="rank_7_bad.log"):
+        traces.trace_reports(parse_source(str(tmp_path)))
+
+
+def test_a_link_to_the_trace_folder_itself_is_not_a_second_run(tmp_path: Path) -> None:
+    for log in (FIXTURES / "ranks").glob("*.log"):
+        shutil.copy(log, tmp_path / log.name)
+    (tmp_path / "me").symlink_to(".")
+    assert len(traces.trace_reports(parse_source(str(tmp_path)))) == len(list((FIXTURES / "ranks").glob("*.log")))

@@ -37,7 +37,13 @@ def file_report(file: Path, name: str) -> Report:
     """The report of one log file, streamed: no event is kept once read."""
     from itertools import chain
 
-    from tritoninspect.textformats.torch_trace import ARTIFACTS_READ, TraceLog, log_rank_in_name, stream_trace
+    from tritoninspect.textformats.torch_trace import (
+        ARTIFACTS_READ,
+        TORCH_LOG_PREFIX,
+        TraceLog,
+        log_rank_in_name,
+        stream_trace,
+    )
 
     log = TraceLog(file, log_rank_in_name(file))
     events = stream_trace(log, ARTIFACTS_READ)
@@ -46,8 +52,11 @@ def file_report(file: Path, name: str) -> Report:
         raise ReportError(f"{file}: no readable TORCH_TRACE events ({log.unreadable} line(s) look like events "
                           f"but do not parse, the first at line {log.first_unreadable})")
     if first is None:
-        raise UsageError(f"{file}: no TORCH_TRACE events in it",
-                         hint="give the folder TORCH_TRACE named, or one of the .log files torch wrote there")
+        # A log torch named is a broken trace (exit 7, docs/commands/index.md); any other file was the wrong
+        # file to give (a training log): a usage error.
+        error = ReportError if file.name.startswith(TORCH_LOG_PREFIX) else UsageError
+        raise error(f"{file}: no TORCH_TRACE events in it",
+                    hint="give the folder TORCH_TRACE named, or one of the .log files torch wrote there")
     return _report(log, name, chain((first,), events))
 
 

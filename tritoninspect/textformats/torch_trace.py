@@ -175,13 +175,28 @@ def _by_rank(files: list[Path]) -> list[Path]:
 
 
 def _log_files(directory: Path) -> Iterator[Path]:
+    seen: set[Path] = set()  # a link to the folder itself (me -> .) must not show its logs as a second run
     for pattern in ("*.log", "*.log.gz", "*/*.log", "*/*.log.gz"):
         for candidate in sorted(directory.glob(pattern)):
+            real = candidate.resolve() if candidate.exists() else candidate
+            if real in seen:
+                continue
+            seen.add(real)
             # x.log.gz beside x.log is a compressed copy of the same log, not another rank.
             if candidate.name.endswith(".gz") and candidate.with_name(candidate.name[:-3]).is_file():
                 continue
-            if candidate.is_file() and _looks_like_trace(candidate):
+            # A log torch named (dedicated_log_torch_trace_*) is a rank even when it is empty, garbage or a
+            # broken link: read, and refused naming it, rather than silently left out of the job.
+            if (candidate.is_file() and _looks_like_trace(candidate)) or _torch_named(candidate):
                 yield candidate
+
+
+#: How torch names the logs it writes into the TORCH_TRACE folder (torch/_logging/_internal.py).
+TORCH_LOG_PREFIX = "dedicated_log_torch_trace"
+
+
+def _torch_named(path: Path) -> bool:
+    return path.name.startswith(TORCH_LOG_PREFIX) and (path.is_file() or path.is_symlink())
 
 
 def _looks_like_trace(path: Path) -> bool:
