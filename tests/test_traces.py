@@ -5,6 +5,8 @@ reports must say what a live capture of the same sample says about the compiled 
 
 from __future__ import annotations
 
+import dataclasses
+
 import subprocess
 import sys
 import textwrap
@@ -87,6 +89,10 @@ def test_gpu_two_rank_trace_is_read_and_summarised() -> None:
     assert [recompiles(r) != [] for r in reports] == [False, True]
     differ = {d.what for d in summarise_ranks("ranks", reports).differences}
     assert {"recompiles", "compile ids"} <= differ
+    assert not {"torch", "device"} & differ  # one job: one torch, one kind of device
+    mixed = [reports[0], dataclasses.replace(reports[1], meta=dataclasses.replace(reports[1].meta, torch="2.13.0+cpu",
+                                                                                device="cpu"))]
+    assert {"torch", "device"} <= {d.what for d in summarise_ranks("mixed", mixed).differences}
     # The first compile's n was specialised, so its launch holds no value: said "?", never "None".
     (change,) = reports[1].recompiles[0].changes
     assert (change.name, change.before, change.after) == ("n", "?", "s77")

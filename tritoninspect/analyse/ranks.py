@@ -104,7 +104,12 @@ def summarise_ranks(source: str, reports: list[Report]) -> RankSummary:
 
 def _facets(report: Report) -> dict[str, str]:
     stages = Counter(g.stage for g in report.graphs)
+    meta = report.meta
     facets = {
+        # Ranks of one job run one torch on one kind of device: a difference here means the logs are
+        # probably not one job (a hostile user mixed a CPU 2.13 log and a CUDA 2.11 one).
+        "torch": f"torch {meta.torch or '?'} · triton {meta.triton or '?'}",
+        "device": meta.device or "?",
         "graphs": ", ".join(f"{stage} {n}" for stage, n in stages.items()) or "none",
         "compile ids": ", ".join(dict.fromkeys(g.compile_id for g in report.graphs if g.stage == "dynamo")) or "none",
         "graph breaks": "; ".join(f"[{b.compile_id}] {b.file}:{b.line} {b.headline or b.reason}".strip()
