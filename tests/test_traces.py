@@ -319,3 +319,17 @@ def test_compile_ids_as_torch_prints_them() -> None:
     assert compile_id({"compiled_autograd_id": 0, "frame_id": 1, "frame_compile_id": 2}) == "!0/1/2"
     assert compile_id({"compiled_autograd_id": 3}) == "!3"
     assert compile_id({}) is None
+
+
+def test_a_saved_document_of_several_ranks_read_back_says_what_it_is(tmp_path: Path) -> None:
+    """Found by a hostile user: `graph DIR -o out.json`, then `graph out.json`, said "tool: unknown field"."""
+    from tritoninspect.analyse.ranks import summarise_ranks
+    from tritoninspect.model.errors import ReportError
+    from tritoninspect.model.report import Report, read_report
+
+    logs = parse_source(str(TRACES / "ranks"))
+    saved = tmp_path / "ranks.json"
+    saved.write_text(summarise_ranks(logs.text, trace_reports(logs)).to_json())
+    for read in (lambda: read_report(saved), lambda: Report.from_json(saved.read_text(), str(saved))):
+        with pytest.raises(ReportError, match=r"holds the reports of 2 ranks \(graph DIR --json\), not one report"):
+            read()

@@ -297,6 +297,7 @@ class Report:
     def from_json(cls, text: str | bytes, source: str = "report") -> Report:
         """A saved report's text, validated against the JSON Schema; `source` names it in errors."""
         data = parse_json(text, source)
+        _refuse_ranks_document(data, source)
         schema.validate(upgraded(data), schema.REPORT_SCHEMA, source)
         return cls.from_dict(data)
 
@@ -381,8 +382,17 @@ def read_report(path: Path | str) -> Report:
     ReportError naming the file and, for a mismatch, the field (`kernels[2].occurrences[0].grid`).
     """
     data = read_json(path)
+    _refuse_ranks_document(data, str(path))
     schema.validate(upgraded(data), schema.REPORT_SCHEMA, str(path))
     return Report.from_dict(data)
+
+
+def _refuse_ranks_document(data: Any, source: str) -> None:
+    """`graph DIR --json -o`'s document of several ranks (analyse/ranks.py) is not one report: said as such,
+    not as a dozen unknown fields (a hostile user saved one and read it back)."""
+    if isinstance(data, dict) and {"ranks", "reports", "differences"} <= data.keys():
+        raise ReportError(f"{source}: holds the reports of {len(data.get('reports') or ())} ranks (graph DIR "
+                          "--json), not one report: read the trace folder itself, or one rank's log")
 
 
 def with_meta(report: Report, **changes: Any) -> Report:
