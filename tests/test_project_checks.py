@@ -309,3 +309,13 @@ def test_junit_never_replaces_a_users_file_and_records_a_target_that_could_not_b
     error = case.find("error")
     assert root.get("errors") == "1" and error is not None and error.get("type") == "UserCodeError"
     assert "ValueError: bad" in (error.get("message") or "")
+
+
+def test_allow_given_twice_with_space_is_one_rule() -> None:
+    """Found by a hostile user: `--allow " aliased_args_split" --allow aliased_args_split` listed it twice."""
+    from tritoninspect.commands.check import _conditions
+
+    conditions = _conditions(False, None, [], [], False, [" aliased_args_split", "aliased_args_split"])
+    (label,) = conditions
+    assert label == "no error finding (--allow aliased_args_split)"
+    assert conditions[label]["allow"] == ["aliased_args_split"]

@@ -169,7 +169,7 @@ def _conditions(no_breaks: bool, max_graphs: int | None, entries: list[str], no_
 
     with usage_errors():
         parsed = dict(parse_entry(e) for e in entries)
-        allowed = [parse_allow(rule) for rule in dict.fromkeys(allow)]
+        allowed = list(dict.fromkeys(parse_allow(rule) for rule in allow))  # " x" and "x" are one rule
     conditions: dict[str, Any] = {}
     if no_breaks:
         conditions["--no-breaks"] = {"no_breaks": True}
