@@ -178,3 +178,11 @@ def test_o_never_replaces_a_log_of_the_trace_folder_it_reads(tmp_path: Path, com
     result = cli(command, target, "-o", str(log), "--force")
     assert result.exit_code == 2 and "this run reads that file" in result.stderr
     assert log.read_bytes() == before
+
+
+def test_capture_options_on_a_trace_say_it_is_a_trace() -> None:
+    """Found by a hostile user: `graph DIR --cudagraphs` spoke of "re-rendering a saved report"."""
+    for target, words in ((TRACES / "ranks", "reading a TORCH_TRACE folder"),
+                          (next((TRACES / "ranks").glob("*.log")), "reading a TORCH_TRACE log")):
+        result = cli("graph", str(target), "--cudagraphs")
+        assert result.exit_code == 2 and f"--cudagraphs: meant for compiling a target, not for {words}" in result.output

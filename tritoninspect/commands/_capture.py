@@ -45,7 +45,7 @@ def report_for(source: Source, options: Options, *, given: Mapping[str, object],
     from tritoninspect.source.parse import TargetSpec
 
     if not isinstance(source, TargetSpec):
-        refuse_capture_options(given)
+        refuse_capture_options(given, what=_reading(source))
     return acquire(source, options, route=functools.partial(
         capture_here, err=err, timeout=timeout, progress=progress, json_out=json_out, debug=debug, quiet=quiet))
 
@@ -96,12 +96,18 @@ def given_options(options: CaptureOptions, *, stage: bool, **more: object) -> di
             "backward": options.backward is not None, "stage": stage, **more}
 
 
-def refuse_capture_options(given: Mapping[str, object]) -> None:
-    """A saved report is re-rendered as it is: options that change a capture
-    would be silently ignored, so refuse them."""
+def refuse_capture_options(given: Mapping[str, object], *, what: str = "re-rendering a saved report") -> None:
+    """A saved report is re-rendered as it is, a trace read as torch wrote it: options that change a
+    capture would be silently ignored, so refuse them (`what` says what the source is)."""
     used = [f"--{name.replace('_', '-')}" for name, value in given.items() if value]
     if used:
-        raise UsageError(f"{', '.join(used)}: meant for compiling a target, not for re-rendering a saved report")
+        raise UsageError(f"{', '.join(used)}: meant for compiling a target, not for {what}")
+
+
+def _reading(source: Source) -> str:
+    from tritoninspect.source.parse import TraceLogs
+
+    return "reading a TORCH_TRACE log" if isinstance(source, TraceLogs) else "re-rendering a saved report"
 
 
 def ready_to_capture() -> None:

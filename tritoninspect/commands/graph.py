@@ -86,7 +86,7 @@ def graph(
         given = given_options(options, stage=stage is not Stage.inductor, resources=resources, target=target_arch,
                               timeout=timeout, trace=trace, cudagraphs=cudagraphs)
         if isinstance(source, TraceLogs) and source.ranked:
-            refuse_capture_options(given)
+            refuse_capture_options(given, what="reading a TORCH_TRACE folder")
             view = f"show:{show.value}" if show else "detail" if detail or kernel else "text"
             return emit_ranks(source, json_out=json_out, output=output, view=view, kernel=kernel, dump=dump,
                               strict=strict, err=err)
