@@ -38,8 +38,9 @@ def report_for(source: Source, options: Options, *, given: Mapping[str, object],
     `given` names the capture options the user typed (see `given_options`): a saved report or
     a trace refuses them rather than silently ignoring them. While the model is imported,
     compiled (or exported) and run, its progress goes to stderr (`progress`: a line per stage
-    when piped; `quiet`: not even the live status on a terminal), what it writes to stdout goes to stderr, marked (stdout carries only the
-    report), and `timeout` seconds bound the whole capture (`json_out`: its envelope too).
+    when piped; `quiet`: not even the live status on a terminal), what it writes to stdout goes
+    to stderr, marked (stdout carries only the report), and `timeout` seconds bound the whole
+    capture (`json_out`: its envelope too).
     """
     from tritoninspect.run.acquire import acquire
     from tritoninspect.source.parse import TargetSpec
