@@ -59,7 +59,7 @@ def test_default_text_ranks_the_error_first(runs: CliRuns, tmp_path: Any) -> Non
     saved.write_text(runs.get("hazard_view_clone:Net").stdout, encoding="utf-8")
     text = run_cli(["graph", str(saved)]).stdout
     findings = text[text.index("Findings, by impact"):]
-    assert findings.splitlines()[1].startswith("1. error: row_loss_kernel writes loss_ptr")
+    assert findings.splitlines()[1].startswith("1. error [view_clone_overread]: row_loss_kernel writes loss_ptr")
 
 
 def test_html_shows_the_findings_with_their_evidence(runs: CliRuns, tmp_path: Any) -> None:
