@@ -214,7 +214,7 @@ def _looks_like_trace(path: Path) -> bool:
         return True
     except OSError:
         # One torch named that cannot be opened (permissions): refused naming it, not left out.
-        return path.name.startswith("dedicated_log_torch_trace")
+        return path.name.startswith(TORCH_LOG_PREFIX)
     return False
 
 
