@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import importlib.metadata
 import os
-import subprocess
 import sys
 import tempfile
 from collections.abc import Callable, Iterable
@@ -22,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from _zygote import cli_env, run as zygote_run
 from tritoninspect.analyse.advice import advise
 from tritoninspect.model.report import Advice, ClonedArg, Report, read_report
 
@@ -338,12 +338,9 @@ class ProofRuns:
         out = self._root / target.replace("/", "_").replace(":", "_").replace(" ", "_")
         if (out / "values.pt").exists():
             return Run(read_report(out / "report.json"), torch.load(out / "values.pt", weights_only=False))
-        env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])),
-                   NO_COLOR="1")
         model, *options = target.split(" ")
-        proc = subprocess.run([sys.executable, str(REPO / "tests" / "_advice_run.py"), model, str(out),
-                               "--device", self.device, *options], cwd=REPO, env=env, capture_output=True,
-                              text=True, timeout=1500)
+        proc = zygote_run([sys.executable, str(REPO / "tests" / "_advice_run.py"), model, str(out),
+                           "--device", self.device, *options], cwd=REPO, env=cli_env(), timeout=1500)
         assert proc.returncode == 0, f"{target}: exit {proc.returncode}\n{proc.stderr[-4000:]}"
         return Run(read_report(out / "report.json"), torch.load(out / "values.pt", weights_only=False))
 

@@ -11,13 +11,14 @@ from __future__ import annotations
 import ast
 import importlib.util
 import json
-import os
 import subprocess
 import sys
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from _zygote import cli_env, run as zygote_run
 
 from tritoninspect.model.report import SCHEMA_VERSION
 
@@ -232,28 +233,11 @@ def heuristic_names(path: Path, kernel: str) -> list[str]:
 # --- running the CLI -------------------------------------------------------------------------
 
 
-def cli_env(**changes: str | None) -> dict[str, str]:
-    """The environment for a CLI subprocess: the checkout importable, no colour, some changes."""
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
-    env.pop("FORCE_COLOR", None)
-    env["NO_COLOR"] = "1"
-    for name, value in changes.items():
-        if value is None:
-            env.pop(name, None)
-        else:
-            env[name] = value
-    return env
-
-
 def run_cli(
     args: list[str], *, cwd: Path = REPO, env: dict[str, str] | None = None, timeout: float = 600
 ) -> subprocess.CompletedProcess[str]:
-    """`python -m tritoninspect ARGS` in a fresh interpreter."""
-    return subprocess.run(
-        [sys.executable, "-m", "tritoninspect", *args],
-        cwd=cwd, env=env or cli_env(), capture_output=True, text=True, timeout=timeout,
-    )
+    """`python -m tritoninspect ARGS` in a fresh process (forked from the test zygote: tests/_zygote.py)."""
+    return zygote_run([sys.executable, "-m", "tritoninspect", *args], cwd=cwd, env=env or cli_env(), timeout=timeout)
 
 
 class CliRuns:

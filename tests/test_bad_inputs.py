@@ -26,6 +26,7 @@ from typing import Any
 import pytest
 
 from _expect import REPO, CliRuns, cli_env, explain
+from _zygote import run as zygote_run
 
 pytestmark = pytest.mark.slow
 
@@ -339,7 +340,7 @@ def _run(case: Case, project: Path) -> subprocess.CompletedProcess[str]:
     args = [sys.executable, "-m", "tritoninspect", *case.args, *(["--json"] if case.json else [])]
     env = cli_env(**case.env)
     if case.interrupt is None:
-        return subprocess.run(args, cwd=project, env=env, capture_output=True, text=True, timeout=300)
+        return zygote_run(args, cwd=project, env=env, timeout=300)
     proc = subprocess.Popen(args, cwd=project, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     time.sleep(case.interrupt)

@@ -21,6 +21,7 @@ import pytest
 
 from _breaks_expect import EXPECTED, check_breaks, check_constexpr_recompiles, check_item_grid_recompile
 from _expect import REPO, cli_env
+from _zygote import run as zygote_run
 from tritoninspect.analyse import build_report
 from tritoninspect.analyse.breaks import KNOWN_CAUSES, known_cause, launched_in, short_guard
 from tritoninspect.analyse.checks import CHECK_SCHEMA_VERSION, CheckResult, check_report, parse_entry, run_checks
@@ -362,8 +363,8 @@ def saved(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "tritoninspect", *args], cwd=REPO, env=cli_env(),
-                          capture_output=True, text=True, timeout=120)
+    return zygote_run([sys.executable, "-m", "tritoninspect", *args], cwd=REPO, env=cli_env(),
+                      capture_output=True, text=True, timeout=120)
 
 
 def test_check_cli_exit_codes_both_ways(saved: dict[str, Path]) -> None:
@@ -420,8 +421,8 @@ def test_decompile_without_depyf_is_an_environment_error(tmp_path: Path) -> None
     """A machine without depyf (the GPU machine): one line, exit 5, before compiling anything."""
     (tmp_path / "depyf.py").write_text("raise ImportError('No module named depyf (test stand-in)')\n")
     env = cli_env(PYTHONPATH=os.pathsep.join([str(tmp_path), str(REPO)]))
-    proc = subprocess.run([sys.executable, "-m", "tritoninspect", "breaks", "samples/add_raw.py:Net", "--decompile",
-                           "--device", "cpu"], cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
+    proc = zygote_run([sys.executable, "-m", "tritoninspect", "breaks", "samples/add_raw.py:Net", "--decompile",
+                       "--device", "cpu"], cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
     assert proc.returncode == ExitCode.ENVIRONMENT, proc.stderr[-2000:]
     errors = [ln for ln in proc.stderr.splitlines() if ln.startswith("error:")]
     assert errors == ["error: --decompile needs depyf, which is not importable here (No module named depyf "

@@ -6,7 +6,6 @@ measured side is tests/gpu/test_gpu_cudagraphs.py.
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -14,6 +13,7 @@ from typing import Any
 import pytest
 
 from _expect import REPO, CliRuns, cli_env, json_report
+from _zygote import run as zygote_run
 
 pytestmark = pytest.mark.slow
 
@@ -54,8 +54,8 @@ def test_fresh_output_is_predicted_cudagraphed(runs: CliRuns) -> None:
 def test_saved_report_shows_the_section(runs: CliRuns, tmp_path: Path) -> None:
     saved = tmp_path / "report.json"
     saved.write_text(json.dumps(json_report(runs.get("Net"))))
-    proc = subprocess.run([sys.executable, "-m", "tritoninspect", "graph", str(saved)], cwd=REPO, env=cli_env(),
-                          capture_output=True, text=True, timeout=120)
+    proc = zygote_run([sys.executable, "-m", "tritoninspect", "graph", str(saved)], cwd=REPO, env=cli_env(),
+                      capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr[-3000:]
     text = " ".join(proc.stdout.split())
     assert "CUDA graphs (reduce-overhead) (1)" in text

@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 
 from _expect import REPO, cli_env
+from _zygote import run as zygote_run
 from test_render import compare_gold
 from tritoninspect.analyse import build_report
 from tritoninspect.analyse.diff import COMPILE_ONLY_BENCH_NOTE, bench_pair, diff_reports, match_kernels
@@ -585,8 +586,8 @@ def test_gpu_bench_loads_and_calls_the_model_through_the_pipeline(monkeypatch: p
 
 
 def run_diff(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "tritoninspect", "diff", *args], cwd=cwd, env=cli_env(),
-                          capture_output=True, text=True, timeout=120)
+    return zygote_run([sys.executable, "-m", "tritoninspect", "diff", *args], cwd=cwd, env=cli_env(),
+                      capture_output=True, text=True, timeout=120)
 
 
 @pytest.fixture(scope="module")

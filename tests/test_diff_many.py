@@ -9,7 +9,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
-import subprocess
 import sys
 import threading
 import time
@@ -18,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from _expect import REPO, cli_env
+from _zygote import run as zygote_run
 from tritoninspect.analyse.diff_summary import summary_line
 from tritoninspect.model.diff_report import DiffReport
 from tritoninspect.run.pipeline import CaptureOptions
@@ -124,15 +124,15 @@ def test_the_first_failing_side_in_order_is_raised(monkeypatch: pytest.MonkeyPat
 
 
 def test_diff_needs_two_targets() -> None:
-    proc = subprocess.run([sys.executable, "-m", "tritoninspect", "diff", str(GPU / "add_raw.json")],
-                          capture_output=True, text=True, env=cli_env(), cwd=REPO, timeout=120)
+    proc = zygote_run([sys.executable, "-m", "tritoninspect", "diff", str(GPU / "add_raw.json")],
+                      capture_output=True, text=True, env=cli_env(), cwd=REPO, timeout=120)
     assert proc.returncode == 2 and proc.stderr.startswith("error: diff needs two or more targets")
 
 
 def test_diff_of_three_saved_reports_on_the_command_line() -> None:
     args = [str(GPU / f"{n}.json") for n in ("add_raw", "triton_op", "custom_op")]
-    proc = subprocess.run([sys.executable, "-m", "tritoninspect", "diff", *args, "--json"],
-                          capture_output=True, text=True, env=cli_env(), cwd=REPO, timeout=120)
+    proc = zygote_run([sys.executable, "-m", "tritoninspect", "diff", *args, "--json"],
+                      capture_output=True, text=True, env=cli_env(), cwd=REPO, timeout=120)
     assert proc.returncode == 0, proc.stderr
     diff = DiffReport.from_json(proc.stdout)
     assert [p.b.label for p in diff.comparisons] == ["B", "C"]
@@ -141,9 +141,9 @@ def test_diff_of_three_saved_reports_on_the_command_line() -> None:
 @pytest.mark.slow
 def test_three_samples_compiled_in_parallel_on_cpu(tmp_path: Path) -> None:
     targets = [f"samples/{n}.py:Net" for n in ("add_raw", "triton_op", "custom_op")]
-    proc = subprocess.run([sys.executable, "-m", "tritoninspect", "diff", *targets, "--device", "cpu",
-                           "--save", str(tmp_path)], capture_output=True, text=True, env=cli_env(), cwd=REPO,
-                          timeout=900)
+    proc = zygote_run([sys.executable, "-m", "tritoninspect", "diff", *targets, "--device", "cpu",
+                       "--save", str(tmp_path)], capture_output=True, text=True, env=cli_env(), cwd=REPO,
+                      timeout=900)
     assert proc.returncode == 0, proc.stderr[-3000:]
     lines = proc.stdout.splitlines()
     assert lines[1].startswith("B enters add_kernel as triton_op (was hop)")

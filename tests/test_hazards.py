@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from _expect import REPO, cli_env, kernel_def, kernel_first_line
+from _zygote import run as zygote_run
 from tritoninspect.analyse import build_report
 from tritoninspect.analyse.hazards import RULE_IDS, aliasing, autotune, clones, find_hazards, scalars, views
 from tritoninspect.model.hazard_records import AnalysisTime, KernelSource
@@ -253,8 +254,8 @@ def test_each_error_fails_check_unless_allowed(name: str, rule: str, tmp_path: P
     saved.write_text(build_report(capture(name)).to_json(), encoding="utf-8")
 
     def check(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "tritoninspect", "check", str(saved), *args], cwd=REPO,
-                              env=cli_env(), capture_output=True, text=True, timeout=120)
+        return zygote_run([sys.executable, "-m", "tritoninspect", "check", str(saved), *args], cwd=REPO,
+                          env=cli_env(), capture_output=True, text=True, timeout=120)
 
     bad = check()
     assert bad.returncode == 1, bad.stderr

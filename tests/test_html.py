@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from _expect import REPO, cli_env
+from _zygote import run as zygote_run
 from _html_check import external_loads, parse
 from tritoninspect.analyse.diff import diff_reports
 from tritoninspect.analyse.pictures import PEdge, Picture, PNode, kernel_pictures
@@ -436,9 +437,9 @@ def test_saved_report_to_html_without_torch(tmp_path: Path, command: str) -> Non
 @pytest.mark.slow
 def test_the_readme_command_compiles_a_sample_to_html(tmp_path: Path) -> None:
     """The HTML report's one command for a new user (docs/reading-the-report.md), past the install: a bundled sample compiled to a page."""
-    proc = subprocess.run([sys.executable, "-m", "tritoninspect", "graph", str(REPO / "samples" / "inplace.py") + ":Net",
-                           "-o", "report.html"], cwd=tmp_path, env=cli_env(), capture_output=True, text=True,
-                          timeout=900)
+    proc = zygote_run([sys.executable, "-m", "tritoninspect", "graph", str(REPO / "samples" / "inplace.py") + ":Net",
+                       "-o", "report.html"], cwd=tmp_path, env=cli_env(), capture_output=True, text=True,
+                      timeout=900)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert proc.stderr.strip().splitlines()[-1] == "wrote report.html (HTML report: 1 kernel, 1 finding)"
     assert proc.stdout.startswith("tritoninspect ") and "clone_input_view" not in proc.stdout
@@ -452,8 +453,8 @@ def test_the_readme_command_compiles_a_sample_to_html(tmp_path: Path) -> None:
 def test_html_output_refuses_a_file_it_did_not_write(tmp_path: Path) -> None:
     out = tmp_path / "index.html"
     out.write_text("<!DOCTYPE html><html><body>mine</body></html>")
-    proc = subprocess.run([sys.executable, "-m", "tritoninspect", "graph", str(GPU / "triton_op.json"), "-o", str(out)],
-                          cwd=tmp_path, env=cli_env(), capture_output=True, text=True, timeout=120)
+    proc = zygote_run([sys.executable, "-m", "tritoninspect", "graph", str(GPU / "triton_op.json"), "-o", str(out)],
+                      cwd=tmp_path, env=cli_env(), capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2 and "did not write" in proc.stderr
     assert out.read_text().endswith("mine</body></html>")
 

@@ -151,13 +151,13 @@ def test_no_word_is_split_at_80_columns_in_the_stacked_layout(in_repo: Path) -> 
 
 @pytest.mark.slow
 def test_graph_of_a_file_alone_prints_the_summary_and_progress() -> None:
-    import subprocess
     import sys
 
     from _expect import cli_env
+    from _zygote import run as zygote_run
 
-    proc = subprocess.run([sys.executable, "-m", "tritoninspect", "graph", "samples/custom_op.py", "--device", "cpu"],
-                          capture_output=True, text=True, env=cli_env(), cwd=REPO, timeout=900)
+    proc = zygote_run([sys.executable, "-m", "tritoninspect", "graph", "samples/custom_op.py", "--device", "cpu"],
+                      capture_output=True, text=True, env=cli_env(), cwd=REPO, timeout=900)
     assert proc.returncode == 0, proc.stderr[-3000:]
     lines = proc.stdout.splitlines()
     assert lines[0].endswith("samples/custom_op.py:Net")
