@@ -122,5 +122,7 @@ def test_the_readme_is_a_landing_page() -> None:
     assert first == ("python -m venv .venv && . .venv/bin/activate && pip install torch==2.13.0 'triton==3.7.*' "
                      "-e . && tritoninspect graph samples/triton_op.py:Net")
     assert second == ("python -m venv .venv && . .venv/bin/activate && pip install torch==2.13.0 "
-                      "'triton==3.7.*' -e '.[test]' && python -m pytest -q")
+                      "'triton==3.7.*' -e '.[test]' && python -m pytest -q -n auto --dist loadfile")
+    # CI calls the README's test command.
+    assert f"\n{second.rsplit(' && ', 1)[1]} || {{" in (REPO / ".ci" / "run").read_text(encoding="utf-8")
     assert readme.index(first) < readme.index("## ")
