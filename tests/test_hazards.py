@@ -232,6 +232,18 @@ def test_clone_cost_counts_each_compile_on_its_own() -> None:
     assert sorted((f.compile_ids, "4.0 KB" in f.summary) for f in found) == [(("0/0",), True), (("0/1",), True)]
 
 
+def test_clone_cost_never_hands_a_kernel_that_reads_its_output_a_fresh_tensor() -> None:
+    """add_one_kernel loads x_ptr before storing to it: a fresh (empty) tensor in x_ptr's place would feed it
+    garbage, so the action asks for an output pointer of its own. A kernel that only stores may take one."""
+    cap = capture("clone_cost")
+    f = only(clones.clone_cost(cap), clones.RULE)
+    assert f.action == clones.ACTIONS_READ["view_of_input"] and "empty_like" not in f.action
+    kid = next(iter(cap.kernels))
+    written_only = cap.hazards.kernel_sources[kid].source.replace("tl.load(x_ptr + offs, mask=mask) + 1", "1.0")
+    cap.hazards.kernel_sources[kid] = dataclasses.replace(cap.hazards.kernel_sources[kid], source=written_only)
+    assert only(clones.clone_cost(cap), clones.RULE).action == clones.ACTIONS["view_of_input"]
+
+
 def test_clone_cost_names_a_fallback_first() -> None:
     cap = capture("clone_cost")
     kid = next(iter(cap.kernels))

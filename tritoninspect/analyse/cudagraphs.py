@@ -165,9 +165,10 @@ def site_text(site: str) -> str:
 def skip_action(reason: CudagraphReason) -> str:
     if reason.kind in WRITE_KINDS:
         who = reason.kernel or reason.op or "the kernel"
-        return (f"Let {who} write a new tensor (torch.empty_like) and return it instead of writing the input in "
-                f"place; or make the input static (a registered buffer or parameter, or "
-                f"torch._dynamo.mark_static_address), which the tree lets a graph write.")
+        # Never "write into a fresh tensor" alone: a kernel that loads the input it writes needs its values.
+        return (f"Give {who} an output pointer apart from the input it writes, pass it a new tensor and return that, "
+                f"instead of writing the input in place; or make the input static (a registered buffer or "
+                f"parameter, or torch._dynamo.mark_static_address), which the tree lets a graph write.")
     if reason.kind == "dynamic_shapes":
         return "Pad or bucket the sizes (each distinct size records its own CUDA graph), or mark the dims static."
     if reason.kind == "non_tensor_inputs":

@@ -10,6 +10,8 @@ compile (`hazards.analysis_times`; pytorch/pytorch#193227 puts it near 90 ms a m
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from tritoninspect.analyse.hazards._common import (
     Launch,
     fallback_line,
@@ -20,8 +22,9 @@ from tritoninspect.analyse.hazards._common import (
     torch_evidence,
     torch_version,
 )
-from tritoninspect.model.hazard_records import CloneCause
+from tritoninspect.model.hazard_records import CloneCause, KernelSource
 from tritoninspect.model.records import Capture, KernelRecord
+from tritoninspect.textformats.kernel_access import pointer_uses
 from tritoninspect.model.report import Evidence, Finding
 
 RULE = "clone_cost"
@@ -82,7 +85,7 @@ def _finding(capture: Capture, record: KernelRecord, cid: str, mine: list[Launch
         size = size_text(total) + (" and more (symbolic sizes)" if unknown else "")
         why = ", ".join(KINDS[k] for k in dict.fromkeys(kinds))
         summary = f"{record.name} costs {size} of copies per call in {cid} ({params}: {why}){analysis}."
-        severity, action = "warning", _action(kinds)
+        severity, action = "warning", _action(kinds, _reads_any(source, (p for _, p, _, _ in copies)))
     else:
         summary = f"{record.name} costs no copies in {cid} (every clone re-inplaced or none needed){analysis}."
         severity, action = "note", ""
@@ -119,25 +122,40 @@ ACTIONS = {
                 "clones only what the kernel writes.",
     "alias": "Give the kernel one pointer parameter for a tensor it gets twice: torch clones each written parameter on "
              "its own.",
-    "view_of_input": "Write into a fresh tensor (torch.empty_like) and copy it into the input's slice after the "
+    "view_of_input": "Write into a fresh tensor (torch.empty: the kernel only writes it) and copy it into the input's slice after the "
                      "launch: torch never re-inplaces a view of an input.",
     "view": "Pass the kernel the whole tensor and an offset argument instead of a view: the copy of a view spans its "
             "storage from the start.",
-    "read_after": "Write into a fresh tensor (torch.empty_like) instead of one that is read after the launch: "
+    "read_after": "Write into a fresh tensor (torch.empty: the kernel only writes it) instead of one that is "
+                  "read after the launch: "
                   "re-inplacing then drops the copy.",
-    "input": "Write into a fresh tensor (torch.empty_like) instead of the input, or return the written input so the "
+    "input": "Write into a fresh tensor (torch.empty: the kernel only writes it) instead of the input, or return the written input so the "
              "copy back is the only copy.",
-    "unknown": "Write into a fresh tensor (torch.empty_like) that nothing else reads: re-inplacing then drops the copy.",
+    "unknown": "Write into a fresh tensor (torch.empty: the kernel only writes it) that nothing else reads: re-inplacing then drops the copy.",
 }
-
+#: The same, for a kernel that also loads (or atomically updates) a parameter torch copies: it needs that tensor's
+#: old values, so handing it a fresh tensor in that parameter's place would feed it garbage. It needs an output
+#: parameter of its own, apart from the input it reads.
+_APART = "Give the kernel an output pointer apart from the one it reads (it needs the old values), "
+ACTIONS_READ = {
+    **ACTIONS,
+    "view_of_input": _APART + "pass it a new tensor, and copy that into the input's slice after the launch: torch "
+                              "never re-inplaces a view of an input.",
+    "read_after": _APART + "and pass it a new tensor, so the tensor read after the launch is never written: "
+                           "re-inplacing then drops the copy.",
+    "input": _APART + "and pass it a new tensor instead of the input, or return the written input so the copy back "
+                      "is the only copy.",
+    "unknown": _APART + "and pass it a new tensor that nothing else reads: re-inplacing then drops the copy.",
+}
 
 #: (rule, action) -> the rules whose finding, on the same kernel, gives an action that removes these copies too:
 #: one pointer for a tensor passed twice (aliased_args_split), the whole tensor and an offset for a view
-#: (view_clone_overread), a fresh tensor for a written input (cudagraph_skipped). Read by the advice bridge.
+#: (view_clone_overread), an output of its own for a written input (cudagraph_skipped). Read by the advice bridge.
 SUBSUMED_BY: dict[tuple[str, str], tuple[str, ...]] = {
     (RULE, ACTIONS["alias"]): ("aliased_args_split",),
     (RULE, ACTIONS["view"]): ("view_clone_overread",),
     (RULE, ACTIONS["input"]): ("cudagraph_skipped",),
+    (RULE, ACTIONS_READ["input"]): ("cudagraph_skipped",),
 }
 
 
@@ -170,8 +188,19 @@ def _reason(capture: Capture, launch: Launch, param: str, fell_back: bool) -> tu
     return tuple(kinds), "; ".join(words)
 
 
-def _action(kinds: list[str]) -> str:
+def _action(kinds: list[str], reads: bool) -> str:
+    """The action for the first cause in order; `reads`: the kernel loads a parameter torch copies."""
+    actions = ACTIONS_READ if reads else ACTIONS
     for kind in ("fallback", "alias", "view_of_input", "view", "read_after", "input", "unknown"):
         if kind in kinds:
-            return ACTIONS[kind]
-    return ACTIONS["unknown"]
+            return actions[kind]
+    return actions["unknown"]
+
+
+def _reads_any(source: KernelSource | None, params: Iterable[str]) -> bool:
+    """The kernel loads or atomically updates one of `params` (its own source says so). Unknown (no source): yes,
+    the careful answer."""
+    if source is None:
+        return True
+    uses = pointer_uses(source.source)
+    return not uses or any({"load", "atomic"} & set(uses.get(p, ("load",))) for p in params)

@@ -97,7 +97,8 @@ def _overread_finding(capture: Capture, record: KernelRecord, overread: list, ev
     return Finding(
         rule=RULE, severity="error", kernel=record.name, summary=summary,
         action=("Pass the kernel the whole tensor and the view's offset as an argument (index from the base pointer) "
-                "instead of the slice, or give it a fresh tensor (torch.zeros) and copy that into the slice after."),
+                "instead of the slice; or, where it only writes the slice (never loads it), give it a fresh tensor "
+                "(torch.zeros) and copy that into the slice after."),
         evidence=(*evidence, Evidence("kernel source", f"{record.name} is defined here", file=record.file,
                                       line=record.line), torch_evidence(capture)),
         basis=BASIS, cite=CITE, versions=VERSIONS, torch=torch_version(capture),
