@@ -113,7 +113,9 @@ def check_clone_cost(report: dict[str, Any], model: str) -> None:
     assert f["severity"] == "warning" and f["compile_ids"] == ["0/0"], f
     # x[256:] of a 1024-float input: the copy spans the input from its start, 4096 bytes.
     assert "4.0 KB of copies per call in 0/0 (x_ptr: a view of a graph input" in f["summary"], f
-    assert "torch.empty_like" in f["action"], f
+    # add_one_kernel loads x_ptr: it needs an output of its own (FreshNet's add_one_into_kernel), never a fresh
+    # tensor in x_ptr's place.
+    assert "an output pointer apart from the one it reads" in f["action"] and "empty_like" not in f["action"], f
     (timing,) = [e for e in f["evidence"] if e["text"].startswith("mutation analysis ran")]
     runs = int(timing["text"].split(" ran ")[1].split()[0])
     assert runs >= 2  # at least once per launch: two launches
