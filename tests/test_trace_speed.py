@@ -129,3 +129,50 @@ def test_a_link_to_the_trace_folder_itself_is_not_a_second_run(tmp_path: Path) -
         shutil.copy(log, tmp_path / log.name)
     (tmp_path / "me").symlink_to(".")
     assert len(traces.trace_reports(parse_source(str(tmp_path)))) == len(list((FIXTURES / "ranks").glob("*.log")))
+
+
+def test_ranks_that_share_payloads_parse_each_distinct_payload_once(tmp_path: Path) -> None:
+    """The ranks of one job write the same graphs and output modules: a process that reads several ranks
+    parses each distinct payload text once (textformats/memo.py), and the reports are the ones fresh parses
+    give. Before, 64 ranks of 1.4 MiB parsed the same 170 payloads 64 times over (half of each rank's CPU)."""
+    from tritoninspect.analyse import trace as trace_module
+    from tritoninspect.textformats import fx_readable
+    make_traces = _make_traces()
+    rank_log = sorted((FIXTURES / "ranks").glob("*.log"))[0]
+    files = []
+    for r in range(3):
+        files.append(tmp_path / f"dedicated_log_torch_trace_rank_{r}_{r:08d}.log")
+        make_traces.write_log(files[-1], [rank_log], rank_log.stat().st_size, rank=r)
+    memos = [getattr(trace_module, name) for name in ("PARSED_GRAPHS", "PARSED_CODES", "PARSED_CALLS")]
+    for memo in memos:
+        memo.clear()
+    before = [m.parses for m in memos]
+    reports = [traces.file_report(f, str(f)) for f in files]
+    graphs = {g.code for g in reports[0].graphs if g.stage != "output_code"}
+    assert graphs and all({g.code for g in r.graphs if g.stage != "output_code"} == graphs for r in reports)
+    assert memos[0].parses - before[0] == len(graphs)  # not len(graphs) * 3
+    assert memos[1].parses - before[1] == len({g.code for g in reports[0].graphs if g.stage == "output_code"})
+    # Compile ids and ranks come from each event, not from the rank whose parse was kept.
+    assert [r.meta.rank for r in reports] == [0, 1, 2]
+    # What was kept was not changed by the analyses that read it, and fresh parses give the same reports.
+    for code in graphs:
+        assert memos[0](code, trace_module.TORCH_OP_NAMESPACES) == fx_readable.parse_graph(
+            code, trace_module.TORCH_OP_NAMESPACES)
+    fresh = []
+    for f in files:
+        for memo in memos:
+            memo.clear()
+        fresh.append(traces.file_report(f, str(f)))
+    assert [r.json_text for r in fresh] == [r.json_text for r in reports]
+
+
+def test_the_payload_memo_keeps_at_most_its_limit_of_text_least_recently_used_first() -> None:
+    from tritoninspect.textformats.memo import TextMemo
+
+    memo = TextMemo(len, limit=10)
+    assert [memo(t) for t in ("aaaa", "bbbb", "aaaa", "cccc")] == [4, 4, 4, 4]
+    assert memo.parses == 3  # "aaaa" again was kept
+    memo("aaaa")  # kept ("bbbb", the least recently used, went to make room for "cccc")
+    assert memo.parses == 3
+    memo("bbbb")
+    assert memo.parses == 4
