@@ -277,8 +277,12 @@ class Report:
     def json_text(self) -> str:
         """`to_json()`, made once: the ranks of a trace make theirs in the worker that read them, in
         parallel, and the text travels back with the report (run/traces.py). A replaced report is a new
-        object, so the text never outlives the fields it was made from."""
-        return json.dumps(self.to_dict(), indent=2, default=str)
+        object, so the text never outlives the fields it was made from. Made from the fields directly
+        (model/jsontext.py): the text `json.dumps(self.to_dict(), indent=2, default=str)` gives."""
+        from tritoninspect.model.jsontext import fields_of, json_text
+
+        fields = {name: getattr(self, name) for name in fields_of(self) or ()}
+        return json_text({"schema_version": fields.pop("schema_version"), **fields})
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Report:
