@@ -66,8 +66,8 @@ class RankSummary:
         head = json.dumps({**self.to_dict(reports=False), "reports": []}, indent=2, default=str)
         if not self.reports:
             return head
-        body = ",\n".join("    " + r.json_text.replace("\n", "\n    ") for r in self.reports)
-        return head.removesuffix("[]\n}") + f"[\n{body}\n  ]\n}}"
+        body = ",\n    ".join(r.json_text.replace("\n", "\n    ") for r in self.reports)
+        return "".join((head.removesuffix("[]\n}"), "[\n    ", body, "\n  ]\n}"))  # joined once: tens of MB
 
     def narrowed(self, kernel: str) -> RankSummary:
         """Each rank's report with kernel `kernel` only (by name or id; none on a rank without it),
@@ -88,12 +88,10 @@ def rank_name(report: Report, position: int) -> str:
 def summarise_ranks(source: str, reports: list[Report]) -> RankSummary:
     """The facets on which the ranks' reports differ, in a fixed order."""
     names = tuple(rank_name(r, i) for i, r in enumerate(reports))
-    facets: dict[str, list[str]] = {}
-    for report in reports:
-        for what, value in _facets(report).items():
-            facets.setdefault(what, [])
+    per_rank = [_facets(r) for r in reports]
+    facets: dict[str, list[str]] = {what: [] for each in per_rank for what in each}
     for what in facets:
-        facets[what] = [_facets(r).get(what, "none") for r in reports]
+        facets[what] = [each.get(what, "none") for each in per_rank]
     differences = []
     for what, values in facets.items():
         if len(set(values)) > 1:
