@@ -176,3 +176,60 @@ def test_the_payload_memo_keeps_at_most_its_limit_of_text_least_recently_used_fi
     assert memo.parses == 3
     memo("bbbb")
     assert memo.parses == 4
+
+
+def _old_fx_balanced(text: str) -> str:  # fx_readable._balanced before it jumped with a regex
+    depth, quote, i = 0, "", 0
+    while i < len(text):
+        ch = text[i]
+        if quote:
+            if ch == "\\":
+                i += 1
+            elif ch == quote:
+                quote = ""
+        elif ch in "'\"":
+            quote = ch
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+            if depth == 0:
+                return text[: i + 1]
+        i += 1
+    return text
+
+
+def _old_kernel_balanced(text: str, start: int) -> str:  # user_kernels._balanced, the same
+    if start >= len(text) or text[start] not in "[({":
+        return ""
+    depth, quote = 0, None
+    for i in range(start, len(text)):
+        ch = text[i]
+        if quote:
+            if ch == quote and text[i - 1] != "\\":
+                quote = None
+        elif ch in "'\"":
+            quote = ch
+        elif ch in "[({":
+            depth += 1
+        elif ch in "])}":
+            depth -= 1
+            if depth == 0:
+                return text[start:i + 1]
+    return ""
+
+
+def test_the_bracket_scanners_that_jump_give_what_the_character_loops_gave() -> None:
+    """The HOP kwargs and triton_meta scanners were a Python loop per character (a tenth of a rank's
+    parse); they now jump to the next bracket, quote or backslash with a regex."""
+    import random
+
+    from tritoninspect.textformats.fx_readable import _balanced as fx_balanced
+    from tritoninspect.textformats.user_kernels import _balanced as kernel_balanced
+
+    rng = random.Random(26)
+    for _ in range(3000):
+        text = "".join(rng.choice("ab (){}[]'\"\\x") for _ in range(rng.randrange(0, 40)))
+        assert fx_balanced(text) == _old_fx_balanced(text), text
+        for start in range(min(len(text), 6)):
+            assert kernel_balanced(text, start) == _old_kernel_balanced(text, start), (text, start)

@@ -192,7 +192,8 @@ def _hop(name: str, form: str, call: str, subgraph: str, source: SourceLine | No
 def _balanced(text: str) -> str:
     """`text` up to the parenthesis that closes its first one (strings respected)."""
     depth, quote, i = 0, "", 0
-    while i < len(text):
+    while (found := _BALANCE_RE.search(text, i)) is not None:  # jumps over the characters that change nothing
+        i = found.start()
         ch = text[i]
         if quote:
             if ch == "\\":
@@ -209,6 +210,10 @@ def _balanced(text: str) -> str:
                 return text[: i + 1]
         i += 1
     return text
+
+
+#: What `_balanced` looks at: brackets, quotes, backslashes.
+_BALANCE_RE = re.compile(r"""[()\[\]{}'"\\]""")
 
 
 def _value(node: ast.AST) -> Any:
