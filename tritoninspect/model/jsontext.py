@@ -10,13 +10,13 @@ text takes a third of the time (docs/speed.md, Traces). tests/test_jsontext.py h
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from json.encoder import encode_basestring_ascii
 from typing import Any
 
 _INF = float("inf")
-#: Dataclass type -> its fields' names, in order (`dataclasses.fields`, asked once per type).
-_FIELDS: dict[type, tuple[str, ...]] = {}
+#: Dataclass type -> (field name, its key as written: '"name": '), in field order.
+_FIELDS: dict[type, tuple[tuple[str, str], ...]] = {}
 
 
 def json_text(value: Any) -> str:
@@ -29,17 +29,27 @@ def json_text(value: Any) -> str:
 
 def fields_of(value: Any) -> tuple[str, ...] | None:
     """The field names of a dataclass instance (None for anything else)."""
+    keys = _keys_of(value)
+    return None if keys is None else tuple(name for name, _ in keys)
+
+
+def _keys_of(value: Any) -> tuple[tuple[str, str], ...] | None:
     kind = type(value)
-    names = _FIELDS.get(kind)
-    if names is None and hasattr(kind, "__dataclass_fields__") and not isinstance(value, type):
-        names = _FIELDS[kind] = tuple(f.name for f in dataclasses.fields(value))
-    return names
+    keys = _FIELDS.get(kind)
+    if keys is None and hasattr(kind, "__dataclass_fields__") and not isinstance(value, type):
+        keys = _FIELDS[kind] = tuple((f.name, encode_basestring_ascii(f.name) + ": ") for f in dataclasses.fields(value))
+    return keys
 
 
 def _write(o: Any, nl: str, out: Callable[[str], Any]) -> None:
     # The order of json.encoder's `_iterencode`: str, None, True, False, int, float, list or tuple,
     # dict, then `default`; a dataclass is a dict of its fields (as `asdict` made it first).
-    if isinstance(o, str):
+    kind = type(o)
+    if kind is str:  # the exact types first (most values), then json's own order for subclasses
+        out(encode_basestring_ascii(o))
+    elif (keys := _FIELDS.get(kind)) is not None:
+        _dataclass(o, keys, nl, out)
+    elif isinstance(o, str):
         out(encode_basestring_ascii(o))
     elif o is None:
         out("null")
@@ -54,11 +64,30 @@ def _write(o: Any, nl: str, out: Callable[[str], Any]) -> None:
     elif isinstance(o, (list, tuple)):
         _array(o, nl, out)
     elif isinstance(o, dict):
-        _object(o.items(), len(o), nl, out)
-    elif (names := fields_of(o)) is not None:
-        _object(((n, getattr(o, n)) for n in names), len(names), nl, out)
+        _object(o, nl, out)
+    elif (keys := _keys_of(o)) is not None:
+        _dataclass(o, keys, nl, out)
     else:
         out(encode_basestring_ascii(str(o)))
+
+
+def _dataclass(o: Any, keys: tuple[tuple[str, str], ...], nl: str, out: Callable[[str], Any]) -> None:
+    if not keys:
+        out("{}")
+        return
+    inner = nl + "  "
+    lead, sep = "{" + inner, "," + inner
+    for name, key in keys:
+        value = getattr(o, name)
+        if type(value) is str:
+            out(lead + key + encode_basestring_ascii(value))
+        elif value is None:
+            out(lead + key + "null")
+        else:
+            out(lead + key)
+            _write(value, inner, out)
+        lead = sep
+    out(nl + "}")
 
 
 def _array(items: list[Any] | tuple[Any, ...], nl: str, out: Callable[[str], Any]) -> None:
@@ -66,26 +95,27 @@ def _array(items: list[Any] | tuple[Any, ...], nl: str, out: Callable[[str], Any
         out("[]")
         return
     inner = nl + "  "
-    out("[")
-    first = True
+    lead, sep = "[" + inner, "," + inner
     for item in items:
-        out(inner if first else "," + inner)
-        first = False
-        _write(item, inner, out)
+        if type(item) is str:
+            out(lead + encode_basestring_ascii(item))
+        else:
+            out(lead)
+            _write(item, inner, out)
+        lead = sep
     out(nl + "]")
 
 
-def _object(items: Iterable[tuple[Any, Any]], count: int, nl: str, out: Callable[[str], Any]) -> None:
-    if not count:
+def _object(items: dict[Any, Any], nl: str, out: Callable[[str], Any]) -> None:
+    if not items:
         out("{}")
         return
     inner = nl + "  "
-    out("{")
-    first = True
-    for key, value in items:
-        out((inner if first else "," + inner) + encode_basestring_ascii(_key(key)) + ": ")
-        first = False
+    lead, sep = "{" + inner, "," + inner
+    for key, value in items.items():
+        out(lead + encode_basestring_ascii(key if type(key) is str else _key(key)) + ": ")
         _write(value, inner, out)
+        lead = sep
     out(nl + "}")
 
 
