@@ -233,3 +233,19 @@ def test_the_bracket_scanners_that_jump_give_what_the_character_loops_gave() -> 
         assert fx_balanced(text) == _old_fx_balanced(text), text
         for start in range(min(len(text), 6)):
             assert kernel_balanced(text, start) == _old_kernel_balanced(text, start), (text, start)
+
+
+def test_the_ranks_document_made_from_each_ranks_facts_is_the_one_made_from_the_reports() -> None:
+    """`graph DIR --json` brings back from the workers each rank's facts and JSON text, not its report
+    (unpickling 64 reports was a second of the main process's CPU): the document is the same."""
+    from tritoninspect.analyse.ranks import summarise_facts, summarise_ranks
+
+    for folder in (FIXTURES / "gpu" / "ranks", FIXTURES / "ranks"):
+        logs = parse_source(str(folder))
+        summary = summarise_ranks(logs.text, traces.trace_reports(logs, json_text=True))
+        document = summarise_facts(logs.text, traces.trace_facts(logs))
+        assert summary.differences and document.differences == summary.differences
+        assert document.ranks == summary.ranks
+        assert document.to_json() == summary.to_json()
+        assert [f.problems for f in document.facts] == [
+            tuple(d for d in r.diagnostics if d.severity != "note") for r in summary.reports]
