@@ -20,6 +20,7 @@ Unknown statements are skipped, never an exception.
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -244,6 +245,7 @@ def launched_name(code: str) -> str | None:
     return None
 
 
+@functools.lru_cache(maxsize=4096)  # a graph's few types, asked for every kwarg of every kernel node
 def tensor_info(printed_type: str) -> tuple[str, int | None] | None:
     """("float32[64]", bytes) from a printed node type "f32[64][1]cpu"; bytes None for a
     symbolic size; None when it is not a tensor type."""
