@@ -249,3 +249,10 @@ def test_the_ranks_document_made_from_each_ranks_facts_is_the_one_made_from_the_
         assert document.to_json() == summary.to_json()
         assert [f.problems for f in document.facts] == [
             tuple(d for d in r.diagnostics if d.severity != "note") for r in summary.reports]
+
+
+def test_a_payload_joined_at_once_is_its_lines_without_their_tabs() -> None:
+    from tritoninspect.textformats.torch_trace import _payload
+
+    for lines in ([], ["\t\n"], ["\ta\n", "\t\tb\n", "\t\n", "\tc"], ["\tx = 1\t# \\t\n", "\t\n", "\t\n"]):
+        assert _payload(lines) == "\n".join(line[1:].rstrip("\n") for line in lines), lines
