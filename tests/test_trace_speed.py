@@ -256,3 +256,23 @@ def test_a_payload_joined_at_once_is_its_lines_without_their_tabs() -> None:
 
     for lines in ([], ["\t\n"], ["\ta\n", "\t\tb\n", "\t\n", "\tc"], ["\tx = 1\t# \\t\n", "\t\n", "\t\n"]):
         assert _payload(lines) == "\n".join(line[1:].rstrip("\n") for line in lines), lines
+
+
+def test_generated_ranks_on_their_own_devices_name_them_and_share_no_payload_naming_one(tmp_path: Path) -> None:
+    """`make_traces.py --devices N` (the benchmark's ranks that share no payload naming a device)."""
+    import hashlib
+
+    make_traces = _make_traces()
+    source = make_traces.real_logs()[0]
+    lines = source.read_text(encoding="utf-8").splitlines(keepends=True)
+    moved = make_traces.on_device(lines, 3)
+    assert len(moved) == len(lines) and "cuda:0" in "".join(lines)
+    assert "cuda:0" not in "".join(moved) and "cuda:3" in "".join(moved)
+    assert make_traces.on_device(lines, 0) == lines
+    for i, line in enumerate(moved):  # a changed payload carries the md5 of its new text
+        if '"has_payload"' in line and moved[i + 1:i + 2] != lines[i + 1:i + 2]:
+            j = i + 1
+            while j < len(moved) and moved[j].startswith("\t"):
+                j += 1
+            text = "\n".join(p[1:].removesuffix("\n") for p in moved[i + 1:j])
+            assert hashlib.md5(text.encode()).hexdigest() in line
