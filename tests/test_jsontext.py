@@ -76,6 +76,8 @@ def test_the_values_json_treats_specially_come_out_as_json_dumps_writes_them() -
         [dataclasses.asdict(tree), {"x": dataclasses.asdict(tree)}], indent=2, default=str)
     for value in ("", [], {}, 0, 1.0, None, [None], {"a": []}):
         assert json_text(value) == json.dumps(value, indent=2, default=str)
+    # With a margin, as a rank's report sits inside `graph DIR --json`'s document.
+    assert json_text(tree, "    ") == json.dumps(dataclasses.asdict(tree), indent=2, default=str).replace("\n", "\n    ")
 
 
 def test_a_key_json_cannot_write_is_refused_as_json_refuses_it() -> None:

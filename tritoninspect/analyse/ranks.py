@@ -61,7 +61,8 @@ class RankSummary:
     def to_json(self, indent: int | None = 2) -> str:
         if indent != 2:
             return json.dumps(self.to_dict(), indent=indent, default=str)
-        return _spliced(self.to_dict(reports=False), [r.json_text for r in self.reports])
+        texts = [r.json_text.replace("\n", "\n" + _MARGIN) for r in self.reports]
+        return _spliced(self.to_dict(reports=False), texts)
 
     def narrowed(self, kernel: str) -> RankSummary:
         """Each rank's report with kernel `kernel` only (by name or id; none on a rank without it),
@@ -84,14 +85,14 @@ class RankFacts:
     facets: dict[str, str]
     #: The report's warnings and errors (`--strict`).
     problems: tuple[Diagnostic, ...]
-    #: `Report.json_text`.
+    #: `Report.json_text` as the document holds it, its lines indented under "reports" (`_MARGIN`).
     json_text: str
 
 
 def rank_facts(report: Report) -> RankFacts:
     """The facts of `report` the ranks' JSON document and `--strict` read."""
     problems = tuple(d for d in report.diagnostics if d.severity != "note")
-    return RankFacts(report.meta.rank, _facets(report), problems, report.json_text)
+    return RankFacts(report.meta.rank, _facets(report), problems, report.json_text_in(_MARGIN))
 
 
 @dataclass(frozen=True)
@@ -111,14 +112,18 @@ class RanksDocument:
         return _spliced(head, [f.json_text for f in self.facts])
 
 
+#: What starts each line of a report's text inside the ranks' document (under "reports").
+_MARGIN = "    "
+
+
 def _spliced(head: dict[str, Any], texts: list[str]) -> str:
     """The document `head` with the reports' own texts (`Report.json_text`, made in the workers that
-    read the ranks) spliced in, each indented as json.dumps would indent it there: the same text."""
+    read the ranks), indented as json.dumps would indent them there (`_MARGIN`), spliced in: the same text."""
     top = json.dumps({**head, "reports": []}, indent=2, default=str)
     if not texts:
         return top
-    body = ",\n    ".join(text.replace("\n", "\n    ") for text in texts)
-    return "".join((top.removesuffix("[]\n}"), "[\n    ", body, "\n  ]\n}"))  # joined once: tens of MB
+    body = (",\n" + _MARGIN).join(texts)
+    return "".join((top.removesuffix("[]\n}"), "[\n", _MARGIN, body, "\n  ]\n}"))  # joined once: tens of MB
 
 
 def rank_name(report: Report, position: int) -> str:

@@ -19,11 +19,12 @@ _INF = float("inf")
 _FIELDS: dict[type, tuple[tuple[str, str], ...]] = {}
 
 
-def json_text(value: Any) -> str:
+def json_text(value: Any, margin: str = "") -> str:
     """`json.dumps(asdict-like value, indent=2, default=str)`: dataclasses as objects of their
-    fields, tuples as arrays, anything JSON has no form for as its `str`."""
+    fields, tuples as arrays, anything JSON has no form for as its `str`. `margin`: every line but
+    the first starts with it too (the text as it sits inside a larger document)."""
     out: list[str] = []
-    _write(value, "\n", out.append)
+    _write(value, "\n" + margin, out.append)
     return "".join(out)
 
 
@@ -37,7 +38,8 @@ def _keys_of(value: Any) -> tuple[tuple[str, str], ...] | None:
     kind = type(value)
     keys = _FIELDS.get(kind)
     if keys is None and hasattr(kind, "__dataclass_fields__") and not isinstance(value, type):
-        keys = _FIELDS[kind] = tuple((f.name, encode_basestring_ascii(f.name) + ": ") for f in dataclasses.fields(value))
+        fields = dataclasses.fields(value)
+        keys = _FIELDS[kind] = tuple((f.name, encode_basestring_ascii(f.name) + ": ") for f in fields)
     return keys
 
 
