@@ -14,7 +14,10 @@ in tests/fixtures/traces/ (nothing committed). Wall time, CPU time (user+sys) an
 the biggest worker, not their sum) are printed for every side. tlparse is the Rust binary
 of the `tlparse` package (pip install tlparse==0.4.3). Targets: every ratio <= 1.00.
 
-Usage: python benchmarks/bench_traces.py [--repeat 3] [--big-repeat 1] [--mib 100] [--ranks 64] [--keep DIR]
+With --devices N the ranks ran N GPUs to a node (make_traces.py --devices): with 64, no two ranks
+share a payload that names a device, so none is parsed once for several ranks.
+
+Usage: python benchmarks/bench_traces.py [--repeat 3] [--big-repeat 1] [--mib 100] [--ranks 64] [--devices 1] [--keep DIR]
 """
 
 from __future__ import annotations
@@ -90,6 +93,7 @@ def main() -> int:
     parser.add_argument("--mib", type=float, default=100)
     parser.add_argument("--ranks", type=int, default=64)
     parser.add_argument("--rank-mib", type=float, default=1.4)
+    parser.add_argument("--devices", type=int, default=1, help="GPUs a node for the ranks (make_traces.py)")
     parser.add_argument("--only", choices=("small", "big", "ranks"), action="append")
     parser.add_argument("--keep", type=Path, help="generate the logs here and keep them (reused when present)")
     args = parser.parse_args()
@@ -101,7 +105,7 @@ def main() -> int:
     data = args.keep or work / "data"
     try:
         if not (data / "big").is_dir():
-            make_traces.make(data, args.mib, args.ranks, args.rank_mib)
+            make_traces.make(data, args.mib, args.ranks, args.rank_mib, args.devices)
             make_traces.small(data)
         small = next((data / "small").glob("*.log"))
         big = next((data / "big").glob("*.log"))
@@ -117,7 +121,8 @@ def main() -> int:
         cases = [
             ("small", f"`graph LOG --json` vs `tlparse LOG`, one log of {mib(small):.1f} MiB", small, [], args.repeat),
             ("big", f"the same, one log of {mib(big):.0f} MiB", big, [], args.big_repeat),
-            ("ranks", f"`graph DIR --json` vs `tlparse DIR --all-ranks-html`, {args.ranks} ranks, {mib(ranks):.0f} MiB",
+            ("ranks", f"`graph DIR --json` vs `tlparse DIR --all-ranks-html`, {args.ranks} ranks, {mib(ranks):.0f} MiB"
+                      + (f", {args.devices} devices" if args.devices > 1 else ""),
              ranks, ["--all-ranks-html"], args.big_repeat),
         ]
         for i, (key, label, target, extra, repeat) in enumerate(cases):

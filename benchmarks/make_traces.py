@@ -1,6 +1,6 @@
 """TORCH_TRACE logs of real size for the trace benchmark, made from the real logs in tests/fixtures/traces/.
 
-    python benchmarks/make_traces.py OUT [--mib 100] [--ranks 64] [--rank-mib 1.4]
+    python benchmarks/make_traces.py OUT [--mib 100] [--ranks 64] [--rank-mib 1.4] [--devices 1]
 
 Writes `OUT/big/dedicated_log_torch_trace_<id>.log` (one log of at least `--mib` MiB: a job
 that compiled many frames) and `OUT/ranks/dedicated_log_torch_trace_rank_<r>_<id>.log`
@@ -12,11 +12,19 @@ in `compilation_metrics`, shifted past the ones before; interned stack names `{"
 shifted the same way) and, for the ranks, each line's `rank` field set to the log's rank.
 Generated at benchmark time (a 100 MiB file is not committed); the same arguments give the
 same bytes.
+
+`--devices N`: the job ran N GPUs to a node, rank r on device r % N. The real runs were on
+device 0, and torch prints a tensor's device in graph types ("f32[64][1]cuda:0") and output
+code (`device(type='cuda', index=0)`): rank r's lines name its own device instead, and a
+payload so changed gets the md5 of its new text. With the default 1, every rank's payloads
+are the real runs' texts, which ranks of one job share (tritoninspect parses a text once per
+process: docs/speed.md); with `--devices 64` no two ranks share a payload that names a device.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import re
 from pathlib import Path
 
@@ -29,6 +37,7 @@ _COMPILE_ID_RE = re.compile(r'"compile_id": "(\d+)/')
 _STR_RE = re.compile(r'\{"str": \[(.*), (\d+)\]\}$')
 _FILENAME_RE = re.compile(r'"filename": (\d+)')
 _RANK_RE = re.compile(r'"rank": \d+')
+_MD5_RE = re.compile(r'"has_payload": "[0-9a-f]*"')
 
 
 def real_logs() -> list[Path]:
@@ -67,9 +76,34 @@ class _Renumber:
         return out
 
 
-def write_log(path: Path, sources: list[Path], size: int, rank: int | None = None) -> int:
-    """Copies of `sources` in turn, renumbered, until `path` holds at least `size` bytes."""
-    texts = [s.read_text(encoding="utf-8").splitlines(keepends=True) for s in sources]
+def on_device(lines: list[str], device: int) -> list[str]:
+    """The lines of a log as a rank on cuda device `device` writes them (the real runs used device 0)."""
+    if device == 0:
+        return lines
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        j = i + 1
+        while j < len(lines) and lines[j].startswith("\t"):
+            j += 1
+        payload = [_moved(line, device) for line in lines[i + 1:j]]
+        head = _moved(lines[i], device)
+        if payload != lines[i + 1:j]:
+            text = "\n".join(line[1:].removesuffix("\n") for line in payload)
+            head = _MD5_RE.sub(f'"has_payload": "{hashlib.md5(text.encode()).hexdigest()}"', head)
+        out += [head, *payload]
+        i = j
+    return out
+
+
+def _moved(line: str, device: int) -> str:
+    return line.replace("cuda:0", f"cuda:{device}").replace("type='cuda', index=0", f"type='cuda', index={device}")
+
+
+def write_log(path: Path, sources: list[Path], size: int, rank: int | None = None, device: int = 0) -> int:
+    """Copies of `sources` in turn, renumbered, until `path` holds at least `size` bytes; on cuda
+    device `device` (`on_device`)."""
+    texts = [on_device(s.read_text(encoding="utf-8").splitlines(keepends=True), device) for s in sources]
     renumber, written, i = _Renumber(), 0, 0
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w", encoding="utf-8") as out:
@@ -81,8 +115,8 @@ def write_log(path: Path, sources: list[Path], size: int, rank: int | None = Non
     return written
 
 
-def make(out: Path, mib: float = 100, ranks: int = 64, rank_mib: float = 1.4) -> tuple[Path, Path]:
-    """(the big log, the folder of ranks) under `out`."""
+def make(out: Path, mib: float = 100, ranks: int = 64, rank_mib: float = 1.4, devices: int = 1) -> tuple[Path, Path]:
+    """(the big log, the folder of ranks) under `out`; the ranks on `devices` GPUs a node (`on_device`)."""
     big = out / "big" / "dedicated_log_torch_trace_big00000.log"
     write_log(big, real_logs(), int(mib * MIB))
     rank_logs = sorted((FIXTURES / "ranks").glob("dedicated_log_torch_trace_rank_*.log"))
@@ -91,7 +125,8 @@ def make(out: Path, mib: float = 100, ranks: int = 64, rank_mib: float = 1.4) ->
         # Each rank starts from the real rank log of its parity (rank 1 recompiled, rank 0 did not),
         # then the real single-process logs: ranks of one job differ, as they do in a real one.
         sources = [rank_logs[r % len(rank_logs)], *real_logs()]
-        write_log(folder / f"dedicated_log_torch_trace_rank_{r}_{r:08d}.log", sources, int(rank_mib * MIB), rank=r)
+        write_log(folder / f"dedicated_log_torch_trace_rank_{r}_{r:08d}.log", sources, int(rank_mib * MIB), rank=r,
+                  device=r % devices)
     return big, folder
 
 
@@ -108,8 +143,9 @@ def main() -> int:
     parser.add_argument("--mib", type=float, default=100)
     parser.add_argument("--ranks", type=int, default=64)
     parser.add_argument("--rank-mib", type=float, default=1.4)
+    parser.add_argument("--devices", type=int, default=1, help="GPUs a node: rank r on cuda device r %% N")
     args = parser.parse_args()
-    big, folder = make(args.out, args.mib, args.ranks, args.rank_mib)
+    big, folder = make(args.out, args.mib, args.ranks, args.rank_mib, args.devices)
     path = small(args.out)
     for p in (path, big):
         print(f"{p}: {p.stat().st_size / MIB:.1f} MiB")

@@ -129,3 +129,150 @@ def test_a_link_to_the_trace_folder_itself_is_not_a_second_run(tmp_path: Path) -
         shutil.copy(log, tmp_path / log.name)
     (tmp_path / "me").symlink_to(".")
     assert len(traces.trace_reports(parse_source(str(tmp_path)))) == len(list((FIXTURES / "ranks").glob("*.log")))
+
+
+def test_ranks_that_share_payloads_parse_each_distinct_payload_once(tmp_path: Path) -> None:
+    """The ranks of one job write the same graphs and output modules: a process that reads several ranks
+    parses each distinct payload text once (textformats/memo.py), and the reports are the ones fresh parses
+    give. Before, 64 ranks of 1.4 MiB parsed the same 170 payloads 64 times over (half of each rank's CPU)."""
+    from tritoninspect.analyse import trace as trace_module
+    from tritoninspect.textformats import fx_readable
+    make_traces = _make_traces()
+    rank_log = sorted((FIXTURES / "ranks").glob("*.log"))[0]
+    files = []
+    for r in range(3):
+        files.append(tmp_path / f"dedicated_log_torch_trace_rank_{r}_{r:08d}.log")
+        make_traces.write_log(files[-1], [rank_log], rank_log.stat().st_size, rank=r)
+    memos = [getattr(trace_module, name) for name in ("PARSED_GRAPHS", "PARSED_CODES", "PARSED_CALLS")]
+    for memo in memos:
+        memo.clear()
+    before = [m.parses for m in memos]
+    reports = [traces.file_report(f, str(f)) for f in files]
+    graphs = {g.code for g in reports[0].graphs if g.stage != "output_code"}
+    assert graphs and all({g.code for g in r.graphs if g.stage != "output_code"} == graphs for r in reports)
+    assert memos[0].parses - before[0] == len(graphs)  # not len(graphs) * 3
+    assert memos[1].parses - before[1] == len({g.code for g in reports[0].graphs if g.stage == "output_code"})
+    # Compile ids and ranks come from each event, not from the rank whose parse was kept.
+    assert [r.meta.rank for r in reports] == [0, 1, 2]
+    # What was kept was not changed by the analyses that read it, and fresh parses give the same reports.
+    for code in graphs:
+        assert memos[0](code, trace_module.TORCH_OP_NAMESPACES) == fx_readable.parse_graph(
+            code, trace_module.TORCH_OP_NAMESPACES)
+    fresh = []
+    for f in files:
+        for memo in memos:
+            memo.clear()
+        fresh.append(traces.file_report(f, str(f)))
+    assert [r.json_text for r in fresh] == [r.json_text for r in reports]
+
+
+def test_the_payload_memo_keeps_at_most_its_limit_of_text_least_recently_used_first() -> None:
+    from tritoninspect.textformats.memo import TextMemo
+
+    memo = TextMemo(len, limit=10)
+    assert [memo(t) for t in ("aaaa", "bbbb", "aaaa", "cccc")] == [4, 4, 4, 4]
+    assert memo.parses == 3  # "aaaa" again was kept
+    memo("aaaa")  # kept ("bbbb", the least recently used, went to make room for "cccc")
+    assert memo.parses == 3
+    memo("bbbb")
+    assert memo.parses == 4
+
+
+def _old_fx_balanced(text: str) -> str:  # fx_readable._balanced before it jumped with a regex
+    depth, quote, i = 0, "", 0
+    while i < len(text):
+        ch = text[i]
+        if quote:
+            if ch == "\\":
+                i += 1
+            elif ch == quote:
+                quote = ""
+        elif ch in "'\"":
+            quote = ch
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+            if depth == 0:
+                return text[: i + 1]
+        i += 1
+    return text
+
+
+def _old_kernel_balanced(text: str, start: int) -> str:  # user_kernels._balanced, the same
+    if start >= len(text) or text[start] not in "[({":
+        return ""
+    depth, quote = 0, None
+    for i in range(start, len(text)):
+        ch = text[i]
+        if quote:
+            if ch == quote and text[i - 1] != "\\":
+                quote = None
+        elif ch in "'\"":
+            quote = ch
+        elif ch in "[({":
+            depth += 1
+        elif ch in "])}":
+            depth -= 1
+            if depth == 0:
+                return text[start:i + 1]
+    return ""
+
+
+def test_the_bracket_scanners_that_jump_give_what_the_character_loops_gave() -> None:
+    """The HOP kwargs and triton_meta scanners were a Python loop per character (a tenth of a rank's
+    parse); they now jump to the next bracket, quote or backslash with a regex."""
+    import random
+
+    from tritoninspect.textformats.fx_readable import _balanced as fx_balanced
+    from tritoninspect.textformats.user_kernels import _balanced as kernel_balanced
+
+    rng = random.Random(26)
+    for _ in range(3000):
+        text = "".join(rng.choice("ab (){}[]'\"\\x") for _ in range(rng.randrange(0, 40)))
+        assert fx_balanced(text) == _old_fx_balanced(text), text
+        for start in range(min(len(text), 6)):
+            assert kernel_balanced(text, start) == _old_kernel_balanced(text, start), (text, start)
+
+
+def test_the_ranks_document_made_from_each_ranks_facts_is_the_one_made_from_the_reports() -> None:
+    """`graph DIR --json` brings back from the workers each rank's facts and JSON text, not its report
+    (unpickling 64 reports was a second of the main process's CPU): the document is the same."""
+    from tritoninspect.analyse.ranks import summarise_facts, summarise_ranks
+
+    for folder in (FIXTURES / "gpu" / "ranks", FIXTURES / "ranks"):
+        logs = parse_source(str(folder))
+        summary = summarise_ranks(logs.text, traces.trace_reports(logs, json_text=True))
+        document = summarise_facts(logs.text, traces.trace_facts(logs))
+        assert summary.differences and document.differences == summary.differences
+        assert document.ranks == summary.ranks
+        assert document.to_json() == summary.to_json()
+        assert [f.problems for f in document.facts] == [
+            tuple(d for d in r.diagnostics if d.severity != "note") for r in summary.reports]
+
+
+def test_a_payload_joined_at_once_is_its_lines_without_their_tabs() -> None:
+    from tritoninspect.textformats.torch_trace import _payload
+
+    for lines in ([], ["\t\n"], ["\ta\n", "\t\tb\n", "\t\n", "\tc"], ["\tx = 1\t# \\t\n", "\t\n", "\t\n"]):
+        assert _payload(lines) == "\n".join(line[1:].rstrip("\n") for line in lines), lines
+
+
+def test_generated_ranks_on_their_own_devices_name_them_and_share_no_payload_naming_one(tmp_path: Path) -> None:
+    """`make_traces.py --devices N` (the benchmark's ranks that share no payload naming a device)."""
+    import hashlib
+
+    make_traces = _make_traces()
+    source = make_traces.real_logs()[0]
+    lines = source.read_text(encoding="utf-8").splitlines(keepends=True)
+    moved = make_traces.on_device(lines, 3)
+    assert len(moved) == len(lines) and "cuda:0" in "".join(lines)
+    assert "cuda:0" not in "".join(moved) and "cuda:3" in "".join(moved)
+    assert make_traces.on_device(lines, 0) == lines
+    for i, line in enumerate(moved):  # a changed payload carries the md5 of its new text
+        if '"has_payload"' in line and moved[i + 1:i + 2] != lines[i + 1:i + 2]:
+            j = i + 1
+            while j < len(moved) and moved[j].startswith("\t"):
+                j += 1
+            text = "\n".join(p[1:].removesuffix("\n") for p in moved[i + 1:j])
+            assert hashlib.md5(text.encode()).hexdigest() in line

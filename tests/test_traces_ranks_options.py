@@ -36,6 +36,11 @@ def test_strict_fails_when_any_rank_has_warnings(tmp_path: Path) -> None:
     strict = cli("graph", str(ranks), "--strict")
     assert strict.exit_code == ExitCode.FINDINGS, strict.output
     assert "--strict: 1 diagnostic(s) (rank 1)" in strict.stderr
+    # With --json the ranks' reports stay in the workers (run/traces.py trace_facts): the same verdict.
+    strict_json = cli("graph", str(ranks), "--strict", "--json")
+    assert strict_json.exit_code == ExitCode.FINDINGS, strict_json.output
+    assert "--strict: 1 diagnostic(s) (rank 1)" in strict_json.stderr
+    assert [r["meta"]["rank"] for r in json.loads(strict_json.stdout)["reports"]] == [0, 1]
 
 
 def test_detail_kernel_and_show_apply_to_every_rank() -> None:

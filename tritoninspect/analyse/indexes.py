@@ -10,9 +10,12 @@ during it); holding the list means its id cannot be reused by a later capture's 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any
 
 from tritoninspect.model.records import Capture, NodeRecord, OutputCodeRecord
+from tritoninspect.textformats.memo import TextMemo
 from tritoninspect.textformats.user_kernels import UserKernelMeta, user_kernel_metas
 
 #: Index name -> (the list indexed, its length then, the index): the latest capture's only.
@@ -73,12 +76,21 @@ def _user_kernel_defs(codes: list[OutputCodeRecord]) -> dict[KernelKey, list[tup
     for code in codes:
         if not code.user_kernels:
             continue
-        metas = user_kernel_metas(code.code)  # one parse per module, not one per kernel that asks
+        metas = KERNEL_METAS(code.code)  # one parse per module, not one per kernel that asks
         for kernel in code.user_kernels:
             meta = metas.get(kernel.inductor_name)
             if meta is not None:
                 found.setdefault((kernel.name, kernel.file, kernel.line), []).append((code, meta))
     return found
+
+
+def _read_only_metas(code: str) -> Mapping[str, UserKernelMeta]:
+    return MappingProxyType(user_kernel_metas(code))
+
+
+#: Each distinct output module's user-kernel metadata, parsed once per process (the ranks of one job
+#: share their modules; textformats/memo.py).
+KERNEL_METAS = TextMemo(_read_only_metas, limit=32 << 20)
 
 
 def user_kernel_defs(capture: Capture, key: KernelKey) -> list[tuple[OutputCodeRecord, UserKernelMeta]]:

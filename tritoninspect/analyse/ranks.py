@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tritoninspect.model.errors import UsageError
-from tritoninspect.model.report import Report
+from tritoninspect.model.report import Diagnostic, Report
 
 #: Version of the `graph DIR --json` document for several ranks (changelog: 1 first version).
 RANKS_SCHEMA_VERSION = 1
@@ -61,13 +61,8 @@ class RankSummary:
     def to_json(self, indent: int | None = 2) -> str:
         if indent != 2:
             return json.dumps(self.to_dict(), indent=indent, default=str)
-        # The reports' own texts (`Report.json_text`, made in the workers that read the ranks) spliced into
-        # the document, each indented as json.dumps would indent it there: the same text, not made again.
-        head = json.dumps({**self.to_dict(reports=False), "reports": []}, indent=2, default=str)
-        if not self.reports:
-            return head
-        body = ",\n".join("    " + r.json_text.replace("\n", "\n    ") for r in self.reports)
-        return head.removesuffix("[]\n}") + f"[\n{body}\n  ]\n}}"
+        texts = [r.json_text.replace("\n", "\n" + _MARGIN) for r in self.reports]
+        return _spliced(self.to_dict(reports=False), texts)
 
     def narrowed(self, kernel: str) -> RankSummary:
         """Each rank's report with kernel `kernel` only (by name or id; none on a rank without it),
@@ -80,26 +75,88 @@ class RankSummary:
         return dataclasses.replace(self, reports=reports)
 
 
+@dataclass(frozen=True)
+class RankFacts:
+    """What the ranks' JSON document needs of one rank's report (`rank_facts`): made in the worker
+    that read the rank, so that the report itself does not travel back (for 64 ranks of 1.4 MiB,
+    unpickling the reports was a second of the main process's CPU)."""
+
+    rank: int | None
+    facets: dict[str, str]
+    #: The report's warnings and errors (`--strict`).
+    problems: tuple[Diagnostic, ...]
+    #: `Report.json_text` as the document holds it, its lines indented under "reports" (`_MARGIN`).
+    json_text: str
+
+
+def rank_facts(report: Report) -> RankFacts:
+    """The facts of `report` the ranks' JSON document and `--strict` read."""
+    problems = tuple(d for d in report.diagnostics if d.severity != "note")
+    return RankFacts(report.meta.rank, _facets(report), problems, report.json_text_in(_MARGIN))
+
+
+@dataclass(frozen=True)
+class RanksDocument:
+    """`graph DIR --json`'s document made from each rank's `RankFacts`: the text of
+    `RankSummary.to_json()` for the same reports, without the reports."""
+
+    source: str
+    ranks: tuple[str, ...]
+    facts: tuple[RankFacts, ...]
+    differences: tuple[RankDifference, ...]
+
+    def to_json(self, indent: int | None = 2) -> str:
+        if indent != 2:
+            raise ValueError("a ranks document made from the ranks' facts has their indented text only")
+        head = RankSummary(self.source, self.ranks, (), self.differences).to_dict(reports=False)
+        return _spliced(head, [f.json_text for f in self.facts])
+
+
+#: What starts each line of a report's text inside the ranks' document (under "reports").
+_MARGIN = "    "
+
+
+def _spliced(head: dict[str, Any], texts: list[str]) -> str:
+    """The document `head` with the reports' own texts (`Report.json_text`, made in the workers that
+    read the ranks), indented as json.dumps would indent them there (`_MARGIN`), spliced in: the same text."""
+    top = json.dumps({**head, "reports": []}, indent=2, default=str)
+    if not texts:
+        return top
+    body = (",\n" + _MARGIN).join(texts)
+    return "".join((top.removesuffix("[]\n}"), "[\n", _MARGIN, body, "\n  ]\n}"))  # joined once: tens of MB
+
+
 def rank_name(report: Report, position: int) -> str:
     """"rank 1" (from the log), else the log's position "log 2"."""
-    return f"rank {report.meta.rank}" if report.meta.rank is not None else f"log {position}"
+    return _rank_name(report.meta.rank, position)
+
+
+def _rank_name(rank: int | None, position: int) -> str:
+    return f"rank {rank}" if rank is not None else f"log {position}"
 
 
 def summarise_ranks(source: str, reports: list[Report]) -> RankSummary:
     """The facets on which the ranks' reports differ, in a fixed order."""
     names = tuple(rank_name(r, i) for i, r in enumerate(reports))
-    facets: dict[str, list[str]] = {}
-    for report in reports:
-        for what, value in _facets(report).items():
-            facets.setdefault(what, [])
+    return RankSummary(source, names, tuple(reports), _differences(names, [_facets(r) for r in reports]))
+
+
+def summarise_facts(source: str, facts: list[RankFacts]) -> RanksDocument:
+    """`summarise_ranks` from each rank's `RankFacts`: the same names and differences."""
+    names = tuple(_rank_name(f.rank, i) for i, f in enumerate(facts))
+    return RanksDocument(source, names, tuple(facts), _differences(names, [f.facets for f in facts]))
+
+
+def _differences(names: tuple[str, ...], per_rank: list[dict[str, str]]) -> tuple[RankDifference, ...]:
+    facets: dict[str, list[str]] = {what: [] for each in per_rank for what in each}
     for what in facets:
-        facets[what] = [_facets(r).get(what, "none") for r in reports]
+        facets[what] = [each.get(what, "none") for each in per_rank]
     differences = []
     for what, values in facets.items():
         if len(set(values)) > 1:
             groups = {v: tuple(n for n, x in zip(names, values) if x == v) for v in dict.fromkeys(values)}
             differences.append(RankDifference(what, tuple(RankGroup(r, v) for v, r in groups.items())))
-    return RankSummary(source, names, tuple(reports), tuple(differences))
+    return tuple(differences)
 
 
 def _facets(report: Report) -> dict[str, str]:

@@ -20,9 +20,10 @@ import json
 import linecache
 import re
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from tritoninspect import textformats
@@ -39,6 +40,7 @@ from tritoninspect.model.records import (
     RecompileRecord,
 )
 from tritoninspect.textformats import fx_readable as fx_graph
+from tritoninspect.textformats.memo import TextMemo
 from tritoninspect.textformats.output_code import TORCH_OP_NAMESPACES
 from tritoninspect.textformats.torch_trace import TraceEvent, TraceLog, failure_summary
 
@@ -129,15 +131,32 @@ def _read_event(reader: _Reader, event: TraceEvent) -> None:
 
 
 def _add_graph(reader: _Reader, cid: str, stage: str, part: str, code: str) -> None:
-    parsed = fx_graph.parse_graph(code, TORCH_OP_NAMESPACES)
-    reader.graphs.append(_Graph(cid, stage, part, code, parsed))
+    reader.graphs.append(_Graph(cid, stage, part, code, PARSED_GRAPHS(code, TORCH_OP_NAMESPACES)))
 
 
 def _output_code(cid: str, code: str) -> OutputCodeRecord:
+    return OutputCodeRecord(cid, code=code, **PARSED_CODES(code))
+
+
+def _parse_output_code(code: str) -> Mapping[str, Any]:
+    """The fields of an `OutputCodeRecord` that its text alone gives (read-only: it is shared)."""
     kernels, externs = textformats.output_code.parse_output_code(code)
     calls = textformats.output_code.parse_code_calls(code)
     match = _AOT_ID_RE.search(code[:500])
-    return OutputCodeRecord(cid, match["part"] if match else "", code, kernels, externs, calls)
+    return MappingProxyType({"part": match["part"] if match else "", "user_kernels": kernels, "extern_ops": externs,
+                             "calls": calls})
+
+
+def _parse_calls_with_ops(code: str, ops: tuple[tuple[str, tuple[tuple[str, ...], ...]], ...]) -> tuple[Any, ...]:
+    return textformats.output_code.parse_code_calls(code, dict(ops), comment_first=True)
+
+
+#: The parses of payload texts, kept for the life of the process: a worker that reads many ranks of
+#: one job parses each distinct graph and output module once (textformats/memo.py: what may be kept).
+#: The records made from them take their compile id from the event.
+PARSED_GRAPHS = TextMemo(fx_graph.parse_graph, limit=32 << 20)
+PARSED_CODES = TextMemo(_parse_output_code, limit=32 << 20)
+PARSED_CALLS = TextMemo(_parse_calls_with_ops, limit=32 << 20)
 
 
 def _assign_post_grad_parts(reader: _Reader) -> None:
@@ -180,7 +199,7 @@ def _ops_from_provenance(reader: _Reader) -> None:
             code = reader.codes[i]
             # The `Original ATen` comment (GPU launches) names the ops before
             # decompositions, as a live capture does: it goes first here.
-            calls = textformats.output_code.parse_code_calls(code.code, ops, comment_first=True)
+            calls = PARSED_CALLS(code.code, tuple((name, tuple(per_call)) for name, per_call in ops.items()))
             reader.codes[i] = dataclasses.replace(code, calls=calls)
 
 

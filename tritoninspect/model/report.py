@@ -277,8 +277,17 @@ class Report:
     def json_text(self) -> str:
         """`to_json()`, made once: the ranks of a trace make theirs in the worker that read them, in
         parallel, and the text travels back with the report (run/traces.py). A replaced report is a new
-        object, so the text never outlives the fields it was made from."""
-        return json.dumps(self.to_dict(), indent=2, default=str)
+        object, so the text never outlives the fields it was made from. Made from the fields directly
+        (model/jsontext.py): the text `json.dumps(self.to_dict(), indent=2, default=str)` gives."""
+        return self.json_text_in(margin="")
+
+    def json_text_in(self, margin: str) -> str:
+        """`json_text` with every line but the first starting with `margin`: the text as it sits inside
+        a larger document (`graph DIR --json`'s, analyse/ranks.py)."""
+        from tritoninspect.model.jsontext import fields_of, json_text
+
+        fields = {name: getattr(self, name) for name in fields_of(self) or ()}
+        return json_text({"schema_version": fields.pop("schema_version"), **fields}, margin)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Report:

@@ -61,7 +61,8 @@ def emit(
             write_atomically(output, body + "\n")
             _note(f"wrote {output}{_what(document, file_format)}")
         if fmt is not None:
-            sys.stdout.write(render_as(document, fmt) + "\n")
+            sys.stdout.write(render_as(document, fmt))  # not `+ "\n"`: a copy of a document of tens of MB
+            sys.stdout.write("\n")
 
 
 #: How the "wrote" line names a format.

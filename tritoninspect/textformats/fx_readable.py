@@ -20,8 +20,11 @@ Unknown statements are skipped, never an exception.
 from __future__ import annotations
 
 import ast
+import functools
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 _CLASS_RE = re.compile(r"^(?P<indent>\s*)class (?P<name>[\w<>]+)\(torch\.nn\.Module\):")
@@ -85,16 +88,29 @@ class OpCall:
     source: SourceLine | None = None
 
 
-@dataclass
+@dataclass(frozen=True)
 class ParsedGraph:
-    """What one printed graph holds that tritoninspect reads."""
+    """What one printed graph holds that tritoninspect reads. Immutable (tuples, read-only mappings):
+    the parse of a text is shared by every event that carries the same text (textformats/memo.py)."""
+
+    hops: tuple[HopNode, ...] = ()
+    ops: tuple[OpCall, ...] = ()
+    #: node name -> its printed type, e.g. "f32[64][1]cpu" or "Sym(s77)".
+    types: Mapping[str, str] = field(default_factory=dict)
+    #: node name -> its op as an `Original ATen` comment names it: "sin", "mylib.op",
+    #: "triton_kernel_wrapper_mutation" (torch.ops.* calls only).
+    targets: Mapping[str, str] = field(default_factory=dict)
+    subgraphs: tuple[str, ...] = ()
+    op_count: int = 0
+
+
+@dataclass
+class _Graph:
+    """A graph as it is being parsed."""
 
     hops: list[HopNode] = field(default_factory=list)
     ops: list[OpCall] = field(default_factory=list)
-    #: node name -> its printed type, e.g. "f32[64][1]cpu" or "Sym(s77)".
     types: dict[str, str] = field(default_factory=dict)
-    #: node name -> its op as an `Original ATen` comment names it: "sin", "mylib.op",
-    #: "triton_kernel_wrapper_mutation" (torch.ops.* calls only).
     targets: dict[str, str] = field(default_factory=dict)
     subgraphs: list[str] = field(default_factory=list)
     op_count: int = 0
@@ -103,7 +119,7 @@ class ParsedGraph:
 def parse_graph(code: str, torch_namespaces: frozenset[str] = frozenset()) -> ParsedGraph:
     """The kernel nodes, custom-op calls, node types and subgraphs of a printed graph.
     `torch_namespaces`: op namespaces that are torch's own (not custom ops)."""
-    graph = ParsedGraph()
+    graph = _Graph()
     classes: list[tuple[int, str]] = []
     source: SourceLine | None = None
     for raw in code.splitlines():
@@ -125,14 +141,15 @@ def parse_graph(code: str, torch_namespaces: frozenset[str] = frozenset()) -> Pa
         if node is None:
             continue
         _node(graph, node, _subgraph(classes), source, torch_namespaces)
-    return graph
+    return ParsedGraph(tuple(graph.hops), tuple(graph.ops), MappingProxyType(graph.types),
+                       MappingProxyType(graph.targets), tuple(graph.subgraphs), graph.op_count)
 
 
 def _subgraph(classes: list[tuple[int, str]]) -> str:
     return ".".join(name for _, name in classes[1:])
 
 
-def _node(graph: ParsedGraph, node: re.Match[str], subgraph: str, source: SourceLine | None,
+def _node(graph: _Graph, node: re.Match[str], subgraph: str, source: SourceLine | None,
           torch_namespaces: frozenset[str]) -> None:
     name, rhs = node["name"], node["rhs"]
     if node["type"]:
@@ -176,7 +193,8 @@ def _hop(name: str, form: str, call: str, subgraph: str, source: SourceLine | No
 def _balanced(text: str) -> str:
     """`text` up to the parenthesis that closes its first one (strings respected)."""
     depth, quote, i = 0, "", 0
-    while i < len(text):
+    while (found := _BALANCE_RE.search(text, i)) is not None:  # jumps over the characters that change nothing
+        i = found.start()
         ch = text[i]
         if quote:
             if ch == "\\":
@@ -193,6 +211,10 @@ def _balanced(text: str) -> str:
                 return text[: i + 1]
         i += 1
     return text
+
+
+#: What `_balanced` looks at: brackets, quotes, backslashes.
+_BALANCE_RE = re.compile(r"""[()\[\]{}'"\\]""")
 
 
 def _value(node: ast.AST) -> Any:
@@ -223,6 +245,7 @@ def launched_name(code: str) -> str | None:
     return None
 
 
+@functools.lru_cache(maxsize=4096)  # a graph's few types, asked for every kwarg of every kernel node
 def tensor_info(printed_type: str) -> tuple[str, int | None] | None:
     """("float32[64]", bytes) from a printed node type "f32[64][1]cpu"; bytes None for a
     symbolic size; None when it is not a tensor type."""

@@ -269,21 +269,29 @@ def stream_trace(log: TraceLog, artifacts: frozenset[str] | None = None) -> Iter
     `count`, and the compiles that `started` but never `ended`."""
     path, strings = log.path, dict[int, str]()
     head: tuple[dict[str, Any], int, bool] | None = None
-    payload: list[str] = []
+    payload: list[str] = []  # its lines as read, tab and newline on: joined once, in `_payload`
+    keep = False
     try:
         with _open(path) as f:
             for number, raw in enumerate(f, 1):
-                if raw.startswith("\t"):
-                    if head is not None and head[2]:
-                        payload.append(raw[1:].rstrip("\n"))
+                if raw[0] == "\t":
+                    if keep:
+                        payload.append(raw)
                     continue
                 if head is not None:
-                    yield _finish(log, head, payload, strings)
+                    yield _finish(log, head, _payload(payload), strings)
                 head, payload = _head(log, raw.rstrip("\n"), number, strings, artifacts), []
+                keep = head is not None and head[2]
     except _UNREADABLE as exc:
         raise unreadable_log(path, exc) from exc
     if head is not None:
-        yield _finish(log, head, payload, strings)
+        yield _finish(log, head, _payload(payload), strings)
+
+
+def _payload(lines: list[str]) -> str:
+    """The payload of its lines as read ("\tline\n"): each line without its tab, joined by newlines.
+    (The file is read with universal newlines: a newline inside a line is never there.)"""
+    return "".join(lines)[1:].replace("\n\t", "\n").removesuffix("\n")
 
 
 def _head(log: TraceLog, line: str, number: int, strings: dict[int, str],
@@ -319,7 +327,7 @@ def _unreadable(log: TraceLog, number: int) -> None:
         log.first_unreadable = number
 
 
-def _finish(log: TraceLog, head: tuple[dict[str, Any], int, bool], payload: list[str],
+def _finish(log: TraceLog, head: tuple[dict[str, Any], int, bool], payload: str,
             strings: dict[int, str]) -> TraceEvent:
     record, number, _ = head
     name = next(iter(record))
@@ -328,7 +336,7 @@ def _finish(log: TraceLog, head: tuple[dict[str, Any], int, bool], payload: list
         meta = {**meta, "stack": [_unintern(frame, strings) for frame in meta["stack"]]}
     artifact = str(meta.get("name", "")) if name == "artifact" else ""
     rank = record.get("rank")
-    event = TraceEvent(name, artifact, compile_id(record), meta, "\n".join(payload), number,
+    event = TraceEvent(name, artifact, compile_id(record), meta, payload, number,
                        int(rank) if isinstance(rank, int) else None)
     _note(log, event)
     return event

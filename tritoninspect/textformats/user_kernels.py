@@ -83,8 +83,9 @@ def _balanced(text: str, start: int) -> str:
     """From `text[start]`, an opening bracket, to its closing bracket (quotes respected)."""
     if start >= len(text) or text[start] not in "[({":
         return ""
-    depth, quote = 0, None
-    for i in range(start, len(text)):
+    depth, quote, i = 0, None, start
+    while (found := _BRACKETS_RE.search(text, i)) is not None:  # jumps over the characters that change nothing
+        i = found.start()
         ch = text[i]
         if quote:
             if ch == quote and text[i - 1] != "\\":
@@ -97,7 +98,12 @@ def _balanced(text: str, start: int) -> str:
             depth -= 1
             if depth == 0:
                 return text[start:i + 1]
+        i += 1
     return ""
+
+
+#: What `_balanced` looks at: brackets and quotes.
+_BRACKETS_RE = re.compile(r"""[()\[\]{}'"]""")
 
 
 def _literal(text: str, kind: Any) -> Any:
