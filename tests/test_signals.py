@@ -40,3 +40,52 @@ def test_sigterm_to_diff_kills_its_capture_children() -> None:
     alive = [pid for pid in children if os.path.exists(f"/proc/{pid}") and
              open(f"/proc/{pid}/stat").read().split()[2] != "Z"]
     assert alive == [], "capture children outlived the diff"
+
+
+def _blocked(tid: int) -> set[int]:
+    """The signals thread `tid` of this process blocks (SigBlk in /proc)."""
+    with open(f"/proc/self/task/{tid}/status") as f:
+        mask = int(next(line for line in f if line.startswith("SigBlk:")).split()[1], 16)
+    return {n for n in range(1, 65) if mask >> (n - 1) & 1}
+
+
+def test_ctrl_c_while_importing_acts_after_the_imports_and_their_threads_never_take_it() -> None:
+    """Under load, Ctrl-C in the middle of `import torch` was said as "torch is not importable" (exit 5), and
+    once was lost to another thread, hanging the run in the user's `time.sleep` (tests/test_bad_inputs.py)."""
+    import os
+    import signal
+    import threading
+
+    import pytest
+
+    from tritoninspect.commands._capture import signals_held
+
+    seen: list[set[int]] = []
+    with pytest.raises(KeyboardInterrupt):
+        with signals_held():
+            os.kill(os.getpid(), signal.SIGINT)  # held: nothing raises inside the block
+            thread = threading.Thread(target=lambda: seen.append(_blocked(threading.get_native_id())))
+            thread.start()
+            thread.join()
+            inside = True
+    assert inside and {signal.SIGINT, signal.SIGTERM, signal.SIGALRM} <= seen[0]
+    assert signal.SIGINT not in _blocked(threading.get_native_id())  # the main thread takes them again
+
+
+def test_the_stdout_forwarder_thread_never_takes_a_signal() -> None:
+    import io
+    import os
+    import signal
+    import time
+
+    from tritoninspect.run.stdout_guard import _Forwarder
+
+    read_fd, write_fd = os.pipe()
+    forwarder = _Forwarder(read_fd, io.BytesIO())
+    forwarder.start()
+    time.sleep(0.2)
+    try:
+        assert {signal.SIGINT, signal.SIGTERM, signal.SIGALRM} <= _blocked(forwarder.native_id)
+    finally:
+        os.close(write_fd)
+        forwarder.stop()

@@ -15,6 +15,7 @@ import dataclasses
 import functools
 import gc
 import os
+import signal
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -126,17 +127,39 @@ def ready_to_capture() -> None:
 
     stage(IMPORTING)
 
-    for name in ("torch", "triton"):
-        try:
-            __import__(name)
-        except ImportError as exc:
-            raise EnvironmentProblem(
-                f"{name} is not importable ({exc})", hint=f"pip install '{name}' (see the README for versions)"
-            ) from exc
-    import tritoninspect.analyse  # noqa: F401
-    import tritoninspect.capture.session  # noqa: F401
+    with signals_held():
+        for name in ("torch", "triton"):
+            try:
+                __import__(name)
+            except ImportError as exc:
+                raise EnvironmentProblem(
+                    f"{name} is not importable ({exc})", hint=f"pip install '{name}' (see the README for versions)"
+                ) from exc
+        import tritoninspect.analyse  # noqa: F401
+        import tritoninspect.capture.session  # noqa: F401
 
     gc.freeze()
+
+
+#: What ends or limits a run: Ctrl-C, SIGTERM, --timeout's alarm.
+_RUN_SIGNALS = frozenset({signal.SIGINT, signal.SIGTERM, signal.SIGALRM})
+
+
+@contextlib.contextmanager
+def signals_held() -> Iterator[None]:
+    """Ctrl-C, SIGTERM and the alarm wait until the block ends, then act (a pending one raises there).
+
+    Two failures seen under load (tests/test_bad_inputs.py, "ctrl-c during import"): Ctrl-C in the middle
+    of `import torch` left a half-initialised module whose next import raised ImportError, said as "torch is
+    not importable" (exit 5, not 130); and the threads torch starts while importing (a native one in torch
+    2.13) inherit the importing thread's signal mask, so one of them could take a later Ctrl-C, which then
+    never woke the main thread out of a blocking call in the user's code (a hang, until the watchdog).
+    With the signals blocked while importing, the first cannot happen and those threads never take them."""
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, _RUN_SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 @contextlib.contextmanager

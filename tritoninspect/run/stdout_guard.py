@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import os
 import select
+import signal
 import sys
 import threading
 from collections.abc import Iterable, Iterator
@@ -36,6 +37,9 @@ class _Forwarder(threading.Thread):
         self._done = threading.Event()
 
     def run(self) -> None:
+        # Signals go to the main thread only: one this thread took would not wake the main thread out of
+        # a blocking call (the user's `time.sleep`), and Ctrl-C or --timeout's alarm would wait for it.
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM, signal.SIGALRM})
         # Polled, not read to EOF: a child process started inside the block (Inductor's
         # compile workers) keeps the pipe's write end open after the block ends.
         while not self._done.is_set():
