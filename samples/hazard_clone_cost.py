@@ -11,9 +11,8 @@ What tritoninspect should report: ``add_one_kernel`` as ``hop``, 0 graph breaks,
 "a view of a graph input"; the second launch costs nothing; and the time torch's mutation analysis
 took for the kernel (it runs several times per launch).
 
-``FreshNet`` follows the finding's action (``add_one_kernel`` loads what it writes, so it gets an output
-pointer of its own): ``add_one_into_kernel`` reads the view and writes a fresh tensor
-(``torch.empty_like``) nothing else reads, which is then copied into the input's slice. The
+``FreshNet`` follows the finding's action (an output pointer of its own): ``add_one_into_kernel`` reads
+the view and writes a fresh tensor (``torch.empty_like``) nothing else reads, then copied into the slice. The
 result is Net's; ``clone_cost`` for ``add_one_into_kernel`` is a note: no copies (the copy into the
 slice is the model's own, 3 KB, not a copy of the input from its start and back).
 """

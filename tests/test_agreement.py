@@ -284,6 +284,25 @@ def test_known_differences_apply_only_between_their_versions() -> None:
     assert same_version.differences and same_version.unexplained == same_version.differences
 
 
+def test_a_known_difference_with_a_target_applies_to_that_model_only() -> None:
+    known = [KnownDifference("torch", ("2.11", "2.13"), "kernels[*].occurrences[*].grid", "a reason", target="x.py")]
+    a = gpu("add_raw")
+    b = with_meta(replace_occurrences(a, "add_kernel", lambda o: dataclasses.replace(o, grid=((8, 1, 1),)) if o.grid
+                                      else o), torch="2.13.0+cpu")
+    assert compare(a, b, known).unexplained  # add_raw's report is not x.py's
+    mine = [dataclasses.replace(known[0], target=a.meta.target.split(":")[0].rsplit("/", 1)[-1])]
+    assert compare(a, b, mine).differences and not compare(a, b, mine).unexplained
+
+
+def test_graph_code_keeps_activation_checkpointing_comments_relative() -> None:
+    from tools.agreement import _Paths, graph_code
+
+    line = "    # ac_graph_id: 2 - PREFER_RECOMPUTE File: {}/samples/checkpoint_kernel.py:46 in block, code: return s(x)"
+    gpu_side = graph_code(line.format("/work/main"), _Paths("/work/main"))
+    here = graph_code(line.format("/tmp/clone"), _Paths("/tmp/clone"))
+    assert gpu_side == here == line.format("").replace("File: /samples", "File: samples")
+
+
 def test_every_known_difference_gives_its_reason() -> None:
     for entry in KNOWN_DIFFERENCES:
         assert entry.package in ("torch", "triton") and len(entry.reason) > 40 and entry.path
