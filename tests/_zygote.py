@@ -36,7 +36,6 @@ RUNTIME_ONLY = frozenset({"PYTEST_CURRENT_TEST", "COLUMNS", "LINES", "NO_COLOR",
 
 class _Zygote:
     def __init__(self, env: dict[str, str]) -> None:
-        self.env = env
         self._dir = tempfile.mkdtemp(prefix="ti-zygote-")
         self.socket = os.path.join(self._dir, "s")
         # A pseudo-file name, as `<frozen runpy>` is in a real `python -m` run: the report's user stacks

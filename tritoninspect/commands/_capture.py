@@ -141,10 +141,6 @@ def ready_to_capture() -> None:
     gc.freeze()
 
 
-#: What ends or limits a run: Ctrl-C, SIGTERM, --timeout's alarm.
-_RUN_SIGNALS = frozenset({signal.SIGINT, signal.SIGTERM, signal.SIGALRM})
-
-
 @contextlib.contextmanager
 def signals_held() -> Iterator[None]:
     """Ctrl-C, SIGTERM and the alarm wait until the block ends, then act (a pending one raises there).
@@ -155,7 +151,9 @@ def signals_held() -> Iterator[None]:
     2.13) inherit the importing thread's signal mask, so one of them could take a later Ctrl-C, which then
     never woke the main thread out of a blocking call in the user's code (a hang, until the watchdog).
     With the signals blocked while importing, the first cannot happen and those threads never take them."""
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, _RUN_SIGNALS)
+    from tritoninspect.run.stdout_guard import RUN_SIGNALS
+
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, RUN_SIGNALS)
     try:
         yield
     finally:

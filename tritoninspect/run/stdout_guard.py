@@ -22,6 +22,8 @@ from typing import Any, BinaryIO, TextIO
 
 #: Put before every line the program wrote to stdout.
 MARK = b"\xe2\x94\x82 "  # "│ "
+#: What ends or limits a run: Ctrl-C, SIGTERM, --timeout's alarm. Only the main thread may take them.
+RUN_SIGNALS = frozenset({signal.SIGINT, signal.SIGTERM, signal.SIGALRM})
 HEADER = b"your program's stdout (moved to stderr: stdout carries only the report):\n"
 
 
@@ -39,7 +41,7 @@ class _Forwarder(threading.Thread):
     def run(self) -> None:
         # Signals go to the main thread only: one this thread took would not wake the main thread out of
         # a blocking call (the user's `time.sleep`), and Ctrl-C or --timeout's alarm would wait for it.
-        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM, signal.SIGALRM})
+        signal.pthread_sigmask(signal.SIG_BLOCK, RUN_SIGNALS)
         # Polled, not read to EOF: a child process started inside the block (Inductor's
         # compile workers) keeps the pipe's write end open after the block ends.
         while not self._done.is_set():
