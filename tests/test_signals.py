@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
@@ -50,7 +51,7 @@ def _blocked(tid: int) -> set[int]:
 
 
 HELD = """
-import os, signal, sys, threading
+import json, os, signal, sys, threading
 from tritoninspect.commands._capture import signals_held
 
 def blocked():
@@ -58,7 +59,7 @@ def blocked():
         mask = int(next(line for line in f if line.startswith("SigBlk:")).split()[1], 16)
     return sorted(n for n in range(1, 65) if mask >> (n - 1) & 1)
 
-seen, inside = [], False
+seen, inside, said = [], False, "not raised"
 try:
     with signals_held():
         os.kill(os.getpid(), signal.SIGINT)  # held: nothing raises inside the block
@@ -67,8 +68,8 @@ try:
         thread.join()
         inside = True
 except KeyboardInterrupt:
-    print("raised after the block" if inside else "raised inside")
-print(seen[0], blocked())
+    said = "raised after the block" if inside else "raised inside"
+print(json.dumps({"said": said, "thread": seen, "main": blocked()}))
 """
 
 
@@ -80,12 +81,11 @@ def test_ctrl_c_while_importing_acts_after_the_imports_and_their_threads_never_t
 
     proc = subprocess.run([sys.executable, "-c", HELD], cwd=REPO, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
-    said, masks = proc.stdout.split("\n", 1)
-    thread_mask, main_mask = (set(map(int, m.strip("[] ").split(", "))) if m.strip("[] ") else set()
-                              for m in masks.strip().split("] ["))
-    assert said == "raised after the block"
-    assert {signal.SIGINT, signal.SIGTERM, signal.SIGALRM} <= thread_mask
-    assert signal.SIGINT not in main_mask  # the main thread takes them again
+    seen = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert seen["said"] == "raised after the block", proc.stdout
+    (thread_mask,) = seen["thread"]
+    assert {signal.SIGINT, signal.SIGTERM, signal.SIGALRM} <= set(thread_mask), proc.stdout
+    assert signal.SIGINT not in seen["main"], proc.stdout  # the main thread takes them again
 
 
 def test_the_stdout_forwarder_thread_never_takes_a_signal() -> None:

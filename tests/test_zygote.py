@@ -17,8 +17,9 @@ import pytest
 from _zygote import cli_env, run as zygote_run
 
 PROBE = textwrap.dedent("""
-    import atexit, json, os, sys
+    import atexit, json, os, sys, threading, time
     atexit.register(lambda: print("atexit ran", file=sys.stderr))
+    threading.Thread(target=lambda: (time.sleep(0.3), print("thread ended", file=sys.stderr))).start()
     print(json.dumps({
         "argv": sys.argv, "cwd": os.getcwd(), "path0": sys.path[0], "name": __name__,
         "columns": os.environ.get("COLUMNS"), "stdin": sys.stdin.read(), "tmp": __import__("tempfile").gettempdir(),
@@ -27,7 +28,9 @@ PROBE = textwrap.dedent("""
     print("to stderr", file=sys.stderr)
     if sys.argv[-1] == "raise":
         raise ValueError("boom")
-    sys.exit(int(sys.argv[-1]))
+    if sys.argv[-1] == "interrupt":
+        raise KeyboardInterrupt
+    sys.exit(int(sys.argv[-1]) if sys.argv[-1].isdigit() else sys.argv[-1])
 """)
 
 
@@ -53,18 +56,21 @@ def _facts(proc: subprocess.CompletedProcess[str]) -> dict[str, object]:
 
 
 @pytest.mark.parametrize("how", [["-m", "probe_pkg"], ["probe.py"]])
-@pytest.mark.parametrize("last", ["0", "3", "raise"])
+@pytest.mark.parametrize("last", ["0", "3", "raise", "interrupt", "a message"])
 def test_a_forked_run_is_what_a_fresh_interpreter_does(probe: Path, how: list[str], last: str) -> None:
     cmd = [sys.executable, *how, "an arg", last]
     forked, plain = _both(cmd, probe, cli_env(COLUMNS="123"))
     a, b = _facts(forked), _facts(plain)
     assert a.pop("torch_loaded") is True, "the run did not come from the zygote"
     assert b.pop("torch_loaded") is False
-    if last == "raise":  # the same traceback's end (the frame that raised), the atexit line after it
+    if last in ("raise", "interrupt"):  # the same traceback's end (the frame that raised), then the rest
         a_err, b_err = a.pop("stderr").splitlines(), b.pop("stderr").splitlines()
-        assert a_err[0] == b_err[0] == "to stderr" and a_err[-4:] == b_err[-4:], (a_err, b_err)
+        assert a_err[0] == b_err[0] == "to stderr" and a_err[-5:] == b_err[-5:], (a_err, b_err)
     assert a == b
-    assert a["rc"] == {"0": 0, "3": 3, "raise": 1}[last]
+    assert a["rc"] == {"0": 0, "3": 3, "raise": 1, "interrupt": -2, "a message": 1}[last]
+    # Non-daemon threads end before the atexit handlers run, as at a real exit.
+    assert (forked.stderr.splitlines()[-2:] == plain.stderr.splitlines()[-2:] == ["thread ended", "atexit ran"]
+            if last != "a message" else forked.stderr.splitlines()[-3:] == plain.stderr.splitlines()[-3:])
 
 
 def test_a_run_over_its_timeout_is_killed_with_what_it_started(tmp_path: Path) -> None:
