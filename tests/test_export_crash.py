@@ -88,6 +88,35 @@ def test_the_child_loads_the_package_with_the_compiler_s_libstdcxx_preloaded(
     assert record.notes == [aoti.runtime_note(runtime)] and f"LD_PRELOAD={runtime}" in record.notes[0]
 
 
+def test_the_child_builds_its_precompiled_headers_where_the_users_runs_keep_them(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The child's TMPDIR is a scratch folder; torch would derive from it an empty header folder, and an
+    export rebuilt the precompiled headers each time (15 of the 50 s of a CPU export)."""
+    from tritoninspect.capture.compat import caches
+
+    seen = tmp_path / "stderr"
+    child = ('import os, sys; print(os.environ["TMPDIR"]); print(os.environ.get("%s", ""))' % caches.PRECOMPILED_HEADERS_ENV)
+    monkeypatch.setattr(aoti, "child_command", lambda request, out: [
+        "sh", "-c", f'"{sys.executable}" -c \'{child}\' >"{seen}"'])
+    aoti.run_aoti_child(parse_spec("samples/custom_op.py:Net"), ExportOptions(device="cpu"), device="cpu")
+    scratch, headers = seen.read_text().splitlines()
+    assert headers == caches.precompiled_header_dir() and headers.endswith("precompiled_headers")
+    assert not headers.startswith(scratch)
+
+
+def test_the_precompiled_header_folder_is_set_where_torch_reads_it(monkeypatch: pytest.MonkeyPatch,
+                                                                   tmp_path: Path) -> None:
+    import torch._inductor.codecache as codecache
+
+    from tritoninspect.capture.compat import caches
+
+    monkeypatch.setattr(codecache, "_HEADER_DIR", codecache._HEADER_DIR)
+    monkeypatch.setattr(codecache, "_HEADER_LOCK_DIR", codecache._HEADER_LOCK_DIR)
+    caches.use_precompiled_header_dir(str(tmp_path))
+    assert (codecache._HEADER_DIR, codecache._HEADER_LOCK_DIR) == (str(tmp_path), str(tmp_path / "locks"))
+    assert caches.precompiled_header_dir() == str(tmp_path)
+
+
 def test_nothing_older_than_the_process_s_libstdcxx_is_preloaded(monkeypatch: pytest.MonkeyPatch) -> None:
     from tritoninspect.capture.compat import cxx_runtime
 

@@ -8,6 +8,7 @@ it enters to $TRITONINSPECT_STAGE_FILE; then pickles the package record and fail
 from __future__ import annotations
 
 import json
+import os
 import pickle
 import sys
 from collections.abc import Sequence
@@ -27,10 +28,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def respond(request: dict[str, Any]) -> dict[str, Any]:
+    from tritoninspect.capture.compat import caches
     from tritoninspect.model.errors import TritonInspectError
     from tritoninspect.run.pipeline_export import ExportOptions, export_capture
     from tritoninspect.source.spec import parse_spec
 
+    if headers := os.environ.get(caches.PRECOMPILED_HEADERS_ENV):
+        caches.use_precompiled_header_dir(headers)
     options = ExportOptions(**{**request["options"], "isolate_aoti": False})
     try:
         cap = export_capture(parse_spec(request["target"]), options)

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tritoninspect.analyse.export_hints import NATIVE_CRASH
-from tritoninspect.capture.compat import cxx_runtime
+from tritoninspect.capture.compat import caches, cxx_runtime
 from tritoninspect.capture.export import BUILT_FILE_ENV, STAGE_FILE_ENV
 from tritoninspect.model.export_records import AotiRecord
 from tritoninspect.model.records import Failure
@@ -56,6 +56,10 @@ def run_aoti_child(spec: TargetSpec, options: Any, *,
         scratch = directory / "tmp"
         scratch.mkdir()
         env = {**_child_env(), STAGE_FILE_ENV: str(stage_file), BUILT_FILE_ENV: str(built), "TMPDIR": str(scratch)}
+        # ... but the precompiled C++ headers are torch's global ones, shared with the user's own runs.
+        headers = caches.precompiled_header_dir()
+        if headers is not None:
+            env[caches.PRECOMPILED_HEADERS_ENV] = headers
         runtime = cxx_runtime.preload_for_package()
         if runtime is not None:
             env = cxx_runtime.with_preload(env, runtime)

@@ -85,3 +85,32 @@ def compile_only_triton_cache() -> Iterator[str]:
     with triton.knobs.cache.scope():
         triton.knobs.cache.dir = directory
         yield directory
+
+
+#: run/aoti.py tells the AOTInductor child where the user's precompiled C++ headers are (the child's
+#: TMPDIR is a scratch folder, from which torch would derive another, empty, place).
+PRECOMPILED_HEADERS_ENV = "TRITONINSPECT_PRECOMPILED_HEADERS"
+
+
+def precompiled_header_dir() -> str | None:
+    """Where this process's Inductor keeps its precompiled C++ headers, or None (a torch without them).
+
+    `codecache._HEADER_DIR`, <default cache dir>/precompiled_headers, fixed when codecache is imported and
+    meant to be global, outside any scratch cache ("these headers need to be global, rather than ignored by
+    fresh_inductor_cache": https://github.com/pytorch/pytorch/pull/144002); torch 2.11-2.14."""
+    import torch._inductor.codecache as codecache
+
+    return getattr(codecache, "_HEADER_DIR", None)
+
+
+def use_precompiled_header_dir(directory: str) -> None:
+    """Build and reuse precompiled headers in `directory` (the parent's `precompiled_header_dir()`).
+
+    An AOTInductor package's wrapper is compiled with precompiled headers (`aot_inductor.precompile_headers`);
+    built in a fresh folder each export, they cost 15 of the 50 s of a CPU export. `_precompile_header`
+    reads the two module globals when called; a torch without them keeps its own place."""
+    import torch._inductor.codecache as codecache
+
+    if hasattr(codecache, "_HEADER_DIR") and hasattr(codecache, "_HEADER_LOCK_DIR"):
+        codecache._HEADER_DIR = directory
+        codecache._HEADER_LOCK_DIR = os.path.join(directory, "locks")
