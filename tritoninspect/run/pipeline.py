@@ -133,6 +133,10 @@ def enter_mode(options: CaptureOptions, *, user_dir: str | os.PathLike[str] | No
             yield _Mode(held.info, env, extras)
         return
     info = choose_mode(options.device, options.arch)
+    if info.mode == "gpu" and options.stage == "inductor":
+        from tritoninspect.capture import compat
+
+        compat.inductor.warm_compile_workers()  # its workers start while the target is imported and traced
     with mode_environment(info) as env, user_tree(user_dir):
         yield _Mode(info, env, extras)
 

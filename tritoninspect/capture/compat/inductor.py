@@ -274,6 +274,22 @@ def compile_fx(gm: torch.fx.GraphModule, example_inputs: Any, inner_compile: Any
     return _compile_fx(gm, example_inputs, inner_compile=inner_compile)
 
 
+def warm_compile_workers() -> None:
+    """Start Inductor's compile-worker pool now, while the target is imported and traced.
+
+    torch's own `inductor` backend calls `async_compile.maybe_warm_pool()` on its first call
+    (torch/_dynamo/backends/inductor.py: "The AsyncCompile subproc pool can be slow to start, so warm it up
+    as early as possible"); the recording backend calls `compile_fx` directly, so the pool was made only at
+    the first kernel, and until it answered, kernels compiled one by one in this process (the pool is skipped
+    until ready: https://github.com/pytorch/pytorch/pull/133508). `maybe_warm_pool` keeps torch's own
+    conditions (TORCH_WARM_POOL=0, one compile thread, no triton: nothing); torch 2.11-2.14."""
+    try:
+        from torch._inductor.async_compile import maybe_warm_pool
+    except ImportError:  # a torch without it warms nothing
+        return
+    maybe_warm_pool()
+
+
 def compile_fx_inner() -> Any:
     # torch._inductor.compile_fx.compile_fx_inner, torch 2.11-2.14; PR not found.
     from torch._inductor.compile_fx import compile_fx_inner as inner
