@@ -79,7 +79,9 @@ def test_ctrl_c_while_importing_acts_after_the_imports_and_their_threads_never_t
     In a fresh interpreter: pytest's own threads and handlers stay out of it."""
     import signal
 
-    proc = subprocess.run([sys.executable, "-c", HELD], cwd=REPO, capture_output=True, text=True, timeout=60)
+    # Ctrl-C as a terminal delivers it: a pytest-xdist worker ignores SIGINT, and its children inherit that.
+    proc = subprocess.run([sys.executable, "-c", HELD], cwd=REPO, capture_output=True, text=True, timeout=60,
+                          preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     assert proc.returncode == 0, proc.stderr
     seen = json.loads(proc.stdout.strip().splitlines()[-1])
     assert seen["said"] == "raised after the block", proc.stdout
