@@ -1,10 +1,14 @@
-"""SIGTERM ends a run as Ctrl-C does: its capture children die with it (fast)."""
+"""SIGTERM ends a run as Ctrl-C does: its capture children die with it; signals held while importing (fast)."""
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+from pathlib import Path
+
+import pytest
 
 from _expect import REPO
 
@@ -107,3 +111,31 @@ def test_the_stdout_forwarder_thread_never_takes_a_signal() -> None:
     finally:
         os.close(write_fd)
         forwarder.stop()
+
+
+#: Stands in for typer: Ctrl-C arrives while the CLI's imports run, then the real typer is imported.
+SHADOW_TYPER = """
+import os, signal, sys
+os.kill(os.getpid(), signal.SIGINT)
+del sys.modules["typer"]
+sys.path.remove(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import typer
+"""
+
+
+@pytest.mark.parametrize("json_out", [False, True])
+def test_ctrl_c_while_the_cli_is_imported_is_one_line_and_exit_130(tmp_path: Path, json_out: bool) -> None:
+    import signal
+
+    (tmp_path / "typer").mkdir()
+    (tmp_path / "typer" / "__init__.py").write_text(SHADOW_TYPER)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(REPO)]), "NO_COLOR": "1"}
+    args = ["graph", "samples/add_raw.py:Net", *(["--json"] if json_out else [])]
+    proc = subprocess.run([sys.executable, "-m", "tritoninspect", *args], cwd=REPO, env=env, capture_output=True,
+                          text=True, timeout=60, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    assert proc.returncode == 130, proc.stderr
+    assert proc.stderr.splitlines() == ["error: interrupted"], proc.stderr
+    if json_out:
+        assert json.loads(proc.stdout)["error"]["type"] == "Interrupted"
+    else:
+        assert proc.stdout == ""

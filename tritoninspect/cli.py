@@ -62,12 +62,16 @@ for _command in (graph.graph, diff.diff, breaks.breaks, check.check, export.expo
     app.command(cls=HelpCommand, epilog=EXAMPLES[_command.__name__])(_command)
 
 
-def main() -> None:
-    """Console-script entry point: exits with the documented code."""
+def main(interrupted: bool = False) -> None:
+    """Run the command in sys.argv and exit with the documented code (`tritoninspect/__main__.py` calls it).
+    `interrupted`: Ctrl-C came while this module was being imported; the run stops there, saying so."""
     # SIGTERM (a job scheduler, `timeout`) unwinds like Ctrl-C does, so capture children are killed and
     # temporary folders removed, instead of the default of dying at once and orphaning them.
     signal.signal(signal.SIGTERM, _terminated)
-    code = run(sys.argv[1:])
+    if interrupted:
+        code = _stop("interrupted", "Interrupted", ExitCode.INTERRUPTED, json_out="--json" in sys.argv[1:])
+    else:
+        code = run(sys.argv[1:])
     _close_stdout()
     if code == ExitCode.INTERRUPTED:
         # Interrupted mid-import (of torch, of the user's module), half-initialised extension
