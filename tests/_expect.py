@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import importlib.util
 import json
+import signal
 import subprocess
 import sys
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -231,6 +232,13 @@ def heuristic_names(path: Path, kernel: str) -> list[str]:
 
 
 # --- running the CLI -------------------------------------------------------------------------
+
+
+def sigint_as_from_a_terminal() -> None:
+    """`preexec_fn` for a run a test interrupts: SIGINT acts as a terminal's Ctrl-C. A job started in the
+    background by a non-interactive shell (`pytest ... &`, nohup) ignores SIGINT, and every process under it
+    inherits that: Python then never raises KeyboardInterrupt."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def run_cli(

@@ -25,7 +25,7 @@ from typing import Any
 
 import pytest
 
-from _expect import REPO, CliRuns, cli_env, explain
+from _expect import REPO, CliRuns, cli_env, explain, sigint_as_from_a_terminal
 from _zygote import run as zygote_run
 
 pytestmark = pytest.mark.slow
@@ -342,7 +342,7 @@ def _run(case: Case, project: Path) -> subprocess.CompletedProcess[str]:
     if case.interrupt is None:
         return zygote_run(args, cwd=project, env=env, timeout=300)
     proc = subprocess.Popen(args, cwd=project, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+                            preexec_fn=sigint_as_from_a_terminal)
     time.sleep(case.interrupt)
     proc.send_signal(case.sig)
     out, err = proc.communicate(timeout=120)

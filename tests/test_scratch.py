@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from _expect import REPO, cli_env, explain, run_cli
+from _expect import REPO, cli_env, explain, run_cli, sigint_as_from_a_terminal
 from tritoninspect.capture.scratch import INDUCTOR_CACHE_ENV, scratch_inductor_cache
 
 TARGET = "samples/add_raw.py:Net"
@@ -102,7 +102,8 @@ def test_an_api_capture_leaves_only_torchs_cache(tmp_path: Path) -> None:
 def test_an_interrupted_capture_leaves_only_torchs_cache(tmp_path: Path) -> None:
     tmp, env = _private_tmp(tmp_path, "tmp")
     proc = subprocess.Popen([sys.executable, "-m", "tritoninspect", "graph", TARGET, "--device", "cpu"],
-                            cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                            cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                                preexec_fn=sigint_as_from_a_terminal)
     try:
         # Interrupt once torch has made its cache dir (importing torch._dynamo, before compiling).
         deadline = time.monotonic() + 300
@@ -126,7 +127,8 @@ def test_an_export_timed_out_in_its_aoti_child_leaves_only_torchs_cache(tmp_path
     tmp, env = _private_tmp(tmp_path, "tmp")
     proc = subprocess.Popen([sys.executable, "-m", "tritoninspect", "export", "samples/triton_op.py:Net",
                              "--device", "cpu", "--json"],
-                            cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                preexec_fn=sigint_as_from_a_terminal)
     try:
         # Wait for the child's scratch Inductor cache beside the parent's, then end the run.
         deadline = time.monotonic() + 300

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from _expect import REPO
+from _expect import REPO, sigint_as_from_a_terminal
 
 
 def _children(pid: int) -> set[int]:
@@ -83,9 +83,8 @@ def test_ctrl_c_while_importing_acts_after_the_imports_and_their_threads_never_t
     In a fresh interpreter: pytest's own threads and handlers stay out of it."""
     import signal
 
-    # Ctrl-C as a terminal delivers it: a pytest-xdist worker ignores SIGINT, and its children inherit that.
     proc = subprocess.run([sys.executable, "-c", HELD], cwd=REPO, capture_output=True, text=True, timeout=60,
-                          preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+                          preexec_fn=sigint_as_from_a_terminal)
     assert proc.returncode == 0, proc.stderr
     seen = json.loads(proc.stdout.strip().splitlines()[-1])
     assert seen["said"] == "raised after the block", proc.stdout
@@ -132,7 +131,7 @@ def test_ctrl_c_while_the_cli_is_imported_is_one_line_and_exit_130(tmp_path: Pat
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(REPO)]), "NO_COLOR": "1"}
     args = ["graph", "samples/add_raw.py:Net", *(["--json"] if json_out else [])]
     proc = subprocess.run([sys.executable, "-m", "tritoninspect", *args], cwd=REPO, env=env, capture_output=True,
-                          text=True, timeout=60, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+                          text=True, timeout=60, preexec_fn=sigint_as_from_a_terminal)
     assert proc.returncode == 130, proc.stderr
     assert proc.stderr.splitlines() == ["error: interrupted"], proc.stderr
     if json_out:
