@@ -69,7 +69,7 @@ def main(interrupted: bool = False) -> None:
     # temporary folders removed, instead of the default of dying at once and orphaning them.
     signal.signal(signal.SIGTERM, _terminated)
     if interrupted:
-        code = _stop("interrupted", "Interrupted", ExitCode.INTERRUPTED, json_out="--json" in sys.argv[1:])
+        code = _interrupted(json_out="--json" in sys.argv[1:])
     else:
         code = run(sys.argv[1:])
     _close_stdout()
@@ -110,17 +110,17 @@ def run(args: list[str]) -> int:
     try:
         result = app(args=args, standalone_mode=False, prog_name=_prog_name())
     except KeyboardInterrupt:
-        return _stop("interrupted", "Interrupted", ExitCode.INTERRUPTED, json_out=json_out)
+        return _interrupted(json_out=json_out)
     except Terminated as exc:  # SIGTERM: the same line and envelope as Ctrl-C, exit 143
         return _stop("terminated", "Terminated", int(exc.code or 143), json_out=json_out)
     except Exception as exc:  # noqa: BLE001 - only Click's usage errors are handled here
         if type(exc).__name__ == "Abort":  # Click turns Ctrl-C into Abort
-            return _stop("interrupted", "Interrupted", ExitCode.INTERRUPTED, json_out=json_out)
+            return _interrupted(json_out=json_out)
         if not _is_usage_error(exc):
             raise
         return _usage_error(exc, json_out=json_out)
     if result == ExitCode.INTERRUPTED:  # typer 0.29+ turns Ctrl-C into a silent Exit(130)
-        return _stop("interrupted", "Interrupted", ExitCode.INTERRUPTED, json_out=json_out)
+        return _interrupted(json_out=json_out)
     return result if isinstance(result, int) else 0
 
 
@@ -137,6 +137,10 @@ def _usage_error(exc: Any, *, json_out: bool) -> int:
     ctx = getattr(exc, "ctx", None)
     usage = ctx.get_usage().replace("Usage: ", "", 1) if ctx is not None else ""
     return _stop(message, "UsageError", ExitCode.USAGE, json_out=json_out, usage=usage)
+
+
+def _interrupted(*, json_out: bool) -> int:
+    return _stop("interrupted", "Interrupted", ExitCode.INTERRUPTED, json_out=json_out)
 
 
 def _stop(message: str, kind: str, code: int, *, json_out: bool, usage: str | None = None) -> int:
