@@ -173,3 +173,18 @@ def test_a_torch_log_that_cannot_be_opened_is_named_not_left_out(tmp_path: Path,
 
     monkeypatch.setattr(torch_trace, "_open", no_permission)
     one_error(cli("graph", str(tmp_path / "ranks")), ExitCode.REPORT, str(rank1), "permission denied")
+
+
+def test_lines_no_trace_logger_writes_are_a_warning_not_silence(tmp_path: Path) -> None:
+    """A log whose events are followed (or broken up) by lines torch never writes: the report is
+    still read, and says how many lines it could not place and where the first one is."""
+    log = tmp_path / "t.log"
+    lines = ONE_LOG.read_text().splitlines(keepends=True)
+    log.write_text("".join(lines) + "\x00\x01garbage\nmore garbage\n\n")
+    result = cli("graph", str(log))
+    assert result.exit_code == 0, result.output
+    text = " ".join(result.output.split())
+    assert f"2 lines of {log} are not TORCH_TRACE output (first: line {len(lines) + 1};" in text, text
+    assert cli("graph", str(log), "--strict").exit_code == ExitCode.FINDINGS
+    # A clean log says nothing of the kind.
+    assert "not TORCH_TRACE output" not in " ".join(cli("graph", str(ONE_LOG)).output.split())

@@ -185,7 +185,7 @@ def _report(log: object, target: str, events: Iterable[object] | None = None) ->
 
 def cut_off(log: object) -> tuple[Diagnostic, ...]:
     """Warnings for a log that is incomplete: lines that do not parse (a log cut in the middle
-    of a line), and compiles that started but never ended (torch logs `compilation_metrics`
+    of a line), lines torch's trace logger never writes (a damaged log), and compiles that started but never ended (torch logs `compilation_metrics`
     at the end of every compile, failed ones too: torch/_dynamo/convert_frame.py), so a
     report read from it is missing what came after: recompiles, graphs, kernels."""
     from tritoninspect.analyse.checks import INCOMPLETE_LOG
@@ -197,6 +197,12 @@ def cut_off(log: object) -> tuple[Diagnostic, ...]:
             "warning", INCOMPLETE_LOG,
             f"{unreadable} line{'s' if unreadable > 1 else ''} of {name} could not be read (first: line {first}; "
             "the log may be cut off: the job crashed or is still running); what follows from them is missing"))
+    stray, first = log.stray, log.first_stray  # type: ignore[attr-defined]
+    if stray:
+        found.append(Diagnostic(
+            "warning", INCOMPLETE_LOG,
+            f"{stray} line{'s' if stray > 1 else ''} of {name} {'are' if stray > 1 else 'is'} not TORCH_TRACE output "
+            f"(first: line {first}; the log is damaged, or another program wrote into it); what they held is missing"))
     ended = log.ended  # type: ignore[attr-defined]
     for cid, line in log.started:  # type: ignore[attr-defined]
         if cid in ended:

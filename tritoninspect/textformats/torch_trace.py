@@ -76,6 +76,11 @@ class TraceLog:
     unreadable: int = 0
     #: 1-based number of the first of them (where the log may have been cut off).
     first_unreadable: int | None = None
+    #: Lines that are neither an event nor a payload line (tab first): torch's trace logger wrote none of
+    #: them (a damaged log, or another program's output in it). tlparse counts them too ("fail_glog").
+    stray: int = 0
+    #: 1-based number of the first of them.
+    first_stray: int | None = None
     #: The events read, whether kept in `events` or streamed (`stream_trace`).
     count: int = 0
     #: (compile id, line) of each `dynamo_start` read, in order.
@@ -298,6 +303,9 @@ def _head(log: TraceLog, line: str, number: int, strings: dict[int, str],
           artifacts: frozenset[str] | None) -> tuple[dict[str, Any], int, bool] | None:
     match = _GLOG_RE.match(line)
     if match is None:
+        if line.strip():
+            log.stray += 1
+            log.first_stray = log.first_stray or number
         return None
     try:
         record = json.loads(match["json"])
