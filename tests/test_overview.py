@@ -177,6 +177,10 @@ def test_kernel_option_narrows_the_detail_to_one_kernel(in_repo: Path) -> None:
     result = CliRunner().invoke(app, ["graph", saved, "--kernel", "scale_kernel"])
     assert result.exit_code == 0, result.output
     assert "User-defined Triton kernels (1)" in result.stdout and "add_kernel  " not in result.stdout
+    # Spelled in another Unicode form of the same identifier (fullwidth "ａ": NFKC makes it "a", as Python does
+    # with the name in a `def`), it is the same kernel.
+    other_form = CliRunner().invoke(app, ["graph", saved, "--kernel", "scale_kernel".replace("a", "\uff41")])
+    assert other_form.exit_code == 0 and other_form.stdout == result.stdout, other_form.output
     wrong = CliRunner().invoke(app, ["graph", saved, "--kernel", "nope"])
     assert wrong.exit_code == 2
     assert "--kernel nope: no such kernel in this report; kernels: add_kernel, scale_kernel" in wrong.stderr

@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import json
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -311,7 +312,9 @@ class Report:
         return cls.from_dict(data)
 
     def kernel(self, name: str) -> Kernel | None:
-        """The first kernel with this name (or id)."""
+        """The first kernel with this name (or id). `name` is read as Python reads an identifier (NFKC, PEP
+        3131): `def ﬁll_kernel` defines `fill_kernel`, and either spelling finds it."""
+        name = unicodedata.normalize("NFKC", name)
         return next((k for k in self.kernels if name in (k.name, k.id)), None)
 
     def __repr__(self) -> str:
