@@ -316,6 +316,21 @@ def test_backward_cut_names_the_kernel_and_the_parameters() -> None:
     assert b.finding.startswith("backward ran, but add_kernel has no autograd formula")
 
 
+def test_backward_cut_names_the_raw_launch_not_an_op_that_may_have_a_formula() -> None:
+    """A triton_op with register_autograd before a raw launch into torch.empty_like (a newcomer's model):
+    the raw launch cut the graph; the op's formula (plain torch ops) never shows in the report."""
+    raw, op = gpu("add_raw"), gpu("triton_op")
+    (op_kernel,) = [dataclasses.replace(k, name="softmax_kernel", id="softmax_kernel") for k in op.kernels]
+    both = dataclasses.replace(raw, kernels=(*raw.kernels, op_kernel), meta=dataclasses.replace(
+        raw.meta, backward=True, backward_skipped_calls=1, params_without_grad=("lin.weight",)))
+    (a,) = run("backward_cut", both)
+    assert a.kernels == ("add_kernel",) and "add_kernel has no autograd formula" in a.finding, a.finding
+    # With no raw launch to explain it, the op is named (it may lack register_autograd).
+    only_op = dataclasses.replace(both, kernels=(op_kernel,))
+    (b,) = run("backward_cut", only_op)
+    assert b.kernels == ("softmax_kernel",)
+
+
 def test_backward_cut_does_not_blame_a_kernel_with_a_backward() -> None:
     report = gpu("autograd_function")
     cut = dataclasses.replace(report, meta=dataclasses.replace(report.meta, backward=True, params_without_grad=("w",)))

@@ -260,10 +260,13 @@ def backward_cut(report: Report, kernels: Sequence[KernelSummary]) -> list[Advic
     meta = report.meta
     if not meta.backward or not (meta.backward_skipped_calls or meta.params_without_grad):
         return []
-    # Entering the graph raw (hop) or eagerly: no autograd formula unless registered. A kernel
-    # with a backward graph of its own (autograd.Function, register_autograd) is not the cut.
-    cut = [k.name for k in kernels
-           if {"hop", "eager", "custom_op", "triton_op"} & set(k.entries) and not _has_backward(report, k.name)]
+    # A raw launch (hop) or an eager one writes into a tensor autograd did not make: no gradient passes it
+    # unless it sits in a function with a backward (autograd.Function: a backward graph of its own). A
+    # triton_op or custom_op passes one when register_autograd gave it a formula, which the report cannot
+    # see (its backward need not launch the kernel): it is named only when no raw launch explains the cut.
+    raw = [k.name for k in kernels if {"hop", "eager"} & set(k.entries) and not _has_backward(report, k.name)]
+    cut = raw or [k.name for k in kernels
+                  if {"custom_op", "triton_op"} & set(k.entries) and not _has_backward(report, k.name)]
     params = ", ".join(meta.params_without_grad) or "the model's parameters"
     who = (f"{join(cut)} {'has' if len(cut) == 1 else 'have'} no autograd formula, so"
            if cut else "an operation without an autograd formula cut the graph, so")
