@@ -34,8 +34,9 @@ IMPORTING = "importing torch and Triton"
 
 def first_stage() -> str:
     """The first stage of a capture: importing torch and Triton, unless the caller already did
-    (the CLI says that stage itself); then entering the device mode and torch.compile's modules."""
-    return "setting up the capture (device mode, torch.compile's modules)" if "torch" in sys.modules \
+    (the CLI says that stage itself); then choosing the mode (GPU, or compile-only without one: the report's
+    header says which) and loading torch.compile's modules."""
+    return "setting up the capture (choosing GPU or compile-only mode, loading torch.compile)" if "torch" in sys.modules \
         else IMPORTING
 
 
