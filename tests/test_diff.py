@@ -247,7 +247,7 @@ def test_raw_against_custom_op(raw: Report, custom: Report) -> None:
     diff = diff_reports(raw, custom)
     kernels = rows(diff, "kernels")
     assert kernels["add_kernel: entries"] == ("hop", "custom_op", True)
-    assert kernels["add_kernel: in op"] == ("-", "tisample_custom_op::add", True)
+    assert kernels["add_kernel: in op"] == ("none", "tisample_custom_op::add", True)
     assert kernels["add_kernel: in output code"] == ("yes", "inside custom_op", True)
     graphs = rows(diff, "graphs")
     assert graphs["graph breaks"] == (0, 0, False)

@@ -180,7 +180,8 @@ def _entries(kernel: Kernel | None) -> str | None:
 def _ops(kernel: Kernel | None) -> str | None:
     if kernel is None:
         return None
-    return ", ".join(dict.fromkeys(o.custom_op for o in kernel.occurrences if o.custom_op)) or "-"
+    # "none", not "-": "-" is what a side without the kernel shows (a row marked changed between two "-" misled)
+    return ", ".join(dict.fromkeys(o.custom_op for o in kernel.occurrences if o.custom_op)) or "none"
 
 
 def _in_output_code(report: Report, kernel: Kernel | None) -> str | None:
