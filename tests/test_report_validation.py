@@ -122,6 +122,11 @@ CASES: dict[str, Case] = {
     "non-UTF-8 bytes": Case(
         _non_utf8, r"not UTF-8 text \(invalid continuation byte at byte \d+\)", raw=True, regex=True, json=False
     ),
+    "a key given twice": Case(
+        lambda text: text.replace("{", '{"schema_version": 999, ', 1),
+        "not a report: the key 'schema_version' appears twice in one object (JSON readers disagree on which value "
+        "wins)", raw=True, command="diff-b",
+    ),
     "array instead of object": Case(lambda text: f"[{text}]", "top level: expected an object, got an array", raw=True),
     "diff, broken side B": Case(_set("kernels.0.name", 7), "kernels[0].name: expected a string, got 7",
                                 command="diff-b"),

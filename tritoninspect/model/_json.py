@@ -34,7 +34,10 @@ def parse_json(raw: str | bytes, source: str) -> Any:
     """`raw` (UTF-8 if bytes) as JSON; errors start with `source`."""
     try:
         text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
-        return json.loads(text)
+        return json.loads(text, object_pairs_hook=_no_repeated_keys)
+    except _RepeatedKey as exc:
+        raise ReportError(f"{source}: not a report: the key {str(exc)!r} appears twice in one object "
+                          "(JSON readers disagree on which value wins)") from exc
     except UnicodeDecodeError as exc:
         raise ReportError(f"{source}: not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
     except json.JSONDecodeError as exc:
@@ -43,6 +46,21 @@ def parse_json(raw: str | bytes, source: str) -> Any:
         raise ReportError(f"{source}: not a report: JSON nested too deeply") from exc
     except ValueError as exc:  # an integer of more than 4300 digits (sys.get_int_max_str_digits)
         raise ReportError(f"{source}: not a report: {str(exc).split(';')[0]}") from exc
+
+
+class _RepeatedKey(Exception):
+    pass
+
+
+def _no_repeated_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An object's dict; a key given twice (which `json.loads` would settle by keeping the last) is refused:
+    tritoninspect never writes one, and a hand-edited `"schema_version": 999, "schema_version": 5` would
+    otherwise pass the schema check with whichever value the reader keeps."""
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen: set[str] = set()
+        raise _RepeatedKey(next(key for key, _ in pairs if key in seen or seen.add(key)))  # type: ignore[func-returns-value]
+    return obj
 
 
 @dataclass(frozen=True)
