@@ -199,6 +199,9 @@ def _reports(project: Path) -> None:
     (project / "long_int.json").write_text(json.dumps(good).replace(f'"schema_version": {good["schema_version"]}', '"schema_version": ' + "9" * 5000, 1))
     hostile = {**good, "meta": {**good["meta"], "target": f"{ESC}]8;;http://evil{ESC}\\x{ESC}]8;;{ESC}\\"}}
     (project / "hostile.json").write_text(json.dumps({**hostile, "schema_version": "x" + ESC + "[2J"}))
+    os.mkfifo(project / "fifo.json")  # no writer: reading it would block for ever
+    (project / "loop_a.py").symlink_to("loop_b.py")
+    (project / "loop_b.py").symlink_to("loop_a.py")
 
 
 @dataclass
@@ -248,6 +251,8 @@ def _cases(p: Path) -> dict[str, Case]:
         "printing model, bad -o": Case(["graph", f"{p}/printing.py:Net", "-o", f"{p}/notes.txt"], 2, "did not write it"),
         # --- the target spec ---
         "missing file": Case(["graph", f"{p}/nope.py:Net"], 3, "nope.py"),
+        "a symlink loop as target": Case(["graph", f"{p}/loop_a.py:Net"], 3, "Symlink loop"),
+        "a FIFO as saved report": Case(["graph", f"{p}/fifo.json"], 7, "fifo.json: not a regular file"),
         "missing attribute": Case(["graph", f"{m}:Nope"], 3, "Nope"),
         "attribute not a module": Case(["graph", f"{m}:not_model"], 3, "not_model"),
         "module needs arguments": Case(["graph", f"{m}:NeedsArgs"], 3, "NeedsArgs"),

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
+import stat
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,6 +26,9 @@ from tritoninspect.model.errors import ReportError
 def read_json(path: Path | str) -> Any:
     """The parsed JSON of a saved file; errors start with the path."""
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode) and not Path(path).is_dir():
+            # A FIFO or a device would block or never end; a folder still says "Is a directory" below.
+            raise ReportError(f"{path}: not a regular file")
         raw = Path(path).read_bytes()
     except OSError as exc:
         raise ReportError(f"{path}: cannot read: {exc.strerror or exc}") from exc

@@ -87,7 +87,10 @@ def looks_like_path(target: str) -> bool:
 
 
 def _spec_from_path(raw: str, target: str, attr: str) -> TargetSpec:
-    path = Path(target).expanduser().resolve()
+    try:
+        path = Path(target).expanduser().resolve()
+    except (RuntimeError, OSError) as exc:  # a symlink loop (RuntimeError before Python 3.13, OSError after)
+        raise TargetError(f"Cannot resolve {target}: {exc}") from exc
     if not path.exists():
         raise TargetError(f"No such file: {target}")
     if path.is_dir() and not (path / "__init__.py").is_file():
