@@ -251,6 +251,8 @@ def _cases(p: Path) -> dict[str, Case]:
         "printing model, bad -o": Case(["graph", f"{p}/printing.py:Net", "-o", f"{p}/notes.txt"], 2, "did not write it"),
         # --- the target spec ---
         "missing file": Case(["graph", f"{p}/nope.py:Net"], 3, "nope.py"),
+        "an Inductor cache dir inside a file": Case(["graph", f"{p}/model.py:Net"], 5, "torch._dynamo is not importable",
+                                                    env={"TORCHINDUCTOR_CACHE_DIR": f"{p}/model.py/cache"}),
         "a symlink loop as target": Case(["graph", f"{p}/loop_a.py:Net"], 3, "Symlink loop"),
         "a FIFO as saved report": Case(["graph", f"{p}/fifo.json"], 7, "fifo.json: not a regular file"),
         "missing attribute": Case(["graph", f"{m}:Nope"], 3, "Nope"),

@@ -128,13 +128,20 @@ def ready_to_capture() -> None:
     stage(IMPORTING)
 
     with signals_held():
-        for name in ("torch", "triton"):
+        # torch._dynamo makes torch's cache folder when imported: a TORCHINDUCTOR_CACHE_DIR (or TMPDIR) it
+        # cannot use is an OSError there, said here as the environment it is, not as an internal error later.
+        for name, pip in (("torch", "torch"), ("torch._dynamo", "torch"), ("triton", "triton")):
             try:
                 __import__(name)
             except ImportError as exc:
                 raise EnvironmentProblem(
-                    f"{name} is not importable ({exc})", hint=f"pip install '{name}' (see the README for versions)"
+                    f"{name} is not importable ({exc})", hint=f"pip install '{pip}' (see the README for versions)"
                 ) from exc
+            except OSError as exc:
+                raise EnvironmentProblem(
+                    f"{name} is not importable ({exc})",
+                    hint="torch keeps its caches in $TORCHINDUCTOR_CACHE_DIR, else in $TMPDIR: both must be "
+                         "folders you can write") from exc
         import tritoninspect.analyse  # noqa: F401
         import tritoninspect.capture.session  # noqa: F401
 
