@@ -177,10 +177,9 @@ def _entries(kernel: Kernel | None) -> str | None:
     return None if kernel is None else (", ".join(kernel.entries) or "none")
 
 
-def _ops(kernel: Kernel | None) -> str | None:
+def _ops(kernel: Kernel | None) -> str | None:  # "none": "-" is what a side without the kernel shows
     if kernel is None:
         return None
-    # "none", not "-": "-" is what a side without the kernel shows (a row marked changed between two "-" misled)
     return ", ".join(dict.fromkeys(o.custom_op for o in kernel.occurrences if o.custom_op)) or "none"
 
 
