@@ -534,28 +534,3 @@ def test_o_into_a_directory_that_is_not_writable_is_refused_before_any_work(tmp_
     with pytest.raises(UsageError, match="locked is not writable"):
         check_output(locked / "r.json")
     check_output(tmp_path / "r.json")  # a writable one passes
-
-
-@pytest.mark.parametrize("args", [
-    ["graph", "samples/add_raw.py:Net", "-i", "4", "-i", "8"],
-    ["graph", "samples/add_raw.py:Net", "--inputs", "4", "-i", "8", "--json"],
-    ["breaks", "samples/add_raw.py:Net", "--device", "cpu", "--device", "cuda"],
-    ["diff", "samples/add_raw.py:Net", "samples/custom_op.py:Net", "-o", "a.html", "-o", "b.html"],
-])
-def test_an_option_of_one_value_given_twice_is_a_usage_error(args: list[str], capsys: pytest.CaptureFixture[str]) -> None:
-    """Click would keep the last value in silence: whoever gave two meant something else."""
-    from tritoninspect.cli import run
-
-    assert run(args) == ExitCode.USAGE
-    out, err = capsys.readouterr()
-    first = err.splitlines()[0]
-    assert first.startswith("error: --") and first.endswith(" given more than once: it takes one value"), err
-    if "--json" in args:
-        assert json.loads(out)["error"]["type"] == "UsageError"
-
-
-def test_options_that_collect_may_repeat(capsys: pytest.CaptureFixture[str]) -> None:
-    from tritoninspect.cli import run
-
-    run(["check", "samples/add_raw.py:Net", "--allow", "clone_cost", "--allow", "nope"])
-    assert "given more than once" not in capsys.readouterr().err

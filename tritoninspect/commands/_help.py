@@ -86,10 +86,6 @@ class HelpCommand(TyperCommand):
             elif getattr(param, "is_flag", False) and param.metavar is None:
                 param.metavar = ""  # a flag takes no value: no <bool>
 
-    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
-        _refuse_repeated_options(self, ctx, args)
-        return super().parse_args(ctx, args)
-
     def get_help_option(self, ctx: Any) -> Any:
         option = super().get_help_option(ctx)
         if option is not None:
@@ -102,28 +98,8 @@ class HelpCommand(TyperCommand):
         return [p.removesuffix("...") if p.count("...") > 1 or " ..." in p else p for p in pieces]
 
 
-def _refuse_repeated_options(command: Any, ctx: Any, args: list[str]) -> None:
-    """A usage error for an option of one value given twice (`-i 4x8 -i 8x8`), which Click would settle by
-    keeping the last in silence. Options that collect (`--allow`, `--entry`) and flags may repeat."""
-    try:
-        _, _, order = command.make_parser(ctx).parse_args(args=list(args))
-    except Exception:  # noqa: BLE001 - the real parse, next, says what is wrong with the arguments
-        return
-    seen: set[str] = set()
-    for param in order:
-        if param.param_type_name != "option" or param.multiple or param.is_flag or getattr(param, "count", False):
-            continue
-        if param.name in seen:
-            ctx.fail(f"{max(param.opts, key=len)} given more than once: it takes one value")
-        seen.add(param.name)
-
-
 class HelpGroup(TyperGroup):
     """The app itself: `-h/--help` without `<bool>`, as in its commands."""
-
-    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
-        _refuse_repeated_options(self, ctx, args)
-        return super().parse_args(ctx, args)
 
     def get_help_option(self, ctx: Any) -> Any:
         option = super().get_help_option(ctx)
