@@ -26,7 +26,8 @@ from tritoninspect.model.errors import ReportError
 def read_json(path: Path | str) -> Any:
     """The parsed JSON of a saved file; errors start with the path."""
     try:
-        if not stat.S_ISREG(os.stat(path).st_mode) and not Path(path).is_dir():
+        mode = os.stat(path).st_mode
+        if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
             # A FIFO or a device would block or never end; a folder still says "Is a directory" below.
             raise ReportError(f"{path}: not a regular file")
         raw = Path(path).read_bytes()
