@@ -15,8 +15,8 @@ same bytes.
 
 `--devices N`: the job ran N GPUs to a node, rank r on device r % N. The real runs were on
 device 0, and torch prints a tensor's device in graph types ("f32[64][1]cuda:0") and output
-code (`device(type='cuda', index=0)`): rank r's lines name its own device instead, and a
-payload so changed gets the md5 of its new text. With the default 1, every rank's payloads
+code (`device(type='cuda', index=0)`, `torch.cuda._DeviceGuard(0)`, `get_raw_stream(0)`): rank r's
+lines name its own device instead, and a payload so changed gets the md5 of its new text. With the default 1, every rank's payloads
 are the real runs' texts, which ranks of one job share (tritoninspect parses a text once per
 process: docs/speed.md); with `--devices 64` no two ranks share a payload that names a device.
 """
@@ -96,8 +96,15 @@ def on_device(lines: list[str], device: int) -> list[str]:
     return out
 
 
+#: Where torch writes the device's index (the real runs: 0): graph types, `device(...)` and `DeviceProperties(...)`,
+#: and the output code's device guard, `set_device` and stream (torch/_inductor/codegen/wrapper.py).
+_DEVICE_FORMS = ("cuda:{}", "type='cuda', index={}", "_DeviceGuard({})", "set_device({})", "get_raw_stream({})")
+
+
 def _moved(line: str, device: int) -> str:
-    return line.replace("cuda:0", f"cuda:{device}").replace("type='cuda', index=0", f"type='cuda', index={device}")
+    for form in _DEVICE_FORMS:
+        line = line.replace(form.format(0), form.format(device))
+    return line
 
 
 def write_log(path: Path, sources: list[Path], size: int, rank: int | None = None, device: int = 0) -> int:

@@ -276,3 +276,97 @@ def test_generated_ranks_on_their_own_devices_name_them_and_share_no_payload_nam
                 j += 1
             text = "\n".join(p[1:].removesuffix("\n") for p in moved[i + 1:j])
             assert hashlib.md5(text.encode()).hexdigest() in line
+
+
+def _payloads(lines: list[str]) -> list[str]:
+    """The payload texts of a log's lines, in order."""
+    texts, current = [], None
+    for line in [*lines, "end\n"]:
+        if line.startswith("\t"):
+            current = (current or []) + [line[1:].removesuffix("\n")]
+            continue
+        if current:
+            texts.append("\n".join(current))
+        current = None
+    return texts
+
+
+@pytest.mark.parametrize("device", [1, 7, 12, 63])
+def test_a_payload_on_another_device_parses_as_its_own_text_does(device: int) -> None:
+    """Ranks on their own GPUs write the same payloads but for the device's index: the memos parse such a
+    text as the one naming the canonical device and turn the index back (textformats/memo.py). On every
+    payload of the real GPU logs moved to another device, that is what a parse of the text itself gives,
+    and it parsed nothing new once the canonical texts were read."""
+    from tritoninspect.analyse import graphs, indexes
+    from tritoninspect.analyse import trace as trace_module
+
+    make_traces = _make_traces()
+    memos = {trace_module.PARSED_GRAPHS: (trace_module.TORCH_OP_NAMESPACES,), trace_module.PARSED_CODES: (),
+             trace_module.PARSED_CALLS: ((),), indexes.KERNEL_METAS: (), graphs.CALL_COUNTS: ()}
+    canonical = 0 if device < 10 else 10
+    compared = 0
+    for source in make_traces.real_logs():
+        lines = source.read_text(encoding="utf-8").splitlines(keepends=True)
+        pairs = list(zip(_payloads(make_traces.on_device(lines, canonical)),
+                         _payloads(make_traces.on_device(lines, device))))
+        for memo, args in memos.items():
+            memo.clear()
+            for first, _ in pairs:
+                memo(first, *args)
+            parses = memo.parses
+            for first, moved in pairs:
+                assert memo(moved, *args) == memo._parse(moved, *args)
+                compared += first != moved
+            assert memo.parses == parses  # each moved text was its canonical one, parsed above
+    assert compared > 100
+
+
+def test_a_text_naming_several_devices_or_none_is_its_own_key() -> None:
+    from tritoninspect.textformats.memo import TextMemo, canonical_device
+
+    assert canonical_device('x: "f32[4][1]cuda:3" = y;  z: "f32[4][1]cuda:0"') is None
+    assert canonical_device("x = 1") is None
+    assert canonical_device('x: "f32[4][1]cuda:0"') == ('x: "f32[4][1]cuda:0"', ())  # the canonical one
+    assert canonical_device("f32[4][1]cuda:3\nstream3 = get_raw_stream(3)\ncuda:35") is None  # 3 and 35
+    assert canonical_device("f32[4][1]cuda:3\nstream3 = get_raw_stream(3)") == (
+        "f32[4][1]cuda:0\nstream3 = get_raw_stream(0)", (("cuda:0", "cuda:3"), ("get_raw_stream(0", "get_raw_stream(3")))
+    assert canonical_device('a: "f32[2][1]cuda:12"; device(type=\'cuda\', index=12)') == (
+        'a: "f32[2][1]cuda:10"; device(type=\'cuda\', index=10)',
+        (("cuda:10", "cuda:12"), ("type='cuda', index=10", "type='cuda', index=12")))
+    memo = TextMemo(lambda text: (text.split()[-1], len(text)), devices=True)
+    assert memo("on cuda:5") == ("cuda:5", 9) and memo("on cuda:6") == ("cuda:6", 9)
+    assert memo.parses == 1  # "on cuda:0", once
+    assert memo("on cuda:0") == ("cuda:0", 9) and memo.parses == 1
+    memo.clear()
+    assert memo("on cuda:5") == ("cuda:5", 9) and memo.parses == 2
+
+
+def test_ranks_on_their_own_devices_parse_each_payload_once_and_give_fresh_parses_reports(tmp_path: Path) -> None:
+    """Before, ranks on 64 GPUs shared no payload naming a device, and each was parsed once per rank: 64 ranks
+    took 2.4 times tlparse's wall time. Compile ids, ranks and devices come from each rank's own log."""
+    from tritoninspect.analyse import trace as trace_module
+
+    make_traces = _make_traces()
+    source = make_traces.real_logs()[0]
+    files = []
+    for r in range(1, 4):
+        files.append(tmp_path / f"dedicated_log_torch_trace_rank_{r}_{r:08d}.log")
+        make_traces.write_log(files[-1], [source], source.stat().st_size, rank=r, device=r)
+    memos = [getattr(trace_module, name) for name in ("PARSED_GRAPHS", "PARSED_CODES")]
+    for memo in memos:
+        memo.clear()
+    before = [m.parses for m in memos]
+    reports = [traces.file_report(f, str(f)) for f in files]
+    graphs = [{g.code for g in r.graphs if g.stage != "output_code"} for r in reports]
+    codes = [{g.code for g in r.graphs if g.stage == "output_code"} for r in reports]
+    assert graphs[0] != graphs[1] and codes[0] != codes[1]  # every rank names its own device
+    assert memos[0].parses - before[0] == len(graphs[0])  # not 3 times as many
+    assert memos[1].parses - before[1] == len(codes[0])
+    assert all(f"cuda:{r}" in reports[r - 1].json_text and f"cuda:{r + 1}" not in reports[r - 1].json_text
+               for r in (1, 2))
+    fresh = []
+    for f in files:
+        for memo in memos:
+            memo.clear()
+        fresh.append(traces.file_report(f, str(f)))
+    assert [r.json_text for r in fresh] == [r.json_text for r in reports]

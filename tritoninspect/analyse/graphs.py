@@ -27,4 +27,4 @@ def _calls(code: str) -> int:
 
 
 #: Each distinct module's count, made once per process (the ranks of a job share modules: textformats/memo.py).
-CALL_COUNTS = TextMemo(_calls, limit=32 << 20)
+CALL_COUNTS = TextMemo(_calls, limit=32 << 20, devices=True)

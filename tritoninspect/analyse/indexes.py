@@ -90,7 +90,7 @@ def _read_only_metas(code: str) -> Mapping[str, UserKernelMeta]:
 
 #: Each distinct output module's user-kernel metadata, parsed once per process (the ranks of one job
 #: share their modules; textformats/memo.py).
-KERNEL_METAS = TextMemo(_read_only_metas, limit=32 << 20)
+KERNEL_METAS = TextMemo(_read_only_metas, limit=32 << 20, devices=True)
 
 
 def user_kernel_defs(capture: Capture, key: KernelKey) -> list[tuple[OutputCodeRecord, UserKernelMeta]]:

@@ -154,9 +154,9 @@ def _parse_calls_with_ops(code: str, ops: tuple[tuple[str, tuple[tuple[str, ...]
 #: The parses of payload texts, kept for the life of the process: a worker that reads many ranks of
 #: one job parses each distinct graph and output module once (textformats/memo.py: what may be kept).
 #: The records made from them take their compile id from the event.
-PARSED_GRAPHS = TextMemo(fx_graph.parse_graph, limit=32 << 20)
-PARSED_CODES = TextMemo(_parse_output_code, limit=32 << 20)
-PARSED_CALLS = TextMemo(_parse_calls_with_ops, limit=32 << 20)
+PARSED_GRAPHS = TextMemo(fx_graph.parse_graph, limit=32 << 20, devices=True)
+PARSED_CODES = TextMemo(_parse_output_code, limit=32 << 20, devices=True)
+PARSED_CALLS = TextMemo(_parse_calls_with_ops, limit=32 << 20, devices=True)
 
 
 def _assign_post_grad_parts(reader: _Reader) -> None:
