@@ -96,3 +96,18 @@ KERNEL_METAS = TextMemo(_read_only_metas, limit=32 << 20, devices=True)
 def user_kernel_defs(capture: Capture, key: KernelKey) -> list[tuple[OutputCodeRecord, UserKernelMeta]]:
     """Each output module's definition of the user kernel `key` with its metadata, in capture order."""
     return _cached("user-kernel-defs", capture.output_code, _user_kernel_defs).get(key, [])
+
+
+def _user_kernel_defs_by_compile(codes: list[OutputCodeRecord]
+                                 ) -> dict[tuple[KernelKey, str], list[tuple[OutputCodeRecord, UserKernelMeta]]]:
+    found: dict[tuple[KernelKey, str], list[tuple[OutputCodeRecord, UserKernelMeta]]] = {}
+    for key, defs in _cached("user-kernel-defs", codes, _user_kernel_defs).items():
+        for code, meta in defs:
+            found.setdefault((key, code.compile_id), []).append((code, meta))
+    return found
+
+
+def user_kernel_defs_of_compile(capture: Capture, key: KernelKey, cid: str
+                                ) -> list[tuple[OutputCodeRecord, UserKernelMeta]]:
+    """`user_kernel_defs` of compile `cid` only, in capture order."""
+    return _cached("user-kernel-defs-cid", capture.output_code, _user_kernel_defs_by_compile).get((key, cid), [])

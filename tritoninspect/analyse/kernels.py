@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from tritoninspect.analyse.indexes import codes_of_compile
+from tritoninspect.analyse.indexes import codes_of_compile, nodes_of_kernel
 from tritoninspect.analyse.libraries import library_name
 from tritoninspect.model.records import Capture, KernelRecord, LaunchRecord, NodeRecord, OutputKernel, extended
 from tritoninspect.model.report import Entry, Kernel, MutationFallback, Occurrence, OpaqueOp
@@ -114,7 +114,7 @@ def _output_occurrences(capture: Capture, record: KernelRecord) -> Iterable[Occu
     for code in capture.output_code:
         for kernel in code.user_kernels:
             if _same_kernel(record, kernel):
-                nodes = [n for n in capture.nodes if n.kernel_id == record.id and n.compile_id == code.compile_id]
+                nodes = nodes_of_kernel(capture, record.id, code.compile_id)
                 entry = _node_entry(nodes[-1]) if nodes else Entry.HOP.value
                 yield Occurrence(
                     compile_id=code.compile_id, stage="output_code", entry=entry,

@@ -119,12 +119,16 @@ def named_by_provenance(graphs: list[Any], codes: list[OutputCodeRecord],
     """kernel_idx -> (name, file, line): each user kernel of an output code whose provenance
     names the post-grad HOP node it was lowered from. `provenance`: (compile id, part, mapping)."""
     found: dict[int, tuple[str, str | None, int | None]] = {}
+    finals_of: dict[tuple[str, str], list[Any]] = {}
+    for g in graphs:
+        if g.stage == "post_grad_final":
+            finals_of.setdefault((g.compile_id, g.part), []).append(g)
+    codes_of: dict[tuple[str, str], list[OutputCodeRecord]] = {}
+    for code in codes:
+        codes_of.setdefault((code.compile_id, code.part), []).append(code)
     for cid, part, posts in provenance:
-        finals = [g for g in graphs if g.stage == "post_grad_final" and (g.compile_id, g.part) == (cid, part)]
-        hops = {h.name: h for g in finals for h in g.parsed.hops}
-        for code in codes:
-            if (code.compile_id, code.part) != (cid, part):
-                continue
+        hops = {h.name: h for g in finals_of.get((cid, part), ()) for h in g.parsed.hops}
+        for code in codes_of.get((cid, part), ()):
             for kernel in code.user_kernels:
                 for node in (n for call in posts.get(kernel.inductor_name, ()) for n in call):
                     hop = hops.get(node)

@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from tritoninspect.analyse.indexes import codes_of_compile, nodes_of_kernel, user_kernel_defs
+from tritoninspect.analyse.indexes import codes_of_compile, nodes_of_kernel, user_kernel_defs, user_kernel_defs_of_compile
 from tritoninspect.model.hazard_records import ArgLayout, KernelSource, TensorArg
 from tritoninspect.model.records import Capture, FallbackRecord, KernelRecord, NodeRecord, OutputCodeRecord
 from tritoninspect.model.report import Evidence
@@ -184,8 +184,8 @@ def _by_compile(nodes: list[NodeRecord]) -> dict[tuple[str, str], list[NodeRecor
 
 def _runtime_sequence(capture: Capture, record: KernelRecord, cid: str, part: str) -> list[str]:
     """"name#i" of each launch of the kernel in the output code of (cid, part), in call order."""
-    names = {launch.meta.inductor_name for launch in compiled_launches(capture, record)
-             if launch.compile_id == cid and launch.part == part}
+    names = {meta.inductor_name for code, meta in user_kernel_defs_of_compile(capture, (record.name, record.file, record.line), cid)
+             if code.part == part}
     codes = codes_of_compile(capture, cid)
     code = next((c for c in codes if c.part == part), None)
     others = [c for c in codes if c.part != part]
