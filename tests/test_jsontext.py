@@ -85,3 +85,55 @@ def test_a_key_json_cannot_write_is_refused_as_json_refuses_it() -> None:
         json.dumps({(1, 2): 0}, indent=2)
     with pytest.raises(TypeError, match="keys must be"):
         json_text({(1, 2): 0})
+
+
+def _written(value: object) -> list[str]:
+    from tritoninspect.model.jsontext import write_json
+
+    pieces: list[str] = []
+    write_json(value, pieces.append)
+    return pieces
+
+
+def test_the_text_written_in_pieces_is_the_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`write_json` (what `graph --json` writes on stdout, model/jsontext.py) cuts the text between array
+    elements; joined, the pieces are `json_text`, however small they are cut."""
+    from tritoninspect.model import jsontext
+
+    tree = _Tree()
+    values = [tree, [tree, {"x": tree}], {"a": [tree] * 3, "b": []}, "", [], {}, 0, 1.0, None, [None], {"a": []},
+              [[[[[1, [2]]]]]], _Pair(1, 2), {_Kind.USER: [tree]}]
+    for pieces in (jsontext._PIECES, 1):
+        monkeypatch.setattr(jsontext, "_PIECES", pieces)
+        for value in values:
+            assert "".join(_written(value)) == json_text(value)
+    with pytest.raises(TypeError, match="keys must be"):
+        _written({(1, 2): 0})
+
+
+@pytest.mark.parametrize("log", TRACES[:6], ids=lambda p: f"{p.parent.name}/{p.name[-12:]}")
+def test_a_trace_reports_text_written_in_pieces_is_its_text(log: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tritoninspect.model import jsontext
+
+    monkeypatch.setattr(jsontext, "_PIECES", 16)
+    report = traces.file_report(log, str(log))
+    pieces: list[str] = []
+    report.write_json(pieces.append)
+    assert len(pieces) > 1 and "".join(pieces) == _dumps(report)
+    assert "json_text" not in vars(report)  # not made whole to be written
+
+
+def test_a_reports_text_is_written_in_pieces_no_larger_than_its_rows(tmp_path: Path) -> None:
+    """The JSON of a 100 MiB trace is 75 MB: written whole, it and its parts were most of `graph LOG
+    --json`'s peak memory (363 MiB; 161 MiB in pieces, docs/speed.md)."""
+    from tests.test_trace_speed import _make_traces
+
+    make_traces = _make_traces()
+    sources = make_traces.real_logs()
+    path = tmp_path / "dedicated_log_torch_trace_gen.log"
+    make_traces.write_log(path, sources, sum(s.stat().st_size for s in sources) * 4)
+    report = traces.file_report(path, str(path))
+    pieces: list[str] = []
+    report.write_json(pieces.append)
+    assert sum(map(len, pieces)) > 2 << 20 and max(map(len, pieces)) < 1 << 20
+    assert "".join(pieces) == report.json_text

@@ -28,6 +28,65 @@ def json_text(value: Any, margin: str = "") -> str:
     return "".join(out)
 
 
+def write_json(value: Any, write: Callable[[str], Any]) -> None:
+    """`json_text(value)` handed to `write` in pieces of some hundred KB, cut between the elements of
+    its arrays down to `_STREAMED` levels (a report's graphs, a kernel's occurrences...): the text of a
+    document of tens of MB is never held whole."""
+    pieces: list[str] = []
+
+    def flush() -> None:
+        if pieces:
+            write("".join(pieces))
+            pieces.clear()
+
+    _stream(value, "\n", pieces, flush, _STREAMED)
+    flush()
+
+
+#: How deep `write_json` cuts: the report (1), its lists (2), their elements (3), their lists (4).
+_STREAMED = 4
+#: Pieces `write_json` gathers before it writes them.
+_PIECES = 2048
+
+
+def _stream(o: Any, nl: str, pieces: list[str], flush: Callable[[], None], depth: int) -> None:
+    """`_write`, flushing between array elements while `depth` lasts."""
+    kind = type(o)
+    if depth == 0 or kind is str or o is None or kind is bool or kind is int or kind is float:
+        _write(o, nl, pieces.append)
+        return
+    inner = nl + "  "
+    if kind in (list, tuple):
+        if not o:
+            pieces.append("[]")
+            return
+        lead = "[" + inner
+        for item in o:
+            pieces.append(lead)
+            _stream(item, inner, pieces, flush, depth - 1)
+            if len(pieces) > _PIECES:
+                flush()
+            lead = "," + inner
+        pieces.append(nl + "]")
+        return
+    if kind is dict:
+        items = [(encode_basestring_ascii(k if type(k) is str else _key(k)) + ": ", v) for k, v in o.items()]
+    elif (keys := _keys_of(o)) is not None and not isinstance(o, (str, int, float, list, tuple, dict)):
+        items = [(key, getattr(o, name)) for name, key in keys]
+    else:
+        _write(o, nl, pieces.append)
+        return
+    if not items:
+        pieces.append("{}")
+        return
+    lead = "{" + inner
+    for key, item in items:
+        pieces.append(lead + key)
+        _stream(item, inner, pieces, flush, depth - 1)
+        lead = "," + inner
+    pieces.append(nl + "}")
+
+
 def fields_of(value: Any) -> tuple[str, ...] | None:
     """The field names of a dataclass instance (None for anything else)."""
     keys = _keys_of(value)

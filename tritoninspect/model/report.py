@@ -15,6 +15,7 @@ import dataclasses
 import functools
 import json
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -282,13 +283,28 @@ class Report:
         (model/jsontext.py): the text `json.dumps(self.to_dict(), indent=2, default=str)` gives."""
         return self.json_text_in(margin="")
 
+    def write_json(self, write: Callable[[str], Any]) -> None:
+        """`json_text` handed to `write` in pieces, never held whole unless it was made already
+        (a report of a 100 MiB trace has 75 MB of it: model/jsontext.py `write_json`)."""
+        if "json_text" in vars(self):
+            write(self.json_text)
+            return
+        from tritoninspect.model.jsontext import write_json
+
+        write_json(self._json_fields(), write)
+
+    def _json_fields(self) -> dict[str, Any]:
+        from tritoninspect.model.jsontext import fields_of
+
+        fields = {name: getattr(self, name) for name in fields_of(self) or ()}
+        return {"schema_version": fields.pop("schema_version"), **fields}
+
     def json_text_in(self, margin: str) -> str:
         """`json_text` with every line but the first starting with `margin`: the text as it sits inside
         a larger document (`graph DIR --json`'s, analyse/ranks.py)."""
-        from tritoninspect.model.jsontext import fields_of, json_text
+        from tritoninspect.model.jsontext import json_text
 
-        fields = {name: getattr(self, name) for name in fields_of(self) or ()}
-        return json_text({"schema_version": fields.pop("schema_version"), **fields}, margin)
+        return json_text(self._json_fields(), margin)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Report:

@@ -10,6 +10,7 @@ imports none of them. Nothing here imports torch: documents render offline.
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn, Protocol
 
@@ -42,13 +43,17 @@ def _report_detail(report: Any, *, color: bool | None = None, width: int | None 
 
 def _json(document: Any, *, color: bool | None = None, width: int | None = None) -> str:
     # Reports, diffs and check results each own their canonical, versioned JSON.
+    return _advised(document).to_json()
+
+
+def _advised(document: Any) -> Any:
     from tritoninspect.model.report import Report
 
     if isinstance(document, Report) and not document.advice:
         from tritoninspect.analyse.advice import with_advice
 
         document = with_advice(document)  # a report saved before Report.advice: the JSON still has it
-    return document.to_json()
+    return document
 
 
 def _breaks_text(report: Any, *, color: bool | None = None, width: int | None = None) -> str:
@@ -167,6 +172,17 @@ def render_as(document: Any, fmt: str, *, color: bool | None = None, width: int 
     if renderer is None:
         _unsupported(fmt)
     return renderer(document, color=color, width=width)
+
+
+def write_as(document: Any, fmt: str, write: Callable[[str], Any]) -> None:
+    """`render_as(document, fmt)` handed to `write`: a report's JSON in pieces, never held whole (the
+    JSON of a 100 MiB trace is 75 MB: model/jsontext.py `write_json`)."""
+    from tritoninspect.model.report import Report
+
+    if fmt == "json" and isinstance(document, Report):
+        _advised(document).write_json(write)
+    else:
+        write(render_as(document, fmt))
 
 
 def guess_format_from_path(path: str | Path | None, text: str = "text") -> str:

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from tritoninspect.model.errors import UsageError, usage_errors
-from tritoninspect.render import guess_format_from_path, render_as
+from tritoninspect.render import guess_format_from_path, render_as, write_as
 
 #: What every file tritoninspect writes starts with (text) or carries (JSON, HTML): how `-o`
 #: knows a file it may replace. Text reports open with "tritoninspect <version>  ...".
@@ -61,7 +61,7 @@ def emit(
             write_atomically(output, body + "\n")
             _note(f"wrote {output}{_what(document, file_format)}")
         if fmt is not None:
-            sys.stdout.write(render_as(document, fmt))  # not `+ "\n"`: a copy of a document of tens of MB
+            write_as(document, fmt, sys.stdout.write)  # not `+ "\n"`: a copy of a document of tens of MB
             sys.stdout.write("\n")
 
 
