@@ -247,6 +247,9 @@ def test_the_ranks_document_made_from_each_ranks_facts_is_the_one_made_from_the_
         assert summary.differences and document.differences == summary.differences
         assert document.ranks == summary.ranks
         assert document.to_json() == summary.to_json()
+        pieces: list[str] = []
+        document.write_json(pieces.append)  # what `graph DIR --json` writes: a rank at a time, never joined
+        assert "".join(pieces) == document.to_json() and len(pieces) > len(document.ranks)
         assert [f.problems for f in document.facts] == [
             tuple(d for d in r.diagnostics if d.severity != "note") for r in summary.reports]
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections import Counter
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -111,6 +112,13 @@ class RanksDocument:
         head = RankSummary(self.source, self.ranks, (), self.differences).to_dict(reports=False)
         return _spliced(head, [f.json_text for f in self.facts])
 
+    def write_json(self, write: Callable[[str], Any]) -> None:
+        """`to_json()` handed to `write` a rank at a time: the document (as large as all the ranks' reports)
+        is never joined."""
+        head = RankSummary(self.source, self.ranks, (), self.differences).to_dict(reports=False)
+        for piece in _pieces(head, [f.json_text for f in self.facts]):
+            write(piece)
+
 
 #: What starts each line of a report's text inside the ranks' document (under "reports").
 _MARGIN = "    "
@@ -119,11 +127,21 @@ _MARGIN = "    "
 def _spliced(head: dict[str, Any], texts: list[str]) -> str:
     """The document `head` with the reports' own texts (`Report.json_text`, made in the workers that
     read the ranks), indented as json.dumps would indent them there (`_MARGIN`), spliced in: the same text."""
+    return "".join(_pieces(head, texts))  # joined once: tens of MB
+
+
+def _pieces(head: dict[str, Any], texts: list[str]) -> Iterator[str]:
+    """`_spliced`'s text in pieces: the head, then each rank's report."""
     top = json.dumps({**head, "reports": []}, indent=2, default=str)
     if not texts:
-        return top
-    body = (",\n" + _MARGIN).join(texts)
-    return "".join((top.removesuffix("[]\n}"), "[\n", _MARGIN, body, "\n  ]\n}"))  # joined once: tens of MB
+        yield top
+        return
+    yield top.removesuffix("[]\n}") + "[\n" + _MARGIN
+    for i, text in enumerate(texts):
+        if i:
+            yield ",\n" + _MARGIN
+        yield text
+    yield "\n  ]\n}"
 
 
 def rank_name(report: Report, position: int) -> str:

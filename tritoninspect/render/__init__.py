@@ -181,6 +181,8 @@ def write_as(document: Any, fmt: str, write: Callable[[str], Any]) -> None:
 
     if fmt == "json" and isinstance(document, Report):
         _advised(document).write_json(write)
+    elif fmt == "json" and hasattr(document, "write_json"):  # the ranks' document (analyse/ranks.py)
+        document.write_json(write)
     else:
         write(render_as(document, fmt))
 
