@@ -13,7 +13,9 @@ Ranks on different GPUs write the same texts but for the device's index (`DEVICE
 string of that parse gets the text's own index back (`relabel`; the parsers copy what they keep of a
 text as written): a worker reading ranks of a job on 64 GPUs parses each graph twice (devices 0-9 and
 10-63), not 64 times. tests/test_trace_speed.py checks, on every payload of the real GPU logs moved to
-other devices, that this gives what a parse of the text itself gives.
+other devices, that this gives what a parse of the text itself gives. The canonical texts are copies no
+report holds: they are kept as their 128-bit BLAKE2 digest, not themselves, so that a log of distinct
+payloads does not hold them twice.
 
 What is kept must be immutable and hold nothing of the event it came from (its compile id, its line
 in the log): the callers add those. `limit` bounds the texts kept (characters; least recently used
@@ -24,14 +26,13 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import hashlib
 import re
 from collections.abc import Callable, Hashable
 from types import MappingProxyType
 from typing import Any, Generic, TypeVar
 
 T = TypeVar("T")
-
-_MISSING = object()
 
 #: Where torch writes the index of a CUDA device: graph types ("f32[8][1]cuda:3"), `device(type='cuda',
 #: index=3)` and `DeviceProperties(type='cuda', index=3, ...)` in graphs and output code, and the output
@@ -114,6 +115,10 @@ def _names_a_device(value: Any) -> bool:
     return names is not None and any(_names_a_device(getattr(value, name)) for name in names)
 
 
+def _digest(text: str) -> bytes:
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+
+
 def _and_device(parse: Callable[..., T]) -> Callable[..., tuple[T, bool]]:
     def parsed(text: str, *args: Hashable) -> tuple[T, bool]:
         value = parse(text, *args)
@@ -124,27 +129,32 @@ def _and_device(parse: Callable[..., T]) -> Callable[..., tuple[T, bool]]:
 
 class TextMemo(Generic[T]):
     """`parse(text, *args)`, made once per distinct (text, args) while it stays among the kept; with
-    `devices`, once per text up to the CUDA device it names (`canonical_device`)."""
+    `devices`, once per text up to the CUDA device it names (`canonical_device`). `by_digest`: the
+    text is kept as its BLAKE2 digest, not itself (the canonical texts: copies no report holds)."""
 
-    def __init__(self, parse: Callable[..., T], limit: int = 64 << 20, *, devices: bool = False) -> None:
+    def __init__(self, parse: Callable[..., T], limit: int = 64 << 20, *, devices: bool = False,
+                 by_digest: bool = False) -> None:
         self._parse = parse
         self._limit = limit
-        self._kept: dict[tuple[Hashable, ...], T] = {}
+        self._by_digest = by_digest
+        #: key -> (the parse, the length of its text), least recently used first.
+        self._kept: dict[tuple[Hashable, ...], tuple[T, int]] = {}
         self._size = 0
         #: The parses of canonical texts, for texts of other devices (`devices`).
-        self._canonical: TextMemo[tuple[T, bool]] | None = TextMemo(_and_device(parse), limit) if devices else None
+        self._canonical: TextMemo[tuple[T, bool]] | None = (
+            TextMemo(_and_device(parse), limit, by_digest=True) if devices else None)
         #: Texts parsed (not found among the kept): what tests count.
         self.parses = 0
 
     def __call__(self, text: str, *args: Hashable) -> T:
-        key = (text, *args)
-        value = self._kept.pop(key, _MISSING)
-        if value is _MISSING:
-            value = self._new(text, args)
+        key = (_digest(text) if self._by_digest else text, *args)
+        hit = self._kept.pop(key, None)
+        if hit is None:
+            hit = (self._new(text, args), len(text))
             self._size += len(text)
             self._evict()
-        self._kept[key] = value  # (re)inserted last: the most recently used
-        return value  # type: ignore[return-value]
+        self._kept[key] = hit  # (re)inserted last: the most recently used
+        return hit[0]
 
     def _new(self, text: str, args: tuple[Hashable, ...]) -> T:
         moved = canonical_device(text) if self._canonical is not None else None
@@ -161,8 +171,7 @@ class TextMemo(Generic[T]):
     def _evict(self) -> None:
         while self._kept and self._size > self._limit:
             oldest = next(iter(self._kept))
-            del self._kept[oldest]
-            self._size -= len(oldest[0])  # type: ignore[arg-type]
+            self._size -= self._kept.pop(oldest)[1]
 
     def clear(self) -> None:
         self._kept.clear()
