@@ -27,7 +27,7 @@ from tritoninspect.model.hazard_records import (
 )
 from tritoninspect.model.records import Capture
 from tritoninspect.render.html import render_html
-from tritoninspect.render.overview import one_kernel, render_overview
+from tritoninspect.render.overview import render_overview
 from tritoninspect.render.terminal import TerminalRenderer
 from tritoninspect.model.report import SCHEMA_VERSION, Evidence, Finding, Report, read_report
 
@@ -141,7 +141,7 @@ def test_detail_text_shows_the_evidence() -> None:
 
 def test_kernel_view_keeps_only_that_kernels_findings() -> None:
     report = small(finding("error"), finding("error", kernel="sub_kernel"))
-    assert [f.kernel for f in one_kernel(report, "add_kernel").findings] == ["add_kernel"]
+    assert [f.kernel for f in report.narrowed("add_kernel").findings] == ["add_kernel"]
 
 
 def test_html_has_a_findings_section_per_kernel() -> None:

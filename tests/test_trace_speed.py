@@ -238,18 +238,20 @@ def test_the_bracket_scanners_that_jump_give_what_the_character_loops_gave() -> 
 def test_the_ranks_document_made_from_each_ranks_facts_is_the_one_made_from_the_reports() -> None:
     """`graph DIR --json` brings back from the workers each rank's facts and JSON text, not its report
     (unpickling 64 reports was a second of the main process's CPU): the document is the same."""
-    from tritoninspect.analyse.ranks import summarise_facts, summarise_ranks
+    from tritoninspect.analyse.ranks import RanksDocument, RankSummary
 
     for folder in (FIXTURES / "gpu" / "ranks", FIXTURES / "ranks"):
         logs = parse_source(str(folder))
-        summary = summarise_ranks(logs.text, traces.trace_reports(logs, json_text=True))
-        document = summarise_facts(logs.text, traces.trace_facts(logs))
+        summary = traces.ranks_summary(logs, facts_only=False, json_text=True)
+        document = traces.ranks_summary(logs, facts_only=True)
+        assert isinstance(summary, RankSummary) and isinstance(document, RanksDocument)
         assert summary.differences and document.differences == summary.differences
         assert document.ranks == summary.ranks
         assert document.to_json() == summary.to_json()
         pieces: list[str] = []
         document.write_json(pieces.append)  # what `graph DIR --json` writes: a rank at a time, never joined
         assert "".join(pieces) == document.to_json() and len(pieces) > len(document.ranks)
+        assert document.problems == summary.problems
         assert [f.problems for f in document.facts] == [
             tuple(d for d in r.diagnostics if d.severity != "note") for r in summary.reports]
 

@@ -36,7 +36,7 @@ def test_strict_fails_when_any_rank_has_warnings(tmp_path: Path) -> None:
     strict = cli("graph", str(ranks), "--strict")
     assert strict.exit_code == ExitCode.FINDINGS, strict.output
     assert "--strict: 1 diagnostic(s) (rank 1)" in strict.stderr
-    # With --json the ranks' reports stay in the workers (run/traces.py trace_facts): the same verdict.
+    # With --json the ranks' reports stay in the workers (run/traces.py ranks_summary): the same verdict.
     strict_json = cli("graph", str(ranks), "--strict", "--json")
     assert strict_json.exit_code == ExitCode.FINDINGS, strict_json.output
     assert "--strict: 1 diagnostic(s) (rank 1)" in strict_json.stderr

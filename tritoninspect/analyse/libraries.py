@@ -10,7 +10,7 @@ def analyse_libraries(capture: Capture) -> dict[str, tuple[Library, ...]]:
     """Each installed distribution that holds a kernel, op or break of the capture, once."""
     found: dict[str, Library] = {}
     for record in capture.libraries.values():
-        found.setdefault(record.distribution, Library(record.distribution, record.version, record.package, record.url))
+        found.setdefault(record.distribution, record)
     return {"libraries": tuple(sorted(found.values(), key=lambda lib: lib.distribution.lower()))}
 
 

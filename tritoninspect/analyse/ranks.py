@@ -75,6 +75,11 @@ class RankSummary:
         reports = tuple(dataclasses.replace(r, kernels=(k,) if k is not None else ()) for r, k in zip(self.reports, found))
         return dataclasses.replace(self, reports=reports)
 
+    @property
+    def problems(self) -> list[tuple[str, Diagnostic]]:
+        """(rank, diagnostic) for each rank's warnings and errors (`--strict`)."""
+        return [(name, d) for name, r in zip(self.ranks, self.reports) for d in r.diagnostics if d.severity != "note"]
+
 
 @dataclass(frozen=True)
 class RankFacts:
@@ -119,6 +124,11 @@ class RanksDocument:
         for piece in _pieces(head, [f.json_text for f in self.facts]):
             write(piece)
 
+    @property
+    def problems(self) -> list[tuple[str, Diagnostic]]:
+        """(rank, diagnostic) for each rank's warnings and errors (`--strict`)."""
+        return [(name, d) for name, f in zip(self.ranks, self.facts) for d in f.problems]
+
 
 #: What starts each line of a report's text inside the ranks' document (under "reports").
 _MARGIN = "    "
@@ -151,6 +161,14 @@ def rank_name(report: Report, position: int) -> str:
 
 def _rank_name(rank: int | None, position: int) -> str:
     return f"rank {rank}" if rank is not None else f"log {position}"
+
+
+def summarise(source: str, per_rank: list[Report] | list[RankFacts]) -> RankSummary | RanksDocument:
+    """The ranks and where they differ: a `RankSummary` of their reports, or the `RanksDocument` of
+    their `RankFacts` (what `graph DIR --json` needs, made where each rank was read)."""
+    if per_rank and isinstance(per_rank[0], RankFacts):
+        return summarise_facts(source, per_rank)
+    return summarise_ranks(source, per_rank)
 
 
 def summarise_ranks(source: str, reports: list[Report]) -> RankSummary:

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 from tritoninspect.capture import compat
-from tritoninspect.model.records import Capture, LibraryRecord
+from tritoninspect.model.records import Capture
 from tritoninspect.textformats.origin import library_of
 from tritoninspect.textformats.breaks import frame_location
 
@@ -22,4 +20,4 @@ def record_libraries(capture: Capture) -> None:
     for file in sorted(files):
         found = library_of(file)
         if found is not None:
-            capture.libraries[file] = LibraryRecord(**dataclasses.asdict(found))
+            capture.libraries[file] = found

@@ -28,31 +28,28 @@ def emit_ranks(logs: TraceLogs, *, json_out: bool, output: Path | None, view: st
 
     import typer
 
-    from tritoninspect.analyse.ranks import summarise_facts, summarise_ranks
+    from tritoninspect.analyse.ranks import RankSummary
     from tritoninspect.model.errors import ExitCode
     from tritoninspect.render import SUFFIXES
     from tritoninspect.render.emit import emit
-    from tritoninspect.run.traces import trace_facts, trace_reports
+    from tritoninspect.run.traces import ranks_summary
 
     if dump is not None:
         raise UsageError(f"--dump {dump}: a dump holds one report's files, and {logs.text} holds several ranks",
                          hint="name one rank's log: tritoninspect graph LOG --dump DIR")
-    if json_out and kernel is None and (output is None or SUFFIXES.get(output.suffix.lower()) == "json"):
-        # Nothing but the JSON document is written: each rank's facts and text come back, not its report.
-        document = summarise_facts(logs.text, trace_facts(logs))
-        emit(document, None, output, text="ranks")
-        emit(document, "json")
-        problems = [(name, d) for name, f in zip(document.ranks, document.facts) for d in f.problems]
-    else:
-        reports = trace_reports(logs, json_text=json_out)
-        summary = summarise_ranks(logs.text, reports)
-        shown = dataclasses.replace(summary if kernel is None else summary.narrowed(kernel), view=view)
+    # When nothing but the JSON document is written, each rank's facts and text come back, not its report.
+    facts_only = json_out and kernel is None and (output is None or SUFFIXES.get(output.suffix.lower()) == "json")
+    summary = ranks_summary(logs, facts_only=facts_only, json_text=json_out)
+    if isinstance(summary, RankSummary):
         # As for one report: -o gets the whole document, stdout the view asked for.
-        emit(dataclasses.replace(summary, view="detail" if view == "detail" else "text"), None, output, text="ranks")
-        if json_out or not output or view.startswith("show:"):
-            emit(summary if json_out else shown, "json" if json_out else "ranks")
-        problems = [(name, d) for name, r in zip(summary.ranks, summary.reports) for d in r.diagnostics
-                    if d.severity != "note"]
+        shown = dataclasses.replace(summary if kernel is None else summary.narrowed(kernel), view=view)
+        whole = dataclasses.replace(summary, view="detail" if view == "detail" else "text")
+    else:
+        shown = whole = summary
+    emit(whole, None, output, text="ranks")
+    if json_out or not output or view.startswith("show:"):
+        emit(summary if json_out else shown, "json" if json_out else "ranks")
+    problems = summary.problems
     if strict and problems:
         where = ", ".join(dict.fromkeys(name for name, _ in problems))
         if err is not None:

@@ -96,11 +96,8 @@ def graph(
         say_trace_written(err, trace, written)
         from tritoninspect.render.emit import emit
 
-        shown, text = report, "text"
-        if detail or kernel:
-            from tritoninspect.render.overview import one_kernel
-
-            shown, text = (one_kernel(report, kernel) if kernel else report), "detail"
+        text = "detail" if detail or kernel else "text"
+        shown = report.narrowed(kernel) if kernel else report
         # With -o the report goes to the file, and the short summary to the terminal (none with
         # --quiet); --json and --show still print theirs.
         stdout = ("json" if json_out else f"show:{show.value}" if show else

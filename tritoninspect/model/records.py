@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 
 from tritoninspect.model.cudagraph_records import CudagraphRecords, EpilogueRecord, epilogue_from_dict
 from tritoninspect.model.hazard_records import HazardRecords
-from tritoninspect.model.report import Failure, GraphRecord
+from tritoninspect.model.report import Failure, GraphRecord, Library
 from tritoninspect.model.report_breaks import DecompiledFrame, DynamoBreak, RecompileLimit, RecompileRecord
 from tritoninspect.model.report_kernel import KernelRecord, Resources
 
@@ -238,18 +238,6 @@ class LaunchRecord:
 
 
 @dataclass(frozen=True)
-class LibraryRecord:
-    """The installed distribution a kernel's or op's file belongs to (origin.library_of)."""
-
-    distribution: str
-    version: str
-    #: Its top-level import package.
-    package: str
-    #: Where to report a problem (issue tracker, else repository or home page); "" when unknown.
-    url: str = ""
-
-
-@dataclass(frozen=True)
 class DeviceQueryRecord:
     """One device query compile-only mode answered for its emulated GPU, e.g. `get_device_name`."""
 
@@ -337,7 +325,7 @@ class Capture:
     #: Custom ops and triton_ops seen -> (file, line) of the function registered for them.
     op_sources: dict[str, tuple[str | None, int | None]] = field(default_factory=dict)
     #: Files of kernels and ops that are installed library code -> the library.
-    libraries: dict[str, LibraryRecord] = field(default_factory=dict)
+    libraries: dict[str, Library] = field(default_factory=dict)
     format: int = CAPTURE_FORMAT
 
     def to_json(self) -> str:
@@ -379,7 +367,7 @@ class Capture:
             epilogues=[epilogue_from_dict(e) for e in data.get("epilogues", ())],
             hazards=HazardRecords.from_dict(data["hazards"]) if data.get("hazards") else HazardRecords(),
             op_sources={op: (f, ln) for op, (f, ln) in data.get("op_sources", {}).items()},
-            libraries={f: _rec(LibraryRecord, v) for f, v in data.get("libraries", {}).items()},
+            libraries={f: _rec(Library, v) for f, v in data.get("libraries", {}).items()},
             format=data["format"],
         )
 
@@ -444,6 +432,6 @@ def _call(data: dict[str, Any]) -> CallRecord:
 __all__ = [
     "CAPTURE_FORMAT", "ArgRecord", "BreakRecord", "BufferRecord", "CallRecord", "Capture", "DecompiledFrame", "DeviceProbeRecord",
     "DeviceQueryRecord", "DynamoBreak", "EmulationRecord", "Failure", "FallbackRecord", "GraphRecord",
-    "KernelRecord", "LaunchRecord", "LibraryRecord", "NodeRecord", "OutputCodeRecord", "OutputKernel", "RecompileLimit",
+    "KernelRecord", "LaunchRecord", "NodeRecord", "OutputCodeRecord", "OutputKernel", "RecompileLimit",
     "RecompileRecord", "Resources", "extended",
 ]

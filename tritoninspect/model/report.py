@@ -22,7 +22,7 @@ from typing import Any
 
 from tritoninspect.model import notebook, schema
 from tritoninspect.model._json import Schema, parse_json, read_json
-from tritoninspect.model.errors import ReportError
+from tritoninspect.model.errors import ReportError, UsageError
 from tritoninspect.model.versions import (
     ADDED_IN_VERSION_1,
     ADDED_IN_VERSION_5,
@@ -332,6 +332,16 @@ class Report:
         3131): `def ﬁll_kernel` defines `fill_kernel`, and either spelling finds it."""
         name = unicodedata.normalize("NFKC", name)
         return next((k for k in self.kernels if name in (k.name, k.id)), None)
+
+    def narrowed(self, name: str) -> Report:
+        """This report with kernel `name` (by name or id) and its findings only, for `graph --kernel NAME`.
+        Raises UsageError naming the kernels there are when none has that name."""
+        kernel = self.kernel(name)
+        if kernel is None:
+            names = ", ".join(dict.fromkeys(k.name for k in self.kernels)) or "none"
+            raise UsageError(f"--kernel {name}: no such kernel in this report; kernels: {names}")
+        findings = tuple(f for f in self.findings if f.kernel == kernel.name)
+        return dataclasses.replace(self, kernels=(kernel,), findings=findings)
 
     def __repr__(self) -> str:
         return notebook.report_repr(self)

@@ -224,22 +224,3 @@ def _footer(report: Report) -> list[RenderableType]:
 
 def _longest_word(text: Text) -> int:
     return max((len(word) for word in text.plain.split()), default=0)
-
-
-
-
-def one_kernel(report: Report, name: str) -> Report:
-    """The report with only kernel `name` (by name or id), for `graph --kernel NAME`.
-
-    Raises UsageError naming the kernels there are when none has that name.
-    """
-    import dataclasses
-
-    from tritoninspect.model.errors import UsageError
-
-    kernel = report.kernel(name)
-    if kernel is None:
-        names = ", ".join(dict.fromkeys(k.name for k in report.kernels)) or "none"
-        raise UsageError(f"--kernel {name}: no such kernel in this report; kernels: {names}")
-    findings = tuple(f for f in report.findings if f.kernel == kernel.name)
-    return dataclasses.replace(report, kernels=(kernel,), findings=findings)

@@ -16,7 +16,7 @@ from tritoninspect.model.errors import ReportError, UsageError
 from tritoninspect.model.report import Diagnostic, Report
 
 if TYPE_CHECKING:
-    from tritoninspect.analyse.ranks import RankFacts
+    from tritoninspect.analyse.ranks import RankFacts, RanksDocument, RankSummary
     from tritoninspect.source.parse import TraceLogs
     from tritoninspect.textformats.torch_trace import TraceRun
 
@@ -31,12 +31,14 @@ def trace_reports(logs: TraceLogs, *, json_text: bool = False) -> list[Report]:
     return read_ranks(logs, _with_json_text if json_text else _itself)
 
 
-def trace_facts(logs: TraceLogs) -> list[RankFacts]:
-    """`analyse.ranks.rank_facts` of each rank's report (what `graph DIR --json` needs), made in
-    the workers: the reports themselves do not come back to this process."""
-    from tritoninspect.analyse.ranks import rank_facts
+def ranks_summary(logs: TraceLogs, *, facts_only: bool, json_text: bool = False) -> RankSummary | RanksDocument:
+    """The ranks of `logs` and where they differ (`analyse.ranks.summarise`). `facts_only`: each rank's
+    `RankFacts` (all `graph DIR --json` writes), made in the workers; else the reports, with their JSON text
+    made there too when `json_text`."""
+    from tritoninspect.analyse.ranks import rank_facts, summarise
 
-    return read_ranks(logs, rank_facts)
+    per_rank = read_ranks(logs, rank_facts if facts_only else _with_json_text if json_text else _itself)
+    return summarise(logs.text, per_rank)
 
 
 def read_ranks(logs: TraceLogs, make: Callable[[Report], T]) -> list[T]:

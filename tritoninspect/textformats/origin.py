@@ -50,6 +50,8 @@ import tempfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
+from tritoninspect.model.report import Library
+
 __all__ = ["Library", "Origin", "classify", "is_library_file", "is_own_file", "is_user_file", "library_of", "user_tree"]
 
 
@@ -111,19 +113,6 @@ def is_library_file(path: str) -> bool:
 def is_own_file(path: str) -> bool:
     """The user's own code: neither the machinery nor an installed library."""
     return classify(path) is Origin.USER
-
-
-@dataclass(frozen=True)
-class Library:
-    """The installed distribution a library file belongs to."""
-
-    #: As pip names it, e.g. "liger_kernel" or "moe-ops".
-    distribution: str
-    version: str
-    #: The top-level import package the file is in, e.g. "liger_kernel".
-    package: str
-    #: Where to report a problem (the metadata's "Bug Tracker"/"Issues" URL), else its home page.
-    url: str = ""
 
 
 def library_of(path: str) -> Library | None:
