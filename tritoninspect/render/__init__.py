@@ -174,17 +174,23 @@ def render_as(document: Any, fmt: str, *, color: bool | None = None, width: int 
     return renderer(document, color=color, width=width)
 
 
+def _write_json(document: Any, write: Callable[[str], Any]) -> None:
+    _advised(document).write_json(write)
+
+
+#: Formats a document that can (`write_json`: a report, the ranks' document) writes in pieces; any other
+#: document, or format, is rendered whole (`render_as`).
+WRITERS: dict[str, Callable[[Any, Callable[[str], Any]], None]] = {"json": _write_json}
+
+
 def write_as(document: Any, fmt: str, write: Callable[[str], Any]) -> None:
     """`render_as(document, fmt)` handed to `write`: a report's JSON in pieces, never held whole (the
     JSON of a 100 MiB trace is 75 MB: model/jsontext.py `write_json`)."""
-    from tritoninspect.model.report import Report
-
-    if fmt == "json" and isinstance(document, Report):
-        _advised(document).write_json(write)
-    elif fmt == "json" and hasattr(document, "write_json"):  # the ranks' document (analyse/ranks.py)
-        document.write_json(write)
-    else:
+    writer = WRITERS.get(fmt)
+    if writer is None or not hasattr(document, "write_json"):
         write(render_as(document, fmt))
+        return
+    writer(document, write)
 
 
 def guess_format_from_path(path: str | Path | None, text: str = "text") -> str:
