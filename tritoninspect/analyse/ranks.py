@@ -72,7 +72,9 @@ class RankSummary:
         if not any(found):
             names = ", ".join(dict.fromkeys(k.name for r in self.reports for k in r.kernels)) or "none"
             raise UsageError(f"--kernel {kernel}: no such kernel on any rank; kernels: {names}")
-        reports = tuple(dataclasses.replace(r, kernels=(k,) if k is not None else ()) for r, k in zip(self.reports, found))
+        # A rank with the kernel: as `graph LOG --kernel` narrows its report; one without: nothing of it.
+        reports = tuple(r.narrowed(kernel) if k is not None else dataclasses.replace(r, kernels=(), findings=())
+                        for r, k in zip(self.reports, found))
         return dataclasses.replace(self, reports=reports)
 
     @property

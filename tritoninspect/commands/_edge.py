@@ -91,11 +91,25 @@ def say_error(message: str, *, kind: str = "", code: int = 0, json_out: bool = F
         sys.stderr.write("".join(f"{label}: {text}\n" for label, text in said))
         sys.stderr.flush()
     if json_out:
-        document = json.dumps({"error": envelope(kind, message, code)}) + "\n"
+        _say_envelope(json.dumps({"error": envelope(kind, message, code)}) + "\n", stdout_fd)
+
+
+def _say_envelope(document: str, stdout_fd: int | None) -> None:
+    """The envelope on stdout: on a line of its own after part of a document (`--json` is written in
+    pieces, and an error or Ctrl-C can cut it); nothing when stdout is closed or cannot be written
+    (full, a closed pipe): the `error:` line on stderr says it all."""
+    from tritoninspect.render.emit import stdout_mid_document
+
+    if stdout_mid_document():
+        document = "\n" + document
+    try:
         if stdout_fd is not None:
             os.write(stdout_fd, document.encode())
-        else:
+        elif sys.stdout is not None:
             sys.stdout.write(document)
+            sys.stdout.flush()
+    except (OSError, ValueError):  # ValueError: stdout closed by the program
+        pass
 
 
 #: The `error:` line's length at most: an exception message of megabytes is cut (its traceback has it all).

@@ -49,6 +49,8 @@ def emit(
     this directory first (see `render.dump.dump_artifacts`). Each file written is said in one line
     on stderr ("wrote report.html (HTML report: 4 kernels, 1 finding)").
     """
+    global _stdout_open
+    _stdout_open = False
     with usage_errors():
         if dump is not None:
             from tritoninspect.render.dump import dump_artifacts
@@ -61,8 +63,22 @@ def emit(
             write_atomically(output, body + "\n")
             _note(f"wrote {output}{_what(document, file_format)}")
         if fmt is not None:
+            if sys.stdout is None:  # the shell closed it (`>&-`)
+                raise UsageError("stdout is closed: nowhere to write the report", hint="give -o FILE")
+            _stdout_open = True
             write_as(document, fmt, sys.stdout.write)  # not `+ "\n"`: a copy of a document of tens of MB
             sys.stdout.write("\n")
+            _stdout_open = False
+
+
+#: Whether stdout holds the first part of a document only (`write_as` writes JSON in pieces): an error
+#: said now (`commands/_edge.py`) starts a line of its own.
+_stdout_open = False
+
+
+def stdout_mid_document() -> bool:
+    """Is a document half written on stdout (an error or Ctrl-C cut it)?"""
+    return _stdout_open
 
 
 #: How the "wrote" line names a format.
@@ -100,6 +116,8 @@ def check_output(output: Path | None, *, reads: Iterable[Path] = (), force: bool
         return
     if output.is_dir():
         raise UsageError(f"-o {output}: is a directory; give a file name such as report.json")
+    if output.exists() and not output.is_file():  # a device, a pipe: the rename would replace it (--force too)
+        raise UsageError(f"-o {output}: not a regular file; give a file name such as report.json")
     if not output.parent.is_dir():
         raise UsageError(f"-o {output}: the directory {output.parent} does not exist")
     if not os.access(output.parent, os.W_OK | os.X_OK):  # now, not after the compile (as --trace)
@@ -148,7 +166,10 @@ def _same_file(a: Path, b: Path) -> bool:
 
 def write_atomically(path: Path, body: str) -> None:
     """Write through a temporary file in the same directory, then rename: a reader
-    (or a Ctrl-C) never sees half a file, and a failed write leaves the old one."""
+    (or a Ctrl-C) never sees half a file, and a failed write leaves the old one. A link is written
+    through: the file it names is replaced, the link kept."""
+    if path.is_symlink():
+        path = path.resolve()
     temp = path.with_name(f".{path.name}.tritoninspect-{os.getpid()}.tmp")
     try:
         temp.write_text(body, encoding="utf-8")

@@ -1,0 +1,89 @@
+"""Where a report is written when stdout or `-o` is not an ordinary file, and what `--kernel` keeps of
+each rank (found by a hostile user: a raw traceback on a full or closed stdout, a device or FIFO replaced
+by `-o --force`, a link replaced by a file, other kernels' findings kept on each rank, and the `--json`
+envelope glued to a document cut by Ctrl-C)."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from _expect import REPO, cli_env, run_cli
+from tritoninspect.analyse.ranks import summarise_ranks
+from tritoninspect.model.report import read_report
+
+LOG = REPO / "tests" / "fixtures" / "traces" / "triton_op"
+RANKS = REPO / "tests" / "fixtures" / "traces" / "gpu" / "ranks"
+
+
+def _tool(args: list[str], **kwargs: object) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "tritoninspect", *args], cwd=REPO, env=cli_env(), text=True,
+                          stderr=subprocess.PIPE, timeout=120, check=False, **kwargs)  # type: ignore[call-overload]
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+@pytest.mark.parametrize("target", [LOG, RANKS], ids=["log", "ranks"])
+def test_a_full_stdout_is_one_error_line_with_json_too(target: Path) -> None:
+    with open("/dev/full", "w") as full:
+        done = _tool(["graph", str(target), "--json"], stdout=full)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.startswith("error: ") and done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("json_out", [True, False], ids=["json", "text"])
+def test_a_closed_stdout_is_a_usage_error(json_out: bool) -> None:
+    done = _tool(["graph", str(RANKS), *(["--json"] if json_out else [])], stdout=None, preexec_fn=lambda: os.close(1))
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.startswith("error: stdout is closed") and "Traceback" not in done.stderr
+
+
+def test_o_refuses_a_fifo_even_with_force(tmp_path: Path) -> None:
+    fifo = tmp_path / "out.json"
+    os.mkfifo(fifo)
+    done = run_cli(["graph", str(LOG), "-o", str(fifo), "--force", "-q"])
+    assert done.returncode == 2 and "not a regular file" in done.stderr, done.stderr
+    assert fifo.is_fifo()
+
+
+def test_o_writes_through_a_link(tmp_path: Path) -> None:
+    real, link = tmp_path / "real.json", tmp_path / "link.json"
+    assert run_cli(["graph", str(LOG), "-o", str(real), "-q"]).returncode == 0
+    link.symlink_to(real)
+    done = run_cli(["graph", str(LOG), "-o", str(link), "-q", "--detail"])
+    assert done.returncode == 0, done.stderr
+    assert link.is_symlink() and json.loads(real.read_text())["schema_version"]
+
+
+def test_the_envelope_after_a_cut_document_starts_its_own_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    from tritoninspect.commands._edge import say_error
+    from tritoninspect.render import emit
+
+    out = io.StringIO()
+    monkeypatch.setattr(sys, "stdout", out)
+    monkeypatch.setattr(sys, "stderr", io.StringIO())
+    monkeypatch.setattr(emit, "_stdout_open", True)  # `{"schema_version": 5, ...` written, then Ctrl-C
+    out.write('{\n  "schema_version": 5,')
+    say_error("interrupted", kind="Interrupted", code=130, json_out=True)
+    last = out.getvalue().splitlines()[-1]
+    assert json.loads(last)["error"]["exit_code"] == 130
+    monkeypatch.setattr(emit, "_stdout_open", False)
+    out.truncate(0), out.seek(0)
+    say_error("interrupted", kind="Interrupted", code=130, json_out=True)
+    assert json.loads(out.getvalue())["error"]["type"] == "Interrupted"
+
+
+def test_kernel_on_the_ranks_keeps_that_kernels_findings_only() -> None:
+    report = read_report(REPO / "tests" / "fixtures" / "gpu" / "triton_op_autograd.json")
+    assert len({f.kernel for f in report.findings}) > 1
+    without = read_report(REPO / "tests" / "fixtures" / "gpu" / "add_raw.json")
+    narrowed = summarise_ranks("x", [report, without]).narrowed("mul_kernel")
+    one, other = narrowed.reports
+    assert [k.name for k in one.kernels] == ["mul_kernel"]
+    assert one.findings == report.narrowed("mul_kernel").findings and {f.kernel for f in one.findings} <= {"mul_kernel"}
+    assert other.kernels == () and other.findings == ()
