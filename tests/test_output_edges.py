@@ -87,3 +87,17 @@ def test_kernel_on_the_ranks_keeps_that_kernels_findings_only() -> None:
     assert [k.name for k in one.kernels] == ["mul_kernel"]
     assert one.findings == report.narrowed("mul_kernel").findings and {f.kernel for f in one.findings} <= {"mul_kernel"}
     assert other.kernels == () and other.findings == ()
+
+
+def test_kernel_on_the_ranks_says_which_rank_never_launched_it() -> None:
+    import dataclasses
+
+    from tritoninspect.render import render_as
+
+    report = read_report(REPO / "tests" / "fixtures" / "gpu" / "triton_op_autograd.json")
+    without = read_report(REPO / "tests" / "fixtures" / "gpu" / "add_raw.json")
+    summary = summarise_ranks("x", [report, without])
+    text = render_as(dataclasses.replace(summary.narrowed("mul_kernel"), view="detail"), "ranks")
+    first, second = text.split("═ log 1 ")
+    assert "mul_kernel" in first and "mul_kernel: not on this rank" in second
+    assert "no user-defined Triton kernels" not in second

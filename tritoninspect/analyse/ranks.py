@@ -47,6 +47,8 @@ class RankSummary:
     #: How the text shows each rank: a report format ("text": the one-screen summary, "detail",
     #: "show:code", ...; render/ranks.py), as `graph`'s options asked. Not in the JSON.
     view: str = "text"
+    #: `graph DIR --kernel NAME`: the kernel the reports were narrowed to (`narrowed`). Not in the JSON.
+    kernel: str | None = None
 
     def to_dict(self, *, reports: bool = True) -> dict[str, Any]:
         return {
@@ -75,7 +77,7 @@ class RankSummary:
         # A rank with the kernel: as `graph LOG --kernel` narrows its report; one without: nothing of it.
         reports = tuple(r.narrowed(kernel) if k is not None else dataclasses.replace(r, kernels=(), findings=())
                         for r, k in zip(self.reports, found))
-        return dataclasses.replace(self, reports=reports)
+        return dataclasses.replace(self, reports=reports, kernel=kernel)
 
     @property
     def problems(self) -> list[tuple[str, Diagnostic]]:

@@ -33,7 +33,11 @@ def render_ranks(summary: Any, render: Callable[..., str], *, color: bool | None
                 table.add_row(difference.what if i == 0 else "", ", ".join(group.ranks), group.value)
         console.print(table)
     body = out.getvalue().rstrip("\n")
+    kernel = getattr(summary, "kernel", None)
     for name, report in zip(summary.ranks, summary.reports):
-        body += f"\n\n{'═' * 8} {name} {'═' * max(0, width - len(name) - 10)}\n" + render(report, summary.view,
-                                                                                       color=color, width=width)
+        body += f"\n\n{'═' * 8} {name} {'═' * max(0, width - len(name) - 10)}\n"
+        if kernel is not None and not report.kernels:  # --kernel NAME, and this rank never launched it
+            body += f"{kernel}: not on this rank"
+            continue
+        body += render(report, summary.view, color=color, width=width)
     return body
