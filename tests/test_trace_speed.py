@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib.util
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -158,12 +159,7 @@ def test_ranks_that_share_payloads_parse_each_distinct_payload_once(tmp_path: Pa
     for code in graphs:
         assert memos[0](code, trace_module.TORCH_OP_NAMESPACES) == fx_readable.parse_graph(
             code, trace_module.TORCH_OP_NAMESPACES)
-    fresh = []
-    for f in files:
-        for memo in memos:
-            memo.clear()
-        fresh.append(traces.file_report(f, str(f)))
-    assert [r.json_text for r in fresh] == [r.json_text for r in reports]
+    assert [r.json_text for r in _fresh_reports(files, memos)] == [r.json_text for r in reports]
 
 
 def test_the_payload_memo_keeps_at_most_its_limit_of_text_least_recently_used_first() -> None:
@@ -369,9 +365,14 @@ def test_ranks_on_their_own_devices_parse_each_payload_once_and_give_fresh_parse
     assert memos[1].parses - before[1] == len(codes[0])
     assert all(f"cuda:{r}" in reports[r - 1].json_text and f"cuda:{r + 1}" not in reports[r - 1].json_text
                for r in (1, 2))
+    assert [r.json_text for r in _fresh_reports(files, memos)] == [r.json_text for r in reports]
+
+
+def _fresh_reports(files: list[Path], memos: list[Any]) -> list[Any]:
+    """Each file's report read with every memo emptied first: what a parse of each text itself gives."""
     fresh = []
     for f in files:
         for memo in memos:
             memo.clear()
         fresh.append(traces.file_report(f, str(f)))
-    assert [r.json_text for r in fresh] == [r.json_text for r in reports]
+    return fresh
