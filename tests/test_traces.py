@@ -333,3 +333,11 @@ def test_a_saved_document_of_several_ranks_read_back_says_what_it_is(tmp_path: P
     for read in (lambda: read_report(saved), lambda: Report.from_json(saved.read_text(), str(saved))):
         with pytest.raises(ReportError, match=r"holds the reports of 2 ranks \(graph DIR --json\), not one report"):
             read()
+
+
+def test_a_trace_says_it_cannot_tell_whose_library_a_kernel_is() -> None:
+    """Found by a hostile user: a trace of a Liger model read with `libraries: []` and nothing saying why."""
+    (report,) = trace_reports(parse_source(str(TRACES / "triton_op")))
+    assert report.libraries == ()
+    assert any("installed library" in u for u in report.meta.unknown)
+    assert any("installed library" in d.message for d in report.diagnostics if d.severity == "note")

@@ -5,7 +5,8 @@ The report of a trace is then built by the same analyses as a live one
 said in `TRACE_UNKNOWNS` notes: run-time launches (counts, eager launches outside
 compiled graphs), the kernels inside an opaque custom op (the op never reaches Inductor),
 the op of a `triton_op` decomposed before any graph the trace holds (e.g. called from a
-registered backward), mutation-analysis fallbacks (logged, not traced).
+registered backward), mutation-analysis fallbacks (logged, not traced), which installed library a
+kernel comes from (`libraries` stays empty).
 
 Stages: `dynamo_output_graph` -> dynamo; `aot_{forward,backward,inference}_graph` ->
 aot_*; `before_post_grad_graph` -> post_grad (the graph as post-grad passes begin);
@@ -59,6 +60,7 @@ TRACE_UNKNOWNS = (
     "run-time launches: how often each kernel ran, and launches outside compiled graphs (eager)",
     "kernels launched inside an opaque custom_op (Inductor calls the op as a black box)",
     "mutation-analysis fallbacks (torch logs them, it does not trace them)",
+    "which installed library a kernel comes from (the trace names its file, not the package it belongs to)",
 )
 
 
