@@ -101,3 +101,13 @@ def test_kernel_on_the_ranks_says_which_rank_never_launched_it() -> None:
     first, second = text.split("═ log 1 ")
     assert "mul_kernel" in first and "mul_kernel: not on this rank" in second
     assert "no user-defined Triton kernels" not in second
+
+
+def test_o_on_the_ranks_prints_each_ranks_short_summary_unless_quiet(tmp_path: Path) -> None:
+    """As `graph LOG -o FILE` does (docs/commands/graph.md); the ranks printed nothing."""
+    done = run_cli(["graph", str(RANKS), "-o", str(tmp_path / "r.txt")])
+    assert done.returncode == 0, done.stderr
+    assert "Where ranks differ" in done.stdout and done.stdout.count("kernels: 1 (hop 1)") == 2
+    assert "═ rank 1 " in (tmp_path / "r.txt").read_text()
+    quiet = run_cli(["graph", str(RANKS), "-o", str(tmp_path / "r.txt"), "-q"])
+    assert quiet.returncode == 0 and quiet.stdout == ""

@@ -17,13 +17,14 @@ if TYPE_CHECKING:
 
 def emit_ranks(logs: TraceLogs, *, json_out: bool, output: Path | None, view: str = "text",
                kernel: str | None = None, dump: Path | None = None, strict: bool = False,
-               err: Console | None = None) -> None:
+               err: Console | None = None, quiet: bool = False) -> None:
     """A report per rank and where the ranks differ, as text or (`--json`) one document.
 
     `view` is how the text shows each rank ("text", "detail", "show:code"...); `kernel`
     narrows the printed ranks to that kernel (an error when no rank has it); `strict`
-    exits 1 when any rank's report has warnings or errors. `--dump` writes one report's
-    files: refused here (name one rank's log)."""
+    exits 1 when any rank's report has warnings or errors; with `-o`, stdout gets each
+    rank's short summary unless `quiet`. `--dump` writes one report's files: refused here
+    (name one rank's log)."""
     import dataclasses
 
     import typer
@@ -49,6 +50,8 @@ def emit_ranks(logs: TraceLogs, *, json_out: bool, output: Path | None, view: st
     emit(whole, None, output, text="ranks")
     if json_out or not output or view.startswith("show:"):
         emit(summary if json_out else shown, "json" if json_out else "ranks")
+    elif not quiet:  # -o: the file has the document, stdout each rank's short summary (as for one report)
+        emit(dataclasses.replace(shown, view="summary"), "ranks")
     problems = summary.problems
     if strict and problems:
         where = ", ".join(dict.fromkeys(name for name, _ in problems))

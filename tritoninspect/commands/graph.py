@@ -89,7 +89,7 @@ def graph(
             refuse_capture_options(given, what="reading a TORCH_TRACE folder")
             view = f"show:{show.value}" if show else "detail" if detail or kernel else "text"
             return emit_ranks(source, json_out=json_out, output=output, view=view, kernel=kernel, dump=dump,
-                              strict=strict, err=err)
+                              strict=strict, err=err, quiet=quiet)
         written = logs_in(trace)
         report = report_for(source, options, given=given, err=err, timeout=timeout,
                             progress=not (quiet or json_out), quiet=quiet, json_out=json_out, debug=debug)
