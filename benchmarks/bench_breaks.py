@@ -16,7 +16,9 @@ Why it is measured this way:
     tool does; with CUDA both run on the GPU.
   * Same work: inputs come from the sample's `example_inputs()`; a list of tuples is one
     call per tuple, and the baseline runs explain once per tuple. The default sample
-    makes one call.
+    makes one call. Both run the forward only, with grad on when parameters or inputs
+    require it (`torch._dynamo.explain(model)(*inputs)` as a user types it; `breaks`
+    runs a training step's forward, its backward only with --backward).
   * CPU time too: the children's user+sys time (getrusage) is printed beside wall time;
     on a busy machine it varies less. --check uses the wall-time ratio.
 
@@ -78,8 +80,7 @@ def run_explain(sample_path: str, device: str) -> int:
         module = import_sample(sample_path)
         model = module.Net().to(device)
         for call in input_sets(module.example_inputs()):
-            with torch.no_grad():
-                torch._dynamo.explain(model)(*(to_device(v, device) for v in call))
+            torch._dynamo.explain(model)(*(to_device(v, device) for v in call))
         if device == "cuda":
             torch.cuda.synchronize()
     return 0

@@ -333,13 +333,14 @@ def test_debug_shows_the_tools_traceback(captured: FakeCapture, name: str) -> No
 def test_breaks_prints_the_breaks_view_of_a_dynamo_capture(captured: FakeCapture) -> None:
     result = run("breaks", BREAKS)
     assert result.exit_code == 0, result.stderr
-    assert captured.options == CaptureOptions(stage="dynamo")
+    # Forward only: without --backward, breaks does not run the backward (auto_backward=False).
+    assert captured.options == CaptureOptions(stage="dynamo", auto_backward=False)
     assert result.stdout == render.render_as(report_of(BREAKS), "breaks") + "\n"
 
 
 def test_breaks_options_json_and_file(captured: FakeCapture, tmp_path: Path) -> None:
     result = run("breaks", BREAKS, "--stage", "aot", "--dynamic", "-i", "4", "-o", str(tmp_path / "b.txt"), "--json")
-    assert captured.options == CaptureOptions(inputs="4", dynamic=True, stage="aot")
+    assert captured.options == CaptureOptions(inputs="4", dynamic=True, stage="aot", auto_backward=False)
     assert result.stdout == report_of(BREAKS).to_json() + "\n"
     assert (tmp_path / "b.txt").read_text() == render.render_as(report_of(BREAKS), "breaks", color=False) + "\n"
     only_file = run("breaks", BREAKS, "-o", str(tmp_path / "b.json"))

@@ -315,7 +315,8 @@ def test_meta_fields_are_all_rendered(report: Report, in_tmp: Path) -> None:
     # A new Meta field should make someone decide whether the header shows it.
     shown = {"tool", "tool_version", "mode", "device", "torch", "triton", "target", "python", "stage", "dynamic",
              "backward", "inputs", "calls", "rank", "unknown",  # rank: in trace mode's line; unknown: as notes
-             "backward_skipped_calls", "params_without_grad"}  # with backward; the parameters in the advice
+             "backward_skipped_calls", "params_without_grad",  # with backward; the parameters in the advice
+             "grad"}  # with backward: "no (forward with grad on; ...)"
     assert {f.name for f in dataclasses.fields(Meta)} == shown
 
 

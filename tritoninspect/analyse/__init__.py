@@ -109,4 +109,5 @@ def report_meta(meta: dict[str, Any]) -> Meta:
         calls=int(meta.get("calls", 1)),
         backward_skipped_calls=int(meta.get("backward_skipped_calls", 0)),
         params_without_grad=tuple(meta.get("params_without_grad", ())),
+        grad=meta.get("grad"),
     )

@@ -234,6 +234,7 @@ def capture_run(
     stage: str = "inductor",
     dynamic: bool | None = None,
     backward: bool = False,
+    grad: bool | None = None,
     target: str = "",
     inputs: tuple[str, ...] = (),
     env: Environment | None = None,
@@ -255,7 +256,11 @@ def capture_run(
 
     `cudagraphs` compiles as `mode="reduce-overhead"` does and calls the model
     `CALLS_PER_INPUT_SET` times per input set (warm-up, recording, replay).
+
+    `grad` (default: `backward`): the forward records autograd; without `backward` that is the
+    forward of a training step, whose backward is not run.
     """
+    grad = backward if grad is None else grad or backward
     recorder = Recorder(stage, compile_only=info.mode == "compile-only", resources=resources, cudagraphs=cudagraphs)
     repeat = CALLS_PER_INPUT_SET if cudagraphs else 1
     torch._dynamo.reset()
@@ -275,13 +280,13 @@ def capture_run(
             # An abort inside Triton's interpreter then names the kernel and the launching line.
             stack.enter_context(fatal_signal_stacks())
             _compile_and_call(recorder, module, [s for s in input_sets for _ in range(repeat)], dynamic=dynamic,
-                              backward=backward)
+                              backward=backward, grad=grad)
     finally:
         torch._dynamo.reset()
         from tritoninspect.capture.progress import warnings_seen
 
         warnings_seen([(w.category.__name__, str(w.message), f"{w.filename}:{w.lineno}") for w in caught])
-    recorder.capture.meta = {**capture_meta(info, stage, dynamic, backward, target, inputs),
+    recorder.capture.meta = {**capture_meta(info, stage, dynamic, backward, target, inputs), "grad": grad,
                              "calls": len(input_sets) * repeat}
     if cudagraphs:
         recorder.capture.meta["cudagraphs"] = True
@@ -336,7 +341,7 @@ def _torch_log_handlers() -> list[logging.Handler]:
 
 
 def _compile_and_call(recorder: Recorder, module: Any, input_sets: Sequence[tuple[Any, ...]], *,
-                      dynamic: bool | None, backward: bool) -> None:
+                      dynamic: bool | None, backward: bool, grad: bool) -> None:
     """Compile and call; an exception from the model, torch.compile or the compiled
     module becomes the capture's failure record, so what came before it is kept.
     tritoninspect's own errors propagate."""
@@ -345,7 +350,7 @@ def _compile_and_call(recorder: Recorder, module: Any, input_sets: Sequence[tupl
         # A torch.compile'd submodule or function the model calls compiles with the recorder too.
         with compat.shapes.every_compile_to(recorder.backend):
             for args in input_sets:
-                call_once(compiled, args, backward, progress=recorder.progress)
+                call_once(compiled, args, backward, progress=recorder.progress, grad=grad)
     except TritonInspectError:
         raise
     except BaseException as exc:  # noqa: BLE001 - recorded (sys.exit() in forward too): the report shows it
@@ -356,14 +361,16 @@ def _compile_and_call(recorder: Recorder, module: Any, input_sets: Sequence[tupl
             raise
 
 
-def call_once(fn: Any, args: tuple[Any, ...], backward: bool, progress: Progress | None = None) -> Any:
+def call_once(fn: Any, args: tuple[Any, ...], backward: bool, progress: Progress | None = None,
+              grad: bool | None = None) -> Any:
     """One call as a capture makes it: forward under no_grad, or forward then backward
-    through the sum of every output that requires grad. Returns the output.
+    through the sum of every output that requires grad, or (`grad` without `backward`)
+    the forward alone with autograd recording. Returns the output.
     `progress` is told which of the two is running."""
     progress = progress or Progress()
     progress.call = "run"
     if not backward:
-        with torch.no_grad():
+        with torch.enable_grad() if grad else torch.no_grad():
             return fn(*args)
     out = fn(*args)
     losses = [t.sum() for t in _tensors(out) if t.requires_grad]

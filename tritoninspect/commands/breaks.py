@@ -1,7 +1,11 @@
 """`tritoninspect breaks`: graph breaks and recompiles around Triton kernels.
 
-Dynamo only by default, so it is about as fast as `torch._dynamo.explain`: where each
-break is, which kernel it concerns, why, and what to do.
+Dynamo only and forward only by default, so it is about as fast as `torch._dynamo.explain`:
+where each break is, which kernel it concerns, why, and what to do. The forward runs with grad
+on when parameters or inputs require it, as a training step's does (Dynamo traces an
+autograd.Function differently under no_grad); its backward, which holds no graph break of its
+own, runs only with `--backward` (fla's backward kernels autotune on their first call: on an
+H200 that tripled `breaks` on an fla block).
 """
 
 from __future__ import annotations
@@ -18,7 +22,6 @@ from tritoninspect.commands._capture import given_options, report_for
 from tritoninspect.commands._edge import edge, exit_if_failed
 from tritoninspect.commands._outputs import check_outputs
 from tritoninspect.commands._options import (
-    BackwardOpt,
     DebugOpt,
     Device,
     DeviceOpt,
@@ -42,7 +45,12 @@ def breaks(
     inputs: InputsOpt = None,
     device: DeviceOpt = Device.auto,
     dynamic: DynamicOpt = False,
-    backward: BackwardOpt = None,
+    backward: Annotated[
+        Optional[bool],
+        typer.Option("--backward/--no-backward",
+                     help="Also run backward (default: forward only, with grad on when inputs or parameters "
+                          "require it; --no-backward: under no_grad)."),
+    ] = None,
     stage: Annotated[
         Optional[Stage], typer.Option(help="Stop after this stage (default: dynamo, enough for breaks).")
     ] = None,
@@ -68,7 +76,7 @@ def breaks(
         check_outputs(output=output, dump=dump, sources=[source], force=force)
         with _depyf_dir(decompile and dump is not None) as depyf_dir:
             options = CaptureOptions(inputs=inputs, device=device.value, dynamic=dynamic, backward=backward,
-                                     stage=stage.value if stage else "dynamo", decompile=decompile,
+                                     auto_backward=False, stage=stage.value if stage else "dynamo", decompile=decompile,
                                      depyf_dump=depyf_dir)
             given = given_options(options, stage=stage is not None, decompile=decompile, timeout=timeout)
             report = report_for(source, options, given=given, err=err, timeout=timeout,

@@ -104,6 +104,11 @@ class Meta:
     backward_skipped_calls: int = 0
     #: --backward: the module's parameters that require grad but got no gradient.
     params_without_grad: tuple[str, ...] = ()
+    #: Whether the forward recorded autograd (true) or ran under no_grad (false): true whenever
+    #: `backward` is; `breaks` runs a training step's forward (grad on) without its backward.
+    #: null: not said (a trace; reports before schema 6, whose forward had grad on exactly when
+    #: `backward` is true).
+    grad: bool | None = None
 
 
 @dataclass(frozen=True)

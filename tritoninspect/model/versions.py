@@ -67,15 +67,20 @@ Schema changelog:
      These sets of fields were made on separate branches, each as version 5, and merged into one
      version 5. Evidence.seconds was added while version 5 was being made: reports written
      before it lack it (read as null).
+  6  Meta.grad: whether the forward recorded autograd. `breaks` now runs a training step's
+     forward (grad on) without its backward unless --backward asks (issue 26: its backward ran
+     every backward kernel, autotuning them, for graph breaks that are all the forward's), so
+     "backward: false" no longer means "under no_grad". Versions 1-5 still read: they lack it
+     (null: their forward had grad on exactly when Meta.backward is true).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 #: Versions this tritoninspect reads: every change so far only added fields.
-READABLE_VERSIONS = (1, 2, 3, 4, 5)
+READABLE_VERSIONS = (1, 2, 3, 4, 5, 6)
 
 #: Fields added to schema 1 after its first release: a report written before them lacks them and
 #: reads with their defaults. Every other field must be present. Closed: a new field bumps the version.
@@ -97,7 +102,7 @@ ADDED_IN_VERSION_5 = frozenset({
     "Report.libraries", "Advice.kernels", "Advice.cause", "Advice.details", "Advice.library",
     "Report.findings", "Evidence.seconds", "Report.cudagraphs", "Report.epilogues",
 })
-#: Fields a readable report may lack: those added in version 1, and versions 2 to 5's additions.
+#: Fields a readable report may lack: those added in version 1, and versions 2 to 6's additions.
 MAY_BE_ABSENT = ADDED_IN_VERSION_1 | {
     "Report.failure", "Report.recompile_limits", "CodeCall.ops_source", "Neighbour.ops_source",
     "Meta.rank", "Meta.unknown", "Report.export", "GraphBreak.device_probe",
@@ -105,6 +110,7 @@ MAY_BE_ABSENT = ADDED_IN_VERSION_1 | {
     "CodeCall.function", "Neighbourhood.function", "Neighbourhood.function_kind", "Neighbourhood.call_sites",
     "Neighbourhood.caller_before", "Neighbourhood.caller_after", "Neighbourhood.recompute",
     "Occurrence.placement", "Occurrence.function", "Occurrence.line", "Kernel.guards", "Kernel.symbolic_args",
+    "Meta.grad",
 } | ADDED_IN_VERSION_5
 
 

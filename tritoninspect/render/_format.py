@@ -214,7 +214,8 @@ def kernels_inside(report: Report, op: OpaqueOp) -> list[str]:
 def backward_text(meta: Meta) -> str:
     """`--backward` in the header: "yes", "no", or what it could not do (its outputs required no grad)."""
     if not meta.backward:
-        return "no"
+        # `breaks` runs a training step's forward without its backward: say so, and how to get it.
+        return "no (forward with grad on; --backward runs it)" if meta.grad else "no"
     skipped = meta.backward_skipped_calls
     if not skipped:
         return "yes"

@@ -38,8 +38,13 @@ class CaptureOptions:
     inputs: str | None = None
     device: str = "auto"
     dynamic: bool = False
-    #: Run backward; None: when inputs or parameters require grad.
+    #: Run backward; None: as `auto_backward` says.
     backward: bool | None = None
+    #: With `backward` None and inputs or parameters requiring grad: run the backward too (True:
+    #: `graph`), or only the forward, with autograd recording as a training step's forward does
+    #: (False: `breaks`, whose graph breaks are all the forward's; Dynamo traces an
+    #: autograd.Function differently under no_grad, so the forward still runs with grad on).
+    auto_backward: bool = True
     stage: str = "inductor"
     #: Compile each kernel per autotune config and record what it uses.
     resources: bool = False
@@ -194,10 +199,18 @@ def _capture(mode: _Mode, module: Any, input_sets: list[tuple[Any, ...]], option
     with user_or_tool_errors(), _tracing(options.trace_dir):
         return capture_run(
             module, input_sets, info=mode.info, stage=options.stage, dynamic=True if options.dynamic else None,
-            backward=requires_grad if options.backward is None else options.backward, target=name,
+            **_calls(options, requires_grad), target=name,
             inputs=describe_inputs(input_sets), env=mode.env, extras=mode.extras, resources=options.resources,
             torch_logs=options.torch_logs, cudagraphs=options.cudagraphs,
         )
+
+
+def _calls(options: CaptureOptions, requires_grad: bool) -> dict[str, bool]:
+    """How each call runs: `backward` (forward, then backward) and `grad` (the forward records
+    autograd; False: under no_grad)."""
+    if options.backward is not None:
+        return {"backward": options.backward, "grad": options.backward}
+    return {"backward": requires_grad and options.auto_backward, "grad": requires_grad}
 
 
 def _tracing(directory: str | None) -> contextlib.AbstractContextManager[Any]:
