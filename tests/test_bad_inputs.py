@@ -196,6 +196,8 @@ def _reports(project: Path) -> None:
     (project / "bad_type.json").write_text(json.dumps({**good, "graphs": [{**good["graphs"][0], "op_count": "3"}]}))
     (project / "newer.json").write_text(json.dumps({**good, "schema_version": 99}))
     (project / "version_true.json").write_text(json.dumps({**good, "schema_version": True}))
+    # Python's json writes NaN for a float that is not a number (and reads it back); other readers refuse it.
+    (project / "nan.json").write_text(json.dumps({**good, "graphs": [{**good["graphs"][0], "compile_time_s": float("nan")}]}))
     (project / "long_int.json").write_text(json.dumps(good).replace(f'"schema_version": {good["schema_version"]}', '"schema_version": ' + "9" * 5000, 1))
     hostile = {**good, "meta": {**good["meta"], "target": f"{ESC}]8;;http://evil{ESC}\\x{ESC}]8;;{ESC}\\"}}
     (project / "hostile.json").write_text(json.dumps({**hostile, "schema_version": "x" + ESC + "[2J"}))
@@ -323,6 +325,8 @@ def _cases(p: Path) -> dict[str, Case]:
         "newer report": Case(["graph", "newer.json"], 7, "got 99"),
         "schema_version true": Case(["graph", "version_true.json"], 7, "got true"),
         "an integer too long to read": Case(["breaks", "long_int.json"], 7, "4300 digits"),
+        "NaN in a report": Case(["graph", "nan.json"], 7, "NaN is not a JSON value"),
+        "NaN in a diff side": Case(["diff", "good.json", "nan.json"], 7, "B: "),
         "absent report": Case(["graph", "absent.json"], 7, "absent.json"),
         # --- diff ---
         "diff with a broken side": Case(["diff", "good.json", "truncated.json"], 7, "B: "),

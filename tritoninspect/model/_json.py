@@ -40,7 +40,10 @@ def parse_json(raw: str | bytes, source: str) -> Any:
     """`raw` (UTF-8 if bytes) as JSON; errors start with `source`."""
     try:
         text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
-        return json.loads(text, object_pairs_hook=_no_repeated_keys)
+        return json.loads(text, object_pairs_hook=_no_repeated_keys, parse_constant=_not_json)
+    except _NotJson as exc:
+        raise ReportError(f"{source}: not valid JSON: {exc} is not a JSON value (Python's json writes it for a "
+                          "float that is not a number; other JSON readers refuse it)") from exc
     except _RepeatedKey as exc:
         raise ReportError(f"{source}: not a report: the key {str(exc)!r} appears twice in one object "
                           "(JSON readers disagree on which value wins)") from exc
@@ -56,6 +59,16 @@ def parse_json(raw: str | bytes, source: str) -> Any:
 
 class _RepeatedKey(Exception):
     pass
+
+
+class _NotJson(Exception):
+    pass
+
+
+def _not_json(constant: str) -> Any:
+    """`NaN`, `Infinity` and `-Infinity`, which `json.loads` takes by default: tritoninspect never
+    writes them (its times are finite), so a file holding one was made or edited by something else."""
+    raise _NotJson(constant)
 
 
 def _no_repeated_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
