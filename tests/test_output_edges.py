@@ -111,3 +111,26 @@ def test_o_on_the_ranks_prints_each_ranks_short_summary_unless_quiet(tmp_path: P
     assert "═ rank 1 " in (tmp_path / "r.txt").read_text()
     quiet = run_cli(["graph", str(RANKS), "-o", str(tmp_path / "r.txt"), "-q"])
     assert quiet.returncode == 0 and quiet.stdout == ""
+
+
+def test_an_output_folder_where_no_file_can_be_made_is_refused_before_the_work(tmp_path: Path) -> None:
+    # os.access answers yes to root in /sys, where creating a file fails: the probe finds it first.
+    from tritoninspect.model.errors import UsageError
+    from tritoninspect.render.emit import check_output
+
+    if Path("/sys").is_dir() and os.access("/sys", os.W_OK):
+        with pytest.raises(UsageError, match="cannot create a file in /sys"):
+            check_output(Path("/sys/report.json"))
+    check_output(tmp_path / "report.json")  # a folder that takes files: no error, and nothing left in it
+    assert list(tmp_path.iterdir()) == []
+    (tmp_path / "ro").mkdir()
+    os.chmod(tmp_path / "ro", 0o500)
+    try:
+        if os.access(tmp_path / "ro", os.W_OK):  # root: only the probe can tell, and it can write here
+            check_output(tmp_path / "ro" / "report.json")
+            assert list((tmp_path / "ro").iterdir()) == []
+        else:
+            with pytest.raises(UsageError, match="not writable"):
+                check_output(tmp_path / "ro" / "report.json")
+    finally:
+        os.chmod(tmp_path / "ro", 0o700)

@@ -8,6 +8,7 @@ UsageError (exit 2), raised after whatever came before it was written.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -122,12 +123,26 @@ def check_output(output: Path | None, *, reads: Iterable[Path] = (), force: bool
         raise UsageError(f"-o {output}: the directory {output.parent} does not exist")
     if not os.access(output.parent, os.W_OK | os.X_OK):  # now, not after the compile (as --trace)
         raise UsageError(f"-o {output}: the directory {output.parent} is not writable")
+    _probe_writable(output)
     for read in reads:
         if _same_file(output, read):
             raise UsageError(f"-o {output}: this run reads that file ({read}); write the output elsewhere")
     if output.exists() and not force and not written_by_tritoninspect(output):
         raise UsageError(f"-o {output}: the file exists and tritoninspect did not write it",
                          hint="choose another name, or pass --force to replace it")
+
+
+def _probe_writable(output: Path) -> None:
+    """Create and remove a file beside `output`, as the write will: `os.access` says yes to root
+    everywhere, also where creating a file fails (sysfs, a read-only or full filesystem), which
+    would otherwise be found after the compile."""
+    probe = output.parent / f".{output.name}.tritoninspect-{os.getpid()}.probe"
+    try:
+        os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    except OSError as exc:
+        raise UsageError(f"-o {output}: cannot create a file in {output.parent}: {exc.strerror or exc}") from exc
+    with contextlib.suppress(OSError):
+        os.unlink(probe)
 
 
 def written_by_tritoninspect(path: Path) -> bool:
