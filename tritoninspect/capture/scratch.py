@@ -19,9 +19,29 @@ import shutil
 import tempfile
 from collections.abc import Iterator
 
-__all__ = ["INDUCTOR_CACHE_ENV", "scratch_inductor_cache"]
+__all__ = ["INDUCTOR_CACHE_ENV", "has_space", "scratch_inductor_cache", "spaceless_temp_parent"]
 
 INDUCTOR_CACHE_ENV = "TORCHINDUCTOR_CACHE_DIR"
+
+
+#: Where a temporary folder goes when $TMPDIR has a space in its path (first one writable).
+_FALLBACK_TEMP = ("/tmp", "/var/tmp")
+
+
+def has_space(path: str) -> bool:
+    """Torch's C++ builds (Inductor's CPU kernels, an AOTInductor package) split their compiler command on
+    whitespace, so a file under such a path fails to compile (`g++ '/tmp/a' 'b/header.hpp'`; torch 2.13)."""
+    return any(c.isspace() for c in path)
+
+
+def spaceless_temp_parent() -> str | None:
+    """Where to make a temporary folder torch will build C++ in: the temp folder, unless its path has
+    whitespace, then the first of `_FALLBACK_TEMP` that takes files; None when there is none (the
+    default is used, and torch's compile fails with its own message)."""
+    default = tempfile.gettempdir()
+    if not has_space(default):
+        return default
+    return next((d for d in _FALLBACK_TEMP if os.path.isdir(d) and os.access(d, os.W_OK | os.X_OK)), None)
 
 
 @contextlib.contextmanager

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 from tritoninspect.analyse.export_hints import NATIVE_CRASH
 from tritoninspect.capture.compat import caches, cxx_runtime
 from tritoninspect.capture.export import BUILT_FILE_ENV, STAGE_FILE_ENV
+from tritoninspect.capture.scratch import has_space, spaceless_temp_parent
 from tritoninspect.model.export_records import AotiRecord
 from tritoninspect.model.records import Failure
 
@@ -45,7 +46,8 @@ def run_aoti_child(spec: TargetSpec, options: Any, *,
     """Build, load and run the package of `spec` in a child; its record and failure (a crash included).
     `options`: the command's ExportOptions (a dataclass); `device`: the package's device as the report
     names it."""
-    with tempfile.TemporaryDirectory(prefix="tritoninspect-aoti-child-") as tmp:
+    # Not under a $TMPDIR with a space in it: the package's C++ build would split the path (scratch.has_space).
+    with tempfile.TemporaryDirectory(prefix="tritoninspect-aoti-child-", dir=spaceless_temp_parent()) as tmp:
         directory = Path(tmp)
         request, out, stage_file, built, err = (
             directory / n for n in ("request.json", "out.pickle", "stage", "built.pickle", "stderr"))
@@ -58,7 +60,7 @@ def run_aoti_child(spec: TargetSpec, options: Any, *,
         env = {**_child_env(), STAGE_FILE_ENV: str(stage_file), BUILT_FILE_ENV: str(built), "TMPDIR": str(scratch)}
         # ... but the precompiled C++ headers are torch's global ones, shared with the user's own runs.
         headers = caches.precompiled_header_dir()
-        if headers is not None:
+        if headers is not None and not has_space(headers):  # else the child builds its own, in its scratch
             env[caches.PRECOMPILED_HEADERS_ENV] = headers
         runtime = cxx_runtime.preload_for_package()
         if runtime is not None:

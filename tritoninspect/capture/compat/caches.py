@@ -92,6 +92,14 @@ def compile_only_triton_cache() -> Iterator[str]:
 PRECOMPILED_HEADERS_ENV = "TRITONINSPECT_PRECOMPILED_HEADERS"
 
 
+def inductor_cache_dir() -> str:
+    """Inductor's cache folder as this process would make it, without making it (torch's `cache_dir()`
+    creates the folder and sets $TORCHINDUCTOR_CACHE_DIR): `runtime/cache_dir_utils.py`, torch 2.11-2.14."""
+    from torch._inductor.runtime.cache_dir_utils import default_cache_dir
+
+    return os.environ.get("TORCHINDUCTOR_CACHE_DIR") or default_cache_dir()
+
+
 def precompiled_header_dir() -> str | None:
     """Where this process's Inductor keeps its precompiled C++ headers, or None (a torch without them).
 
