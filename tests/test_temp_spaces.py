@@ -46,3 +46,12 @@ def test_a_cpu_kernel_that_cannot_build_under_a_spaced_cache_says_why(tmp_path: 
     hint = [m for m in messages if "has a space in its path" in m]
     # Torch's C++ build of the op's CPU kernel fails there; the warning says why and what to set.
     assert hint and "TORCHINDUCTOR_CACHE_DIR" in hint[0] and str(spaced) in hint[0], messages
+
+
+def test_the_hint_is_for_cpp_builds_under_a_spaced_folder_only() -> None:
+    class CppCompileError(Exception):
+        pass
+
+    assert "TORCHINDUCTOR_CACHE_DIR" in scratch.space_hint(CppCompileError("x"), "/tmp/a b/torchinductor_u")
+    assert scratch.space_hint(CppCompileError("x"), "/tmp/ab/torchinductor_u") == ""
+    assert scratch.space_hint(RuntimeError("out of memory"), "/tmp/a b/torchinductor_u") == ""

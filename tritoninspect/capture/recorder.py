@@ -25,7 +25,7 @@ from tritoninspect.capture.hazards import HazardRecorder
 from tritoninspect.capture.kernel_ops import KernelOps
 from tritoninspect.capture.patching import Patcher, scoped_env
 from tritoninspect.capture.logs import FallbackFilter, LogHandler
-from tritoninspect.capture.scratch import has_space
+from tritoninspect.capture.scratch import space_hint
 from tritoninspect.capture.plain import first_line, is_tensor_node, kernel_record, op_of, plain, readable, subgraph_name
 from tritoninspect.capture.watchers import Watchers
 from tritoninspect.model.records import (
@@ -133,7 +133,8 @@ class Recorder:
                 self.progress.backend_error = None
                 self.capture.problems.append(
                     ("inductor", f"[{cid}] Inductor's module could not be loaded in compile-only mode "
-                     f"({type(exc).__name__}: {first_line(exc)}); the graph ran uncompiled{_space_hint(exc)}")
+                     f"({type(exc).__name__}: {first_line(exc)}); the graph ran uncompiled"
+                     f"{space_hint(exc, compat.caches.inductor_cache_dir())}")
                 )
                 return self._remember_code(gm, cid)
 
@@ -499,15 +500,3 @@ class Recorder:
         for launch, count in self._launches.items():
             self.capture.launches.append(dataclasses.replace(launch, count=count))
         self._launches.clear()
-
-
-def _space_hint(exc: BaseException) -> str:
-    """Why a C++ build failed when Inductor's cache folder has a space in its path (torch splits the
-    compiler's command on whitespace: scratch.has_space), and what to set."""
-    if "CppCompileError" not in f"{type(exc).__name__}: {exc}":
-        return ""
-    folder = compat.caches.inductor_cache_dir()
-    if not has_space(folder):
-        return ""
-    return (f". Inductor's cache folder {folder!r} has a space in its path, which torch's C++ build splits "
-            "on: set TORCHINDUCTOR_CACHE_DIR (or TMPDIR) to a folder without one")

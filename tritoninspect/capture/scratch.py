@@ -19,7 +19,7 @@ import shutil
 import tempfile
 from collections.abc import Iterator
 
-__all__ = ["INDUCTOR_CACHE_ENV", "has_space", "scratch_inductor_cache", "spaceless_temp_parent"]
+__all__ = ["INDUCTOR_CACHE_ENV", "has_space", "scratch_inductor_cache", "space_hint", "spaceless_temp_parent"]
 
 INDUCTOR_CACHE_ENV = "TORCHINDUCTOR_CACHE_DIR"
 
@@ -32,6 +32,15 @@ def has_space(path: str) -> bool:
     """Torch's C++ builds (Inductor's CPU kernels, an AOTInductor package) split their compiler command on
     whitespace, so a file under such a path fails to compile (`g++ '/tmp/a' 'b/header.hpp'`; torch 2.13)."""
     return any(c.isspace() for c in path)
+
+
+def space_hint(exc: BaseException, folder: str) -> str:
+    """Why a C++ build failed (`exc`) when Inductor's cache `folder` has a space in its path, and what
+    to set; "" when that is not the case."""
+    if "CppCompileError" not in f"{type(exc).__name__}: {exc}" or not has_space(folder):
+        return ""
+    return (f". Inductor's cache folder {folder!r} has a space in its path, which torch's C++ build splits "
+            "on: set TORCHINDUCTOR_CACHE_DIR (or TMPDIR) to a folder without one")
 
 
 def spaceless_temp_parent() -> str | None:
