@@ -87,3 +87,10 @@ def first_line(exc: BaseException | None) -> str:
     return text.splitlines()[0] if text else ""
 
 
+def cpp_hint(exc: BaseException) -> str:
+    """What to add to a failed C++ build's message when Inductor's cache folder has a space in its path."""
+    from tritoninspect.capture.scratch import space_hint
+
+    return space_hint(exc, compat.caches.inductor_cache_dir())
+
+

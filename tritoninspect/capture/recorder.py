@@ -25,8 +25,7 @@ from tritoninspect.capture.hazards import HazardRecorder
 from tritoninspect.capture.kernel_ops import KernelOps
 from tritoninspect.capture.patching import Patcher, scoped_env
 from tritoninspect.capture.logs import FallbackFilter, LogHandler
-from tritoninspect.capture.scratch import space_hint
-from tritoninspect.capture.plain import first_line, is_tensor_node, kernel_record, op_of, plain, readable, subgraph_name
+from tritoninspect.capture.plain import cpp_hint, first_line, is_tensor_node, kernel_record, op_of, plain, readable, subgraph_name
 from tritoninspect.capture.watchers import Watchers
 from tritoninspect.model.records import (
     Capture,
@@ -133,8 +132,7 @@ class Recorder:
                 self.progress.backend_error = None
                 self.capture.problems.append(
                     ("inductor", f"[{cid}] Inductor's module could not be loaded in compile-only mode "
-                     f"({type(exc).__name__}: {first_line(exc)}); the graph ran uncompiled"
-                     f"{space_hint(exc, compat.caches.inductor_cache_dir())}")
+                     f"({type(exc).__name__}: {first_line(exc)}); the graph ran uncompiled{cpp_hint(exc)}")
                 )
                 return self._remember_code(gm, cid)
 
