@@ -198,6 +198,7 @@ def _reports(project: Path) -> None:
     (project / "version_true.json").write_text(json.dumps({**good, "schema_version": True}))
     # Python's json writes NaN for a float that is not a number (and reads it back); other readers refuse it.
     (project / "nan.json").write_text(json.dumps({**good, "graphs": [{**good["graphs"][0], "compile_time_s": float("nan")}]}))
+    (project / "huge_float.json").write_text(json.dumps(good).replace('"compile_time_s": ', '"compile_time_s": 1e999, "x": ', 1))
     (project / "long_int.json").write_text(json.dumps(good).replace(f'"schema_version": {good["schema_version"]}', '"schema_version": ' + "9" * 5000, 1))
     hostile = {**good, "meta": {**good["meta"], "target": f"{ESC}]8;;http://evil{ESC}\\x{ESC}]8;;{ESC}\\"}}
     (project / "hostile.json").write_text(json.dumps({**hostile, "schema_version": "x" + ESC + "[2J"}))
@@ -327,6 +328,7 @@ def _cases(p: Path) -> dict[str, Case]:
         "an integer too long to read": Case(["breaks", "long_int.json"], 7, "4300 digits"),
         "NaN in a report": Case(["graph", "nan.json"], 7, "NaN is not a JSON value"),
         "NaN in a diff side": Case(["diff", "good.json", "nan.json"], 7, "B: "),
+        "a number past a float's range": Case(["breaks", "huge_float.json", "--json"], 7, "1e999 is beyond"),
         "absent report": Case(["graph", "absent.json"], 7, "absent.json"),
         # --- diff ---
         "diff with a broken side": Case(["diff", "good.json", "truncated.json"], 7, "B: "),

@@ -398,7 +398,7 @@ def test_diff_report_json_round_trips(raw: Report, custom: Report) -> None:
 @pytest.mark.parametrize(
     ("text", "message"),
     [("{", "diff report: not valid JSON: "),
-     ('{"schema_version": 99}', "diff report: schema_version: this tritoninspect reads version 3, got 99"),
+     ('{"schema_version": 99}', "diff report: schema_version: this tritoninspect reads version 4, got 99"),
      ('{"schema_version": 1, "a": {}, "b": {}}', "diff report: a.label: missing (and 29 more)")],
 )
 def test_diff_report_rejects_bad_json(text: str, message: str) -> None:
@@ -662,3 +662,19 @@ def test_cli_bad_target_is_a_target_error_from_the_child(saved: Path) -> None:
     assert proc.returncode == ExitCode.TARGET, proc.stderr
     error = json.loads(proc.stdout)["error"]
     assert error["type"] == "TargetError" and error["message"].startswith("A (samples/no_such_file.py:Net): ")
+
+
+def test_sides_whose_forward_ran_with_and_without_grad_are_noted() -> None:
+    # breaks (grad on, no backward) against breaks --no-backward: the Dynamo graphs can differ
+    # (an autograd.Function is traced with its backward only with grad on).
+    from tritoninspect.analyse.diff import comparison_notes
+    from tritoninspect.model.diff_report import Side
+
+    a = Side("A", "m.py:Net", False, "m.py:Net", "gpu", "H200", "2.11", "3.6", "dynamo", None, False, grad=True)
+    b = dataclasses.replace(a, label="B", grad=False)
+    (note,) = comparison_notes(a, b)
+    assert "differ in grad settings (yes vs no)" in note
+    # An older side (grad not said) had grad on exactly when backward ran.
+    older = dataclasses.replace(a, backward=True, grad=None)
+    assert comparison_notes(older, dataclasses.replace(b, backward=True, grad=True)) == ()
+    assert comparison_notes(dataclasses.replace(a, grad=None), b) == ()  # not said, no backward: grad off

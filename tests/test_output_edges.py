@@ -134,3 +134,37 @@ def test_an_output_folder_where_no_file_can_be_made_is_refused_before_the_work(t
                 check_output(tmp_path / "ro" / "report.json")
     finally:
         os.chmod(tmp_path / "ro", 0o700)
+
+
+def test_an_output_name_ending_in_a_slash_is_a_folder_not_a_file(tmp_path: Path) -> None:
+    # `Path("out/")` is `out`: the slash was dropped and a file named `out` written.
+    done = _tool(["graph", str(LOG), "-o", f"{tmp_path}/out/"], stdout=subprocess.PIPE)
+    assert done.returncode == 2 and "names a folder" in done.stderr, done.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_output_through_a_link_is_probed_where_the_link_points(tmp_path: Path) -> None:
+    from tritoninspect.model.errors import UsageError
+    from tritoninspect.render.emit import check_output
+
+    if not (Path("/sys/kernel").is_dir() and os.access("/sys/kernel", os.W_OK)):
+        pytest.skip("needs a /sys/kernel that os.access calls writable (root on Linux)")
+    (tmp_path / "x.json").symlink_to("/sys/kernel/report.json")
+    with pytest.raises(UsageError, match="cannot create a file in /sys/kernel"):
+        check_output(tmp_path / "x.json")
+
+
+def test_a_name_near_the_length_limit_is_written(tmp_path: Path) -> None:
+    # The temporary file beside it has a short name of its own (it was the output's name plus 25 bytes).
+    name = "r" * 245 + ".json"
+    done = _tool(["graph", str(LOG), "-o", str(tmp_path / name), "-q"], stdout=subprocess.PIPE)
+    assert done.returncode == 0, done.stderr
+    assert [p.name for p in tmp_path.iterdir()] == [name]
+
+
+def test_a_probe_left_by_an_earlier_run_does_not_block_the_next(tmp_path: Path) -> None:
+    from tritoninspect.render import emit
+
+    first = emit._new_temp(tmp_path, ".probe")  # left behind, as by a killed run of the same pid
+    emit.check_output(tmp_path / "report.json")
+    assert list(tmp_path.iterdir()) == [first]

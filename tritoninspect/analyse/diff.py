@@ -414,7 +414,7 @@ ROW_BUILDERS = (graph_rows, kernel_rows, op_rows, clone_rows, inductor_rows, nei
 def side(label: str, report: Report, *, source: str, saved: bool) -> Side:
     m = report.meta
     return Side(label, source, saved, m.target, m.mode, m.device, m.torch, m.triton, m.stage, m.dynamic,
-                m.backward, tuple(m.inputs), failure=_failure_line(report))
+                m.backward, tuple(m.inputs), failure=_failure_line(report), grad=m.grad)
 
 
 def _failure_line(report: Report) -> str | None:
@@ -428,7 +428,7 @@ def comparison_notes(a: Side, b: Side) -> tuple[str, ...]:
         ("modes", a.mode, b.mode), ("devices", a.device, b.device), ("torch versions", a.torch, b.torch),
         ("triton versions", a.triton, b.triton), ("stages", a.stage, b.stage),
         ("dynamic settings", a.dynamic, b.dynamic), ("backward settings", a.backward, b.backward),
-        ("inputs", ", ".join(a.inputs), ", ".join(b.inputs))):
+        ("grad settings", a.forward_grad, b.forward_grad), ("inputs", ", ".join(a.inputs), ", ".join(b.inputs))):
         if va != vb:  # a setting as the headers print it (None: torch's default, "auto")
             va, vb = ({None: "auto", True: "yes", False: "no"}.get(v, v) for v in (va, vb))
             notes.append(f"{a.label} and {b.label} differ in {what} ({va} vs {vb}): "

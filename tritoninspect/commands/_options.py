@@ -6,6 +6,7 @@ live here once. Options only one command has stay in that command's module.
 
 from __future__ import annotations
 
+import os
 from enum import Enum
 from pathlib import Path
 from typing import Annotated, Optional
@@ -57,9 +58,17 @@ BackwardOpt = Annotated[
 ]
 StageOpt = Annotated[Stage, typer.Option(help="Stop after this stage (faster).")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON on stdout and nothing else (errors too).")]
+def _output_file(value: str) -> Path:
+    """`-o` as typed: a name ending in a slash means a folder, which `Path` would silently drop
+    (`-o out/` wrote a file named `out`)."""
+    if value.endswith(("/", os.sep)):
+        raise typer.BadParameter(f"{value} names a folder; give a file name such as {value}report.json")
+    return Path(value)
+
+
 OutputOpt = Annotated[
     Optional[Path],
-    typer.Option("--output", "-o", metavar="FILE",
+    typer.Option("--output", "-o", metavar="FILE", parser=_output_file,
                  help="Write to a file (.json, .html or text). Refuses to replace a file tritoninspect did not write."),
 ]
 ForceOpt = Annotated[bool, typer.Option("--force", help="Let -o replace an existing file that is not a report.")]

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import os
 import stat
 from collections.abc import Callable, Mapping
@@ -40,10 +41,10 @@ def parse_json(raw: str | bytes, source: str) -> Any:
     """`raw` (UTF-8 if bytes) as JSON; errors start with `source`."""
     try:
         text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
-        return json.loads(text, object_pairs_hook=_no_repeated_keys, parse_constant=_not_json)
+        return json.loads(text, object_pairs_hook=_no_repeated_keys, parse_constant=_not_json,
+                          parse_float=_finite)
     except _NotJson as exc:
-        raise ReportError(f"{source}: not valid JSON: {exc} is not a JSON value (Python's json writes it for a "
-                          "float that is not a number; other JSON readers refuse it)") from exc
+        raise ReportError(f"{source}: not a report: {exc}") from exc
     except _RepeatedKey as exc:
         raise ReportError(f"{source}: not a report: the key {str(exc)!r} appears twice in one object "
                           "(JSON readers disagree on which value wins)") from exc
@@ -65,10 +66,21 @@ class _NotJson(Exception):
     pass
 
 
+def _finite(literal: str) -> float:
+    """A number literal as a float; one past float's range (`1e999`) would read as infinity, which
+    the report would then write as `Infinity`, which is not JSON."""
+    value = float(literal)
+    if value in (math.inf, -math.inf):
+        raise _NotJson(f"the number {literal[:40]} is beyond a float's range (it would read as infinity, "
+                       "which JSON cannot hold)")
+    return value
+
+
 def _not_json(constant: str) -> Any:
     """`NaN`, `Infinity` and `-Infinity`, which `json.loads` takes by default: tritoninspect never
     writes them (its times are finite), so a file holding one was made or edited by something else."""
-    raise _NotJson(constant)
+    raise _NotJson(f"{constant} is not a JSON value (Python's json writes it for a float that is not a number; "
+                   "other JSON readers refuse it)")
 
 
 def _no_repeated_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:

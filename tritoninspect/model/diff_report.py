@@ -13,6 +13,9 @@ Schema changelog:
      time); DiffReport.others: `diff A B C ...` compares A with each further variant, each
      comparison a DiffReport of its own (its `b.label` "C", "D", ...). Versions 1 and 2 still
      read: they lack both fields (a summary of "", no others).
+  4  Side.grad: whether the side's forward recorded autograd (the report's Meta.grad, schema 6;
+     `breaks` runs a training step's forward without its backward). Versions 1-3 still read:
+     they lack it (null: not said).
 
 Its JSON Schema, `tritoninspect/schemas/diff.schema.json`, is generated from the dataclasses
 below (`json_schema()`), and `DiffReport.from_json` validates against it.
@@ -29,9 +32,9 @@ from tritoninspect.model import __version__, notebook, schema
 from tritoninspect.model._json import Schema, parse_json
 from tritoninspect.model.errors import ReportError
 
-DIFF_SCHEMA_VERSION = 3
-#: Versions this tritoninspect reads: versions 2 and 3 only added fields.
-READABLE_DIFF_VERSIONS = (1, 2, 3)
+DIFF_SCHEMA_VERSION = 4
+#: Versions this tritoninspect reads: versions 2 to 4 only added fields.
+READABLE_DIFF_VERSIONS = (1, 2, 3, 4)
 
 #: Sections of `DiffReport.rows`, in the order they are built and rendered.
 SECTIONS = (
@@ -72,6 +75,14 @@ class Side:
     inputs: tuple[str, ...] = ()
     #: The side's compile or run failed: where and why, on one line (None: it completed).
     failure: str | None = None
+    #: The report's Meta.grad: the forward recorded autograd (None: not said).
+    grad: bool | None = None
+
+    @property
+    def forward_grad(self) -> bool:
+        """Whether the forward recorded autograd (Dynamo traces an autograd.Function's backward only
+        then, so two sides' graphs can differ by it); not said (an older report): when backward ran."""
+        return self.backward if self.grad is None else self.grad
 
 
 @dataclass(frozen=True)
@@ -221,7 +232,8 @@ def json_schema() -> dict[str, Any]:
     """The JSON Schema of `DiffReport.to_json()`, generated from the dataclasses (shipped as
     `tritoninspect/schemas/diff.schema.json`)."""
     return schema.generate(DiffReport, version=DIFF_SCHEMA_VERSION, title="tritoninspect diff report",
-                           schema_id="urn:tritoninspect:schema:diff", optional=frozenset({"Side.failure", "DiffReport.summary", "DiffReport.others"}))
+                           schema_id="urn:tritoninspect:schema:diff", optional=frozenset({"Side.failure", "DiffReport.summary", "DiffReport.others",
+                                               "Side.grad"}))
 
 
 def side_bench_from_dict(data: dict[str, Any]) -> SideBench:

@@ -120,7 +120,8 @@ def _versions(side: Side) -> str:
 
 def _options(side: Side) -> str:
     dynamic = "auto" if side.dynamic is None else ("yes" if side.dynamic else "no")
-    parts = [f"stage: {side.stage}", f"dynamic: {dynamic}", f"backward: {'yes' if side.backward else 'no'}",
+    backward = "yes" if side.backward else "no (forward with grad on)" if side.forward_grad else "no"
+    parts = [f"stage: {side.stage}", f"dynamic: {dynamic}", f"backward: {backward}",
              f"inputs: {', '.join(side.inputs) or '-'}"]
     return " · ".join(parts)
 

@@ -8,10 +8,10 @@ UsageError (exit 2), raised after whatever came before it was written.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import re
+import secrets
 import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -133,16 +133,26 @@ def check_output(output: Path | None, *, reads: Iterable[Path] = (), force: bool
 
 
 def _probe_writable(output: Path) -> None:
-    """Create and remove a file beside `output`, as the write will: `os.access` says yes to root
-    everywhere, also where creating a file fails (sysfs, a read-only or full filesystem), which
-    would otherwise be found after the compile."""
-    probe = output.parent / f".{output.name}.tritoninspect-{os.getpid()}.probe"
+    """Create and remove a file where the write will (through a link, as `write_atomically`):
+    `os.access` says yes to root everywhere, also where creating a file fails (sysfs, a read-only or
+    full filesystem), which would otherwise be found after the compile."""
+    folder = Path(os.path.realpath(output)).parent
     try:
-        os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+        os.unlink(_new_temp(folder, ".probe"))
     except OSError as exc:
-        raise UsageError(f"-o {output}: cannot create a file in {output.parent}: {exc.strerror or exc}") from exc
-    with contextlib.suppress(OSError):
-        os.unlink(probe)
+        raise UsageError(f"-o {output}: cannot create a file in {folder}: {exc.strerror or exc}") from exc
+
+
+def _new_temp(folder: Path, suffix: str) -> Path:
+    """A new empty file in `folder` (the umask's permissions), named apart from every other run's and
+    short whatever the output's name (a name near the 255-byte limit stays writable)."""
+    while True:
+        temp = folder / f".tritoninspect-{os.getpid()}-{secrets.token_hex(4)}{suffix}"
+        try:
+            os.close(os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+            return temp
+        except FileExistsError:
+            continue
 
 
 def written_by_tritoninspect(path: Path) -> bool:
@@ -185,7 +195,7 @@ def write_atomically(path: Path, body: str) -> None:
     through: the file it names is replaced, the link kept."""
     if path.is_symlink():
         path = path.resolve()
-    temp = path.with_name(f".{path.name}.tritoninspect-{os.getpid()}.tmp")
+    temp = _new_temp(path.parent, ".tmp")
     try:
         temp.write_text(body, encoding="utf-8")
         os.replace(temp, path)
