@@ -183,12 +183,12 @@ def _write_json(document: Any, write: Callable[[str], Any]) -> None:
 WRITERS: dict[str, Callable[[Any, Callable[[str], Any]], None]] = {"json": _write_json}
 
 
-def write_as(document: Any, fmt: str, write: Callable[[str], Any]) -> None:
-    """`render_as(document, fmt)` handed to `write`: a report's JSON in pieces, never held whole (the
-    JSON of a 100 MiB trace is 75 MB: model/jsontext.py `write_json`)."""
+def write_as(document: Any, fmt: str, write: Callable[[str], Any], *, color: bool | None = None) -> None:
+    """`render_as(document, fmt, color=color)` handed to `write`: a report's JSON in pieces, never held
+    whole (the JSON of a 100 MiB trace is 75 MB: model/jsontext.py `write_json`)."""
     writer = WRITERS.get(fmt)
     if writer is None or not hasattr(document, "write_json"):
-        write(render_as(document, fmt))
+        write(render_as(document, fmt, color=color))
         return
     writer(document, write)
 

@@ -13,12 +13,12 @@ import os
 import re
 import secrets
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 from tritoninspect.model.errors import UsageError, usage_errors
-from tritoninspect.render import guess_format_from_path, render_as, write_as
+from tritoninspect.render import guess_format_from_path, write_as
 
 #: What every file tritoninspect writes starts with (text) or carries (JSON, HTML): how `-o`
 #: knows a file it may replace. Text reports open with "tritoninspect <version>  ...".
@@ -60,8 +60,12 @@ def emit(
             _note(f"wrote {len(written)} files to {dump}")
         if output is not None:
             file_format = file_fmt or guess_format_from_path(output, text)
-            body = render_as(document, file_format, color=False)
-            write_atomically(output, body + "\n")
+
+            def fill(write: Callable[[str], Any]) -> None:  # a report's JSON in pieces, as on stdout
+                write_as(document, file_format, write, color=False)
+                write("\n")
+
+            write_atomically(output, fill)
             _note(f"wrote {output}{_what(document, file_format)}")
         if fmt is not None:
             if sys.stdout is None:  # the shell closed it (`>&-`)
@@ -189,15 +193,16 @@ def _same_file(a: Path, b: Path) -> bool:
         return False
 
 
-def write_atomically(path: Path, body: str) -> None:
-    """Write through a temporary file in the same directory, then rename: a reader
-    (or a Ctrl-C) never sees half a file, and a failed write leaves the old one. A link is written
-    through: the file it names is replaced, the link kept."""
+def write_atomically(path: Path, fill: Callable[[Callable[[str], Any]], None]) -> None:
+    """Write what `fill` hands its `write` through a temporary file in the same directory, then rename:
+    a reader (or a Ctrl-C) never sees half a file, and a failed write leaves the old one. A link is
+    written through: the file it names is replaced, the link kept."""
     if path.is_symlink():
         path = path.resolve()
     temp = _new_temp(path.parent, ".tmp")
     try:
-        temp.write_text(body, encoding="utf-8")
+        with open(temp, "w", encoding="utf-8") as file:
+            fill(file.write)
         os.replace(temp, path)
     finally:
         if temp.exists():
