@@ -362,6 +362,9 @@ def test_breaks_saved_report_refuses_capture_options(captured: FakeCapture, tmp_
     saved.write_text(report_of(BREAKS).to_json())
     message = error_of(run("breaks", str(saved), "--stage", "dynamo", "--decompile"), ExitCode.USAGE)
     assert message.startswith("--stage, --decompile: meant for compiling a target")
+    # Either spelling of a two-way flag is named as both, not as the one not typed.
+    message = error_of(run("breaks", str(saved), "--no-backward"), ExitCode.USAGE)
+    assert message.startswith("--backward/--no-backward: meant for compiling a target")
     assert run("breaks", str(saved)).stdout == render.render_as(report_of(BREAKS), "breaks") + "\n"
 
 

@@ -98,10 +98,14 @@ def given_options(options: CaptureOptions, *, stage: bool, **more: object) -> di
             "backward": options.backward is not None, "stage": stage, **more}
 
 
+#: Flags whose spelling is not `--NAME` alone: either form given reads as the option (`given_options`).
+_FLAGS = {"backward": "--backward/--no-backward"}
+
+
 def refuse_capture_options(given: Mapping[str, object], *, what: str = "re-rendering a saved report") -> None:
     """A saved report is re-rendered as it is, a trace read as torch wrote it: options that change a
     capture would be silently ignored, so refuse them (`what` says what the source is)."""
-    used = [f"--{name.replace('_', '-')}" for name, value in given.items() if value]
+    used = [_FLAGS.get(name, f"--{name.replace('_', '-')}") for name, value in given.items() if value]
     if used:
         raise UsageError(f"{', '.join(used)}: meant for compiling a target, not for {what}")
 
