@@ -81,8 +81,9 @@ def main() -> int:
             module.zero_grad(set_to_none=True)
         compiled: list[Any] = []
 
-        def call_once(fn: Any, call_args: Any, call_backward: bool, progress: Any = None) -> Any:
-            out = real_call_once(fn, call_args, call_backward, progress)
+        def call_once(fn: Any, call_args: Any, call_backward: bool, progress: Any = None,
+                      grad: bool | None = None) -> Any:
+            out = real_call_once(fn, call_args, call_backward, progress, grad=grad)
             compiled.append(_detached(out))
             return out
 
