@@ -9,6 +9,7 @@ from typing import Any
 import torch
 
 from tritoninspect.capture import compat
+from tritoninspect.capture.scratch import space_hint
 from tritoninspect.model.records import KernelRecord
 
 
@@ -89,8 +90,4 @@ def first_line(exc: BaseException | None) -> str:
 
 def cpp_hint(exc: BaseException) -> str:
     """What to add to a failed C++ build's message when Inductor's cache folder has a space in its path."""
-    from tritoninspect.capture.scratch import space_hint
-
     return space_hint(exc, compat.caches.inductor_cache_dir())
-
-

@@ -58,6 +58,8 @@ BackwardOpt = Annotated[
 ]
 StageOpt = Annotated[Stage, typer.Option(help="Stop after this stage (faster).")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON on stdout and nothing else (errors too).")]
+
+
 def _output_file(value: str) -> Path:
     """`-o` as typed: a name ending in a slash means a folder, which `Path` would silently drop
     (`-o out/` wrote a file named `out`)."""

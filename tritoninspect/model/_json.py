@@ -70,7 +70,7 @@ def _finite(literal: str) -> float:
     """A number literal as a float; one past float's range (`1e999`) would read as infinity, which
     the report would then write as `Infinity`, which is not JSON."""
     value = float(literal)
-    if value in (math.inf, -math.inf):
+    if math.isinf(value):
         raise _NotJson(f"the number {literal[:40]} is beyond a float's range (it would read as infinity, "
                        "which JSON cannot hold)")
     return value
