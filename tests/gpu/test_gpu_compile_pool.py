@@ -1,5 +1,6 @@
 """On a GPU: a capture starts Inductor's compile-worker pool before importing the target, as torch's own
-`inductor` backend does at its first call (tritoninspect/capture/compat/inductor.py `warm_compile_workers`).
+`inductor` backend does at its first call (tritoninspect/capture/compat/inductor.py `warm_compile_workers`),
+in the warm-up thread that also builds Triton's driver helper (tritoninspect/capture/warmup.py).
 
     python -m pytest -q -m gpu tests/gpu/test_gpu_compile_pool.py     # on a machine with a GPU
 """
@@ -21,8 +22,10 @@ POOLS = """
 import json, sys
 import torch._inductor.async_compile as async_compile
 from tritoninspect.run.pipeline import CaptureOptions, enter_mode
-with enter_mode(CaptureOptions(device="cuda", stage=sys.argv[1]), user_dir=None):
-    print(json.dumps({"pools": len(async_compile._pool_set), "threads": async_compile.get_compile_threads()}))
+with enter_mode(CaptureOptions(device="cuda", stage=sys.argv[1]), user_dir=None) as mode:
+    mode.ready()
+    print(json.dumps({"pools": len(async_compile._pool_set), "threads": async_compile.get_compile_threads(),
+                      "failures": mode.warmup.failures if mode.warmup else []}))
 """
 
 
@@ -34,3 +37,5 @@ def test_the_compile_pool_is_started_before_the_target_is_imported(stage: str, w
     if seen["threads"] <= 1:
         pytest.skip("one compile thread here: Inductor makes no pool")
     assert seen["pools"] == (1 if warmed else 0), seen
+    assert seen["failures"] == [], seen  # the compile pool, triton_key and Triton's cuda_utils
+

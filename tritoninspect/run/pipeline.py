@@ -22,6 +22,7 @@ from tritoninspect.model.errors import CaptureError, TritonInspectError, UsageEr
 if TYPE_CHECKING:
     from tritoninspect.model.records import Capture
     from tritoninspect.capture.session import Environment, ModeInfo
+    from tritoninspect.capture.warmup import Warmup
     from tritoninspect.model.report import Report
     from tritoninspect.source.spec import TargetSpec
     from tritoninspect.source.target import LoadedTarget
@@ -118,6 +119,13 @@ class _Mode:
     env: Environment
     #: Context managers entered around the model calls (see capture_run).
     extras: list[Any]
+    #: The first compile's one-off jobs, running while the target is imported (capture/warmup.py).
+    warmup: Warmup | None = None
+
+    def ready(self) -> None:
+        """Wait for the warm-up jobs: call before the first compile."""
+        if self.warmup is not None:
+            self.warmup.wait()
 
 
 #: The mode held across captures by `holding_mode` (the pytest plugin's compile-only session), if any.
@@ -138,12 +146,22 @@ def enter_mode(options: CaptureOptions, *, user_dir: str | os.PathLike[str] | No
             yield _Mode(held.info, env, extras)
         return
     info = choose_mode(options.device, options.arch)
-    if info.mode == "gpu" and options.stage == "inductor":
-        from tritoninspect.capture import compat
+    warmup = _warmup(info, options)
+    try:
+        with mode_environment(info) as env, user_tree(user_dir):
+            yield _Mode(info, env, extras, warmup)
+    finally:
+        if warmup is not None:
+            warmup.wait()  # not left running past the capture, even when the import failed
 
-        compat.inductor.warm_compile_workers()  # its workers start while the target is imported and traced
-    with mode_environment(info) as env, user_tree(user_dir):
-        yield _Mode(info, env, extras)
+
+def _warmup(info: ModeInfo, options: CaptureOptions) -> Warmup | None:
+    """Start the first compile's one-off jobs, when Inductor will compile Triton code."""
+    if options.stage != "inductor":
+        return None
+    from tritoninspect.capture import warmup
+
+    return warmup.start(gpu=info.mode == "gpu")
 
 
 @contextlib.contextmanager
@@ -196,6 +214,7 @@ def _capture(mode: _Mode, module: Any, input_sets: list[tuple[Any, ...]], option
     from tritoninspect.capture.session import capture_run
     from tritoninspect.source.target import describe_inputs
 
+    mode.ready()
     with user_or_tool_errors(), _tracing(options.trace_dir):
         return capture_run(
             module, input_sets, info=mode.info, stage=options.stage, dynamic=True if options.dynamic else None,

@@ -63,6 +63,7 @@ def export_capture(spec: TargetSpec, options: ExportOptions) -> ExportCapture:
         stage(f"importing {spec.display_name} and building its inputs")
         loaded = load(spec, mode_options, device=mode.info.torch_device)
         dynamic, shapes = _dynamic(options.dynamic, loaded, spec)
+        mode.ready()
         with user_or_tool_errors():
             capture = capture_export(
                 loaded.module, loaded.input_sets[0], info=mode.info, strict=options.strict, stage=options.stage,

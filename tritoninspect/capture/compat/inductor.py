@@ -282,12 +282,45 @@ def warm_compile_workers() -> None:
     as early as possible"); the recording backend calls `compile_fx` directly, so the pool was made only at
     the first kernel, and until it answered, kernels compiled one by one in this process (the pool is skipped
     until ready: https://github.com/pytorch/pytorch/pull/133508). `maybe_warm_pool` keeps torch's own
-    conditions (TORCH_WARM_POOL=0, one compile thread, no triton: nothing); torch 2.11-2.14."""
+    conditions (TORCH_WARM_POOL=0, one compile thread, no triton: nothing); it computes `torch_key()` (a hash
+    of torch's sources, about 0.6 s) for the workers; torch 2.11-2.14."""
     try:
         from torch._inductor.async_compile import maybe_warm_pool
     except ImportError:  # a torch without it warms nothing
         return
     maybe_warm_pool()
+
+
+def first_compile_jobs(*, gpu: bool) -> list[Callable[[], object]]:
+    """The one-off work of a process's first Triton compile that needs nothing of the model, for
+    `capture/warmup.py` to run in a thread while the target is imported. Each is cached for the process
+    (or on disk) by torch or Triton, so the compile finds it done; none is extra work. The modules the jobs
+    use are imported here, by the caller's thread.
+
+    - `triton_key()`: a hash of Triton's sources and libtriton (0.4 s on the CPU VM), `functools.lru_cache`d;
+      Inductor's cache keys and Triton's compile call it (torch/_inductor/runtime/triton_compat.py re-exports
+      it, torch 2.11-2.14; `async_compile.pre_fork_setup` warms it the same way for forked pools).
+    - On a GPU, the compile-worker pool (`warm_compile_workers` above), and Triton's driver helper
+      `cuda_utils`, built with gcc into Triton's cache on first use (triton/backends/nvidia/driver.py
+      `CudaUtils`, triton 3.6-3.7: a singleton whose `__init__` builds or loads the module; the driver
+      itself is not created here: `triton.runtime.driver` creates it without a lock)."""
+    from torch._inductor.runtime.triton_compat import HAS_TRITON, triton_key
+
+    jobs: list[Callable[[], object]] = [triton_key] if HAS_TRITON else []
+    if gpu:
+        import torch._inductor.async_compile  # noqa: F401 - imported here, not in the thread
+
+        jobs.insert(0, warm_compile_workers)
+        jobs.append(_cuda_utils_builder())
+    return jobs
+
+
+def _cuda_utils_builder() -> Callable[[], object]:
+    try:
+        from triton.backends.nvidia.driver import CudaUtils
+    except ImportError:  # no NVIDIA backend (a ROCm build): its driver builds what it needs itself
+        return lambda: None
+    return CudaUtils
 
 
 def compile_fx_inner() -> Any:
