@@ -120,7 +120,7 @@ def main() -> int:
         rows = []
         cases = [
             ("small", f"`graph LOG --json` vs `tlparse LOG`, one log of {mib(small):.1f} MiB", small, [], args.repeat),
-            ("big", f"the same, one log of {mib(big):.0f} MiB", big, [], args.big_repeat),
+            ("big", f"`graph LOG --json` vs `tlparse LOG`, one log of {mib(big):.0f} MiB", big, [], args.big_repeat),
             ("ranks", f"`graph DIR --json` vs `tlparse DIR --all-ranks-html`, {args.ranks} ranks, {mib(ranks):.0f} MiB"
                       + (f", {args.devices} devices" if args.devices > 1 else ""),
              ranks, ["--all-ranks-html"], args.big_repeat),
