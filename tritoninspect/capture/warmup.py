@@ -6,9 +6,9 @@ inside its first compile, one step after another. None of it needs the model, so
 it imports the target and waits for it before the first compile: the same work, overlapped with the import
 (which is mostly Python, while these jobs wait on gcc, a child process or a hash that releases the GIL).
 
-The jobs are listed in `compat.inductor.first_compile_jobs`; the modules they need are imported here, in the
-calling thread, so the thread imports nothing while the target's import runs (two threads importing the
-same circle of modules can deadlock). A job that fails is left for the compile to redo, which reports its
+The jobs are listed by `compat.inductor.first_compile_jobs`, which imports the modules they need in the calling
+thread, so the thread imports nothing while the target's import runs (two threads importing the same circle
+of modules can deadlock). A job that fails is left for the compile to redo, which reports its
 own error: the thread never raises.
 """
 
