@@ -138,3 +138,23 @@ def test_ctrl_c_while_the_cli_is_imported_is_one_line_and_exit_130(tmp_path: Pat
         assert json.loads(proc.stdout)["error"]["type"] == "Interrupted"
     else:
         assert proc.stdout == ""
+
+
+def test_a_time_limit_names_the_caller_not_the_lock_python_was_waiting_on() -> None:
+    """`--timeout` says where the run was: a wait in `threading` (the capture waiting for its warm-up
+    thread, capture/warmup.py) is named by the line that waited, not by `threading.py`'s internals."""
+    import signal
+    import threading
+
+    from tritoninspect.commands._capture import _where
+
+    seen: list[str] = []
+    previous = signal.signal(signal.SIGALRM, lambda signum, frame: seen.append(_where(frame)))
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 0.05)
+        threading.Event().wait(0.5)  # the line named below; the alarm interrupts the wait, not the test
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    assert len(seen) == 1 and seen[0].startswith(f"{__file__}:") and seen[0].endswith(
+        " in test_a_time_limit_names_the_caller_not_the_lock_python_was_waiting_on"), seen

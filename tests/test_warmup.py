@@ -67,3 +67,25 @@ def test_compile_only_mode_has_triton_key_hashed_before_the_first_compile() -> N
 
 def test_a_capture_that_stops_before_inductor_warms_nothing() -> None:
     assert _ready("dynamo") == {"warmup": False, "cached": 0, "failures": []}
+
+
+#: In a fresh process: the warm-ups an export starts, for each stage and isolation.
+EXPORTS = """
+import json, sys
+import tritoninspect.capture.warmup as warmup
+started = []
+start = warmup.start
+warmup.start = lambda **kw: started.append(kw) or start(**kw)
+from tritoninspect.run.pipeline_export import ExportOptions, export_capture
+from tritoninspect.source.spec import parse_spec
+export_capture(parse_spec("samples/custom_op.py:Net"), ExportOptions(device="cpu", stage="export"))
+print(json.dumps(started))
+"""
+
+
+def test_an_export_that_compiles_in_a_child_or_not_at_all_warms_nothing_here() -> None:
+    """`export --stage export` compiles nothing, and the AOTInductor package is built in a child: the
+    parent's warm-up would be of no use to it (run/pipeline_export.py)."""
+    proc = subprocess.run([sys.executable, "-c", EXPORTS], cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout.strip().splitlines()[-1]) == []

@@ -22,7 +22,8 @@ class Warmup:
     """Jobs running in a daemon thread; `wait()` before the first compile."""
 
     def __init__(self, jobs: list[Callable[[], object]]) -> None:
-        #: "job: error" of each job that raised (the compile redoes that job and reports its own error).
+        #: "job: error" of each job that raised. Not shown: the compile redoes that job and reports its own
+        #: error; the GPU test (tests/gpu/test_gpu_compile_pool.py) checks that none failed.
         self.failures: list[str] = []
         self._thread = threading.Thread(target=self._run, args=(jobs,), name="tritoninspect-warmup", daemon=True)
         self._thread.start()

@@ -57,7 +57,11 @@ def export_capture(spec: TargetSpec, options: ExportOptions) -> ExportCapture:
 
     from tritoninspect.capture.progress import first_stage, stage
 
-    mode_options = CaptureOptions(inputs=options.inputs, device=options.device, arch=options.arch)
+    # Inductor compiles in this process only where the AOTInductor package is built here (in the child, or
+    # without one): only then is the first compile's warm-up (capture/warmup.py) of use to it.
+    compiles_here = options.stage == "aoti" and not options.isolate_aoti
+    mode_options = CaptureOptions(inputs=options.inputs, device=options.device, arch=options.arch,
+                                  stage="inductor" if compiles_here else options.stage)
     stage(first_stage())
     with enter_mode(mode_options, user_dir=spec.sys_path_entry) as mode:
         stage(f"importing {spec.display_name} and building its inputs")
