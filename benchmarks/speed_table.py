@@ -31,8 +31,12 @@ _CPU_LINE = re.compile(r"^breaks / explain \(cpu\): (?P<ratio>\d+\.\d+)$")
 _CPU_BLOCK = "the same ratios in CPU time"
 _RSS_BLOCK = "peak RSS"
 #: bench_traces' table: | what | tritoninspect | tlparse | ratio (wall) | ratio (CPU) | peak RSS | tlparse peak RSS | target |
-_TRACE_ROW = re.compile(r"^\| (?P<what>[^|]+) \| [^|]+ \| [^|]+ \| (?P<wall>\d+\.\d+) \| (?P<cpu>\d+\.\d+) \| [^|]+ \| "
-                        r"[^|]+ \| ≤ (?P<target>\d+\.\d+) \|$")
+_TRACE_ROW = re.compile(r"^\| (?P<what>[^|]+) \| [^|]+ \| [^|]+ \| (?P<wall>\d+\.\d+) \| (?P<cpu>\d+\.\d+) \| "
+                        r"(?P<rss>\d+) MiB \| [^|]+ \| ≤ (?P<target>\d+\.\d+) \|$")
+#: A single log's size in a trace row's name: "..., one log of 100 MiB".
+_ONE_LOG = re.compile(r"one log of (?P<mib>\d+(?:\.\d+)?) MiB$")
+#: Issue 26: a trace's peak memory should not grow with the log's size; "flat" within a tenth.
+FLAT_TARGET = 1.10
 
 
 @dataclass(frozen=True)
@@ -45,6 +49,8 @@ class Row:
     runs: str
     #: As the benchmark judged it (the median's ratio unrounded); the trace table's rows are judged here.
     met: bool
+    #: Trace rows: tritoninspect's peak RSS (MiB).
+    rss: float | None = None
 
     def markdown(self) -> str:
         cpu = "" if self.cpu is None else f"{self.cpu:.2f}"
@@ -67,7 +73,7 @@ def rows_of(path: Path, machine: str) -> list[Row]:
     lines = path.read_text(encoding="utf-8").splitlines()
     if any(_TRACE_ROW.match(line) for line in lines):
         return [Row(machine, m["what"].strip(), float(m["wall"]), float(m["cpu"]), float(m["target"]), "",
-                    float(m["wall"]) <= float(m["target"]))
+                    float(m["wall"]) <= float(m["target"]), float(m["rss"]))
                 for m in map(_TRACE_ROW.match, lines) if m]
     header = next((m for m in map(_HEADER.match, lines) if m), None)
     if header is None:
@@ -110,9 +116,24 @@ def table(folders: list[Path]) -> str:
             if path.name != "versions.txt":
                 for row in rows_of(path, machine):
                     latest[(row.machine, row.what)] = row
+    rows = list(latest.values())
+    rows += [row for machine in dict.fromkeys(r.machine for r in rows) if (row := _growth(rows, machine))]
     lines = ["| machine | what | ratio (wall) | ratio (CPU) | target | | runs |", "|---|---|---|---|---|---|---|"]
-    lines += [row.markdown() for row in latest.values()]
+    lines += [row.markdown() for row in rows]
     return "\n".join(lines) + "\n"
+
+
+def _growth(rows: list[Row], machine: str) -> Row | None:
+    """Peak memory on the largest single log over that on the smallest, both read in the same sitting's
+    trace benchmark (its "peak RSS" column): 1.00 is flat in the log's size."""
+    logs = sorted((float(m["mib"]), row) for row in rows if row.machine == machine and row.rss is not None
+                  and (m := _ONE_LOG.search(row.what)))
+    if len(logs) < 2:
+        return None
+    (small, low), (big, high) = logs[0], logs[-1]
+    ratio = high.rss / low.rss
+    what = f"peak RSS of `graph LOG --json`, one log of {big:g} MiB / one of {small:g} MiB (flat in the log's size)"
+    return Row(machine, what, ratio, None, FLAT_TARGET, "", ratio <= FLAT_TARGET)
 
 
 def write_into(readme: Path, text: str) -> None:

@@ -89,3 +89,16 @@ def test_the_latest_sitting_wins(tmp_path: Path) -> None:
         _printed(folder, [("graph / plain torch.compile, cold caches", ratio, [10.0] * 3, 0.90)], cpu=False)
     text = speed_table.table([tmp_path / "2026-02-01-x", tmp_path / "2026-01-01-x"])
     assert "| 0.95 |" in text and "| 0.80 |" not in text and "H200, torch 2.11.0, triton 3.6.0" in text
+
+
+def test_a_trace_s_peak_memory_on_its_largest_log_is_set_against_its_smallest(tmp_path: Path) -> None:
+    folder = tmp_path / "2026-12-02-cpu"
+    folder.mkdir()
+    (folder / "versions.txt").write_text("python 3.11 · torch 2.13.0+cpu · triton 3.7.1\ngpu: none\n")
+    row = "| `graph LOG --json` vs `tlparse LOG`, one log of {} MiB | 1.00 s | 2.00 s | 0.50 | 0.50 | {} MiB | 20 MiB | ≤ 1.00 |\n"
+    (folder / "small.txt").write_text(row.format("1.5", 40), encoding="utf-8")
+    (folder / "big.txt").write_text(row.format("100", 157), encoding="utf-8")
+    growth = speed_table.table([folder]).splitlines()[-1]
+    assert "one log of 100 MiB / one of 1.5 MiB (flat in the log's size) | 3.92 |  | ≤ 1.10 | **not met**" in growth
+    (folder / "big.txt").write_text(row.format("100", 42), encoding="utf-8")
+    assert "| 1.05 |  | ≤ 1.10 | met |" in speed_table.table([folder]).splitlines()[-1]
