@@ -131,6 +131,11 @@ CASES: dict[str, Case] = {
     "diff, broken side B": Case(_set("kernels.0.name", 7), "kernels[0].name: expected a string, got 7",
                                 command="diff-b"),
     "diff, broken side A": Case(_delete("graphs.2.code"), "graphs[2].code: missing", command="diff-a", json=False),
+    "a backward without grad": Case(
+        lambda r: (_set("meta.backward", True)(r), _set("meta.grad", False)(r)),
+        "meta.grad: false with meta.backward: true: a backward runs only after a forward with grad on",
+        command="breaks",
+    ),
 }
 
 

@@ -427,7 +427,16 @@ def read_report(path: Path | str) -> Report:
     data = read_json(path)
     _refuse_ranks_document(data, str(path))
     schema.validate(upgraded(data), schema.REPORT_SCHEMA, str(path))
+    _refuse_backward_without_grad(data["meta"], str(path))
     return Report.from_dict(data)
+
+
+def _refuse_backward_without_grad(meta: dict[str, Any], source: str) -> None:
+    """A backward needs the forward's autograd record: tritoninspect never writes `backward: true` with
+    `grad: false` (run/pipeline.py `_calls`), so a file saying both was edited (a hostile user's)."""
+    if meta.get("backward") is True and meta.get("grad") is False:
+        raise ReportError(f"{source}: meta.grad: false with meta.backward: true: a backward runs only after a "
+                          "forward with grad on")
 
 
 def _refuse_ranks_document(data: Any, source: str) -> None:
@@ -444,56 +453,12 @@ def with_meta(report: Report, **changes: Any) -> Report:
 
 
 __all__ = [
-    "CudagraphReason",
-    "CudagraphUse",
-    "EpilogueFusion",
-    "EpilogueNeighbour",
-    "ADDED_IN_VERSION_1",
-    "MAY_BE_ABSENT",
-    "upgraded",
-    "json_schema",
-    "read_report",
-    "SCHEMA_VERSION",
-    "READABLE_VERSIONS",
-    "AotiPackage",
-    "DEVICE_PROBE_MEANING",
-    "ArgChange",
-    "ArgConstraint",
-    "DecompiledFrame",
-    "DynamicDim",
-    "ExportedKernel",
-    "ExportFinding",
-    "ExportInfo",
-    "SignatureEntry",
-    "ClonedArg",
-    "Clones",
-    "CodeCall",
-    "Diagnostic",
-    "DroppedNode",
-    "Entry",
-    "EntryKind",
-    "Evidence",
-    "EvidenceKind",
-    "Failure",
-    "Finding",
-    "FindingSeverity",
-    "SEVERITIES",
-    "Graph",
-    "GraphBreak",
-    "Kernel",
-    "KernelGuard",
-    "Meta",
-    "Mode",
-    "MutationFallback",
-    "Neighbour",
-    "Neighbourhood",
-    "Occurrence",
-    "OpaqueOp",
-    "Recompile",
-    "RecompileLimit",
-    "Report",
-    "Resources",
-    "STAGES",
-    "SharedBuffer",
-    "SymbolicArg",
+    "CudagraphReason", "CudagraphUse", "EpilogueFusion", "EpilogueNeighbour", "ADDED_IN_VERSION_1",
+    "MAY_BE_ABSENT", "upgraded", "json_schema", "read_report", "SCHEMA_VERSION", "READABLE_VERSIONS",
+    "AotiPackage", "DEVICE_PROBE_MEANING", "ArgChange", "ArgConstraint", "DecompiledFrame", "DynamicDim",
+    "ExportedKernel", "ExportFinding", "ExportInfo", "SignatureEntry", "ClonedArg", "Clones", "CodeCall",
+    "Diagnostic", "DroppedNode", "Entry", "EntryKind", "Evidence", "EvidenceKind", "Failure", "Finding",
+    "FindingSeverity", "SEVERITIES", "Graph", "GraphBreak", "Kernel", "KernelGuard", "Meta", "Mode",
+    "MutationFallback", "Neighbour", "Neighbourhood", "Occurrence", "OpaqueOp", "Recompile", "RecompileLimit",
+    "Report", "Resources", "STAGES", "SharedBuffer", "SymbolicArg",
 ]
