@@ -38,4 +38,3 @@ def test_the_compile_pool_is_started_before_the_target_is_imported(stage: str, w
         pytest.skip("one compile thread here: Inductor makes no pool")
     assert seen["pools"] == (1 if warmed else 0), seen
     assert seen["failures"] == [], seen  # the compile pool, triton_key and Triton's cuda_utils
-
