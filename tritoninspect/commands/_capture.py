@@ -222,18 +222,13 @@ def _where(frame: Any) -> str:
     `importlib` function the alarm happened to interrupt (a lock's wait, a module's bytecode)."""
     if frame is None:
         return "an unknown place"
+    from tritoninspect.textformats.origin import is_pythons_own
+
     inner = frame
-    while frame is not None and _pythons_own(frame.f_code.co_filename):
+    while frame is not None and is_pythons_own(frame.f_code.co_filename):
         frame = frame.f_back
     frame = frame or inner
     return f"{frame.f_code.co_filename}:{frame.f_lineno} in {frame.f_code.co_name}"
-
-
-def _pythons_own(filename: str) -> bool:
-    import sysconfig
-
-    stdlib = sysconfig.get_paths()["stdlib"] + os.sep
-    return filename.startswith("<frozen ") or (filename.startswith(stdlib) and "-packages" + os.sep not in filename)
 
 
 def _stuck(seconds: float, stdout_fd: int | None = None) -> None:

@@ -52,7 +52,8 @@ from dataclasses import dataclass
 
 from tritoninspect.model.report import Library
 
-__all__ = ["Library", "Origin", "classify", "is_library_file", "is_own_file", "is_user_file", "library_of", "user_tree"]
+__all__ = ["Library", "Origin", "classify", "is_library_file", "is_own_file", "is_pythons_own", "is_user_file",
+           "library_of", "user_tree"]
 
 
 class Origin(enum.Enum):
@@ -113,6 +114,14 @@ def is_library_file(path: str) -> bool:
 def is_own_file(path: str) -> bool:
     """The user's own code: neither the machinery nor an installed library."""
     return classify(path) is Origin.USER
+
+
+def is_pythons_own(path: str) -> bool:
+    """Python's own code: a frozen module or its standard library, not the site directory inside it."""
+    if path.startswith("<frozen "):
+        return True
+    real = _real(os.path.abspath(path))
+    return any(_contains(d, real) for d in _stdlib_dirs()) and _install_dir_above(real) is None
 
 
 def library_of(path: str) -> Library | None:
