@@ -253,10 +253,12 @@ def test_the_ranks_document_made_from_each_ranks_facts_is_the_one_made_from_the_
 
 
 def test_a_payload_joined_at_once_is_its_lines_without_their_tabs() -> None:
-    from tritoninspect.textformats.torch_trace import _payload
+    from tritoninspect.textformats.torch_trace import payload_text
 
-    for lines in ([], ["\t\n"], ["\ta\n", "\t\tb\n", "\t\n", "\tc"], ["\tx = 1\t# \\t\n", "\t\n", "\t\n"]):
-        assert _payload(lines) == "\n".join(line[1:].rstrip("\n") for line in lines), lines
+    for lines in ([], ["\t\n"], ["\ta\n", "\t\tb\n", "\t\n", "\tc"], ["\tx = 1\t# \\t\n", "\t\n", "\t\n"],
+                  ["\té = 1\r\n", "\t\r\n", "\tb\r\n"]):
+        expected = "\n".join(line[1:].rstrip("\r\n") for line in lines)
+        assert payload_text("".join(lines).encode()) == expected, lines
 
 
 def test_generated_ranks_on_their_own_devices_name_them_and_share_no_payload_naming_one(tmp_path: Path) -> None:

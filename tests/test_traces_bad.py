@@ -166,10 +166,10 @@ def test_a_torch_log_that_cannot_be_opened_is_named_not_left_out(tmp_path: Path,
     (rank1,) = (tmp_path / "ranks").glob("*_rank_1_*.log")
     real_open = torch_trace._open
 
-    def no_permission(path: Path):
+    def no_permission(path: Path, *how):
         if path == rank1:
             raise PermissionError(13, "Permission denied", str(path))
-        return real_open(path)
+        return real_open(path, *how)
 
     monkeypatch.setattr(torch_trace, "_open", no_permission)
     one_error(cli("graph", str(tmp_path / "ranks")), ExitCode.REPORT, str(rank1), "permission denied")

@@ -33,6 +33,7 @@ from tritoninspect.model.report import (
     Occurrence,
     SharedBuffer,
 )
+from tritoninspect.model.stored import replaced, same_text
 from tritoninspect.textformats.output_code import subgraph_kind
 
 _AOT_STAGES = ("aot_forward", "aot_backward", "aot_inference")
@@ -233,10 +234,10 @@ def _is_copy(call: CallRecord, ops: tuple[str, ...]) -> bool:
 
 def _graph(graph: Graph, codes: dict[tuple[str, str], _Code]) -> Graph:
     code = codes.get((graph.compile_id, graph.part))
-    if graph.stage != "output_code" or code is None or code.record.code != graph.code:
+    if graph.stage != "output_code" or code is None or not same_text(code.record, graph):
         return graph
     calls = code.report_calls
-    return dataclasses.replace(
+    return replaced(
         graph,
         code_calls=calls,
         inductor_kernels=sum(c.kind == "inductor" for c in calls),

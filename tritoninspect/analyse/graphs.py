@@ -6,6 +6,7 @@ import re
 
 from tritoninspect.model.records import Capture, extended
 from tritoninspect.model.report import Graph
+from tritoninspect.model.stored import stored_text
 from tritoninspect.textformats.memo import TextMemo
 
 #: Triton launches (GPU), C++ kernel calls (CPU), custom ops and extern kernels.
@@ -16,7 +17,8 @@ def analyse_graphs(capture: Capture) -> dict[str, tuple]:
     """Every captured graph and output-code module, in capture order."""
     graphs = [extended(g, Graph) for g in capture.graphs]
     for code in capture.output_code:
-        graphs.append(Graph(code.compile_id, "output_code", code.part, code.code, CALL_COUNTS(code.code)))
+        text = code.code
+        graphs.append(Graph(code.compile_id, "output_code", code.part, stored_text(code), CALL_COUNTS(text)))
     return {"graphs": tuple(graphs)}
 
 
@@ -27,4 +29,4 @@ def _calls(code: str) -> int:
 
 
 #: Each distinct module's count, made once per process (the ranks of a job share modules: textformats/memo.py).
-CALL_COUNTS = TextMemo(_calls, limit=32 << 20, devices=True)
+CALL_COUNTS = TextMemo(_calls, devices=True)

@@ -40,6 +40,7 @@ from tritoninspect.model.records import (
     RecompileLimit,
     RecompileRecord,
 )
+from tritoninspect.model.stored import StoredText, replaced, stored_text
 from tritoninspect.textformats import fx_readable as fx_graph
 from tritoninspect.textformats.memo import TextMemo
 from tritoninspect.textformats.output_code import TORCH_OP_NAMESPACES
@@ -69,7 +70,7 @@ class _Graph:
     compile_id: str
     stage: str
     part: str
-    code: str
+    code: str = StoredText()  # type: ignore[assignment]  # its place in the log, read back when asked
     parsed: fx_graph.ParsedGraph
     op_count: int | None = None
 
@@ -88,6 +89,8 @@ class _Reader:
     pre: dict[tuple[str, str], dict[str, str]] = field(default_factory=dict)
     #: Compile id -> the part of its latest output code read.
     last_part: dict[str, str] = field(default_factory=dict)
+    #: The devices the graphs' tensor types name ("cuda", "cpu"), read as each graph passes.
+    devices: set[str] = field(default_factory=set)
 
 
 def capture_from_trace(log: TraceLog, target: str, events: Iterable[TraceEvent] | None = None) -> Capture:
@@ -115,11 +118,11 @@ def _read_event(reader: _Reader, event: TraceEvent) -> None:
     cid = event.compile_id or "?"
     if event.name in _GRAPH_EVENTS:
         stage, part = _GRAPH_EVENTS[event.name]
-        _add_graph(reader, cid, stage, part, event.payload)
+        _add_graph(reader, cid, stage, part, event)
     elif event.artifact in _POST_GRAD_ARTIFACTS:
-        _add_graph(reader, cid, _POST_GRAD_ARTIFACTS[event.artifact], "", event.payload)
+        _add_graph(reader, cid, _POST_GRAD_ARTIFACTS[event.artifact], "", event)
     elif event.name == "inductor_output_code":
-        reader.codes.append(_output_code(cid, event.payload))
+        reader.codes.append(_output_code(cid, event))
         reader.last_part[cid] = reader.codes[-1].part
     elif event.artifact == "dynamo_graph_break_reason":
         reader.capture.breaks.append(_break(cid, event.payload))
@@ -132,12 +135,14 @@ def _read_event(reader: _Reader, event: TraceEvent) -> None:
         reader.pre[(cid, part)] = post_to_pre(event.payload)
 
 
-def _add_graph(reader: _Reader, cid: str, stage: str, part: str, code: str) -> None:
-    reader.graphs.append(_Graph(cid, stage, part, code, PARSED_GRAPHS(code, TORCH_OP_NAMESPACES)))
+def _add_graph(reader: _Reader, cid: str, stage: str, part: str, event: TraceEvent) -> None:
+    code = event.payload
+    reader.devices.update(m["device"] for m in _DEVICE_RE.finditer(code))
+    reader.graphs.append(_Graph(cid, stage, part, event.text, PARSED_GRAPHS(code, TORCH_OP_NAMESPACES)))
 
 
-def _output_code(cid: str, code: str) -> OutputCodeRecord:
-    return OutputCodeRecord(cid, code=code, **PARSED_CODES(code))
+def _output_code(cid: str, event: TraceEvent) -> OutputCodeRecord:
+    return OutputCodeRecord(cid, code=event.text, **PARSED_CODES(event.payload))
 
 
 def _parse_output_code(code: str) -> Mapping[str, Any]:
@@ -156,9 +161,9 @@ def _parse_calls_with_ops(code: str, ops: tuple[tuple[str, tuple[tuple[str, ...]
 #: The parses of payload texts, kept for the life of the process: a worker that reads many ranks of
 #: one job parses each distinct graph and output module once (textformats/memo.py: what may be kept).
 #: The records made from them take their compile id from the event.
-PARSED_GRAPHS = TextMemo(fx_graph.parse_graph, limit=32 << 20, devices=True)
-PARSED_CODES = TextMemo(_parse_output_code, limit=32 << 20, devices=True)
-PARSED_CALLS = TextMemo(_parse_calls_with_ops, limit=32 << 20, devices=True)
+PARSED_GRAPHS = TextMemo(fx_graph.parse_graph, devices=True)
+PARSED_CODES = TextMemo(_parse_output_code, devices=True)
+PARSED_CALLS = TextMemo(_parse_calls_with_ops, devices=True)
 
 
 def _assign_post_grad_parts(reader: _Reader) -> None:
@@ -202,7 +207,7 @@ def _ops_from_provenance(reader: _Reader) -> None:
             # The `Original ATen` comment (GPU launches) names the ops before
             # decompositions, as a live capture does: it goes first here.
             calls = PARSED_CALLS(code.code, tuple((name, tuple(per_call)) for name, per_call in ops.items()))
-            reader.codes[i] = dataclasses.replace(code, calls=calls)
+            reader.codes[i] = replaced(code, calls=calls)
 
 
 def _graph_record(g: _Graph, metrics: dict[str, dict[str, Any]]) -> GraphRecord:
@@ -212,7 +217,8 @@ def _graph_record(g: _Graph, metrics: dict[str, dict[str, Any]]) -> GraphRecord:
         m = metrics.get(g.compile_id, {})
         op_count = int(m.get("graph_op_count") or op_count)
         compile_time = m.get("backend_compile_time_s")
-    return GraphRecord(g.compile_id, g.stage, g.part, g.code, op_count, tuple(g.parsed.subgraphs),
+    return GraphRecord(g.compile_id, g.stage, g.part, stored_text(g), op_count,
+                       tuple(g.parsed.subgraphs),
                        compile_time_s=float(compile_time) if compile_time is not None else None)
 
 
@@ -239,8 +245,13 @@ def _context(file: str | None, line: int | None) -> tuple[tuple[str, ...], int |
     return tuple(lines), start if lines else None
 
 
+#: What a compile's metrics are kept for (`_graph_record`, `_meta`): a compile's whole metrics (its Inductor
+#: config among them) are a few KiB, kept for every compile of a long log until it has been read.
+_METRICS_KEPT = ("graph_op_count", "backend_compile_time_s", "pytorch_version", "triton_version", "python_version")
+
+
 def _metrics(reader: _Reader, cid: str, m: dict[str, Any]) -> None:
-    reader.metrics[cid] = m
+    reader.metrics[cid] = {key: m[key] for key in _METRICS_KEPT if key in m}
     _epilogue_setting(reader, cid, m.get("inductor_config"))
     capture = reader.capture
     fail_type, fail_reason = m.get("fail_type"), str(m.get("fail_reason") or "")
@@ -270,7 +281,7 @@ def _epilogue_setting(reader: _Reader, cid: str, config: Any) -> None:
     except (ValueError, AttributeError):
         return
     if value is False:
-        reader.codes = [dataclasses.replace(c, epilogue_fusion=False) if c.compile_id == cid else c
+        reader.codes = [replaced(c, epilogue_fusion=False) if c.compile_id == cid else c
                         for c in reader.codes]
 
 
@@ -280,6 +291,7 @@ def _epilogue_setting(reader: _Reader, cid: str, config: Any) -> None:
 def _nodes(reader: _Reader, index: KernelIndex) -> list[NodeRecord]:
     kinds = op_kinds(reader.graphs, reader.codes)
     nodes: list[NodeRecord] = []
+    shared: dict[Any, Any] = {}
     for g in reader.graphs:
         for op in g.parsed.ops:
             triton_op = kinds.get((g.compile_id, op.op)) == "triton_op"
@@ -288,11 +300,26 @@ def _nodes(reader: _Reader, index: KernelIndex) -> list[NodeRecord]:
                 nodes.append(NodeRecord(g.compile_id, g.stage, g.part, op.subgraph, op.name, "op", kid, op.op,
                                         triton_op))
         for hop in g.parsed.hops:
-            nodes.append(_hop_record(g, hop, index))
+            nodes.append(_hop_record(g, hop, index, shared))
     return nodes
 
 
-def _hop_record(g: _Graph, hop: fx_graph.HopNode, index: KernelIndex) -> NodeRecord:
+def _shared_values(shared: dict[Any, Any], record: NodeRecord) -> NodeRecord:
+    """`record` whose argument mappings and grid are the objects of the first node that had equal ones:
+    the nodes of a kernel launched alike in many compiles (a model's layers, its recompiles) hold
+    one copy. (Records are never changed once made: sharing them is safe.)"""
+    changes = {}
+    for name in ("grid", "constexprs", "scalars", "tensor_types", "tensor_bytes"):
+        value = getattr(record, name)
+        try:
+            key = (name, tuple(value.items()) if isinstance(value, dict) else value)
+            changes[name] = shared.setdefault(key, value)
+        except TypeError:  # an unhashable value (a list among the arguments): its own copy
+            continue
+    return dataclasses.replace(record, **changes)
+
+
+def _hop_record(g: _Graph, hop: fx_graph.HopNode, index: KernelIndex, shared: dict[Any, Any]) -> NodeRecord:
     kid = index.kernel_id(hop.kernel_idx)
     op, is_triton_op = index.op_of(g.compile_id, hop, stage=g.stage, part=g.part)
     declared = set(index.constexpr_params(kid))
@@ -300,7 +327,7 @@ def _hop_record(g: _Graph, hop: fx_graph.HopNode, index: KernelIndex) -> NodeRec
     tensors = {k: fx_graph.tensor_info(g.parsed.types.get(v.name, "")) for k, v in hop.kwargs.items()
                if isinstance(v, fx_graph.Ref)}
     tensors = {k: t for k, t in tensors.items() if t}
-    return NodeRecord(
+    return _shared_values(shared, NodeRecord(
         g.compile_id, g.stage, g.part, hop.subgraph, hop.name, hop.form, kid, op, is_triton_op,
         grid=tuple(tuple(_plain(x, g.parsed.types) for x in grid) for grid in hop.grid),
         constexprs={k: v for k, v in values.items() if k in declared},
@@ -308,7 +335,7 @@ def _hop_record(g: _Graph, hop: fx_graph.HopNode, index: KernelIndex) -> NodeRec
         tensors_to_clone=hop.tensors_to_clone,
         tensor_types={k: t for k, (t, _) in tensors.items()},
         tensor_bytes={k: b for k, (_, b) in tensors.items()},
-    )
+    ))
 
 
 def _is_tensor(value: Any, types: dict[str, str]) -> bool:
@@ -355,5 +382,4 @@ _DEVICE_RE = re.compile(r'"[a-z]\w*\[[^\]]*\]\[[^\]]*\](?P<device>cuda|cpu|xpu|m
 
 def _device(reader: _Reader) -> str:
     """The device of the traced graphs' tensors, as printed in their types ("cuda", "cpu")."""
-    devices = {m["device"] for g in reader.graphs for m in _DEVICE_RE.finditer(g.code)}
-    return ", ".join(sorted(devices)) or "unknown"
+    return ", ".join(sorted(reader.devices)) or "unknown"

@@ -22,6 +22,7 @@ from tritoninspect.model.hazard_records import HazardRecords
 from tritoninspect.model.report import Failure, GraphRecord, Library
 from tritoninspect.model.report_breaks import DecompiledFrame, DynamoBreak, RecompileLimit, RecompileRecord
 from tritoninspect.model.report_kernel import KernelRecord, Resources
+from tritoninspect.model.stored import StoredText, raw_fields
 
 T = TypeVar("T")
 
@@ -149,7 +150,7 @@ class CallRecord:
 class OutputCodeRecord:
     compile_id: str
     part: str
-    code: str
+    code: str = StoredText()  # type: ignore[assignment]  # (model/stored.py)
     user_kernels: tuple[OutputKernel, ...] = ()
     extern_ops: tuple[str, ...] = ()
     #: Launches and extern calls of `call()`, in order.
@@ -376,7 +377,7 @@ def extended(record: Any, cls: type[T], **more: Any) -> T:
     """`record` as `cls`, a record that shares its facts (the report's `Kernel` made from a
     `KernelRecord`, say): the fields they share copied, then `more` set."""
     shared = {f.name for f in dataclasses.fields(record)} & {f.name for f in dataclasses.fields(cls)}
-    return cls(**{**{name: getattr(record, name) for name in shared}, **more})
+    return cls(**{**raw_fields(record, shared), **more})
 
 
 def _rec(cls: type, data: dict[str, Any]) -> Any:

@@ -23,6 +23,7 @@ from typing import Any
 from tritoninspect.model import notebook, schema
 from tritoninspect.model._json import Schema, parse_json, read_json
 from tritoninspect.model.errors import ReportError, UsageError
+from tritoninspect.model.stored import StoredText
 from tritoninspect.model.versions import (
     ADDED_IN_VERSION_1,
     ADDED_IN_VERSION_5,
@@ -146,7 +147,7 @@ class GraphRecord:
     #: `forward`, `backward` or `inference` for AOT and Inductor stages; "" for Dynamo.
     part: str
     #: Readable text: FX code for graphs, Python source for output code.
-    code: str
+    code: str = StoredText()  # type: ignore[assignment]  # a trace's report reads it from the log: model/stored.py
     op_count: int
     #: Subgraph modules (e.g. autograd.Function bodies) inside a Dynamo graph.
     subgraphs: tuple[str, ...] = ()

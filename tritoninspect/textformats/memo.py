@@ -15,11 +15,13 @@ text as written): a worker reading ranks of a job on 64 GPUs parses each graph t
 10-63), not 64 times. tests/test_trace_speed.py checks, on every payload of the real GPU logs moved to
 other devices, that this gives what a parse of the text itself gives. The canonical texts are copies no
 report holds: they are kept as their 128-bit BLAKE2 digest, not themselves, so that a log of distinct
-payloads does not hold them twice.
+payloads does not hold them twice. So is every text: a report read from a log holds its texts' places,
+not the texts (model/stored.py), and a memo that kept them would hold what the report does not.
 
 What is kept must be immutable and hold nothing of the event it came from (its compile id, its line
-in the log): the callers add those. `limit` bounds the texts kept (characters; least recently used
-go first), so a log of distinct payloads holds at most that much more than it would.
+in the log): the callers add those. `limit` bounds the parses kept by the size of their texts
+(characters; least recently used go first), so a log of distinct payloads holds at most the parses of
+that much text, whatever its size.
 """
 
 from __future__ import annotations
@@ -129,25 +131,23 @@ def _and_device(parse: Callable[..., T]) -> Callable[..., tuple[T, bool]]:
 
 class TextMemo(Generic[T]):
     """`parse(text, *args)`, made once per distinct (text, args) while it stays among the kept; with
-    `devices`, once per text up to the CUDA device it names (`canonical_device`). `by_digest`: the
-    text is kept as its BLAKE2 digest, not itself (the canonical texts: copies no report holds)."""
+    `devices`, once per text up to the CUDA device it names (`canonical_device`). Texts are kept as
+    their BLAKE2 digest, not themselves."""
 
-    def __init__(self, parse: Callable[..., T], limit: int = 64 << 20, *, devices: bool = False,
-                 by_digest: bool = False) -> None:
+    def __init__(self, parse: Callable[..., T], limit: int = 8 << 20, *, devices: bool = False) -> None:
         self._parse = parse
         self._limit = limit
-        self._by_digest = by_digest
         #: key -> (the parse, the length of its text), least recently used first.
         self._kept: dict[tuple[Hashable, ...], tuple[T, int]] = {}
         self._size = 0
         #: The parses of canonical texts, for texts of other devices (`devices`).
         self._canonical: TextMemo[tuple[T, bool]] | None = (
-            TextMemo(_and_device(parse), limit, by_digest=True) if devices else None)
+            TextMemo(_and_device(parse), limit) if devices else None)
         #: Texts parsed (not found among the kept): what tests count.
         self.parses = 0
 
     def __call__(self, text: str, *args: Hashable) -> T:
-        key = (_digest(text) if self._by_digest else text, *args)
+        key = (_digest(text), *args)
         hit = self._kept.pop(key, None)
         if hit is None:
             hit = (self._new(text, args), len(text))

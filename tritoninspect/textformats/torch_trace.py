@@ -18,12 +18,13 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import re
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, NamedTuple
 
 from tritoninspect.model.errors import ReportError
 
@@ -63,6 +64,13 @@ class TraceEvent:
     #: 1-based line of the event in its file.
     line: int
     rank: int | None = None
+    #: Where the payload lies in the log (None: none, or a .gz log): what records keep in its place.
+    stored: LogText | None = None
+
+    @property
+    def text(self) -> str | LogText:
+        """The payload as a record keeps it: its place in the log where it has one."""
+        return self.stored or self.payload
 
 
 @dataclass
@@ -241,8 +249,10 @@ def unreadable_log(path: Path, exc: BaseException) -> ReportError:
     return ReportError(f"{path}: cannot read this TORCH_TRACE log: {why}")
 
 
-def _open(path: Path) -> IO[str]:
-    """A log as text; `.gz` ones (a cluster's compressed copy) decompressed as read."""
+def _open(path: Path, binary: bool = False) -> IO[Any]:
+    """A log as text (or bytes); `.gz` ones (a cluster's compressed copy) decompressed as read."""
+    if binary:
+        return gzip.open(path, "rb") if path.name.endswith(".gz") else path.open("rb")
     if path.name.endswith(".gz"):
         return gzip.open(path, "rt", encoding="utf-8", errors="replace")
     return path.open(encoding="utf-8", errors="replace")
@@ -274,29 +284,89 @@ def stream_trace(log: TraceLog, artifacts: frozenset[str] | None = None) -> Iter
     `count`, and the compiles that `started` but never `ended`."""
     path, strings = log.path, dict[int, str]()
     head: tuple[dict[str, Any], int, bool] | None = None
-    payload: list[str] = []  # its lines as read, tab and newline on: joined once, in `_payload`
-    keep = False
+    payload: list[bytes] = []  # its lines as read, tab and newline on: joined once, in `_finish`
+    keep, offset, start = False, 0, 0
+    # Read as bytes, to know where each payload lies in the file: a report keeps a graph's text as
+    # that place (`LogText`), not as a string, so that its memory does not grow with the log's texts.
+    at = None if path.name.endswith(".gz") else str(path)  # a place in a .gz is not one to read back
     try:
-        with _open(path) as f:
+        with _open(path, True) as f:
             for number, raw in enumerate(f, 1):
-                if raw[0] == "\t":
+                if raw[:1] == b"\t":
                     if keep:
                         payload.append(raw)
+                    offset += len(raw)
                     continue
                 if head is not None:
-                    yield _finish(log, head, _payload(payload), strings)
-                head, payload = _head(log, raw.rstrip("\n"), number, strings, artifacts), []
+                    yield _finish(log, head, _joined(at, start, payload), strings)
+                line = raw.decode("utf-8", "replace").rstrip("\r\n")
+                head, payload = _head(log, line, number, strings, artifacts), []
                 keep = head is not None and head[2]
+                offset += len(raw)
+                start = offset
     except _UNREADABLE as exc:
         raise unreadable_log(path, exc) from exc
     if head is not None:
-        yield _finish(log, head, _payload(payload), strings)
+        yield _finish(log, head, _joined(at, start, payload), strings)
 
 
-def _payload(lines: list[str]) -> str:
-    """The payload of its lines as read ("\tline\n"): each line without its tab, joined by newlines.
-    (The file is read with universal newlines: a newline inside a line is never there.)"""
-    return "".join(lines)[1:].replace("\n\t", "\n").removesuffix("\n")
+def _joined(at: str | None, start: int, lines: list[bytes]) -> tuple[str, LogText | None]:
+    """The payload of its lines as read and where they lie (None: a .gz log, or no payload)."""
+    data = b"".join(lines)
+    text = payload_text(data)
+    return text, LogText(at, start, len(data), zlib.crc32(data)) if at and data else None
+
+
+def payload_text(data: bytes) -> str:
+    """The payload of its lines' bytes as read ("\tline\n"): each line without its tab, joined by
+    newlines (a log copied with CRLF line ends reads the same)."""
+    text = data.decode("utf-8", "replace")
+    if "\r" in text:
+        text = text.replace("\r\n", "\n")
+    return text[1:].replace("\n\t", "\n").removesuffix("\n")
+
+
+class LogText(NamedTuple):
+    """A payload's text kept as where it lies in its log: `str(log_text)` reads it back. Records hold
+    it in place of the text (model/stored.py), so a report read from a log of many graphs holds
+    their places, not their texts; the checksum refuses a log changed since it was read. (A tuple:
+    a report of a 100 MiB log holds 20,000 of them.)"""
+
+    path: str
+    start: int
+    size: int
+    crc: int
+
+    def __str__(self) -> str:
+        try:
+            data = _read_at(self.path, self.start, self.size)
+        except OSError as exc:
+            raise ReportError(f"{self.path}: cannot read this TORCH_TRACE log again: {exc.strerror or exc}") from exc
+        if len(data) != self.size or zlib.crc32(data) != self.crc:
+            raise ReportError(f"{self.path}: the log changed while tritoninspect was reading it "
+                              "(replaced or cut short); read a copy that is not being written")
+        return payload_text(data)
+
+
+def _read_at(path: str, start: int, size: int) -> bytes:
+    """`size` bytes of `path` from `start`. The last log's file stays open (a report's texts are read
+    back one after another from the same log: opening it for each took as long as reading them), and
+    is read with `pread`, which moves no shared offset: a process forked while it was open (the
+    workers that read ranks) reads its own places."""
+    global _OPEN
+    if not hasattr(os, "pread"):
+        with open(path, "rb") as f:
+            f.seek(start)
+            return f.read(size)
+    if _OPEN is None or _OPEN[0] != path:
+        if _OPEN is not None:
+            os.close(_OPEN[1])
+            _OPEN = None
+        _OPEN = (path, os.open(path, os.O_RDONLY))
+    return os.pread(_OPEN[1], size, start)
+
+
+_OPEN: tuple[str, int] | None = None
 
 
 def _head(log: TraceLog, line: str, number: int, strings: dict[int, str],
@@ -335,9 +405,10 @@ def _unreadable(log: TraceLog, number: int) -> None:
         log.first_unreadable = number
 
 
-def _finish(log: TraceLog, head: tuple[dict[str, Any], int, bool], payload: str,
+def _finish(log: TraceLog, head: tuple[dict[str, Any], int, bool], joined: tuple[str, LogText | None],
             strings: dict[int, str]) -> TraceEvent:
     record, number, _ = head
+    payload, stored = joined
     name = next(iter(record))
     meta = record[name] if isinstance(record[name], dict) else {}
     if strings and isinstance(meta.get("stack"), list):
@@ -345,7 +416,7 @@ def _finish(log: TraceLog, head: tuple[dict[str, Any], int, bool], payload: str,
     artifact = str(meta.get("name", "")) if name == "artifact" else ""
     rank = record.get("rank")
     event = TraceEvent(name, artifact, compile_id(record), meta, payload, number,
-                       int(rank) if isinstance(rank, int) else None)
+                       int(rank) if isinstance(rank, int) else None, stored)
     _note(log, event)
     return event
 

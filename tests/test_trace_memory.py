@@ -1,0 +1,131 @@
+"""A report read from a TORCH_TRACE log keeps its graphs' texts in the log, not in memory
+(model/stored.py, textformats/torch_trace.py `LogText`), and reads them back unchanged."""
+
+from __future__ import annotations
+
+import dataclasses
+import gzip
+import pickle
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from tritoninspect.model.errors import ReportError
+from tritoninspect.model.report import Graph
+from tritoninspect.model.stored import replaced, stored_text
+from tritoninspect.run import traces
+from tritoninspect.textformats.memo import TextMemo
+from tritoninspect.textformats.torch_trace import LogText, read_trace
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "traces"
+LOG = next((FIXTURES / "gpu" / "triton_op").glob("dedicated_log_torch_trace_*.log"))
+
+
+def _copy(tmp_path: Path, name: str = "dedicated_log_torch_trace_x.log") -> Path:
+    log = tmp_path / name
+    shutil.copy(LOG, log)
+    return log
+
+
+def _texts_in_log(log: Path) -> list[str]:
+    """The graph and output-code payloads of `log` as read whole, in order (the reference)."""
+    names = {"dynamo_output_graph", "aot_forward_graph", "aot_backward_graph", "aot_inference_graph",
+             "inductor_output_code"}
+    return [e.payload for e in read_trace(log).events
+            if e.name in names or e.artifact in ("before_post_grad_graph", "inductor_post_grad_graph")]
+
+
+def _largest_string(value: object) -> int:
+    """The length of the longest string reachable from `value` (records, containers)."""
+    seen, stack, longest = set(), [value], 0
+    while stack:
+        item = stack.pop()
+        if id(item) in seen:
+            continue
+        seen.add(id(item))
+        if type(item) is str:
+            longest = max(longest, len(item))
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, (list, tuple, set, frozenset)):
+            stack.extend(item)
+        elif hasattr(item, "__dict__") and not isinstance(item, type):
+            stack.extend(vars(item).values())
+    return longest
+
+
+def test_a_report_read_from_a_log_holds_where_its_texts_are_not_the_texts(tmp_path: Path) -> None:
+    log = _copy(tmp_path)
+    report = traces.file_report(log, str(log))
+    assert report.graphs and all(isinstance(stored_text(g), LogText) for g in report.graphs)
+    assert sorted(g.code for g in report.graphs) == sorted(_texts_in_log(log))
+    # Nothing else in the report keeps a copy either: its longest string is shorter than its shortest text.
+    assert _largest_string(report) < min(len(g.code) for g in report.graphs)
+
+
+def test_a_gzipped_log_keeps_its_texts_as_read(tmp_path: Path) -> None:
+    log = tmp_path / "dedicated_log_torch_trace_x.log.gz"
+    log.write_bytes(gzip.compress(LOG.read_bytes()))
+    report = traces.file_report(log, str(log))
+    assert all(type(stored_text(g)) is str for g in report.graphs)
+    assert sorted(g.code for g in report.graphs) == sorted(_texts_in_log(LOG))
+
+
+def test_a_log_with_crlf_line_ends_reads_as_the_log_itself(tmp_path: Path) -> None:
+    log = tmp_path / "dedicated_log_torch_trace_x.log"
+    log.write_bytes(LOG.read_bytes().replace(b"\n", b"\r\n"))
+    report = traces.file_report(log, str(log))
+    assert sorted(g.code for g in report.graphs) == sorted(_texts_in_log(LOG))
+
+
+def test_a_log_changed_after_it_was_read_is_refused_not_misread(tmp_path: Path) -> None:
+    log = _copy(tmp_path)
+    report = traces.file_report(log, str(log))
+    first = report.graphs[0].code
+    data = log.read_bytes()
+    log.write_bytes(data.replace(first.splitlines()[1].encode(), first.splitlines()[1].upper().encode(), 1))
+    with pytest.raises(ReportError, match="changed while tritoninspect was reading it"):
+        _ = report.graphs[0].code
+    log.write_bytes(data[: len(data) // 3])
+    with pytest.raises(ReportError, match="changed while"):
+        _ = report.graphs[-1].code
+    with pytest.raises(ReportError, match="cannot read this TORCH_TRACE log again"):
+        str(LogText(str(tmp_path / "gone.log"), 0, 10, 0))
+
+
+def test_stored_texts_survive_pickling_copies_and_equality(tmp_path: Path) -> None:
+    log = _copy(tmp_path)
+    graph = traces.file_report(log, str(log)).graphs[-1]
+    again = pickle.loads(pickle.dumps(graph))  # (how a rank's report comes back from its worker)
+    assert again == graph and isinstance(stored_text(again), LogText)
+    kept = replaced(graph, copies=7)
+    assert kept.copies == 7 and stored_text(kept) == stored_text(graph) and kept.code == graph.code
+    plain = Graph(graph.compile_id, graph.stage, graph.part, graph.code, graph.op_count)
+    assert type(stored_text(plain)) is str and plain.code == graph.code
+    assert dataclasses.asdict(graph)["code"] == graph.code
+
+
+def test_the_parse_memos_keep_digests_of_their_texts_not_the_texts() -> None:
+    memo = TextMemo(len)
+    text = "x" * 10_000
+    assert memo(text) == 10_000
+    assert _largest_string(vars(memo)) < 100
+
+
+def test_equal_argument_mappings_of_many_launches_are_held_once(tmp_path: Path) -> None:
+    """The launch nodes of a generated log (the same compiles again and again) share their argument
+    mappings: what a report of many compiles of one model holds per launch."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    try:
+        import make_traces
+    finally:
+        sys.path.pop(0)
+    log = tmp_path / "dedicated_log_torch_trace_big.log"
+    make_traces.write_log(log, make_traces.real_logs(), 3 << 20)
+    report = traces.file_report(log, str(log))
+    occurrences = [o for k in report.kernels for o in k.occurrences if o.constexprs]
+    assert len(occurrences) > 50
+    assert len({id(o.constexprs) for o in occurrences}) < len(occurrences) / 10
