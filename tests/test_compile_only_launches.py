@@ -200,3 +200,38 @@ def test_an_error_the_interpreter_raises_setting_up_a_launch_is_its_limit() -> N
     with pytest.raises(TypeError) as binding:
         inspect.getcallargs(lambda a, b: None, 1)
     assert not compat.interpreter.raised_by_the_interpreter(binding.value)
+
+
+# --- an autotuner's trial runs ------------------------------------------------------------------
+
+
+def test_an_autotuners_trial_runs_are_not_counted_as_launches(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Triton's Autotuner launches each config to time it before the launch it was called for: one call
+    is one launch (on an H200 an fla kernel called once was counted 7,727 times). Compile-only mode runs
+    the first config untimed; here the Autotuner times both configs, as on a GPU, with the sample's
+    wall-clock benchmark (the interpreter has no GPU timer)."""
+    import importlib.util
+
+    from triton.runtime.autotuner import Autotuner
+
+    from tritoninspect.capture.recorder import Recorder
+
+    spec = importlib.util.spec_from_file_location("autotune_sample", ASSETS.parent.parent / "samples" / "autotune.py")
+    sample = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(sample)
+    timed: list[object] = []
+
+    def bench(kernel_call: Any, quantiles: Any) -> list[float]:
+        timed.append(kernel_call)
+        return sample._wall_clock_bench(kernel_call, quantiles)
+
+    sample.scaled_add_kernel.do_bench = bench  # (a fresh module's kernel: nothing to undo)
+    timing_run = Autotuner.run
+    recorder = Recorder("dynamo", compile_only=True)
+    with compile_only(), recorder.installed():
+        monkeypatch.setattr(Autotuner, "run", timing_run)  # (compile-only mode runs the first config untimed)
+        out = sample.Net()(*sample.example_inputs())
+        monkeypatch.undo()
+    assert len(timed) == 2 and out.shape == (256,)
+    (launch,) = recorder.capture.launches
+    assert launch.count == 1, recorder.capture.launches

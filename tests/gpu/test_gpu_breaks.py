@@ -34,6 +34,7 @@ def runs() -> Any:
     for name, exp in EXPECTED.items():
         dynamic = ["--dynamic"] if exp.dynamic else []
         cli.submit(name, ["breaks", f"samples/{name}.py:Net", "--json", *dynamic, *CUDA])
+    cli.submit("autotune", ["breaks", "samples/autotune.py:Net", "--json", *CUDA])
     cli.submit("check fails", ["check", "samples/break_num_ctas.py:Net", "--no-breaks", "--entry", "add_kernel=hop",
                                *CUDA])
     cli.submit("check holds", ["check", "samples/add_raw.py:Net", "--no-breaks", "--max-graphs", "1",
@@ -61,3 +62,12 @@ def test_check_exit_codes_on_gpu(runs: CliRuns) -> None:
     holds = runs.get("check holds")
     assert holds.returncode == ExitCode.OK, explain(holds)
     assert json.loads(holds.stdout)["ok"] is True
+
+
+def test_an_autotuners_trial_runs_are_not_launches_on_gpu(runs: CliRuns) -> None:
+    """`breaks` runs the Dynamo graph as it is: Triton's Autotuner times both configs on the GPU (hundreds
+    of trial launches) before the launch it was called for. Each call of the model is one launch."""
+    report = json_report(runs.get("autotune"))
+    (kernel,) = [k for k in report["kernels"] if k["name"] == "scaled_add_kernel"]
+    runtime = [o for o in kernel["occurrences"] if o["stage"] == "runtime"]
+    assert runtime and sum(o["launches"] for o in runtime) == report["meta"]["calls"], runtime

@@ -27,16 +27,8 @@ from tritoninspect.capture.patching import Patcher, scoped_env
 from tritoninspect.capture.logs import FallbackFilter, LogHandler
 from tritoninspect.capture.plain import cpp_hint, first_line, is_tensor_node, kernel_record, op_of, plain, readable, subgraph_name
 from tritoninspect.capture.watchers import Watchers
-from tritoninspect.model.records import (
-    Capture,
-    FallbackRecord,
-    GraphRecord,
-    LaunchRecord,
-    NodeRecord,
-    OutputCodeRecord,
-    RecompileLimit,
-    RecompileRecord,
-)
+from tritoninspect.model.records import (Capture, FallbackRecord, GraphRecord, LaunchRecord, NodeRecord,
+                                        OutputCodeRecord, RecompileLimit, RecompileRecord)
 from tritoninspect.capture.resources import LaunchTemplate, hop_template, launch_template
 from tritoninspect.capture.progress import stage
 from tritoninspect.capture.shapes import record_shapes
@@ -364,7 +356,7 @@ class Recorder:
         recorder = self
 
         def run(kernel: Any, *args: Any, **kwargs: Any) -> Any:
-            if kwargs.get("warmup", False):
+            if kwargs.get("warmup", False) or compat.autotune.benchmarking():  # an autotuner's trial runs
                 return jit_run(kernel, *args, **kwargs)
             kid = recorder.kernel(kernel)
             recorder._remember_launch(kid, kernel, args, kwargs)
@@ -376,6 +368,8 @@ class Recorder:
         # Disabled for Dynamo: if a launch is ever traced (a kernel Dynamo could
         # not turn into a HOP) the break happens here, not deep in triton.
         patcher.set(JITFunction, "run", torch.compiler.disable(run, recursive=True))
+        for obj, name, value in compat.autotune.benchmark_patches():
+            patcher.set(obj, name, value)
         if self.stage != "inductor":
             return
         autotuner_cls = compat.inductor.caching_autotuner_class()

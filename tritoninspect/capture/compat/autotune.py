@@ -88,3 +88,38 @@ def _custom_bench(obj: Any) -> str | None:
         if not module.startswith(_TRITON_MODULES):  # warmup=/rep= make a lambda of Triton's: said apart
             return _name(fn)
     return None
+
+
+# --- launches made to benchmark ---------------------------------------------------------------------
+
+#: How many of Triton's autotuner benchmarks are under way (in this process; autotuning runs in the
+#: thread that launches, and one benchmark may launch a kernel that autotunes in turn).
+_benchmarks = 0
+
+
+def benchmarking() -> bool:
+    """Is a `triton.autotune` Autotuner timing its configs right now? Its launches then are trial runs."""
+    return _benchmarks > 0
+
+
+def benchmark_patches() -> list[tuple[Any, str, Any]]:
+    """(object, name, value) patches that make `benchmarking()` true while an Autotuner times a config.
+
+    Triton's Autotuner times each config with `Autotuner._bench`, which launches the kernel through
+    `JITFunction.run` tens to thousands of times (`do_bench`: 25 ms of warm-up, 100 ms of repetitions),
+    then launches the chosen config once more from `Autotuner.run` (triton/runtime/autotuner.py, the same
+    in triton 3.6-3.8). A launch hook that counted them all said an fla kernel called once ran 7,727 times,
+    and walked the stack for each. No patch where this Triton has no `_bench` (its trial runs are then counted)."""
+    bench = vars(Autotuner).get("_bench")
+    if not callable(bench):
+        return []
+
+    def timed(autotuner: Any, *args: Any, **kwargs: Any) -> Any:
+        global _benchmarks
+        _benchmarks += 1
+        try:
+            return bench(autotuner, *args, **kwargs)
+        finally:
+            _benchmarks -= 1
+
+    return [(Autotuner, "_bench", timed)]
