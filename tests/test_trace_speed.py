@@ -253,7 +253,7 @@ def test_the_ranks_document_made_from_each_ranks_facts_is_the_one_made_from_the_
 
 
 def test_a_payload_joined_at_once_is_its_lines_without_their_tabs() -> None:
-    from tritoninspect.textformats.torch_trace import payload_text
+    from tritoninspect.textformats.log_text import payload_text
 
     for lines in ([], ["\t\n"], ["\ta\n", "\t\tb\n", "\t\n", "\tc"], ["\tx = 1\t# \\t\n", "\t\n", "\t\n"],
                   ["\té = 1\r\n", "\t\r\n", "\tb\r\n"]):

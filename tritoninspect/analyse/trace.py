@@ -16,7 +16,6 @@ part from its `# AOT ID: ['0_forward']` line.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import linecache
 import re
@@ -304,19 +303,14 @@ def _nodes(reader: _Reader, index: KernelIndex) -> list[NodeRecord]:
     return nodes
 
 
-def _shared_values(shared: dict[Any, Any], record: NodeRecord) -> NodeRecord:
-    """`record` whose argument mappings and grid are the objects of the first node that had equal ones:
-    the nodes of a kernel launched alike in many compiles (a model's layers, its recompiles) hold
-    one copy. (Records are never changed once made: sharing them is safe.)"""
-    changes = {}
-    for name in ("grid", "constexprs", "scalars", "tensor_types", "tensor_bytes"):
-        value = getattr(record, name)
-        try:
-            key = (name, tuple(value.items()) if isinstance(value, dict) else value)
-            changes[name] = shared.setdefault(key, value)
-        except TypeError:  # an unhashable value (a list among the arguments): its own copy
-            continue
-    return dataclasses.replace(record, **changes)
+def _shared(shared: dict[Any, Any], value: Any) -> Any:
+    """`value`, or the equal argument mapping or grid an earlier node of this log holds: the nodes of a
+    kernel launched alike in many compiles (a model's layers, its recompiles) hold one copy. (Records are
+    never changed once made: sharing them is safe.)"""
+    try:
+        return shared.setdefault((type(value), tuple(value.items()) if isinstance(value, dict) else value), value)
+    except TypeError:  # an unhashable value (a list among the arguments): its own copy
+        return value
 
 
 def _hop_record(g: _Graph, hop: fx_graph.HopNode, index: KernelIndex, shared: dict[Any, Any]) -> NodeRecord:
@@ -327,15 +321,15 @@ def _hop_record(g: _Graph, hop: fx_graph.HopNode, index: KernelIndex, shared: di
     tensors = {k: fx_graph.tensor_info(g.parsed.types.get(v.name, "")) for k, v in hop.kwargs.items()
                if isinstance(v, fx_graph.Ref)}
     tensors = {k: t for k, t in tensors.items() if t}
-    return _shared_values(shared, NodeRecord(
+    return NodeRecord(
         g.compile_id, g.stage, g.part, hop.subgraph, hop.name, hop.form, kid, op, is_triton_op,
-        grid=tuple(tuple(_plain(x, g.parsed.types) for x in grid) for grid in hop.grid),
-        constexprs={k: v for k, v in values.items() if k in declared},
-        scalars={k: v for k, v in values.items() if k not in declared},
+        grid=_shared(shared, tuple(tuple(_plain(x, g.parsed.types) for x in grid) for grid in hop.grid)),
+        constexprs=_shared(shared, {k: v for k, v in values.items() if k in declared}),
+        scalars=_shared(shared, {k: v for k, v in values.items() if k not in declared}),
         tensors_to_clone=hop.tensors_to_clone,
-        tensor_types={k: t for k, (t, _) in tensors.items()},
-        tensor_bytes={k: b for k, (_, b) in tensors.items()},
-    ))
+        tensor_types=_shared(shared, {k: t for k, (t, _) in tensors.items()}),
+        tensor_bytes=_shared(shared, {k: b for k, (_, b) in tensors.items()}),
+    )
 
 
 def _is_tensor(value: Any, types: dict[str, str]) -> bool:

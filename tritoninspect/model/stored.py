@@ -2,7 +2,7 @@
 
 A report read from a TORCH_TRACE log holds thousands of graphs and output modules; their texts are
 most of its memory (docs/speed.md), and they are already in the log. The trace reader gives records
-a stand-in for such a text (`textformats.torch_trace.LogText`: where it lies in the log), which this
+a stand-in for such a text (`textformats.log_text.LogText`: where it lies in the log), which this
 field keeps as it is and turns into the text (`str(stand_in)`) each time the field is read. A live
 capture gives the text itself, which is kept and read as it always was.
 
@@ -58,7 +58,8 @@ def _descriptor(kind: type, name: str) -> StoredText | None:
 
 def stored_text(record: Any, name: str = "code") -> Any:
     """What `record` stores for its text field `name`: the text, or its stand-in."""
-    return raw_fields(record, {name})[name]
+    descriptor = _descriptor(type(record), name)
+    return record.__dict__[descriptor._slot] if descriptor else getattr(record, name)
 
 
 def same_text(a: Any, b: Any, name: str = "code") -> bool:

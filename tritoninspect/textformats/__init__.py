@@ -9,6 +9,7 @@
 - `fx_graph`: FX graph code as reports keep it (nodes and their inputs, for the HTML report's pictures).
 - `fx_readable`: `print_readable` graphs of a TORCH_TRACE (kernel HOP nodes with their kwargs, op calls, source lines).
 - `torch_trace`: TORCH_TRACE log records.
+- `log_text`: a payload kept as its place in the log, read back from there.
 
 Anything derived from live torch (e.g. the aten op names) is passed in as an argument.
 """
@@ -20,6 +21,7 @@ from tritoninspect.textformats import (
     fx_graph,
     fx_readable,
     kernel_access,
+    log_text,
     origin,
     output_code,
     torch_trace,
@@ -28,5 +30,5 @@ from tritoninspect.textformats import (
 )
 
 __all__ = [
-    "breaks", "fx_graph", "fx_readable", "kernel_access", "origin", "output_code", "torch_trace", "ttir", "value_use",
+    "breaks", "fx_graph", "fx_readable", "kernel_access", "log_text", "origin", "output_code", "torch_trace", "ttir", "value_use",
 ]

@@ -18,15 +18,15 @@ from __future__ import annotations
 
 import gzip
 import json
-import os
 import re
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, NamedTuple
+from typing import IO, Any
 
 from tritoninspect.model.errors import ReportError
+from tritoninspect.textformats.log_text import LogText, payload_text
 
 _GLOG_RE = re.compile(
     r"^[VIWEC]\d{4} \d{2}:\d{2}:\d{2}\.\d{6} (?P<thread>\d+) (?P<path>[^:\]]+):(?P<line>\d+)\] (?P<json>\{.*)$"
@@ -315,58 +315,6 @@ def _joined(at: str | None, start: int, lines: list[bytes]) -> tuple[str, LogTex
     data = b"".join(lines)
     text = payload_text(data)
     return text, LogText(at, start, len(data), zlib.crc32(data)) if at and data else None
-
-
-def payload_text(data: bytes) -> str:
-    """The payload of its lines' bytes as read ("\tline\n"): each line without its tab, joined by
-    newlines (a log copied with CRLF line ends reads the same)."""
-    text = data.decode("utf-8", "replace")
-    if "\r" in text:
-        text = text.replace("\r\n", "\n")
-    return text[1:].replace("\n\t", "\n").removesuffix("\n")
-
-
-class LogText(NamedTuple):
-    """A payload's text kept as where it lies in its log: `str(log_text)` reads it back. Records hold
-    it in place of the text (model/stored.py), so a report read from a log of many graphs holds
-    their places, not their texts; the checksum refuses a log changed since it was read. (A tuple:
-    a report of a 100 MiB log holds 20,000 of them.)"""
-
-    path: str
-    start: int
-    size: int
-    crc: int
-
-    def __str__(self) -> str:
-        try:
-            data = _read_at(self.path, self.start, self.size)
-        except OSError as exc:
-            raise ReportError(f"{self.path}: cannot read this TORCH_TRACE log again: {exc.strerror or exc}") from exc
-        if len(data) != self.size or zlib.crc32(data) != self.crc:
-            raise ReportError(f"{self.path}: the log changed while tritoninspect was reading it "
-                              "(replaced or cut short); read a copy that is not being written")
-        return payload_text(data)
-
-
-def _read_at(path: str, start: int, size: int) -> bytes:
-    """`size` bytes of `path` from `start`. The last log's file stays open (a report's texts are read
-    back one after another from the same log: opening it for each took as long as reading them), and
-    is read with `pread`, which moves no shared offset: a process forked while it was open (the
-    workers that read ranks) reads its own places."""
-    global _OPEN
-    if not hasattr(os, "pread"):
-        with open(path, "rb") as f:
-            f.seek(start)
-            return f.read(size)
-    if _OPEN is None or _OPEN[0] != path:
-        if _OPEN is not None:
-            os.close(_OPEN[1])
-            _OPEN = None
-        _OPEN = (path, os.open(path, os.O_RDONLY))
-    return os.pread(_OPEN[1], size, start)
-
-
-_OPEN: tuple[str, int] | None = None
 
 
 def _head(log: TraceLog, line: str, number: int, strings: dict[int, str],

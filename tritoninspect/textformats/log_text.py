@@ -1,0 +1,97 @@
+"""A TORCH_TRACE payload kept as where it lies in its log, and read back from there.
+
+A report read from a log of thousands of compiles would otherwise hold every graph's and output
+module's text, which are already in the log (docs/speed.md): `textformats/torch_trace.py` reads the
+log as bytes, so it knows each payload's offset and size, and gives records a `LogText` in place of
+the text (model/stored.py reads it back whenever a record's text is asked for).
+"""
+
+from __future__ import annotations
+
+import os
+import zlib
+from typing import NamedTuple
+
+from tritoninspect.model.errors import ReportError
+
+
+def payload_text(data: bytes) -> str:
+    """The payload of its lines' bytes as read ("\tline\n"): each line without its tab, joined by
+    newlines (a log copied with CRLF line ends reads the same)."""
+    if b"\r" in data:
+        data = data.replace(b"\r\n", b"\n")
+    return data[1:].replace(b"\n\t", b"\n").removesuffix(b"\n").decode("utf-8", "replace")
+
+
+class LogText(NamedTuple):
+    """A payload's text kept as where it lies in its log: `str(log_text)` reads it back. Records hold
+    it in place of the text (model/stored.py), so a report read from a log of many graphs holds
+    their places, not their texts; the checksum refuses a log changed since it was read. (A tuple:
+    a report of a 100 MiB log holds 20,000 of them.)"""
+
+    path: str
+    start: int
+    size: int
+    crc: int
+
+    def __str__(self) -> str:
+        text = _RECENT.pop(self, None)
+        if text is None:
+            text = self._read()
+            _recent_add(self, text)
+        _RECENT[self] = text  # (again) the most recently read
+        return text
+
+    def _read(self) -> str:
+        try:
+            data = _read_at(self.path, self.start, self.size)
+        except OSError as exc:
+            raise ReportError(f"{self.path}: cannot read this TORCH_TRACE log again: {exc.strerror or exc}") from exc
+        if len(data) != self.size or zlib.crc32(data) != self.crc:
+            raise ReportError(f"{self.path}: the log changed while tritoninspect was reading it "
+                              "(replaced or cut short); read a copy that is not being written")
+        return payload_text(data)
+
+
+#: The texts read back last, least recently read first, up to `_RECENT_LIMIT` bytes of log: the analyses
+#: read an output module several times within a few dozen others (each kernel of it asks).
+_RECENT: dict[LogText, str] = {}
+_RECENT_LIMIT = 1 << 20
+_recent_size = 0
+
+
+def forget_texts_read() -> None:
+    """Drop the texts read back: the next read of each goes to its log (and checks it) again."""
+    global _recent_size
+    _RECENT.clear()
+    _recent_size = 0
+
+
+def _recent_add(place: LogText, text: str) -> None:
+    global _recent_size
+    _recent_size += place.size
+    while _RECENT and _recent_size > _RECENT_LIMIT:
+        oldest = next(iter(_RECENT))
+        del _RECENT[oldest]
+        _recent_size -= oldest.size
+
+
+def _read_at(path: str, start: int, size: int) -> bytes:
+    """`size` bytes of `path` from `start`. The last log's file stays open (a report's texts are read
+    back one after another from the same log: opening it for each took as long as reading them), and
+    is read with `pread`, which moves no shared offset: a process forked while it was open (the
+    workers that read ranks) reads its own places."""
+    global _OPEN
+    if not hasattr(os, "pread"):
+        with open(path, "rb") as f:
+            f.seek(start)
+            return f.read(size)
+    if _OPEN is None or _OPEN[0] != path:
+        if _OPEN is not None:
+            os.close(_OPEN[1])
+            _OPEN = None
+        _OPEN = (path, os.open(path, os.O_RDONLY))
+    return os.pread(_OPEN[1], size, start)
+
+
+_OPEN: tuple[str, int] | None = None
