@@ -288,7 +288,8 @@ def stream_trace(log: TraceLog, artifacts: frozenset[str] | None = None) -> Iter
     keep, offset, start = False, 0, 0
     # Read as bytes, to know where each payload lies in the file: a report keeps a graph's text as
     # that place (`LogText`), not as a string, so that its memory does not grow with the log's texts.
-    at = None if path.name.endswith(".gz") else str(path)  # a place in a .gz is not one to read back
+    # A place in a .gz is not one to read back; the path is absolute, for a reader in another folder.
+    at = None if path.name.endswith(".gz") else str(path.absolute())
     try:
         with _open(path, True) as f:
             for number, raw in enumerate(f, 1):
