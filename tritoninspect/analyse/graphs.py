@@ -17,8 +17,7 @@ def analyse_graphs(capture: Capture) -> dict[str, tuple]:
     """Every captured graph and output-code module, in capture order."""
     graphs = [extended(g, Graph) for g in capture.graphs]
     for code in capture.output_code:
-        text = code.code
-        graphs.append(Graph(code.compile_id, "output_code", code.part, stored_text(code), CALL_COUNTS(text)))
+        graphs.append(Graph(code.compile_id, "output_code", code.part, stored_text(code), CALL_COUNTS(code.code)))
     return {"graphs": tuple(graphs)}
 
 

@@ -3,7 +3,7 @@
 The ranks of one SPMD job compile the same graphs, and torch writes the same payload on every
 rank (the gloo ranks under tests/fixtures/traces/ranks/ share all of rank 0's payloads); a worker
 that reads several ranks (run/traces.py) parses each distinct graph and output module once. The key
-is the whole text (and the parser's other arguments), never the md5 on the event line: torch's md5
+is the whole text's BLAKE2 digest (and the parser's other arguments), never the md5 on the event line: torch's md5
 is of the payload before it is written, which a reader cannot check (it does not match the written
 text of graph payloads), so a hand-edited or mixed-up log could map two texts to one md5.
 

@@ -11,6 +11,7 @@ came with https://github.com/pytorch/pytorch/pull/122280 and later PRs, not all 
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 from triton.runtime.autotuner import Autotuner, Heuristics
@@ -92,14 +93,14 @@ def _custom_bench(obj: Any) -> str | None:
 
 # --- launches made to benchmark ---------------------------------------------------------------------
 
-#: How many of Triton's autotuner benchmarks are under way (in this process; autotuning runs in the
-#: thread that launches, and one benchmark may launch a kernel that autotunes in turn).
-_benchmarks = 0
+#: `.depth`: how many of Triton's autotuner benchmarks are under way in this thread (an Autotuner times its
+#: configs in the thread that launches; a benchmark may launch a kernel that autotunes in turn).
+_BENCHMARKS = threading.local()
 
 
 def benchmarking() -> bool:
-    """Is a `triton.autotune` Autotuner timing its configs right now? Its launches then are trial runs."""
-    return _benchmarks > 0
+    """Is a `triton.autotune` Autotuner timing its configs in this thread? Its launches then are trial runs."""
+    return getattr(_BENCHMARKS, "depth", 0) > 0
 
 
 def benchmark_patches() -> list[tuple[Any, str, Any]]:
@@ -115,11 +116,10 @@ def benchmark_patches() -> list[tuple[Any, str, Any]]:
         return []
 
     def timed(autotuner: Any, *args: Any, **kwargs: Any) -> Any:
-        global _benchmarks
-        _benchmarks += 1
+        _BENCHMARKS.depth = getattr(_BENCHMARKS, "depth", 0) + 1
         try:
             return bench(autotuner, *args, **kwargs)
         finally:
-            _benchmarks -= 1
+            _BENCHMARKS.depth -= 1
 
     return [(Autotuner, "_bench", timed)]
