@@ -80,6 +80,8 @@ def _node_entry(node: NodeRecord) -> str:
 
 def _node_occurrence(capture: Capture, record: KernelRecord, node: NodeRecord) -> Occurrence:
     found = _output_kernel(capture, record, node.compile_id, node.part)
+    if isinstance(found, OutputKernel):
+        found = _definition_of(capture, record, node, found)
     return Occurrence(
         compile_id=node.compile_id, stage=node.stage, entry=_node_entry(node), node=node.node,
         custom_op=node.op if node.is_triton_op else None, grid=node.grid, constexprs=node.constexprs,
@@ -104,6 +106,22 @@ def _output_kernel(capture: Capture, record: KernelRecord, cid: str, part: str) 
             if _same_kernel(record, kernel) and kernel.launched:
                 return kernel
     return False
+
+
+def _definition_of(capture: Capture, record: KernelRecord, node: NodeRecord, first: OutputKernel) -> OutputKernel | None:
+    """Which of the kernel's definitions in the node's output code its launch became. Inductor defines a
+    user kernel once per launch (add_kernel_0, add_kernel_1): the n-th node of the kernel in its graph is
+    the n-th of their launches in the code (Inductor keeps their order, as fusion.py's `_final_node` has
+    it). None when the counts differ (a kernel in both parts, in a sub-graph): not known which."""
+    codes = [o for o in codes_of_compile(capture, node.compile_id) if not node.part or o.part == node.part]
+    defined = {k.inductor_name: k for code in codes for k in code.user_kernels if _same_kernel(record, k) and k.launched}
+    if len(defined) < 2:
+        return first
+    launches = [c.name for code in codes for c in code.calls if c.kind == "user" and c.name in defined]
+    peers = [n for n in nodes_of_kernel(capture, record.id, node.compile_id)
+             if (n.stage, n.part, n.subgraph, n.form) == (node.stage, node.part, node.subgraph, node.form)]
+    k = next((i for i, n in enumerate(peers) if n is node), None)
+    return defined[launches[k]] if k is not None and len(peers) == len(launches) else None
 
 
 def _same_kernel(record: KernelRecord, kernel: OutputKernel) -> bool:
