@@ -132,3 +132,4 @@ def test_equal_argument_mappings_of_many_launches_are_held_once(tmp_path: Path) 
     occurrences = [o for k in report.kernels for o in k.occurrences if o.constexprs]
     assert len(occurrences) > 50
     assert len({id(o.constexprs) for o in occurrences}) < len(occurrences) / 10
+

@@ -188,3 +188,29 @@ def test_lines_no_trace_logger_writes_are_a_warning_not_silence(tmp_path: Path) 
     assert cli("graph", str(log), "--strict").exit_code == ExitCode.FINDINGS
     # A clean log says nothing of the kind.
     assert "not TORCH_TRACE output" not in " ".join(cli("graph", str(ONE_LOG)).output.split())
+
+
+@pytest.mark.parametrize(("frame", "mine"), [("/opt/venv/lib/python3.11/site-packages/triton/runtime/driver.py", False),
+                                             ("/home/me/project/model.py", True)])
+def test_a_failed_compiles_frame_is_the_users_only_when_it_is_in_the_users_code(
+        tmp_path: Path, frame: str, mine: bool) -> None:
+    """Dynamo logs the innermost frame it traced as the failure's "user frame", Triton's runtime included
+    (a CPU run: `triton/runtime/driver.py:18`, "0 active drivers"); the report said "your code" of it
+    (newcomer pass, helper-31)."""
+    import json
+
+    lines = ONE_LOG.read_text().splitlines(keepends=True)
+    at = next(i for i, line in enumerate(lines) if '{"compilation_metrics"' in line)
+    head, body = lines[at].split("] ", 1)
+    record = json.loads(body)
+    record["compilation_metrics"].update(fail_type="torch._dynamo.exc.Unsupported", fail_user_frame_lineno=18,
+                                         fail_reason="Attempted to call function marked as skipped",
+                                         fail_user_frame_filename=frame)
+    lines[at] = f"{head}] {json.dumps(record)}\n"
+    log = tmp_path / "dedicated_log_torch_trace_x.log"
+    log.write_text("".join(lines))
+    from tritoninspect.run import traces
+
+    failure = traces.file_report(log, str(log)).failure
+    assert failure is not None and failure.message.startswith("Attempted to call function marked as skipped")
+    assert (failure.user_frame, failure.torch_frame) == ((f"{frame}:18", None) if mine else (None, f"{frame}:18"))

@@ -265,9 +265,11 @@ def _metrics(reader: _Reader, cid: str, m: dict[str, Any]) -> None:
         stage = "inductor" if any(c.compile_id == cid for c in reader.codes) else "dynamo"
         file, line = m.get("fail_user_frame_filename"), m.get("fail_user_frame_lineno")
         frame = f"{file}:{line}" if file and line else None
+        # Dynamo's "user frame" is the innermost frame it traced, Triton's own runtime included.
+        mine = frame if frame and textformats.origin.is_user_file(str(file)) else None
         exc_type, message = failure_summary(str(fail_type), fail_reason)
-        capture.failure = Failure(stage, cid, "", exc_type, message, user_frame=frame,
-                                        user_stack=(frame,) if frame else ())
+        capture.failure = Failure(stage, cid, "", exc_type, message, user_frame=mine,
+                                  user_stack=(mine,) if mine else (), torch_frame=None if mine else frame)
 
 
 def _epilogue_setting(reader: _Reader, cid: str, config: Any) -> None:
