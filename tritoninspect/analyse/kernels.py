@@ -112,16 +112,22 @@ def _definition_of(capture: Capture, record: KernelRecord, node: NodeRecord, fir
     """Which of the kernel's definitions in the node's output code its launch became. Inductor defines a
     user kernel once per launch (add_kernel_0, add_kernel_1): the n-th node of the kernel in its graph is
     the n-th of their launches in the code (Inductor keeps their order, as fusion.py's `_final_node` has
-    it). None when the counts differ (a kernel in both parts, in a sub-graph): not known which."""
+    it), counted within one function of the code: `call()` for the graph's own nodes, a sub-graph's
+    function (`true_graph_0`) for its nodes; a Dynamo sub-graph (`cond_true_0`) is named unlike its
+    function, so its nodes are counted over every sub-graph function. None when the counts differ."""
     codes = [o for o in codes_of_compile(capture, node.compile_id) if not node.part or o.part == node.part]
     defined = {k.inductor_name: k for code in codes for k in code.user_kernels if _same_kernel(record, k) and k.launched}
     if len(defined) < 2:
         return first
-    launches = [c.name for code in codes for c in code.calls if c.kind == "user" and c.name in defined]
+    launches = [(c.name, c.function) for code in codes for c in code.calls if c.kind == "user" and c.name in defined]
+    where = node.subgraph or "call"
+    exact = where in {function for _, function in launches}
+    mine = [name for name, function in launches if (function == where if exact else function != "call")]
     peers = [n for n in nodes_of_kernel(capture, record.id, node.compile_id)
-             if (n.stage, n.part, n.subgraph, n.form) == (node.stage, node.part, node.subgraph, node.form)]
+             if (n.stage, n.part, n.form) == (node.stage, node.part, node.form)
+             and ((n.subgraph or "call") == where if exact else bool(n.subgraph))]
     k = next((i for i, n in enumerate(peers) if n is node), None)
-    return defined[launches[k]] if k is not None and len(peers) == len(launches) else None
+    return defined[mine[k]] if k is not None and len(peers) == len(mine) else None
 
 
 def _same_kernel(record: KernelRecord, kernel: OutputKernel) -> bool:
