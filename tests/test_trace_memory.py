@@ -38,6 +38,18 @@ def _texts_in_log(log: Path) -> list[str]:
             if e.name in names or e.artifact in ("before_post_grad_graph", "inductor_post_grad_graph")]
 
 
+def _generated(tmp_path: Path, size: int) -> Path:
+    """A log of `size` bytes made by the trace benchmark from the real logs (their compiles repeated)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    try:
+        import make_traces
+    finally:
+        sys.path.pop(0)
+    log = tmp_path / "dedicated_log_torch_trace_big.log"
+    make_traces.write_log(log, make_traces.real_logs(), size)
+    return log
+
+
 def _largest_string(value: object) -> int:
     """The length of the longest string reachable from `value` (records, containers)."""
     seen, stack, longest = set(), [value], 0
@@ -75,11 +87,22 @@ def test_a_gzipped_log_keeps_its_texts_as_read(tmp_path: Path) -> None:
     assert sorted(g.code for g in report.graphs) == sorted(_texts_in_log(LOG))
 
 
-def test_a_log_with_crlf_line_ends_reads_as_the_log_itself(tmp_path: Path) -> None:
+@pytest.mark.parametrize("ends", [b"\r\n", b"\r"])
+def test_a_log_with_carriage_returns_reads_as_the_log_itself(tmp_path: Path, ends: bytes) -> None:
+    """Read as text with universal newlines, as before texts were left in the log (a lone CR ends a line;
+    hostile pass, helper-30: read as bytes, a payload line ending in a lone CR swallowed the next event)."""
     log = tmp_path / "dedicated_log_torch_trace_x.log"
-    log.write_bytes(LOG.read_bytes().replace(b"\n", b"\r\n"))
+    log.write_bytes(LOG.read_bytes().replace(b"\n", ends))
     report = traces.file_report(log, str(log))
+    assert all(type(stored_text(g)) is str for g in report.graphs)
     assert sorted(g.code for g in report.graphs) == sorted(_texts_in_log(LOG))
+    one = tmp_path / "one" / log.name
+    one.parent.mkdir()
+    lines = LOG.read_bytes().splitlines(keepends=True)
+    at = next(i for i, line in enumerate(lines) if b'"inductor_output_code"' in line)
+    one.write_bytes(b"".join(lines[:at]) + b"\t\r" + b"".join(lines[at:]))  # one empty payload line, CR-ended
+    stages = [g.stage for g in traces.file_report(one, str(one)).graphs]
+    assert stages.count("output_code") == [g.stage for g in report.graphs].count("output_code") >= 1
 
 
 def test_a_log_changed_after_it_was_read_is_refused_not_misread(tmp_path: Path) -> None:
@@ -121,15 +144,42 @@ def test_the_parse_memos_keep_digests_of_their_texts_not_the_texts() -> None:
 def test_equal_argument_mappings_of_many_launches_are_held_once(tmp_path: Path) -> None:
     """The launch nodes of a generated log (the same compiles again and again) share their argument
     mappings: what a report of many compiles of one model holds per launch."""
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
-    try:
-        import make_traces
-    finally:
-        sys.path.pop(0)
-    log = tmp_path / "dedicated_log_torch_trace_big.log"
-    make_traces.write_log(log, make_traces.real_logs(), 3 << 20)
+    log = _generated(tmp_path, 3 << 20)
     report = traces.file_report(log, str(log))
     occurrences = [o for k in report.kernels for o in k.occurrences if o.constexprs]
     assert len(occurrences) > 50
     assert len({id(o.constexprs) for o in occurrences}) < len(occurrences) / 10
 
+
+
+def test_a_log_changed_before_its_analysis_is_refused_not_analysed_to_nothing(tmp_path: Path) -> None:
+    """The analyses read output modules back from the log; one that no longer reads back is the input's
+    fault, not one analysis's to note and go on from (hostile pass, helper-30: exit 0, no graphs, no
+    findings, and `check` passed)."""
+    from tritoninspect.analyse import build_report
+    from tritoninspect.analyse.trace import capture_from_trace
+    from tritoninspect.textformats.torch_trace import ARTIFACTS_READ, TraceLog, stream_trace
+
+    log = _copy(tmp_path)
+    trace = TraceLog(log, None)
+    capture = capture_from_trace(trace, str(log), stream_trace(trace, ARTIFACTS_READ))
+    log.write_bytes(b"")
+    forget_texts_read()
+    with pytest.raises(ReportError, match="changed while tritoninspect was reading it"):
+        build_report(capture)
+
+
+def test_json_written_in_pieces_fails_before_its_first_piece_when_a_text_no_longer_reads_back(tmp_path: Path) -> None:
+    """`--json` streams the report; a text read back half-way would leave half a document on stdout before
+    the error (hostile pass, helper-30). Every stored text is checked first."""
+    log = _generated(tmp_path, 3 << 20)  # (a document larger than the pieces the writer gathers)
+    report = traces.file_report(log, str(log))
+    data = bytearray(log.read_bytes())
+    place = stored_text(report.graphs[-1])
+    data[place.start + place.size - 2] ^= 0x20
+    log.write_bytes(bytes(data))
+    forget_texts_read()
+    pieces: list[str] = []
+    with pytest.raises(ReportError, match="changed while"):
+        report.write_json(pieces.append)
+    assert pieces == []

@@ -256,8 +256,8 @@ def test_a_payload_joined_at_once_is_its_lines_without_their_tabs() -> None:
     from tritoninspect.textformats.log_text import payload_text
 
     for lines in ([], ["\t\n"], ["\ta\n", "\t\tb\n", "\t\n", "\tc"], ["\tx = 1\t# \\t\n", "\t\n", "\t\n"],
-                  ["\té = 1\r\n", "\t\r\n", "\tb\r\n"]):
-        expected = "\n".join(line[1:].rstrip("\r\n") for line in lines)
+                  ["\té = 1\n", "\t\n", "\tb\n"]):
+        expected = "\n".join(line[1:].rstrip("\n") for line in lines)
         assert payload_text("".join(lines).encode()) == expected, lines
 
 

@@ -26,6 +26,7 @@ from tritoninspect.analyse.hazards import find_hazards
 from tritoninspect.analyse.kernels import analyse_kernels, analyse_opaque_ops, analyse_unattributed_fallbacks
 from tritoninspect.analyse.libraries import analyse_libraries
 from tritoninspect.analyse.resources import enrich_resources
+from tritoninspect.model.errors import ReportError
 from tritoninspect.model.records import Capture
 from tritoninspect.model.report import Diagnostic, Meta, Report
 
@@ -65,11 +66,15 @@ def build_report(capture: Capture, analyses: list[tuple[str, Analysis]] | None =
     for name, analysis in analyses or ANALYSES:
         try:
             fields.update(analysis(capture))
+        except ReportError:
+            raise  # the input is bad (a log changed while it was read): no analysis of it holds
         except Exception as exc:  # noqa: BLE001 - one failing analysis must not sink the report
             diagnostics.append(Diagnostic("error", name, f"analysis failed: {type(exc).__name__}: {exc}"))
     for name, enrich in ENRICHERS if analyses is None else []:
         try:
             fields.update(enrich(capture, dict(fields)))
+        except ReportError:
+            raise
         except Exception as exc:  # noqa: BLE001 - as for analyses
             diagnostics.append(Diagnostic("error", name, f"analysis failed: {type(exc).__name__}: {exc}"))
     if analyses is None:
@@ -86,6 +91,8 @@ def build_report(capture: Capture, analyses: list[tuple[str, Analysis]] | None =
         from tritoninspect.analyse.advice import with_advice
 
         return with_advice(report)
+    except ReportError:
+        raise
     except Exception as exc:  # noqa: BLE001 - as for analyses: the report goes on without advice
         diagnostic = Diagnostic("error", "advice", f"analysis failed: {type(exc).__name__}: {exc}")
         return dataclasses.replace(report, diagnostics=(*report.diagnostics, diagnostic))

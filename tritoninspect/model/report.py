@@ -23,7 +23,7 @@ from typing import Any
 from tritoninspect.model import notebook, schema
 from tritoninspect.model._json import Schema, parse_json, read_json
 from tritoninspect.model.errors import ReportError, UsageError
-from tritoninspect.model.stored import StoredText
+from tritoninspect.model.stored import StoredText, verify_stored
 from tritoninspect.model.versions import (
     ADDED_IN_VERSION_1,
     ADDED_IN_VERSION_5,
@@ -297,6 +297,7 @@ class Report:
             return
         from tritoninspect.model.jsontext import write_json
 
+        verify_stored(self.graphs)  # a text left in its log that no longer reads back fails before any piece
         write_json(self._json_fields(), write)
 
     def _json_fields(self) -> dict[str, Any]:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+from collections.abc import Iterable
 from typing import Any
 
 
@@ -70,3 +71,12 @@ def same_text(a: Any, b: Any, name: str = "code") -> bool:
 def replaced(record: Any, **changes: Any) -> Any:
     """`dataclasses.replace(record, **changes)` that keeps stored texts as stored."""
     return type(record)(**{**raw_fields(record, {f.name for f in dataclasses.fields(record) if f.init}), **changes})
+
+
+def verify_stored(records: Iterable[Any], name: str = "code") -> None:
+    """Raise now what reading back any of `records`' stored texts would raise later (a log changed since
+    it was read): before output written in pieces, which cannot take back what it wrote."""
+    for record in records:
+        verify = getattr(stored_text(record, name), "verify", None)
+        if verify is not None:
+            verify()

@@ -17,9 +17,7 @@ from tritoninspect.model.errors import ReportError
 
 def payload_text(data: bytes) -> str:
     """The payload of its lines' bytes as read ("\tline\n"): each line without its tab, joined by
-    newlines (a log copied with CRLF line ends reads the same)."""
-    if b"\r" in data:
-        data = data.replace(b"\r\n", b"\n")
+    newlines. (A log holding a carriage return is read as text, with universal newlines.)"""
     return data[1:].replace(b"\n\t", b"\n").removesuffix(b"\n").decode("utf-8", "replace")
 
 
@@ -42,7 +40,15 @@ class LogText(NamedTuple):
         _RECENT[self] = text  # (again) the most recently read
         return text
 
+    def verify(self) -> None:
+        """Raise what reading the text back would raise (a log changed since), without decoding it."""
+        if self not in _RECENT:
+            self._bytes()
+
     def _read(self) -> str:
+        return payload_text(self._bytes())
+
+    def _bytes(self) -> bytes:
         try:
             data = _read_at(self.path, self.start, self.size)
         except OSError as exc:
@@ -50,7 +56,7 @@ class LogText(NamedTuple):
         if len(data) != self.size or zlib.crc32(data) != self.crc:
             raise ReportError(f"{self.path}: the log changed while tritoninspect was reading it "
                               "(replaced or cut short); read a copy that is not being written")
-        return payload_text(data)
+        return data
 
 
 #: The texts read back last, least recently read first, up to `_RECENT_LIMIT` bytes of log: the analyses

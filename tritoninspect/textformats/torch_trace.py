@@ -16,6 +16,7 @@ each prefixed with a tab. `{"str": [text, index]}` events intern stack file name
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import json
 import re
@@ -286,12 +287,9 @@ def stream_trace(log: TraceLog, artifacts: frozenset[str] | None = None) -> Iter
     head: tuple[dict[str, Any], int, bool] | None = None
     payload: list[bytes] = []  # its lines as read, tab and newline on: joined once, in `_finish`
     keep, offset, start = False, 0, 0
-    # Read as bytes, to know where each payload lies in the file: a report keeps a graph's text as
-    # that place (`LogText`), not as a string, so that its memory does not grow with the log's texts.
-    # A place in a .gz is not one to read back; the path is absolute, for a reader in another folder.
-    at = None if path.name.endswith(".gz") else str(path.absolute())
     try:
-        with _open(path, True) as f:
+        lines, at = _raw_lines(path)
+        with lines as f:
             for number, raw in enumerate(f, 1):
                 if raw[:1] == b"\t":
                     if keep:
@@ -309,6 +307,33 @@ def stream_trace(log: TraceLog, artifacts: frozenset[str] | None = None) -> Iter
         raise unreadable_log(path, exc) from exc
     if head is not None:
         yield _finish(log, head, _joined(at, start, payload), strings)
+
+
+def _raw_lines(path: Path) -> tuple[Any, str | None]:
+    """The log's lines as bytes, and the path its payloads' places are read back from (None: none).
+
+    Read as bytes, to know where each payload lies in the file: a report keeps a graph's text as that
+    place (`LogText`), not as a string, so that its memory does not grow with the log's texts. A place
+    in a .gz is not one to read back, and a log holding a carriage return is read as text (universal
+    newlines: a lone CR ends a line there, as it always did) with its texts kept; the path is absolute,
+    for a reader in another folder."""
+    if path.name.endswith(".gz") or _holds_cr(path):
+        return _encoded(_open(path)), None
+    return _open(path, True), str(path.absolute())
+
+
+@contextlib.contextmanager
+def _encoded(f: IO[str]) -> Iterator[Iterator[bytes]]:
+    with f:
+        yield (line.encode("utf-8", "surrogatepass") for line in f)
+
+
+def _holds_cr(path: Path) -> bool:
+    with path.open("rb") as f:
+        while chunk := f.read(1 << 22):
+            if b"\r" in chunk:
+                return True
+    return False
 
 
 def _joined(at: str | None, start: int, lines: list[bytes]) -> tuple[str, LogText | None]:

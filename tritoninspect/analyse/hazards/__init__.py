@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from tritoninspect.model.errors import ReportError
 from tritoninspect.model.records import Capture
 from tritoninspect.model.report import SEVERITIES, Finding
 
@@ -44,6 +45,8 @@ def find_hazards(capture: Capture, hazards: dict[str, Hazard] | None = None) -> 
     for name, hazard in (HAZARDS if hazards is None else hazards).items():
         try:
             findings += hazard(capture)
+        except ReportError:
+            raise  # the input is bad (a log changed while it was read), not this analysis
         except Exception as exc:  # noqa: BLE001 - one failing analysis must not sink the others
             failed.append((name, exc))
     return ordered(findings), failed
