@@ -252,8 +252,8 @@ def unreadable_log(path: Path, exc: BaseException) -> ReportError:
 
 def _open(path: Path, binary: bool = False) -> IO[Any]:
     """A log as text (or bytes); `.gz` ones (a cluster's compressed copy) decompressed as read."""
-    if binary:
-        return gzip.open(path, "rb") if path.name.endswith(".gz") else path.open("rb")
+    if binary:  # (a plain log only: `_raw_lines` reads a .gz one as text)
+        return path.open("rb")
     if path.name.endswith(".gz"):
         return gzip.open(path, "rt", encoding="utf-8", errors="replace")
     return path.open(encoding="utf-8", errors="replace")
@@ -298,7 +298,7 @@ def stream_trace(log: TraceLog, artifacts: frozenset[str] | None = None) -> Iter
                     continue
                 if head is not None:
                     yield _finish(log, head, _joined(at, start, payload), strings)
-                line = raw.decode("utf-8", "replace").rstrip("\r\n")
+                line = raw.decode("utf-8", "replace").rstrip("\n")
                 head, payload = _head(log, line, number, strings, artifacts), []
                 keep = head is not None and head[2]
                 offset += len(raw)
@@ -329,7 +329,7 @@ def _encoded(f: IO[str]) -> Iterator[Iterator[bytes]]:
 
 
 def _holds_cr(path: Path) -> bool:
-    with path.open("rb") as f:
+    with _open(path, True) as f:
         while chunk := f.read(1 << 22):
             if b"\r" in chunk:
                 return True
