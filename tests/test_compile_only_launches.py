@@ -235,3 +235,62 @@ def test_an_autotuners_trial_runs_are_not_counted_as_launches(monkeypatch: pytes
     assert len(timed) == 2 and out.shape == (256,)
     (launch,) = recorder.capture.launches
     assert launch.count == 1, recorder.capture.launches
+
+
+# --- float arguments and libdevice in the interpreter --------------------------------------------
+
+
+def _libdevice_state() -> dict[tuple[str, str], object]:
+    import triton.language.extra.cuda.libdevice as cuda
+    import triton.language.extra.libdevice as generic
+
+    return {(m.__name__, name): value for m in (generic, cuda) for name, value in vars(m).items()}
+
+
+def test_a_kernel_casting_a_float_and_calling_libdevice_runs_in_the_interpreter() -> None:
+    """Liger-Kernel's RMSNorm casts its float `eps` and calls libdevice's `rsqrt`; Triton's
+    interpreter passed the float as a Python float ("'float' object has no attribute 'to'") and ran
+    libdevice's stubs (None: "cannot convert None ... to tensor"), so compile-only mode skipped such
+    launches. They now run, with eager's result, and leave libdevice and the kernel's globals as
+    they were."""
+    module = load_asset("libdevice_kernel")
+    libdevice, kernel_globals = _libdevice_state(), dict(vars(module))
+    x = torch.rand(100) + 0.5
+    with compile_only() as env:
+        out = module.launch(x)
+    assert env.problems == []
+    torch.testing.assert_close(out, module.reference(x))
+    after = _libdevice_state()
+    assert [key for key in libdevice.keys() | after.keys() if libdevice.get(key) is not after.get(key)] == []
+    assert [k for k in kernel_globals.keys() | vars(module).keys() if kernel_globals.get(k) is not vars(module).get(k)] == []
+
+
+def test_a_float_argument_takes_the_type_the_launch_was_compiled_with() -> None:
+    """Triton compiles a Python float argument as fp32; Inductor's launch signature says fp64 (its
+    policy for Python floats): the interpreter computes with what each compiled launch gets. A
+    float given to a constexpr parameter stays a Python value."""
+    import triton.language as tl
+
+    import inspect
+
+    module = load_asset("libdevice_kernel")
+    fn = module._norm_tanh_kernel.fn
+
+    def passed(signature: dict[str, str] | None) -> dict[str, Any]:
+        args, kwargs = compat.interpreter.floats_as_tensors(fn, (None, None, 100, 1e-6), {"BLOCK": 128.0}, signature)
+        return inspect.signature(fn).bind(*args, **kwargs).arguments
+
+    eager, compiled = passed(None), passed({"eps": "fp64"})
+    assert (eager["eps"].dtype, compiled["eps"].dtype) == (tl.float32, tl.float64)
+    assert float(compiled["eps"].handle.data[0]) == 1e-6
+    assert (eager["n"], eager["BLOCK"]) == (100, 128.0)
+
+
+@pytest.mark.slow
+def test_a_compiled_launch_casting_a_float_and_calling_libdevice_equals_eager() -> None:
+    module = load_asset("libdevice_kernel")
+    (x,) = module.example_inputs()
+    (out,), capture, env = compiled_run(module.Net(), [(x,)])
+    assert env.problems == []
+    assert any(la.in_graph for la in capture.launches), capture.launches
+    torch.testing.assert_close(out, module.reference(torch.exp(x)) * 3)

@@ -13,6 +13,7 @@ from triton.runtime.autotuner import Autotuner
 from triton.runtime.jit import JITFunction
 
 from tritoninspect.capture.compat import inductor
+from tritoninspect.capture.compat.libdevice import libdevice_in_numpy
 from tritoninspect.capture.patching import Patcher
 
 
@@ -34,16 +35,18 @@ def interpreter_limits() -> tuple[type[BaseException], ...]:
 
 
 def _interpret(fn: Any, grid: Any, args: tuple[Any, ...], kwargs: dict[str, Any], on_skip: Any,
-               on_note: Any = None) -> Any:
+               on_note: Any = None, signature: dict[str, str] | None = None) -> Any:
     """Launch `fn` in the interpreter; on an interpreter limitation, skip the
     launch (its outputs stay unwritten) and tell `on_skip` instead of failing
     the whole capture: the graphs and output code are what compile-only mode is for.
-    What was adapted for the interpreter (bool arguments) is told to `on_note(kernel, what)`."""
+    What was adapted for the interpreter (bool arguments) is told to `on_note(kernel, what)`.
+    `signature`: the types the launch was compiled with (Inductor's `triton_meta`), for its floats."""
+    args, kwargs = floats_as_tensors(fn, args, kwargs, signature)
     args, kwargs, bools = bools_as_int1(fn, args, kwargs)
     if bools and on_note is not None:
         on_note(getattr(fn, "__name__", str(fn)), bools)
     try:
-        with interpreter_changes_undone():
+        with interpreter_changes_undone(), libdevice_in_numpy(fn.__globals__):
             return interpreted(fn)[grid](*args, **kwargs)
     except interpreter_limits() as exc:
         on_skip(getattr(fn, "__name__", str(fn)), exc)
@@ -97,6 +100,47 @@ def bools_as_int1(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tup
     for name in names:
         bound.arguments[name] = _int1(bound.arguments[name])
     return (tuple(bound.args), dict(bound.kwargs), names) if names else (args, kwargs, [])
+
+
+#: Float types a compiled launch gives a Python float, and the numpy type the interpreter computes in.
+_FLOAT_TYPES = {"fp16": "float16", "fp32": "float32", "fp64": "float64"}
+
+
+def floats_as_tensors(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any],
+                      signature: dict[str, str] | None = None) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    """The launch's arguments with each Python float of a non-constexpr parameter made a scalar
+    `tl.tensor` of the type a compiled launch gives it: fp32 for Triton's own launch (`mangle_type`
+    of a float, triton 3.6-3.8), the launch signature's type for Inductor's (fp64 for a Python
+    float since pytorch/pytorch#170289: the fp64_scalar_math hazard, which the interpreter then
+    computes as the GPU does).
+
+    Triton's interpreter passes a float argument to the kernel as a Python float (`_implicit_cvt`
+    converts ints, pointers and tuples only, triton/runtime/interpreter.py 3.6-3.8), so a kernel
+    casting it, `eps = eps.to(tl.float32)` as Liger-Kernel's RMSNorm does, raised AttributeError
+    there and its launch was skipped. A `tl.tensor` passes the converter unchanged."""
+    try:
+        bound = inspect.signature(fn).bind_partial(*args, **kwargs)
+    except TypeError:
+        return args, kwargs  # the launch itself fails as it would on a GPU
+    names = [n for n, v in bound.arguments.items() if isinstance(v, float)]
+    if names:
+        constexprs = _declared_constexprs(fn)
+        names = [n for n in names if n not in constexprs and (signature or {}).get(n) != "constexpr"]
+    if not names:
+        return args, kwargs
+    for name in names:
+        kind = (signature or {}).get(name, "fp32")
+        bound.arguments[name] = _scalar(bound.arguments[name], kind if kind in _FLOAT_TYPES else "fp32")
+    return tuple(bound.args), dict(bound.kwargs)
+
+
+def _scalar(value: float, kind: str) -> Any:
+    import numpy as np
+    import triton.language as tl
+    from triton.runtime import interpreter as ti
+
+    dtype = tl.str_to_ty(kind, None)
+    return tl.tensor(ti.TensorHandle(np.array([value], dtype=_FLOAT_TYPES[kind]), dtype), dtype)
 
 
 @functools.cache
@@ -228,7 +272,7 @@ def jit_call_interpreted(self: JITFunction, *args: Any, **kwargs: Any) -> Any:
     """A nested @triton.jit function called from an interpreted kernel (the
     interpreter refuses JITFunction.__call__ outside a kernel, triton 3.6-3.8).
     Triton's InterpretedFunction.__call__ never restores what it patched: undone here."""
-    with interpreter_changes_undone():
+    with interpreter_changes_undone(), libdevice_in_numpy(self.fn.__globals__):
         return interpreted(self.fn)(*args, **kwargs)
 
 
@@ -296,7 +340,7 @@ def _launch_user_kernel_interpreted(autotuner: Any, args: tuple[Any, ...], on_sk
         if user is not None:
             options = {k: v for k, v in cfg.all_kwargs().items() if k not in cfg.kwargs and v is not None}
             compile_launch(user, kernel_args, options)
-    return _interpret(fn, grid, (), kernel_args, on_skip, on_note)
+    return _interpret(fn, grid, (), kernel_args, on_skip, on_note, meta["signature"])
 
 
 def launcher_arg_names(fn: Any, triton_meta: dict[str, Any], inductor_meta: dict[str, Any]) -> list[str]:
