@@ -383,6 +383,21 @@ def test_recompile_without_kernel_changes() -> None:
     assert a.kernel == "k" and a.action == "H"
 
 
+def test_a_value_the_trace_does_not_record_is_said_in_words() -> None:
+    """A trace's first compile holds no value for an int Dynamo specialised: the finding, `breaks`
+    and HTML said "took ? -> s77", a `?` nothing explained."""
+    from tritoninspect.model.report import UNRECORDED
+    from tritoninspect.render import render_as
+
+    change = ArgChange("k", "scalar", "n", UNRECORDED, "s77")
+    report = dataclasses.replace(gpu("add_raw"), recompiles=(Recompile("0/1", "size mismatch", guard="x size",
+                                                                       changes=(change,)),))
+    (a,) = run("recompiles", report)
+    assert a.finding.endswith("scalar n of k took (not recorded) -> s77."), a.finding
+    assert "scalar n (not recorded) -> s77" in render_as(report, "breaks", color=False, width=160)
+    assert "(not recorded) → <b>s77</b>" in render_as(report, "html")
+
+
 # --- merging -------------------------------------------------------------------------------------------
 
 

@@ -327,3 +327,25 @@ def test_print_to_a_markup_console(report: Report, in_tmp: Path) -> None:
     text = console.file.getvalue()
     assert "@autotune(configs=2, key=[n_elements])" in text
     assert "1/0: tensor 'L['x']' size mismatch" in text
+
+
+def test_a_break_is_named_by_what_torchs_explanation_names_in_every_format(report: Report, in_tmp: Path) -> None:
+    """`--detail`'s table, `breaks`, HTML and `check` said "Failed to trace builtin operator" for a
+    `print`; the advice alone said which builtin. Every place now says "(`print`)"."""
+    from tritoninspect.analyse.checks import check_report
+    from tritoninspect.model.report import GraphBreak
+    from tritoninspect.render import render_as
+
+    reason = ("Failed to trace builtin operator\n  Explanation: Dynamo does not know how to trace builtin operator "
+              "`print` with argument types ['str'] (has_kwargs False)\n  Hint: Avoid calling builtin `print`")
+    brk = GraphBreak("0/0", reason, "m.py", 3, headline="Failed to trace builtin operator")
+    broken = dataclasses.replace(report, graph_breaks=(brk,))
+    named = "Failed to trace builtin operator (`print`)"
+    assert brk.title() == named
+    for fmt in ("detail", "breaks"):
+        assert named in render_as(broken, fmt, color=False, width=160), fmt
+    html = render_as(broken, "html")
+    assert named in html[html.index('<section id="breaks">'):], "HTML's breaks section"
+    (failed,) = check_report(broken, no_breaks=True)
+    assert named in failed, failed
+    assert GraphBreak("0/0", reason, "m.py", 3, headline="Unsupported call to `print`").title() == "Unsupported call to `print`"

@@ -18,7 +18,6 @@ tests/_advice_proofs.py applies each action to a model and compiles it again.
 from __future__ import annotations
 
 import dataclasses
-import re
 import shlex
 from collections.abc import Callable, Iterable, Sequence
 
@@ -209,7 +208,7 @@ def _library_break_action(report: Report, brk: GraphBreak) -> str:
     name = f"{lib.distribution} {lib.version}" if lib else str(brk.library)
     where = short_location(*_frame(brk.library_frame))
     what = ("disables compilation around its code (torch.compiler.disable)" if "compiler.disable" in brk.headline
-            else f"breaks the graph ({brk.headline or _first_line(brk.reason)})")
+            else f"breaks the graph ({brk.title()})")
     return (f"The break is in {name}'s code at {where} (installed library, not yours): it {what}, so its "
             "kernels run eagerly. From your side: launch the library's kernels from an op of your own "
             f"registered with torch.library.triton_op and torch.library.wrap_triton ({TRITON_OP_DOC}), or "
@@ -234,7 +233,7 @@ def graph_breaks(report: Report, kernels: Sequence[KernelSummary]) -> list[Advic
     for b in report.graph_breaks:
         if {b.kernel, *b.eager_kernels} & eager:
             continue  # said with the kernel's eager launches
-        places.setdefault((b.file, b.line, _named(b.headline or _first_line(b.reason), b.reason)), []).append(b)
+        places.setdefault((b.file, b.line, b.title()), []).append(b)
     advice = []
     for (file, line, headline), group in places.items():
         b = group[0]
@@ -396,18 +395,3 @@ def _between(k: KernelSummary) -> str:
         return f" (before the Inductor kernel of {', '.join(k.after)})"
     return ""
 
-
-#: The first `name` in the "Explanation:" line of Dynamo's break reason (torch 2.7+'s structured graph breaks,
-#: torch/_dynamo/graph_break_registry.json): "builtin operator `print`", "function `os.getpid`".
-_EXPLAINED_NAME = re.compile(r"^\s*Explanation:[^`\n]*`([^`\n]{1,80})`", re.MULTILINE)
-
-
-def _named(headline: str, reason: str) -> str:
-    """The headline with what the break is about when torch's explanation names it and the headline does
-    not ("Failed to trace builtin operator" -> "... (`print`)")."""
-    m = _EXPLAINED_NAME.search(reason)
-    return f"{headline} (`{m[1]}`)" if m and m[1] not in headline else headline
-
-
-def _first_line(text: str) -> str:
-    return next((line.strip() for line in text.splitlines() if line.strip()), "")

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from tritoninspect.analyse.advice_text import BROKEN, RECOMPILES, plural
 from tritoninspect.analyse.breaks import is_size_mismatch
 from tritoninspect.analyse.summary import KernelSummary
-from tritoninspect.model.report import Advice, Recompile, Report
+from tritoninspect.model.report import Advice, Recompile, Report, said
 
 
 def recompiles(report: Report, kernels: Sequence[KernelSummary]) -> list[Advice]:
@@ -63,7 +63,7 @@ def _recompile_advice(key: tuple[str, ...], group: list[Recompile]) -> Advice:
     if key[0] != "guard":
         kernel, kind, name = key
         values = [c for r in group for c in r.changes if (c.kernel, c.kind, c.name) == key]
-        steps = " -> ".join([values[0].before, *(c.after for c in values)]) if values else "?"
+        steps = " -> ".join(map(said, [values[0].before, *(c.after for c in values)])) if values else "?"
         finding = f"{head}: {kind} {name} of {kernel} took {steps}."
         if kind == "constexpr":  # said here, not from the stored hint: reports saved before said it unconditionally
             action = (f"{name} takes a new value per size and a tl.constexpr is specialised: each value compiles "
@@ -112,7 +112,7 @@ def _along(group: list[Recompile]) -> str:
         for c in r.changes:
             if c.kind != "grid":
                 seen.setdefault((c.kernel, c.kind, c.name), [c.before]).append(c.after)
-    return ", ".join(f"{kind} {name} of {kernel} took {' -> '.join(steps)}"
+    return ", ".join(f"{kind} {name} of {kernel} took {' -> '.join(map(said, steps))}"
                      for (kernel, kind, name), steps in list(seen.items())[:2])
 
 

@@ -24,7 +24,7 @@ from tritoninspect.analyse.break_causes import (  # noqa: F401 - KNOWN_CAUSES, k
 from tritoninspect.analyse.indexes import nodes_of_kernel
 from tritoninspect.analyse.libraries import library_name
 from tritoninspect.model.records import BreakRecord, Capture, DynamoBreak, NodeRecord, RecompileRecord, extended
-from tritoninspect.model.report import STAGES, ArgChange, Diagnostic, GraphBreak, Recompile
+from tritoninspect.model.report import STAGES, UNRECORDED, ArgChange, Diagnostic, GraphBreak, Recompile
 from tritoninspect.textformats.breaks import frame_location, original_function
 
 
@@ -322,7 +322,7 @@ def _diff(kernel: str, before: NodeRecord, after: NodeRecord) -> list[ArgChange]
 def _arg_text(args: dict[str, object], name: str) -> str:
     """An argument's value as said; "?" where the launch node does not hold it (a trace's first compile
     records no value for an int Dynamo specialised), never the word "None"."""
-    return str(args[name]) if name in args else "?"
+    return str(args[name]) if name in args else UNRECORDED
 
 
 def _grid_text(grid: tuple[tuple[object, ...], ...] | None) -> str:

@@ -172,7 +172,7 @@ def _probed(breaks: tuple[GraphBreak, ...]) -> str:
 
 def _break_text(b: GraphBreak) -> str:
     where = f"{b.file}:{b.line}" if b.file else "unknown location"
-    headline = b.headline or next((ln.strip() for ln in b.reason.splitlines() if ln.strip()), "")
+    headline = b.title()
     skipped = " (frame skipped)" if b.frame_skipped else ""
     probe = f" (after the device probe at {b.device_probe})" if b.device_probe else ""
     return f"{where}{skipped} {headline}{probe}".strip()

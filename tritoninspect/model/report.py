@@ -61,8 +61,10 @@ from tritoninspect.model.report_breaks import (
     ArgChange,
     DecompiledFrame,
     GraphBreak,
+    UNRECORDED,
     Recompile,
     RecompileLimit,
+    said,
 )
 from tritoninspect.model.report_cudagraphs import CudagraphReason, CudagraphUse, EpilogueFusion, EpilogueNeighbour
 from tritoninspect.model.report_findings import SEVERITIES, Evidence, EvidenceKind, Finding, FindingSeverity
@@ -462,5 +464,5 @@ __all__ = [
     "Diagnostic", "DroppedNode", "Entry", "EntryKind", "Evidence", "EvidenceKind", "Failure", "Finding",
     "FindingSeverity", "SEVERITIES", "Graph", "GraphBreak", "Kernel", "KernelGuard", "Meta", "Mode",
     "MutationFallback", "Neighbour", "Neighbourhood", "Occurrence", "OpaqueOp", "Recompile", "RecompileLimit",
-    "Report", "Resources", "STAGES", "SharedBuffer", "SymbolicArg",
+    "Report", "Resources", "STAGES", "SharedBuffer", "SymbolicArg", "UNRECORDED", "said",
 ]

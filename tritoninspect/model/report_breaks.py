@@ -6,6 +6,7 @@ decompiled frames (`--decompile`). A break and a recompile are what Dynamo logge
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Literal
 
@@ -42,6 +43,19 @@ class DynamoBreak:
     context: tuple[str, ...] = ()
     context_start: int | None = None
 
+    def title(self) -> str:
+        """The break in one line: its headline (else the reason's first line), with what it is about
+        when torch's explanation names it and the headline does not ("Failed to trace builtin
+        operator" -> "... (`print`)")."""
+        head = self.headline or next((ln.strip() for ln in self.reason.splitlines() if ln.strip()), "")
+        m = _EXPLAINED_NAME.search(self.reason)
+        return f"{head} (`{m[1]}`)" if m and m[1] not in head else head
+
+
+#: The first `name` in the "Explanation:" line of Dynamo's break reason (torch 2.7+'s structured graph breaks,
+#: torch/_dynamo/graph_break_registry.json): "builtin operator `print`", "function `os.getpid`".
+_EXPLAINED_NAME = re.compile(r"^\s*Explanation:[^`\n]*`([^`\n]{1,80})`", re.MULTILINE)
+
 
 @dataclass(frozen=True)
 class GraphBreak(DynamoBreak):
@@ -74,10 +88,21 @@ class ArgChange:
     kind: Literal["grid", "constexpr", "scalar"]
     #: The parameter name ("grid" for the grid).
     name: str
+    #: The values as said; "?" (`UNRECORDED`) for one the launch node does not hold.
     before: str
     after: str
     #: The failed guard names the old value: this argument is what the recompile is about.
     guarded: bool = False
+
+
+#: `ArgChange.before` / `after` for a value the launch node does not hold: a trace's first compile
+#: records no value for an int Dynamo specialised (the graph has the constant, the log not its name).
+UNRECORDED = "?"
+
+
+def said(value: str) -> str:
+    """An `ArgChange` value as the text says it: `UNRECORDED` in words."""
+    return "(not recorded)" if value == UNRECORDED else value
 
 
 @dataclass(frozen=True)

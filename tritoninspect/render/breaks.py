@@ -19,7 +19,15 @@ from tritoninspect.render._failure import failure_section, recompile_limit_secti
 from tritoninspect.render._safe import safe_record
 from tritoninspect.render._widgets import ALERT, heading
 from tritoninspect.render.terminal import header, probe_place
-from tritoninspect.model.report import DEVICE_PROBE_MEANING, ArgChange, DecompiledFrame, GraphBreak, Recompile, Report
+from tritoninspect.model.report import (
+    DEVICE_PROBE_MEANING,
+    ArgChange,
+    DecompiledFrame,
+    GraphBreak,
+    Recompile,
+    Report,
+    said,
+)
 
 #: Indent of everything under a break's or recompile's first line.
 INDENT = "   "
@@ -84,7 +92,7 @@ def _group_key(b: GraphBreak) -> tuple:
 
 
 def _headline(b: GraphBreak) -> str:
-    return b.headline or fmt.first_line(b.reason)
+    return b.title()
 
 
 def _breaks(report: Report, cwd: Path) -> list[RenderableType]:
@@ -312,7 +320,7 @@ def recompile_block(r: Recompile) -> list[RenderableType]:
 def _change_text(c: ArgChange) -> str:
     name = "grid" if c.kind == "grid" else f"{c.kind} {c.name}"
     guarded = " (the guarded value)" if c.guarded else ""
-    return f"{name} {c.before} -> {c.after}{guarded}"
+    return f"{name} {said(c.before)} -> {said(c.after)}{guarded}"
 
 
 # --- decompiled frames -------------------------------------------------------------

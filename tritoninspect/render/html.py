@@ -34,7 +34,18 @@ from tritoninspect.render._svg import picture_svg
 from tritoninspect.render.cudagraphs import cudagraph_html
 from tritoninspect.render.breaks import break_groups, shown_reason
 from tritoninspect.render.stage import kernel_line_pattern, marked_lines
-from tritoninspect.model.report import STAGES, Advice, Failure, Graph, GraphBreak, Kernel, Occurrence, Recompile, Report
+from tritoninspect.model.report import (
+    STAGES,
+    Advice,
+    Failure,
+    Graph,
+    GraphBreak,
+    Kernel,
+    Occurrence,
+    Recompile,
+    Report,
+    said,
+)
 
 __all__ = ["findings_section", "graph_anchor", "kernel_figure", "linked_text", "render_html"]
 
@@ -285,7 +296,7 @@ def _break(number: int, group: list[GraphBreak], cwd: Path) -> str:
                     + "</div>" for h, s in dict.fromkeys((x.hint, x.hint_source) for x in group if x.hint))
     reasons = "".join(f'<div class="reason">{esc(shown_reason(r))}</div>'
                       for r in dict.fromkeys(x.reason for x in group))
-    headline = b.headline or fmt.first_line(b.reason)
+    headline = b.title()
     search = f"{headline} {b.kernel or ''} {where}"
     return (f'<div class="break" id="{anchor("break", number)}" data-search="{esc(search)}">'
             f"<h3>{number}. {esc(headline)}</h3>{facts(rows)}{code}{hints}"
@@ -317,7 +328,7 @@ def _recompiles(report: Report) -> str:
 def _recompile_row(r: Recompile) -> list[str]:
     changes = "<br>".join(
         f"<code>{esc(c.kernel)}</code> {esc('grid' if c.kind == 'grid' else f'{c.kind} {c.name}')}: "
-        f"{esc(c.before)} → <b>{esc(c.after)}</b>" + (" (guarded)" if c.guarded else "") for c in r.changes)
+        f"{esc(said(c.before))} → <b>{esc(said(c.after))}</b>" + (" (guarded)" if c.guarded else "") for c in r.changes)
     return [esc(r.compile_id), esc(r.previous or ""), f"<code>{esc(r.guard or fmt.first_line(r.reason))}</code>",
             changes or fmt.NONE, esc(r.hint or "")]
 

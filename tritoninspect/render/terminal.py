@@ -140,7 +140,7 @@ def _graph_breaks(report: Report, cwd: Path) -> list[RenderableType]:
     for b in report.graph_breaks:
         skipped = Text("yes: ran eagerly", style=ALERT) if b.frame_skipped else Text("no")
         # The headline names the cause even when the reason opens with how Dynamo handled it.
-        headline = Text(b.headline or fmt.first_line(b.reason))
+        headline = Text(b.title())
         if b.device_probe:
             headline.append(f" · {DEVICE_PROBE_MEANING} ({probe_place(b.device_probe, cwd)})", style=ALERT)
         add_row(t, b.compile_id, fmt.location(b.file, b.line, cwd=cwd), headline, skipped)
