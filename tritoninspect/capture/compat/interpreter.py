@@ -139,7 +139,7 @@ def _scalar(value: float, kind: str) -> Any:
     import triton.language as tl
     from triton.runtime import interpreter as ti
 
-    dtype = tl.str_to_ty(kind, None)
+    dtype = {"fp16": tl.float16, "fp32": tl.float32, "fp64": tl.float64}[kind]
     return tl.tensor(ti.TensorHandle(np.array([value], dtype=_FLOAT_TYPES[kind]), dtype), dtype)
 
 
