@@ -349,3 +349,17 @@ def test_a_break_is_named_by_what_torchs_explanation_names_in_every_format(repor
     (failed,) = check_report(broken, no_breaks=True)
     assert named in failed, failed
     assert GraphBreak("0/0", reason, "m.py", 3, headline="Unsupported call to `print`").title() == "Unsupported call to `print`"
+
+
+def test_a_file_is_spelled_the_same_in_every_view(tmp_path: Path) -> None:
+    """The overview said `liger_kernel/ops/rms_norm.py:67`, `--detail`'s tables and the findings'
+    evidence `rms_norm.py:67` (the basename): one file, two spellings. Every view now uses the overview's."""
+    from tritoninspect.analyse.summary import short_location
+    from tritoninspect.render import _format as fmt
+
+    installed = "/venv/lib/python3.11/site-packages/liger_kernel/ops/rms_norm.py"
+    for file in (installed, str(tmp_path / "own.py"), "/elsewhere/src/model.py", "rel/model.py"):
+        assert fmt.location(file, 67, cwd=tmp_path) == short_location(file, 67, tmp_path)
+    assert fmt.location(installed, 67, cwd=tmp_path) == "liger_kernel/ops/rms_norm.py:67"
+    assert fmt.location(str(tmp_path / "own.py"), None, cwd=tmp_path) == "own.py"
+    assert fmt.location(None, 3) == fmt.NONE

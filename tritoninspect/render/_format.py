@@ -46,19 +46,12 @@ def first_line(text: str) -> str:
 
 
 def location(file: str | None, line: int | None, *, cwd: Path | None = None) -> str:
-    """`file:line` for a table: relative to cwd when under it, else the basename.
+    """`file:line` for a table or a line of text, as the overview says it (`analyse.summary.short_path`:
+    `package/module.py` for an installed package, relative to cwd when under it, else the last two path
+    parts), so one file reads the same everywhere; the full path stays in the JSON report."""
+    from tritoninspect.analyse.summary import short_location
 
-    The full path stays in the JSON report; a table column has no room for it.
-    """
-    if not file:
-        return NONE
-    path = Path(file)
-    base = cwd if cwd is not None else Path.cwd()
-    try:
-        shown = str(path.relative_to(base)) if path.is_absolute() else file
-    except ValueError:
-        shown = path.name
-    return f"{shown}:{line}" if line is not None else shown
+    return short_location(file, line, cwd) if file else NONE
 
 
 def grid_text(grid: tuple[Any, ...]) -> str:

@@ -26,6 +26,7 @@ def kernel_table(report: Report, cwd: Path) -> list[RenderableType]:
             if report.meta.mode == "trace" else ""
         return [title, Text(f"{fmt.no_kernels_text(report)}{unseen}", style="yellow")]
     t = table("kernel", "entries", "compile ids", "source", "in output code", "mutation fallback")
+    t.columns[0].no_wrap = True  # a name cut in two is not searchable; the source column folds instead
     for k in report.kernels:
         status = fmt.output_code_status(k)
         add_row(
