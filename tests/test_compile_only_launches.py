@@ -265,6 +265,29 @@ def test_a_kernel_casting_a_float_and_calling_libdevice_runs_in_the_interpreter(
     assert [k for k in kernel_globals.keys() | vars(module).keys() if kernel_globals.get(k) is not vars(module).get(k)] == []
 
 
+def test_libdevice_in_the_interpreter_broadcasts_keeps_fp32_and_takes_keywords() -> None:
+    """A broadcast pair gives the broadcast shape (the widest operand's did not); an int exponent
+    leaves pow fp32 (numpy widened it to fp64); `arg1=` is an argument (it was dropped); a float
+    parameter left at its default is a scalar too; 1e300 is inf in fp32, with no numpy warning."""
+    import warnings
+
+    module = load_asset("libdevice_kernel")
+    x, y = torch.rand(16) + 0.5, torch.randn(16)
+    with warnings.catch_warnings(), compile_only() as env:
+        warnings.simplefilter("error", RuntimeWarning)
+        out = module.launch_mixed(x, y)
+    assert env.problems == []
+    torch.testing.assert_close(out, module.reference_mixed(x, y))
+
+
+def test_a_libdevice_function_without_numpy_skips_its_launch_by_name() -> None:
+    module = load_asset("libdevice_kernel")
+    with compile_only() as env:
+        out = module.launch_uncovered(torch.ones(8))
+    assert out.sum() == 0
+    assert any("libdevice.add_rd is not computed in compile-only mode" in str(p) for p in env.problems), env.problems
+
+
 def test_a_float_argument_takes_the_type_the_launch_was_compiled_with() -> None:
     """Triton compiles a Python float argument as fp32; Inductor's launch signature says fp64 (its
     policy for Python floats): the interpreter computes with what each compiled launch gets. A
@@ -294,3 +317,14 @@ def test_a_compiled_launch_casting_a_float_and_calling_libdevice_equals_eager() 
     assert env.problems == []
     assert any(la.in_graph for la in capture.launches), capture.launches
     torch.testing.assert_close(out, module.reference(torch.exp(x)) * 3)
+
+
+def test_the_docs_list_the_libdevice_functions_computed() -> None:
+    import re
+
+    from tritoninspect.capture.compat.libdevice import _table
+
+    docs = (Path(__file__).parents[1] / "docs" / "compile-only.md").read_text()
+    listed = docs[docs.index("functions computed"):docs.index("Rounding modes other than")]
+    assert f"The {len(_table())} functions computed" in docs
+    assert sorted(re.findall(r"`(\w+)`", listed)) == sorted(_table())

@@ -38,3 +38,41 @@ class Net(torch.nn.Module):
 
 def example_inputs():
     return (torch.randn(100),)
+
+
+@triton.jit
+def _mixed_kernel(x_ptr, y_ptr, out_ptr, n, big, B: tl.constexpr, scale=0.5):
+    """What a newcomer's kernels did that the first stand-ins got wrong: a libdevice call on a
+    broadcast pair (16 x 1 with 1 x 16), an int exponent (libdevice's powi: fp32, not fp64), an
+    argument by its keyword name, a float parameter left at its default, a float too big for fp32."""
+    offsets = tl.arange(0, B)
+    x = tl.load(x_ptr + offsets)
+    y = tl.load(y_ptr + offsets)
+    angles = libdevice.atan2(x[:, None], y[None, :])
+    powered = libdevice.pow(x, n)
+    tl.static_assert(powered.dtype == tl.float32)
+    squared = libdevice.pow(x, arg1=2.0)
+    capped = tl.minimum(squared, big) * scale.to(tl.float32)
+    tl.store(out_ptr + offsets[:, None] * B + offsets[None, :], angles + (powered + capped)[:, None])
+
+
+def launch_mixed(x, y):
+    out = torch.empty(16, 16)
+    _mixed_kernel[(1,)](x, y, out, 3, 1e300, B=16)
+    return out
+
+
+def reference_mixed(x, y):
+    return torch.atan2(x[:, None], y[None, :]) + (x**3 + x * x * 0.5)[:, None]
+
+
+@triton.jit
+def _uncovered_kernel(x_ptr, out_ptr, B: tl.constexpr):
+    offsets = tl.arange(0, B)
+    tl.store(out_ptr + offsets, libdevice.add_rd(tl.load(x_ptr + offsets), 1.0))
+
+
+def launch_uncovered(x):
+    out = torch.zeros_like(x)
+    _uncovered_kernel[(1,)](x, out, B=x.numel())
+    return out

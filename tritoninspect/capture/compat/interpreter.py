@@ -41,11 +41,11 @@ def _interpret(fn: Any, grid: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
     the whole capture: the graphs and output code are what compile-only mode is for.
     What was adapted for the interpreter (bool arguments) is told to `on_note(kernel, what)`.
     `signature`: the types the launch was compiled with (Inductor's `triton_meta`), for its floats."""
-    args, kwargs = floats_as_tensors(fn, args, kwargs, signature)
-    args, kwargs, bools = bools_as_int1(fn, args, kwargs)
-    if bools and on_note is not None:
-        on_note(getattr(fn, "__name__", str(fn)), bools)
     try:
+        args, kwargs = floats_as_tensors(fn, args, kwargs, signature)
+        args, kwargs, bools = bools_as_int1(fn, args, kwargs)
+        if bools and on_note is not None:
+            on_note(getattr(fn, "__name__", str(fn)), bools)
         with interpreter_changes_undone(), libdevice_in_numpy(fn.__globals__):
             return interpreted(fn)[grid](*args, **kwargs)
     except interpreter_limits() as exc:
@@ -119,9 +119,13 @@ def floats_as_tensors(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any],
     casting it, `eps = eps.to(tl.float32)` as Liger-Kernel's RMSNorm does, raised AttributeError
     there and its launch was skipped. A `tl.tensor` passes the converter unchanged."""
     try:
+        parameters = inspect.signature(fn).parameters
         bound = inspect.signature(fn).bind_partial(*args, **kwargs)
     except TypeError:
         return args, kwargs  # the launch itself fails as it would on a GPU
+    for name, p in parameters.items():  # a float default (`scale=0.5`) reaches the kernel as a float
+        if name not in bound.arguments and isinstance(p.default, float):  # (only those: an autotuner's
+            bound.arguments[name] = p.default  # config may set another default, e.g. a BLOCK)
     names = [n for n, v in bound.arguments.items() if isinstance(v, float)]
     if names:
         constexprs = _declared_constexprs(fn)
@@ -140,7 +144,9 @@ def _scalar(value: float, kind: str) -> Any:
     from triton.runtime import interpreter as ti
 
     dtype = {"fp16": tl.float16, "fp32": tl.float32, "fp64": tl.float64}[kind]
-    return tl.tensor(ti.TensorHandle(np.array([value], dtype=_FLOAT_TYPES[kind]), dtype), dtype)
+    with np.errstate(over="ignore"):  # 1e300 as fp32 is inf, as the launcher's C cast makes it
+        data = np.array([value], dtype=_FLOAT_TYPES[kind])
+    return tl.tensor(ti.TensorHandle(data, dtype), dtype)
 
 
 @functools.cache

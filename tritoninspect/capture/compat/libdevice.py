@@ -46,7 +46,7 @@ def _table() -> dict[str, Callable[..., Any]]:
         "trunc": np.trunc, "round": round_half_away, "rint": np.rint, "nearbyint": np.rint,
         "abs": np.abs, "fabs": np.abs, "fast_expf": np.exp, "fast_exp10f": lambda x: np.power(10, x),
         "fast_logf": np.log, "fast_log2f": np.log2, "fast_log10f": np.log10, "fast_sinf": np.sin,
-        "fast_cosf": np.cos, "fast_tanf": np.tan,
+        "fast_cosf": np.cos, "fast_tanf": np.tan, "fast_tanhf": np.tanh,
     }
     binary = {
         "pow": np.power, "fast_powf": np.power, "atan2": np.arctan2, "fmod": np.fmod, "fmin": np.fmin,
@@ -59,28 +59,46 @@ def _table() -> dict[str, Callable[..., Any]]:
 
 def _in_numpy(compute: Callable[..., Any]) -> Callable[..., Any]:
     """A libdevice function as the interpreter runs `tl.math`: on the numpy arrays behind the
-    interpreter's `tl.tensor`s (`handle.data`, a `TensorHandle`), in their common float type."""
+    interpreter's `tl.tensor`s (`handle.data`, a `TensorHandle`), broadcast together, in the widest
+    float type of its float tensor arguments. Integer tensors and Python numbers do not widen it, as
+    on a GPU: `pow(x_fp32, n_int32)` is libdevice's `powi`, an fp32 result (numpy would say fp64)."""
 
-    def call(*args: Any, **_: Any) -> Any:  # `_semantic=` when called as a builtin: not needed
+    def call(*args: Any, **kwargs: Any) -> Any:
         import numpy as np
         import triton.language as tl
         from triton.runtime.interpreter import TensorHandle
 
+        args = _positional(args, kwargs)
         tensors = [a for a in args if isinstance(a, tl.tensor)]
-        if not tensors:
-            raise NotImplementedError("libdevice in the interpreter: no tensor argument")
-        dtype = np.result_type(*(t.handle.data.dtype for t in tensors))
+        floats = [t.handle.data.dtype for t in tensors if t.handle.data.dtype.kind == "f"]
+        if not floats:
+            raise NotImplementedError("libdevice in the interpreter: no float tensor argument")
+        dtype = np.result_type(*floats)
         scalar = {np.float16: tl.float16, np.float32: tl.float32, np.float64: tl.float64}.get(dtype.type)
         if scalar is None:
             raise NotImplementedError(f"libdevice in the interpreter: {dtype} arguments")
         data = [np.asarray(a.handle.data if isinstance(a, tl.tensor) else getattr(a, "value", a), dtype=dtype)
                 for a in args]
-        out = np.asarray(compute(*data)).astype(dtype)
-        widest = max(tensors, key=lambda t: t.handle.data.size)
-        kind = tl.block_type(scalar, widest.type.shape) if widest.type.is_block() else scalar
+        with np.errstate(all="ignore"):  # inf and nan are values here, as on a GPU
+            out = np.asarray(compute(*data)).astype(dtype)
+        block = any(t.type.is_block() for t in tensors)
+        kind = tl.block_type(scalar, list(out.shape)) if block else scalar
         return tl.tensor(TensorHandle(out, scalar), kind)
 
     return call
+
+
+def _positional(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
+    """The call's arguments in order: libdevice's functions name theirs `arg0`, `arg1`, ...
+    (`libdevice.pow(x, arg1=2.0)`); `_semantic=` / `_builder=`, passed when the interpreter calls
+    them as builtins, are not arguments."""
+    named = {k: v for k, v in kwargs.items() if k not in ("_semantic", "_builder", "_generator")}
+    out = list(args)
+    while f"arg{len(out)}" in named:
+        out.append(named.pop(f"arg{len(out)}"))
+    if named:
+        raise TypeError(f"libdevice function got unexpected argument(s): {', '.join(sorted(named))}")
+    return tuple(out)
 
 
 @contextlib.contextmanager
@@ -93,13 +111,31 @@ def libdevice_in_numpy(names: dict[str, Any]) -> Iterator[None]:
     table, patches = _table(), Patcher()
     try:
         for module in filter(None, map(sys.modules.get, _MODULES)):
-            for name, compute in table.items():
-                if hasattr(module, name):
-                    patches.set(module, name, compute)
+            for name in _functions(module):
+                patches.set(module, name, table.get(name) or _not_computed(name))
         for key, value in list(names.items()):
             name = getattr(value, "__name__", None)
-            if name in table and getattr(value, "__module__", None) in _MODULES:
-                patches.set_item(names, key, table[name])
+            if getattr(value, "__module__", None) in _MODULES and callable(value):
+                patches.set_item(names, key, table.get(name) or _not_computed(name))
         yield
     finally:
         patches.restore()
+
+
+def _functions(module: Any) -> list[str]:
+    """The libdevice functions `module` defines (its own functions: what it imports is not one)."""
+    return [name for name, value in vars(module).items()
+            if not name.startswith("_") and callable(value) and getattr(value, "__module__", None) == module.__name__]
+
+
+@functools.cache
+def _not_computed(name: str) -> Callable[..., Any]:
+    """A libdevice function this module has no numpy for: the launch is skipped with its name said
+    (the interpreter's own error named nothing: None back, or NotImplementedError from
+    `create_extern_elementwise`)."""
+
+    def call(*_: Any, **__: Any) -> Any:
+        raise NotImplementedError(f"libdevice.{name} is not computed in compile-only mode")
+
+    return call
+
