@@ -398,6 +398,17 @@ def test_a_value_the_trace_does_not_record_is_said_in_words() -> None:
     assert "(not recorded) → <b>s77</b>" in render_as(report, "html")
 
 
+def test_a_recorded_question_mark_is_not_said_unrecorded() -> None:
+    """A constexpr whose real value is the string "?" was said "(not recorded)"; a hint built its text
+    with the bare sentinel. The value is quoted; the hint says the words."""
+    from tritoninspect.analyse.breaks import _arg_text, _recompile_hint
+    from tritoninspect.model.report import UNRECORDED
+
+    assert _arg_text({"MODE": "?"}, "MODE") == "'?'" and _arg_text({}, "MODE") == UNRECORDED
+    hint = _recompile_hint((ArgChange("k", "constexpr", "BLOCK", UNRECORDED, "128"),))
+    assert hint is not None and "((not recorded) -> 128)" in hint and "? ->" not in hint
+
+
 # --- merging -------------------------------------------------------------------------------------------
 
 

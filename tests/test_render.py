@@ -351,6 +351,28 @@ def test_a_break_is_named_by_what_torchs_explanation_names_in_every_format(repor
     assert GraphBreak("0/0", reason, "m.py", 3, headline="Unsupported call to `print`").title() == "Unsupported call to `print`"
 
 
+def test_a_break_title_names_only_what_torch_names_as_a_callable() -> None:
+    """torch's explanations backtick more than names: an example (`if my_tensor.sum() > 0:`), a
+    function's repr with its address, a user's own message. Only a builtin, function, method or
+    operator's name is appended, a repr's name without its address."""
+    from tritoninspect.model.report import GraphBreak
+
+    def title(explanation: str, headline: str = "Head") -> str:
+        return GraphBreak("0/0", f"{headline}\n  Explanation: {explanation}", "m.py", 3, headline=headline).title()
+
+    assert title("Detected data-dependent branching (e.g. `if my_tensor.sum() > 0:`). Dynamo does not "
+                 "support tracing dynamic control flow.") == "Head"
+    assert title("Skip calling function `<function launch at 0x7f9672be6c00>` since it was wrapped with "
+                 "`torch.compiler.disable` (reason: None)") == "Head (`launch`)"
+    assert title("User-inserted graph break. Message: see function `helper` and `x`") == "Head"
+    assert title("Dynamo does not know how to trace the builtin `posix.getpid.` This function is either "
+                 "a Python builtin") == "Head (`posix.getpid`)"
+    assert title("Dynamo does not know how to trace method `item` of class `Tensor`") == "Head (`item`)"
+    assert title("Operator `aten.nonzero.default`'s output shape depends on input Tensor data.") \
+        == "Head (`aten.nonzero.default`)"
+    assert title(f"Skip calling function `<function {'f' * 120} at 0x1>` since") == "Head"
+
+
 def test_a_file_is_spelled_the_same_in_every_view(tmp_path: Path) -> None:
     """The overview said `liger_kernel/ops/rms_norm.py:67`, `--detail`'s tables and the findings'
     evidence `rms_norm.py:67` (the basename): one file, two spellings. Every view now uses the overview's."""

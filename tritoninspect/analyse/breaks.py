@@ -24,7 +24,7 @@ from tritoninspect.analyse.break_causes import (  # noqa: F401 - KNOWN_CAUSES, k
 from tritoninspect.analyse.indexes import nodes_of_kernel
 from tritoninspect.analyse.libraries import library_name
 from tritoninspect.model.records import BreakRecord, Capture, DynamoBreak, NodeRecord, RecompileRecord, extended
-from tritoninspect.model.report import STAGES, UNRECORDED, ArgChange, Diagnostic, GraphBreak, Recompile
+from tritoninspect.model.report import STAGES, UNRECORDED, ArgChange, Diagnostic, GraphBreak, Recompile, said
 from tritoninspect.textformats.breaks import frame_location, original_function
 
 
@@ -321,8 +321,12 @@ def _diff(kernel: str, before: NodeRecord, after: NodeRecord) -> list[ArgChange]
 
 def _arg_text(args: dict[str, object], name: str) -> str:
     """An argument's value as said; "?" where the launch node does not hold it (a trace's first compile
-    records no value for an int Dynamo specialised), never the word "None"."""
-    return str(args[name]) if name in args else UNRECORDED
+    records no value for an int Dynamo specialised), never the word "None". A recorded value that is
+    itself "?" is said quoted, so it is never taken for one not recorded."""
+    if name not in args:
+        return UNRECORDED
+    text = str(args[name])
+    return repr(text) if text == UNRECORDED else text
 
 
 def _grid_text(grid: tuple[tuple[object, ...], ...] | None) -> str:
@@ -337,8 +341,8 @@ def _recompile_hint(changes: tuple[ArgChange, ...]) -> str | None:
         constexpr = next((c for c in changes if c.kind == "constexpr"), None)
     if constexpr is not None:
         return (
-            f"constexpr {constexpr.name} of {constexpr.kernel} takes a size-dependent value ({constexpr.before} -> "
-            f"{constexpr.after}): a tl.constexpr is specialised, so torch guards on its value and compiles again "
+            f"constexpr {constexpr.name} of {constexpr.kernel} takes a size-dependent value ({said(constexpr.before)} -> "
+            f"{said(constexpr.after)}): a tl.constexpr is specialised, so torch guards on its value and compiles again "
             "for each new one. If it bounds tl.arange or sets a block shape it must stay a constexpr: round it to "
             "a few values (a power of two, capped) so few compiles happen; if it only selects a code path, pass it "
             "as a plain argument."
@@ -347,7 +351,7 @@ def _recompile_hint(changes: tuple[ArgChange, ...]) -> str | None:
     if symbolic is not None:
         what = "grid" if symbolic.kind == "grid" else f"{symbolic.name}"
         return (
-            f"{symbolic.kernel}'s {what} became symbolic ({symbolic.before} -> {symbolic.after}): Dynamo compiled "
+            f"{symbolic.kernel}'s {what} became symbolic ({said(symbolic.before)} -> {symbolic.after}): Dynamo compiled "
             "again for a dynamic size, and later sizes reuse this compile. Compile with dynamic=True (--dynamic) "
             "or torch._dynamo.mark_dynamic to start dynamic."
         )

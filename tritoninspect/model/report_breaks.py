@@ -49,12 +49,20 @@ class DynamoBreak:
         operator" -> "... (`print`)")."""
         head = self.headline or next((ln.strip() for ln in self.reason.splitlines() if ln.strip()), "")
         m = _EXPLAINED_NAME.search(self.reason)
-        return f"{head} (`{m[1]}`)" if m and m[1] not in head else head
+        name = m[1].rstrip(".") if m else ""  # "the builtin `posix.getpid.`" (sic)
+        return f"{head} (`{name}`)" if name and name not in head else head
 
 
-#: The first `name` in the "Explanation:" line of Dynamo's break reason (torch 2.7+'s structured graph breaks,
-#: torch/_dynamo/graph_break_registry.json): "builtin operator `print`", "function `os.getpid`".
-_EXPLAINED_NAME = re.compile(r"^\s*Explanation:[^`\n]*`([^`\n]{1,80})`", re.MULTILINE)
+#: What Dynamo's explanation says it could not trace, when it names a builtin, function, method or
+#: operator (torch 2.7+'s structured graph breaks, torch/_dynamo/graph_break_registry.json): "builtin
+#: operator `print`", "the function `os.getpid`", "calling function `<function f at 0x7f..>`" (the
+#: name only). Other backticked text is not a name: an example (`if my_tensor.sum() > 0:`) or a
+#: user's own message (User-inserted graph break. Message: ...).
+_EXPLAINED_NAME = re.compile(
+    r"^\s*Explanation:(?!\s*(?:User-inserted|Manually triggered))[^`\n]*?"
+    r"\b(?:builtin operator|builtin|function|method|[Oo]perator|calling) "
+    r"`(?:<function )?([^\W\d][\w.]{0,79})(?: at 0x[0-9a-fA-F]+>)?`",
+    re.MULTILINE)
 
 
 @dataclass(frozen=True)
