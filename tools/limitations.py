@@ -85,6 +85,8 @@ COMPILE_ONLY_LIMITATIONS: tuple[Limitation, ...] = (
     Limitation("break_pre_hook.py:Net", "graphs[*", _PRE_HOOK),
     Limitation("inplace.py:Net", "kernels[add_inplace_kernel].occurrences[0/0 output_code*", _ALIGNMENT),
     Limitation("inplace.py:Net", "kernels[add_inplace_kernel].occurrences[0/0 runtime*", _ALIGNMENT),
+    # Each graph node names the definition its launch uses (analyse/kernels.py `_definition_of`).
+    Limitation("inplace.py:Net", "kernels[add_inplace_kernel].occurrences[*].inductor_name", _ALIGNMENT),
     # The real-library tier (tests/reallib/, tests/fixtures/gpu-reallib/).
     Limitation("liger_rms_norm.py:Net", "kernels[_rms_norm_backward_kernel].occurrences[*].grid", _SM_COUNT),
     Limitation("liger_rms_norm.py:Net", "kernels[_rms_norm_backward_kernel].occurrences[*].args", _SM_COUNT),
