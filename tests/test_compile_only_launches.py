@@ -319,6 +319,27 @@ def test_a_compiled_launch_casting_a_float_and_calling_libdevice_equals_eager() 
     torch.testing.assert_close(out, module.reference(torch.exp(x)) * 3)
 
 
+def test_a_loop_bound_that_is_a_scalar_tensor_runs_on_triton_36s_interpreter(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Triton 3.6 sets `tl.tensor.__index__` to `int(self.handle.data)`, which numpy 2.4+ refuses for
+    a one-element array (triton-lang/triton#9171): the H200's triton 3.6 skipped Liger's RMSNorm
+    backward. Here the interpreter is made to set 3.6's `__index__`; the launch still runs."""
+    from triton.runtime import interpreter as ti
+
+    patch_tensor = ti._patch_lang_tensor
+
+    def as_in_triton_36(tensor: Any, scope: Any) -> None:
+        patch_tensor(tensor, scope)
+        scope.set_attr(tensor, "__index__", lambda self: int(self.handle.data))
+
+    monkeypatch.setattr(ti, "_patch_lang_tensor", as_in_triton_36)
+    module = load_asset("scalar_range_kernel")
+    x = torch.randn(5, 8)
+    with compile_only() as env:
+        out = module.launch(x)
+    assert env.problems == []
+    torch.testing.assert_close(out, x * 2)
+
+
 def test_the_docs_list_the_libdevice_functions_computed() -> None:
     import re
 

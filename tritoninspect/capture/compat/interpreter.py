@@ -186,6 +186,8 @@ def interpreter_changes_undone() -> Iterator[None]:
       rewritten function's module globals (the kernel's module, a nested function's,
       triton.language.standard). The names it added are removed, with the rewritten functions
       cached meanwhile in `InterpretedFunction.rewritten_fn` (they need those names).
+    - While it records, `tl.tensor.__index__` is set as triton 3.7 sets it (`_scalar_index`): triton
+      3.6's fails with numpy 2.4+ on a loop bound that is a scalar tensor.
 
     Read in triton 3.6, 3.7 and 3.8 (interpreter.py: `_LangPatchScope` ~line 840,
     `_compile_and_exec` ~line 1434, `InterpretedFunction.__call__` ~line 1477 in 3.7, the same
@@ -207,7 +209,7 @@ def interpreter_changes_undone() -> Iterator[None]:
 
     def recording_set_attr(scope: Any, obj: Any, name: str, value: Any) -> None:
         language.remember(obj, name)
-        set_attr(scope, obj, name, value)
+        set_attr(scope, obj, name, _scalar_index if name == "__index__" else value)
 
     def recording_compile_and_exec(rewriter: Any, tree: Any) -> Any:
         names = rewriter.fn.__globals__
@@ -230,6 +232,14 @@ def interpreter_changes_undone() -> Iterator[None]:
                 names.pop(name, None)
         for fn in set(cache) - cached_before:
             cache.pop(fn, None)
+
+
+def _scalar_index(self: Any) -> int:
+    """`tl.tensor.__index__` in the interpreter (`range(row_start, row_end)` over scalars, as
+    Liger-Kernel's RMSNorm backward loops): triton 3.6's `int(self.handle.data)` of a one-element
+    1-D array raises "only 0-dimensional arrays can be converted to Python scalars" with numpy 2.4+
+    (https://github.com/triton-lang/triton/issues/9171; triton 3.7 squeezes the array, as here)."""
+    return int(self.handle.data.squeeze())
 
 
 def make_jit_run(on_skip: Any, original: Any = None, compile_launch: Any = None, on_note: Any = None) -> Any:
