@@ -168,6 +168,7 @@ def test_autotune_hooks_change_the_result_and_the_actions_restore_it(runs: CliRu
         assert kept < 1e-5
 
 
+@pytest.mark.timing
 def test_fp64_scalar_is_slower_and_the_cast_restores_eagers_speed(runs: CliRuns) -> None:
     import torch
 
@@ -214,6 +215,7 @@ def test_view_clone_overread_matches_the_values_and_the_offset_restores_them(run
     assert kept < 1e-5
 
 
+@pytest.mark.timing
 def test_clone_cost_is_slower_and_a_fresh_tensor_removes_it(runs: CliRuns) -> None:
     """Net's copy of its input (from the start to the view's end) and back costs time; FreshNet (the action:
     the kernel writes a fresh tensor, copied into the slice after) has no copy and computes the same."""
