@@ -288,6 +288,45 @@ def test_graph_break_finding_names_what_torchs_explanation_names() -> None:
     assert b.finding.endswith(": Unsupported call to `print`.")
 
 
+def test_a_break_after_a_compile_only_device_probe_is_not_presented_as_real() -> None:
+    """Liger's infer_device() heard "no GPU" in compile-only mode and imported transformers inside the
+    traced forward: an "Import failure" break a GPU run does not have. The finding and the eager
+    kernel's said so nowhere, and the advice told the user to restructure the library call."""
+    probe = "/venv/site-packages/liger_kernel/utils.py:47 in infer_device"
+    report = gpu("break_pre_hook")
+    probed = tuple(dataclasses.replace(b, device_probe=probe) for b in report.graph_breaks)
+    found = advise(dataclasses.replace(report, graph_breaks=probed))
+    eager = next(a for a in found if a.rule == "eager_launches")
+    assert "that break follows a device probe answered for the CPU in compile-only mode" in eager.finding
+    assert "(liger_kernel/utils.py:47 in infer_device)" in eager.finding
+    assert eager.action.startswith("Check on a GPU before changing code for this")
+    lone = GraphBreak("0/0", "reason", "m.py", 3, headline="Import failure", hint="restructure", device_probe=probe)
+    (a,) = advise(dataclasses.replace(gpu("add_raw"), graph_breaks=(lone,)))
+    assert a.finding.endswith("a GPU run may not break here.") and "restructure" not in a.action
+    (plain,) = advise(dataclasses.replace(gpu("add_raw"), graph_breaks=(dataclasses.replace(lone, device_probe=None),)))
+    assert plain.action == "restructure" and "device probe" not in plain.finding
+
+
+def test_a_finding_on_a_library_kernel_says_whose_code_the_action_changes() -> None:
+    """clone_cost on Liger's GEGLU backward advised "Give the kernel an output pointer ...", as if the
+    user could; the action (a clone rule's, a finding's) now says the kernel is the library's and whom to ask."""
+    from tritoninspect.analyse.hazards.bridge import hazard_advice
+    from tritoninspect.analyse.summary import summarise
+
+    report = gpu("hazard_clone_cost")
+    (finding,) = advise(report)  # clone_input_view: the proved clone rule, clone_cost's warning steps aside
+    kernel = finding.kernel
+    lib = Library("liger_kernel", "0.8.5", "liger_kernel", "https://github.com/linkedin/Liger-Kernel")
+    theirs = dataclasses.replace(report, libraries=(lib,), kernels=tuple(
+        dataclasses.replace(k, library="liger_kernel") if k.name == kernel else k for k in report.kernels))
+    (a,) = advise(theirs)
+    hazard = hazard_advice(theirs, summarise(theirs))[0]
+    assert hazard.rule == "clone_cost" and hazard.action.startswith(f"{kernel} is liger_kernel 0.8.5's code")
+    assert a.action.startswith(f"{kernel} is liger_kernel 0.8.5's code (installed library, not yours), so ask "
+                               "the maintainers of liger_kernel (https://github.com/linkedin/Liger-Kernel)")
+    assert finding.action[1:] in a.action and a.library == "liger_kernel"
+
+
 # --- missing, backward, recompiles ----------------------------------------------------------------
 
 

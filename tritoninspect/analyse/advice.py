@@ -31,6 +31,7 @@ from tritoninspect.analyse.advice_text import (
     INFO,
     RECOMPILES,
     TRITON_OP_DOC,
+    in_library,
     join,
     library_of,
     plural,
@@ -179,9 +180,13 @@ def eager_launches(report: Report, kernels: Sequence[KernelSummary]) -> list[Adv
         place = short_location(brk.file, brk.line) if brk is not None else ""
         cause = f", after the graph break at {place}" if brk is not None else ""
         action, owner = _break_action(report, brk)
+        probed = [b for b in ([brk] if brk is not None else report.graph_breaks) if b.device_probe]
+        if probed:  # compile-only mode's CPU answer may have made the break: check on a GPU first
+            action = _check_on_a_gpu(report)
         advice.append(Advice(
             rule="eager_launches", impact=EAGER, kernel=k.name, kernels=(k.name,), library=owner,
-            finding=f"{k.name} ran eagerly {times(k.eager_launches)}{cause}, outside every compiled graph.",
+            finding=f"{k.name} ran eagerly {times(k.eager_launches)}{cause}, outside every compiled graph"
+                    f"{_probe_caveat(probed, brk is not None)}.",
             action=action,
             because="Code after a graph break, and frames Dynamo skips or that torch.compiler.disable marks, "
                     "run in plain Python: their kernel launches are never traced, so Inductor cannot see, "
@@ -191,6 +196,32 @@ def eager_launches(report: Report, kernels: Sequence[KernelSummary]) -> list[Adv
                    else "kernels ran eagerly, outside every compiled graph, with no graph break tied to them"),
         ))
     return advice
+
+
+def _probe_caveat(probed: Sequence[GraphBreak], tied: bool) -> str:
+    """What a finding adds when compile-only mode's device probe may have made its graph break."""
+    if not probed:
+        return ""
+    probe = _probe_place(probed[0].device_probe)
+    if tied:
+        return f"; that break follows a device probe answered for the CPU in compile-only mode ({probe}): " \
+               "a GPU run may not break there, and may compile this launch"
+    follow = "follows" if len(probed) == 1 else "follow"
+    return (f"; compile-only mode: {plural(len(probed), 'graph break')} of this run {follow} a device probe "
+            f"answered for the CPU ({probe}), so a GPU run may compile this launch")
+
+
+def _probe_place(frame: str | None) -> str:
+    """A device probe's "file:line in function", its file said as everywhere else."""
+    function = (frame or "").rsplit(" in ", 1)[1] if " in " in (frame or "") else ""
+    where = short_location(*_frame(frame))
+    return f"{where} in {function}" if function else where
+
+
+def _check_on_a_gpu(report: Report) -> str:
+    target = shlex.quote(report.meta.target) if report.meta.target else "TARGET"
+    return (f"Check on a GPU before changing code for this: `tritoninspect graph {target}` on a machine with one "
+            "(or `tritoninspect graph LOG` on a TORCH_TRACE log of a GPU run) shows whether the break is there.")
 
 
 def _break_action(report: Report, brk: GraphBreak | None) -> tuple[str, str | None]:
@@ -240,12 +271,17 @@ def graph_breaks(report: Report, kernels: Sequence[KernelSummary]) -> list[Advic
         near = f" next to {b.kernel}" if b.kernel else ""
         logged = f" (logged {len(group)} times)" if len(group) > 1 else ""
         skipped = "; Dynamo skipped the frame" if any(g.frame_skipped for g in group) else ""
-        action = (_library_break_action(report, b) if b.library is not None else
+        probed = next((g for g in group if g.device_probe), None)
+        probe = (f"; it follows a device probe answered for the CPU in compile-only mode "
+                 f"({_probe_place(probed.device_probe)}): "
+                 "a GPU run may not break here") if probed else ""
+        action = (_check_on_a_gpu(report) if probed else
+                  _library_break_action(report, b) if b.library is not None else
                   b.hint or f"If the break is not intended, `{_breaks_command(report)}` shows its cause.")
         advice.append(Advice(
             rule="graph_breaks", impact=EAGER if skipped else INFO, kernel=b.kernel,
             kernels=(b.kernel,) if b.kernel else (), library=b.library,
-            finding=f"graph break at {short_location(b.file, b.line)}{near}{logged}: {headline}{skipped}.",
+            finding=f"graph break at {short_location(b.file, b.line)}{near}{logged}: {headline}{skipped}{probe}.",
             action=action,
             because="Each graph break ends one graph and starts another: Inductor optimises each part alone "
                     "and nothing fuses across the break.",
@@ -308,13 +344,23 @@ def hazards(report: Report, kernels: Sequence[KernelSummary]) -> list[Advice]:
     return [a for a in hazard_advice(report, kernels) if not (a.rule == "clone_cost" and a.kernel in proved)]
 
 
+def _library_aware(rule: Rule) -> Rule:
+    """`rule` whose action, on an installed library's kernel, says it is the library's code to change."""
+    def aware(report: Report, kernels: Sequence[KernelSummary]) -> list[Advice]:
+        owners = {k.name: k.library for k in kernels if k.library}
+        return [in_library(report, a, owners.get(a.kernel or "")) for a in rule(report, kernels)]
+
+    aware.__doc__ = rule.__doc__
+    return aware
+
+
 RULES: dict[str, Rule] = {
     "kernel_missing": kernel_missing,
     "backward_cut": backward_cut,
     "custom_op_hides_kernel": custom_op_hides_kernel,
     "eager_launches": eager_launches,
     "graph_breaks": graph_breaks,
-    **CLONE_RULES,
+    **{name: _library_aware(rule) for name, rule in CLONE_RULES.items()},
     "mutation_fallback": mutation_fallback,
     "recompiles": recompiles,
     "hazards": hazards,

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 
-from tritoninspect.model.report import Library, Report
+from tritoninspect.model.report import Advice, Library, Report
 
 #: Impact levels: the order findings are shown in (highest first).
 BROKEN, HIDDEN, EAGER, COPIES, RECOMPILES, INFO = 60, 50, 40, 30, 20, 10
@@ -37,3 +38,16 @@ def plural(n: int, word: str) -> str:
 
 def times(n: int) -> str:
     return "once" if n == 1 else f"{n} times"
+
+
+def in_library(report: Report, advice: Advice, owner: str | None) -> Advice:
+    """A finding on an installed library's kernel: its action changes that library's code, which is
+    its maintainers' to change; the advice says so before the action (Liger's GEGLU backward: "Give
+    the kernel an output pointer ..." read as the user's to do)."""
+    if owner is None or not advice.action:
+        return advice
+    lib = library_of(report, owner)
+    name = f"{lib.distribution} {lib.version}" if lib else owner
+    action = (f"{advice.kernel} is {name}'s code (installed library, not yours), so {upstream(lib, owner)}; "
+              f"the change: {advice.action[:1].lower()}{advice.action[1:]}")
+    return dataclasses.replace(advice, action=action, library=owner)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from tritoninspect.analyse.advice_text import in_library
 from tritoninspect.analyse.hazards.clones import SUBSUMED_BY
 from tritoninspect.analyse.summary import KernelSummary
 from tritoninspect.model.report import Advice, Finding, Report
@@ -28,9 +29,10 @@ def hazard_advice(report: Report, kernels: Sequence[KernelSummary]) -> list[Advi
     """One Advice per error or warning finding of `report` (notes stay in `Report.findings`). A finding whose
     action another finding of the same kernel already gives (`clones.SUBSUMED_BY`) keeps its line and drops
     the action, saying whose action removes it too: the same action is not advised twice."""
-    del kernels
+    owners = {k.name: k.library for k in kernels if k.library}
     shown = [f for f in report.findings if f.severity in IMPACT]
-    return [as_advice(f, by=_subsumed_by(f, shown)) for f in shown]
+    return [in_library(report, as_advice(f, by=_subsumed_by(f, shown)), owners.get(f.kernel or ""))
+            for f in shown]
 
 
 def _subsumed_by(finding: Finding, findings: Sequence[Finding]) -> str | None:
