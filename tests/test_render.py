@@ -31,7 +31,7 @@ from tritoninspect.render import (
 )
 from tritoninspect.render.dump import MARKER
 from tritoninspect.render.stage import MARK, SHOW_STAGES
-from tritoninspect.model.report import Meta, OpaqueOp, Report, with_meta
+from tritoninspect.model.report import Meta, OpaqueOp, Report, read_report, with_meta
 
 TESTS = Path(__file__).parent
 REPO = TESTS.parent
@@ -385,3 +385,53 @@ def test_a_file_is_spelled_the_same_in_every_view(tmp_path: Path) -> None:
     assert fmt.location(installed, 67, cwd=tmp_path) == "liger_kernel/ops/rms_norm.py:67"
     assert fmt.location(str(tmp_path / "own.py"), None, cwd=tmp_path) == "own.py"
     assert fmt.location(None, 3) == fmt.NONE
+
+
+def test_a_counts_line_wraps_between_items_never_inside_one() -> None:
+    """At 80 columns the overview said "... · post-grad: 2 · output" and "code: 2" on the next line."""
+    from rich.console import Console
+
+    from tritoninspect.render.terminal import Items
+
+    items = ["Dynamo graphs: 1", "AOT forward: 1", "AOT backward: 1", "post-grad: 2", "output code: 2"]
+    for width in (20, 40, 66, 80, 200):
+        console = Console(width=width, record=True, color_system=None)
+        console.print(Items(items))
+        lines = console.export_text().splitlines()
+        assert [x.strip() for line in lines for x in line.split(" · ")] == items, (width, lines)
+        assert all(len(line) <= width for line in lines)
+    assert len(lines) == 1
+
+
+def test_a_findings_why_is_said_once_and_then_as_above() -> None:
+    """--detail printed fp64_scalar_math's six-line why for each of six kernels."""
+    from tritoninspect.model.report import read_report
+    from tritoninspect.render import render_as
+
+    report = read_report(Path(__file__).parent / "fixtures" / "gpu" / "hazard_fp64_scalar.json")
+    f = next(f for f in report.findings if f.basis)
+    twice = dataclasses.replace(report, findings=(f, dataclasses.replace(f, kernel="other_kernel"),
+                                                  dataclasses.replace(f, basis=f.basis + " Another.")))
+    text = render_as(twice, "detail", color=False, width=4000)
+    section = text[text.index("Findings: what torch.compile changes"):]
+    whys = [line.strip() for line in section.splitlines() if line.strip().startswith("why:")][:3]
+    assert whys[0].startswith(f"why: {f.basis}") and whys[1] == f"why: as above ({f.rule})", whys
+    assert whys[2].startswith(f"why: {f.basis} Another."), whys
+
+
+def test_one_cause_logged_inside_and_outside_a_higher_order_op_shows_one_reason() -> None:
+    """Liger's import failure was logged from inside the autograd.Function (with a "Higher Order
+    Operator:" line) and from the outer frame: `breaks` printed the reason block twice."""
+    from tritoninspect.model.report import GraphBreak
+    from tritoninspect.render import render_as
+
+    cause = "  Explanation: Failure when attempting to import.\n  Hint: check eager."
+    inside = GraphBreak("0/0", f"Import failure\n  Higher Order Operator: autograd.Function\n{cause}", "m.py", 3,
+                        headline="Import failure")
+    outside = GraphBreak("1/0", f"Import failure\n{cause}", "m.py", 3, headline="Import failure")
+    report = read_report(Path(__file__).parent / "fixtures" / "gpu" / "add_raw.json")
+    text = render_as(dataclasses.replace(report, graph_breaks=(inside, outside)), "breaks", color=False, width=200)
+    assert text.count("reason:") == 1 and "Higher Order Operator: autograd.Function" in text
+    other = dataclasses.replace(outside, reason="Import failure\n  Explanation: another cause.")
+    text = render_as(dataclasses.replace(report, graph_breaks=(inside, other)), "breaks", color=False, width=200)
+    assert text.count("reason:") == 2

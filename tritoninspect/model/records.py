@@ -250,7 +250,7 @@ class DeviceQueryRecord:
 
 @dataclass(frozen=True)
 class DeviceProbeRecord:
-    """A device probe answered for the CPU here, where the GPU compile-only mode stands for
+    """A device probe answered for the CPU here, where the GPU compile-only mode stands in for
     answers CUDA: `torch.cuda.is_available()` False, or a tensor not on CUDA (`x.is_cuda`, its
     device compared with "cuda"); the code after it may have taken its no-GPU path."""
 

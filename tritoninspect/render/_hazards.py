@@ -21,12 +21,15 @@ def findings_section(report: Report, cwd: Path) -> list[RenderableType]:
     if not report.findings:
         return []
     blocks: list[RenderableType] = [heading("Findings: what torch.compile changes", len(report.findings))]
+    explained: set[str] = set()  # each why is said once, at the first finding it explains
     for f in report.findings:
-        blocks += finding_lines(f, cwd)
+        blocks += finding_lines(f, cwd, explained)
     return blocks
 
 
-def finding_lines(f: Finding, cwd: Path) -> list[RenderableType]:
+def finding_lines(f: Finding, cwd: Path, explained: set[str] | None = None) -> list[RenderableType]:
+    """A finding: its head, evidence, action and why; a why already said word for word (`explained`,
+    updated here) is said as "as above (rule)"."""
     head = Text.assemble((f.severity, SEVERITY_STYLE.get(f.severity, "")), " ", (f.rule, "bold"),
                          f" {f.kernel}" if f.kernel else "", f": {f.summary}")
     lines: list[RenderableType] = [head]
@@ -39,7 +42,10 @@ def finding_lines(f: Finding, cwd: Path) -> list[RenderableType]:
                                     f"fixed in torch {f.fixed_in}" if f.fixed_in else "") if x)
     basis = " · ".join(x for x in (f.basis, versions) if x) + (f" [{f.cite}]" if f.cite else "")
     if basis.strip():
-        lines.append(Padding(Text(f"why: {basis}", style="dim"), (0, 0, 0, 2)))
+        said = explained is not None and basis in explained
+        lines.append(Padding(Text(f"why: as above ({f.rule})" if said else f"why: {basis}", style="dim"), (0, 0, 0, 2)))
+        if explained is not None:
+            explained.add(basis)
     return lines
 
 

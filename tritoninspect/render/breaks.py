@@ -197,8 +197,12 @@ def shown_reason(reason: str) -> str:
 
 
 def _core(reason: str) -> str:
-    """A reason without the note on how Dynamo handled it, to show each cause once."""
-    return reason.split("Graph break encountered:", 1)[-1].strip()
+    """A reason without the note on how Dynamo handled it, to show each cause once: without the
+    "Graph break encountered:" preamble of a skipped frame, and without the "Higher Order Operator:"
+    line Dynamo adds when the break is inside one (an autograd.Function's forward), which the
+    same cause logged from the outer frame lacks."""
+    core = reason.split("Graph break encountered:", 1)[-1]
+    return "\n".join(ln for ln in core.strip().splitlines() if not ln.strip().startswith("Higher Order Operator:"))
 
 
 def _indented(text: str, style: str = "") -> Text:

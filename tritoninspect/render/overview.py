@@ -26,7 +26,7 @@ from tritoninspect.render._findings import advice_block, findings_block, numbere
 from tritoninspect.render._safe import safe_record
 from tritoninspect.render.cudagraphs import cudagraph_section, epilogue_section
 from tritoninspect.render._widgets import ALERT, ENTRY_STYLES, heading
-from tritoninspect.render.terminal import count_lines, mode_line
+from tritoninspect.render.terminal import Items, count_lines, mode_line
 from tritoninspect.model.report import Report
 
 #: Verdict words and their colours (see `KernelSummary.verdict`).
@@ -74,12 +74,12 @@ def kernels_line(report: Report) -> str:
 
 def _header(report: Report, cwd: Path) -> list[RenderableType]:
     meta = report.meta
-    versions = f"torch {meta.torch} · triton {meta.triton}"
-    inputs = f" · inputs {', '.join(meta.inputs)}" if meta.inputs else ""
+    versions = [f"torch {meta.torch}", f"triton {meta.triton}"]
+    inputs = [f"inputs {', '.join(meta.inputs)}"] if meta.inputs else []
     lines: list[RenderableType] = [
         Text.assemble((f"{meta.tool} {meta.tool_version}", "bold"), "  ", (meta.target, "bold")),
         mode_line(report),
-        Text(versions + inputs, style="dim"),
+        Items(versions + inputs, style="dim"),
         *count_lines(report, cwd),
     ]
     compile_line = compile_time_line(report)

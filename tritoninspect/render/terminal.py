@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from rich.console import Console, RenderableType
+from rich.cells import cell_len
+from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
 from rich.text import Text
 
 from tritoninspect.render import _format as fmt
@@ -63,8 +64,8 @@ def header(report: Report, cwd: Path) -> list[RenderableType]:
     ]
     versions = [f"torch {meta.torch}", f"triton {meta.triton}", f"python {meta.python}"]
     options = [f"stage: {meta.stage}", f"dynamic: {_dynamic(meta.dynamic)}", f"backward: {fmt.backward_text(meta)}"]
-    lines.append(Text(" · ".join(versions), style="dim"))
-    lines.append(Text(" · ".join(options), style="dim"))
+    lines.append(Items(versions, style="dim"))
+    lines.append(Items(options, style="dim"))
     if meta.inputs:
         calls = f" (first of {meta.calls} calls)" if meta.calls > 1 else ""
         lines.append(Text("inputs: " + ", ".join(meta.inputs) + calls, style="dim"))
@@ -103,7 +104,26 @@ def count_lines(report: Report, cwd: Path) -> list[RenderableType]:
     after = [f"{skipped} frame skipped"] * bool(skipped) + [f"{probed} after a compile-only device probe"] * bool(probed)
     breaks = f"graph breaks: {len(report.graph_breaks)}" + (f" ({', '.join(after)})" if after else "")
     limits = f" · recompile limit hit: {len(report.recompile_limits)}" if report.recompile_limits else ""
-    return [Text(" · ".join(graphs)), Text(f"{breaks} · recompiles: {len(report.recompiles)}{limits}")]
+    return [Items(graphs), Text(f"{breaks} · recompiles: {len(report.recompiles)}{limits}")]
+
+
+class Items:
+    """Items joined by " · ", wrapped between two items, never inside one ("output code: 6" stays
+    whole at 80 or 100 columns)."""
+
+    def __init__(self, items: Sequence[str], style: str = "") -> None:
+        self.items, self.style = list(items), style
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        line = ""
+        for item in self.items:
+            joined = f"{line} · {item}" if line else item
+            if line and cell_len(joined) > options.max_width:
+                yield Text(line, style=self.style)
+                joined = item
+            line = joined
+        if line:
+            yield Text(line, style=self.style)
 
 
 def _graph_count(report: Report, stage: str) -> int:

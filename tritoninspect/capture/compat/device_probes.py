@@ -2,7 +2,7 @@
 
 Compile-only mode keeps `is_available()` honest (False on a CPU-only machine: Dynamo and
 torch rely on it, and a True would send libraries to CUDA allocations). A library that
-asks it takes its CPU path there, where a run on the GPU compile-only mode stands for
+asks it takes its CPU path there, where a run on the GPU compile-only mode stands in for
 takes its CUDA path: Liger-Kernel's `infer_device()` then goes on to import
 `transformers` inside the traced forward, a graph break a GPU run does not have. This
 module only watches: each time `is_available()` answers False to the user's or a
