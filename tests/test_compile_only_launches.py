@@ -349,3 +349,29 @@ def test_the_docs_list_the_libdevice_functions_computed() -> None:
     listed = docs[docs.index("functions computed"):docs.index("Rounding modes other than")]
     assert f"The {len(_table())} functions computed" in docs
     assert sorted(re.findall(r"`(\w+)`", listed)) == sorted(_table())
+
+
+def test_a_kernels_loop_variables_are_tensors_as_on_a_gpu() -> None:
+    """`for i_t in range(NT): i_t.to(tl.int64)` (flash-linear-attention's chunk kernels) raised
+    AttributeError in the interpreter, whose loop variable was a Python int: the launch was skipped."""
+    module = load_asset("loop_variable_kernel")
+    x = torch.arange(40.0)
+    with compile_only() as env:
+        doubled, plus_one = module.launch(x)
+        widths = module.loop_widths()
+    assert env.problems == []
+    torch.testing.assert_close((doubled, plus_one), (x * 2, x + 1))
+    assert widths.tolist() == [32, 32, 64, 64]  # int32 bounds, then an int64 bound, as Triton compiles them
+
+
+def test_a_loop_over_a_static_range_keeps_its_ints_and_python_loops_stay_python() -> None:
+    import builtins
+
+    import triton.language as tl
+
+    before = (tl.range, builtins.range, tl.static_range)
+    module = load_asset("loop_variable_kernel")
+    with compile_only():
+        module.launch(torch.arange(8.0))
+    assert (tl.range, builtins.range, tl.static_range) == before
+    assert "_tritoninspect_loop_range" not in vars(module)
