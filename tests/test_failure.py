@@ -358,3 +358,46 @@ def test_cudagraph_recording_a_partition_after_item_gets_torchs_issue_as_a_hint(
     assert "#189123" in failure_line(failure)
     assert failure_hint(dataclasses.replace(failure, torch_frame="torch/_inductor/utils.py:1 in run")) is None
     assert failure_hint(dataclasses.replace(failure, exc_type="RuntimeError")) is None
+
+
+# --- a kernel whose Inductor copy lacks a name (a module alias) --------------------------------
+
+
+@pytest.mark.slow
+def test_a_kernel_copy_lacking_a_module_alias_is_a_failure_of_torch_compile() -> None:
+    """`ldv.tanh(x)` after `from triton.language.extra.cuda import libdevice as ldv`: Inductor's copy
+    of the kernel lacks `ldv`, and on a GPU Triton's compile of it fails. Compile-only mode called it
+    "a limit of compile-only mode", skipped the launch and exited 0."""
+    asset = ASSETS / "libdevice_module_alias.py"
+    proc = run_cli(["graph", f"{asset.relative_to(REPO)}:Net", "--json"], timeout=300)
+    assert proc.returncode == ExitCode.USER_CODE, explain(proc)
+    failure = json.loads(proc.stdout)["failure"]
+    assert failure["exc_type"] == "KernelCopyNameError", failure
+    assert "module triton.language.extra.cuda.libdevice imported as ldv" in failure["message"]
+    assert "from triton.language.extra.cuda.libdevice import" in failure["message"]
+    assert failure["user_frame"].startswith(str(asset)) and failure["user_frame"].endswith(" in forward")
+    assert "limit of compile-only mode" not in proc.stdout + proc.stderr
+
+
+def test_a_name_error_the_users_kernel_shares_is_not_blamed_on_the_copy() -> None:
+    """Only a name the user's module defines and the copy's lacks is the copy's fault."""
+    import types
+
+    from triton.runtime.errors import InterpreterError
+
+    from tritoninspect.capture.compat.interpreter import KernelCopyNameError, _copy_lacks_a_name
+
+    def kernel() -> None: ...
+
+    copy = types.FunctionType(kernel.__code__, {"tl": object()}, "kernel")
+
+    def name_error(name: str) -> BaseException:
+        exc = InterpreterError(f"NameError({name!r})")
+        exc.__cause__ = NameError(f"name {name!r} is not defined", name=name)
+        return exc
+
+    assert isinstance(_copy_lacks_a_name(copy, kernel, name_error("json")), KernelCopyNameError)  # this module's
+    assert _copy_lacks_a_name(copy, kernel, name_error("nowhere")) is None  # the user's kernel lacks it too
+    assert _copy_lacks_a_name(copy, kernel, name_error("tl")) is None  # the copy has it
+    assert _copy_lacks_a_name(copy, None, name_error("json")) is None  # not Inductor's copy
+    assert _copy_lacks_a_name(copy, kernel, InterpreterError("other")) is None

@@ -48,3 +48,13 @@ def test_none_pointer_kernel_gives_a_report_either_way() -> None:
     assert failure["stage"] in ("inductor", "run"), failure
     assert failure["exc_type"] == "TypeError" and "launcher()" in failure["message"], failure
     assert any(g["stage"] == "dynamo" for g in report["graphs"])
+
+
+def test_a_kernel_copy_lacking_a_module_alias_fails_on_the_gpu_too() -> None:
+    """The GPU's side of test_failure.py's compile-only test: Inductor's copy of a kernel calling
+    `ldv.tanh` lacks `ldv`, and torch.compile fails there with NameError."""
+    code, report, stderr = _graph("libdevice_module_alias.py")
+    assert code == ExitCode.USER_CODE, stderr
+    assert report["meta"]["mode"] == "gpu"
+    failure = report["failure"]
+    assert failure is not None and "'ldv' is not defined" in failure["message"], failure

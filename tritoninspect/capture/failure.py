@@ -75,9 +75,14 @@ def failure_record(exc: BaseException, progress: Progress) -> Failure:
         message=_message(inner, _fake_tensor_op(chain)),
         user_frame=stack[-1] if stack else None,
         user_stack=stack,
-        # Compile-only mode's refusal names the library line that asked for CUDA.
-        torch_frame=inner.where if isinstance(inner, compat.no_cuda.NoCudaDevice) else _torch_frame(chain),
+        # Compile-only mode's refusal names the library line that asked for CUDA; a kernel copy
+        # lacking a name, where a GPU's compile of it fails.
+        torch_frame=inner.where if isinstance(inner, _SAYS_WHERE) else _torch_frame(chain),
     )
+
+
+#: Errors raised by compile-only mode that name where the failure they stand for happens.
+_SAYS_WHERE = (compat.no_cuda.NoCudaDevice, compat.interpreter.KernelCopyNameError)
 
 
 def raised_in_tool(exc: BaseException) -> bool:
@@ -213,7 +218,7 @@ def _torch_frame(chain: list[BaseException]) -> str | None:
 
 
 def _in_tool(exc: BaseException) -> bool:
-    if isinstance(exc, compat.no_cuda.NoCudaDevice):
+    if isinstance(exc, _SAYS_WHERE):
         return False  # compile-only mode's answer to the user's code, raised in ours on purpose
     frames = traceback.extract_tb(exc.__traceback__)
     return bool(frames) and frames[-1].filename.startswith(_PACKAGE_DIR)

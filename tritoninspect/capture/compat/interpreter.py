@@ -35,13 +35,23 @@ def interpreter_limits() -> tuple[type[BaseException], ...]:
     return (InterpreterError, NotImplementedError)
 
 
+class KernelCopyNameError(Exception):
+    """Inductor's copy of a user kernel uses a name its module does not define: on a GPU, Triton's
+    compile of that copy fails the same way, so this is a failure of torch.compile, not a limit of
+    compile-only mode."""
+
+    #: Where a GPU run fails, for the failure record's "raised in".
+    where = "torch/_inductor/codegen/wrapper.py (its copy of the kernel, compiled by Triton)"
+
+
 def _interpret(fn: Any, grid: Any, args: tuple[Any, ...], kwargs: dict[str, Any], on_skip: Any,
-               on_note: Any = None, signature: dict[str, str] | None = None) -> Any:
+               on_note: Any = None, signature: dict[str, str] | None = None, original: Any = None) -> Any:
     """Launch `fn` in the interpreter; on an interpreter limitation, skip the
     launch (its outputs stay unwritten) and tell `on_skip` instead of failing
     the whole capture: the graphs and output code are what compile-only mode is for.
     What was adapted for the interpreter (bool arguments) is told to `on_note(kernel, what)`.
-    `signature`: the types the launch was compiled with (Inductor's `triton_meta`), for its floats."""
+    `signature`: the types the launch was compiled with (Inductor's `triton_meta`), for its floats.
+    `original`: the user's function when `fn` is Inductor's copy of it (see `_check_copy_names`)."""
     try:
         args, kwargs = floats_as_tensors(fn, args, kwargs, signature)
         args, kwargs, bools = bools_as_int1(fn, args, kwargs)
@@ -50,13 +60,47 @@ def _interpret(fn: Any, grid: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
         with interpreter_changes_undone(), libdevice_in_numpy(fn.__globals__):
             return interpreted(fn)[grid](*args, **kwargs)
     except interpreter_limits() as exc:
-        on_skip(getattr(fn, "__name__", str(fn)), exc)
-        return None
+        lacking = _copy_lacks_a_name(fn, original, exc)
+        if lacking is None:
+            on_skip(getattr(fn, "__name__", str(fn)), exc)
+            return None
     except (ValueError, TypeError, AttributeError) as exc:
         if not raised_by_the_interpreter(exc):
             raise
         on_skip(getattr(fn, "__name__", str(fn)), exc)
         return None
+    raise lacking  # outside the except: the failure is this, not the interpreter's error
+
+
+def _copy_lacks_a_name(copy: Any, original: Any, exc: BaseException) -> None:
+    """A KernelCopyNameError when `exc` is a NameError for a name the user's kernel sees and Inductor's
+    copy does not, else None.
+
+    Inductor copies a user kernel's source into its output code with what it can re-create of the
+    kernel's globals: @jit helpers, int / str / bool / constexpr values, and objects that Triton's
+    modules define, imported by name; module objects other than `tl` have no `__module__` and are left
+    out (codegen/wrapper.py `user_defined_triton_kernel_transitive_closure_source_code`, `traverse`,
+    torch 2.11-2.14). A kernel using `ldv.tanh(x)` after `from triton.language.extra.cuda import
+    libdevice as ldv` then fails on a GPU when Triton compiles the copy (NameError). The interpreter
+    met the same name on the path it ran, so the GPU's compile, which reads every path, meets it too.
+    """
+    cause = exc.__cause__
+    if original is None or not isinstance(cause, NameError) or cause.name is None:
+        return None
+    name = cause.name
+    if name in copy.__globals__ or name not in getattr(original, "__globals__", {}):
+        return None
+    kernel = getattr(original, "__name__", str(original))
+    value = original.__globals__[name]
+    module = getattr(value, "__name__", "...") if inspect.ismodule(value) else None
+    fix = (f"import what {kernel} calls from it by name (from {module} import ...), as Inductor's copy can"
+           if module else f"make {name} a tl.constexpr global or pass it as an argument")
+    what = f"module {module} imported as {name}" if module else f"{name} ({type(value).__name__})"
+    return KernelCopyNameError(
+        f"torch.compile's copy of kernel {kernel} lacks {what}: Inductor copies a kernel's @jit "
+        f"helpers, int/str/bool/constexpr globals and the Triton functions it imports by name, nothing "
+        f"else, so on a GPU Triton's compile of the copy fails with NameError: {fix}"
+    )
 
 
 def raised_by_the_interpreter(exc: BaseException) -> bool:
@@ -407,15 +451,15 @@ def _launch_user_kernel_interpreted(autotuner: Any, args: tuple[Any, ...], on_sk
     for name in ("num_warps", "num_stages"):
         if name in meta["signature"] and name not in kernel_args and name in _declared_constexprs(fn):
             kernel_args[name] = getattr(cfg, name)
+    user = inductor.user_kernel_of_launcher(autotuner)
     if compile_launch is not None:
         # The kernel Inductor launches is its copy of the user's; compile the user's own
         # JITFunction (same source, its @jit helpers intact: the copy's were loaded for
         # the interpreter). Config.all_kwargs() = kwargs + launch options, triton 3.6-3.8.
-        user = inductor.user_kernel_of_launcher(autotuner)
         if user is not None:
             options = {k: v for k, v in cfg.all_kwargs().items() if k not in cfg.kwargs and v is not None}
             compile_launch(user, kernel_args, options)
-    return _interpret(fn, grid, (), kernel_args, on_skip, on_note, meta["signature"])
+    return _interpret(fn, grid, (), kernel_args, on_skip, on_note, meta["signature"], getattr(user, "fn", user))
 
 
 def launcher_arg_names(fn: Any, triton_meta: dict[str, Any], inductor_meta: dict[str, Any]) -> list[str]:
