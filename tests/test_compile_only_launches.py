@@ -288,6 +288,37 @@ def test_a_libdevice_function_without_numpy_skips_its_launch_by_name() -> None:
     assert any("libdevice.add_rd is not computed in compile-only mode" in str(p) for p in env.problems), env.problems
 
 
+def test_libdevice_of_integers_and_of_numbers_alone_is_computed() -> None:
+    """`abs(offsets)` (libdevice has integer abs) and `sqrt(2.0)` (Triton makes 2.0 an fp32 scalar)
+    were skipped with "no float tensor argument", naming no function."""
+    module = load_asset("libdevice_kernel")
+    x = torch.randn(16)
+    with compile_only() as env:
+        out = module.launch_numbers(x)
+    assert env.problems == []
+    torch.testing.assert_close(out, module.reference_numbers(x))
+
+
+def test_a_libdevice_name_triton_lacks_fails_the_launch_as_on_a_gpu() -> None:
+    """Triton's launch reads the kernel's globals for its cache key and raises AttributeError for
+    `libdevice.rsqrtt`; compile-only mode said "could not be compiled ... unknown", then skipped the
+    launch as "a limit of compile-only mode", and the run went on."""
+    module = load_asset("libdevice_kernel")
+    with compile_only() as env, pytest.raises(AttributeError, match="rsqrtt"):
+        module.launch_misspelt(torch.ones(8))
+    assert env.problems == []
+
+
+def test_every_libdevice_function_computed_is_one_triton_has() -> None:
+    """The table named fmax, fmin and fabs, which no libdevice module of triton 3.6-3.8 defines."""
+    import importlib
+
+    from tritoninspect.capture.compat.libdevice import _MODULES, _functions, _table
+
+    defined = {name for module in _MODULES for name in _functions(importlib.import_module(module))}
+    assert sorted(set(_table()) - defined) == []
+
+
 def test_a_float_argument_takes_the_type_the_launch_was_compiled_with() -> None:
     """Triton compiles a Python float argument as fp32; Inductor's launch signature says fp64 (its
     policy for Python floats): the interpreter computes with what each compiled launch gets. A

@@ -76,3 +76,33 @@ def launch_uncovered(x):
     out = torch.zeros_like(x)
     _uncovered_kernel[(1,)](x, out, B=x.numel())
     return out
+
+
+@triton.jit
+def _numbers_kernel(x_ptr, out_ptr, B: tl.constexpr):
+    """libdevice without a float tensor: `abs` of integer offsets, `sqrt` of a constant."""
+    offsets = tl.arange(0, B)
+    shifted = libdevice.abs(offsets - B // 2)
+    tl.store(out_ptr + offsets, tl.load(x_ptr + offsets) * libdevice.sqrt(2.0) + shifted.to(tl.float32))
+
+
+def launch_numbers(x):
+    out = torch.zeros_like(x)
+    _numbers_kernel[(1,)](x, out, B=x.numel())
+    return out
+
+
+def reference_numbers(x):
+    return x * 2.0 ** 0.5 + (torch.arange(x.numel()) - x.numel() // 2).abs().float()
+
+
+@triton.jit
+def _misspelt_kernel(x_ptr, out_ptr, B: tl.constexpr):
+    offsets = tl.arange(0, B)
+    tl.store(out_ptr + offsets, libdevice.rsqrtt(tl.load(x_ptr + offsets)))
+
+
+def launch_misspelt(x):
+    out = torch.zeros_like(x)
+    _misspelt_kernel[(1,)](x, out, B=x.numel())
+    return out

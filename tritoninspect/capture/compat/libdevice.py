@@ -44,24 +44,29 @@ def _table() -> dict[str, Callable[..., Any]]:
         "acosh": np.arccosh, "atanh": np.arctanh, "erf": np.vectorize(math.erf, otypes=[float]),
         "erfc": np.vectorize(math.erfc, otypes=[float]), "floor": np.floor, "ceil": np.ceil,
         "trunc": np.trunc, "round": round_half_away, "rint": np.rint, "nearbyint": np.rint,
-        "abs": np.abs, "fabs": np.abs, "fast_expf": np.exp, "fast_exp10f": lambda x: np.power(10, x),
+        "abs": np.abs, "fast_expf": np.exp, "fast_exp10f": lambda x: np.power(10, x),
         "fast_logf": np.log, "fast_log2f": np.log2, "fast_log10f": np.log10, "fast_sinf": np.sin,
         "fast_cosf": np.cos, "fast_tanf": np.tan, "fast_tanhf": np.tanh,
     }
     binary = {
-        "pow": np.power, "fast_powf": np.power, "atan2": np.arctan2, "fmod": np.fmod, "fmin": np.fmin,
-        "fmax": np.fmax, "hypot": np.hypot, "copysign": np.copysign, "div_rn": np.divide,
+        "pow": np.power, "fast_powf": np.power, "atan2": np.arctan2, "fmod": np.fmod, "hypot": np.hypot, "copysign": np.copysign, "div_rn": np.divide,
         "fast_dividef": np.divide, "add_rn": np.add, "sub_rn": np.subtract, "mul_rn": np.multiply,
     }
     ternary = {"fma": lambda a, b, c: a * b + c, "fma_rn": lambda a, b, c: a * b + c}
-    return {name: _in_numpy(compute) for name, compute in {**unary, **binary, **ternary}.items()}
+    return {name: _in_numpy(name, compute) for name, compute in {**unary, **binary, **ternary}.items()}
 
 
-def _in_numpy(compute: Callable[..., Any]) -> Callable[..., Any]:
+#: The functions of the table libdevice also has for integers (`__nv_abs`, `__nv_llabs`; the others
+#: take fp32 / fp64 only: triton/language/extra/cuda/libdevice.py, triton 3.6-3.8).
+_INTEGER_FUNCTIONS = frozenset({"abs"})
+
+
+def _in_numpy(name: str, compute: Callable[..., Any]) -> Callable[..., Any]:
     """A libdevice function as the interpreter runs `tl.math`: on the numpy arrays behind the
     interpreter's `tl.tensor`s (`handle.data`, a `TensorHandle`), broadcast together, in the widest
     float type of its float tensor arguments. Integer tensors and Python numbers do not widen it, as
-    on a GPU: `pow(x_fp32, n_int32)` is libdevice's `powi`, an fp32 result (numpy would say fp64)."""
+    on a GPU: `pow(x_fp32, n_int32)` is libdevice's `powi`, an fp32 result (numpy would say fp64).
+    Without a float tensor, the type is what Triton makes of the arguments (`_call_type`)."""
 
     def call(*args: Any, **kwargs: Any) -> Any:
         import numpy as np
@@ -70,13 +75,11 @@ def _in_numpy(compute: Callable[..., Any]) -> Callable[..., Any]:
 
         args = _positional(args, kwargs)
         tensors = [a for a in args if isinstance(a, tl.tensor)]
-        floats = [t.handle.data.dtype for t in tensors if t.handle.data.dtype.kind == "f"]
-        if not floats:
-            raise NotImplementedError("libdevice in the interpreter: no float tensor argument")
-        dtype = np.result_type(*floats)
-        scalar = {np.float16: tl.float16, np.float32: tl.float32, np.float64: tl.float64}.get(dtype.type)
+        dtype = _call_type(name, args, tensors)
+        scalar = {np.float16: tl.float16, np.float32: tl.float32, np.float64: tl.float64,
+                  np.int32: tl.int32, np.int64: tl.int64}.get(dtype.type)
         if scalar is None:
-            raise NotImplementedError(f"libdevice in the interpreter: {dtype} arguments")
+            raise NotImplementedError(f"libdevice.{name} of {dtype} arguments is not computed in compile-only mode")
         data = [np.asarray(a.handle.data if isinstance(a, tl.tensor) else getattr(a, "value", a), dtype=dtype)
                 for a in args]
         with np.errstate(all="ignore"):  # inf and nan are values here, as on a GPU
@@ -86,6 +89,24 @@ def _in_numpy(compute: Callable[..., Any]) -> Callable[..., Any]:
         return tl.tensor(TensorHandle(out, scalar), kind)
 
     return call
+
+
+def _call_type(name: str, args: tuple[Any, ...], tensors: list[Any]) -> Any:
+    """The numpy type a call computes in: the widest of its float tensors; without one, its integer
+    tensors' for a function libdevice has for integers (`abs(offsets)`), and for numbers alone
+    (`sqrt(2.0)`) what Triton makes of a Python number, fp32 for a float, int32 for an int."""
+    import numpy as np
+
+    kinds = [t.handle.data.dtype for t in tensors]
+    floats = [k for k in kinds if k.kind == "f"]
+    if floats:
+        return np.result_type(*floats)
+    if tensors:
+        if name in _INTEGER_FUNCTIONS:
+            return np.result_type(*kinds)
+        raise NotImplementedError(f"libdevice.{name} of {kinds[0]} arguments is not computed in compile-only mode")
+    values = [getattr(a, "value", a) for a in args]
+    return np.dtype(np.int32 if all(isinstance(v, int) for v in values) else np.float32)
 
 
 def _positional(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:

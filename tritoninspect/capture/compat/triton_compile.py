@@ -109,6 +109,8 @@ class LaunchCompiler:
         try:
             return _warmup(fresh, args, options)
         except Exception as exc:
+            if read_by_triton(exc):
+                raise  # as from the launch on a GPU
             if not is_kernel_compile_error(exc):
                 self._on_problem(jf.fn.__name__, exc)
                 return None
@@ -117,6 +119,20 @@ class LaunchCompiler:
 
     def close(self) -> None:
         self._copies.clear()
+
+
+def read_by_triton(exc: BaseException) -> bool:
+    """`exc` came from Triton reading the kernel's source for its cache key, before any compile:
+    its `DependenciesFinder` resolves each global and attribute the kernel uses, so
+    `libdevice.rsqrtt(x)` raises AttributeError ("module ... has no attribute 'rsqrtt'") from
+    the launch itself, on a GPU as here (triton/runtime/jit.py `DependenciesFinder.visit_Attribute`,
+    `JITFunction.cache_key`, triton 3.6-3.8)."""
+    from triton.runtime.jit import DependenciesFinder
+
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    return tb is not None and isinstance(tb.tb_frame.f_locals.get("self"), DependenciesFinder)
 
 
 def is_kernel_compile_error(exc: BaseException) -> bool:
