@@ -182,7 +182,7 @@ def eager_launches(report: Report, kernels: Sequence[KernelSummary]) -> list[Adv
         action, owner = _break_action(report, brk)
         probed = [b for b in ([brk] if brk is not None else report.graph_breaks) if b.device_probe]
         if probed:  # compile-only mode's CPU answer may have made the break: check on a GPU first
-            action = _check_on_a_gpu(report)
+            action = _check_on_a_gpu(report, action)
         advice.append(Advice(
             rule="eager_launches", impact=EAGER, kernel=k.name, kernels=(k.name,), library=owner,
             finding=f"{k.name} ran eagerly {times(k.eager_launches)}{cause}, outside every compiled graph"
@@ -218,10 +218,13 @@ def _probe_place(frame: str | None) -> str:
     return f"{where} in {function}" if function else where
 
 
-def _check_on_a_gpu(report: Report) -> str:
+def _check_on_a_gpu(report: Report, then: str) -> str:
+    """Check on a GPU first, then `then`: the probe may have made the break, or may not (a `print` after
+    the user's own `torch.cuda.is_available()` breaks on any device), so the break's own action stays."""
     target = shlex.quote(report.meta.target) if report.meta.target else "TARGET"
     return (f"Check on a GPU before changing code for this: `tritoninspect graph {target}` on a machine with one "
-            "(or `tritoninspect graph LOG` on a TORCH_TRACE log of a GPU run) shows whether the break is there.")
+            "(or `tritoninspect graph LOG` on a TORCH_TRACE log of a GPU run) shows whether the break is there. "
+            f"If it is: {then}")
 
 
 def _break_action(report: Report, brk: GraphBreak | None) -> tuple[str, str | None]:
@@ -275,9 +278,11 @@ def graph_breaks(report: Report, kernels: Sequence[KernelSummary]) -> list[Advic
         probe = (f"; it follows a device probe answered for the CPU in compile-only mode "
                  f"({_probe_place(probed.device_probe)}): "
                  "a GPU run may not break here") if probed else ""
-        action = (_check_on_a_gpu(report) if probed else
-                  _library_break_action(report, b) if b.library is not None else
-                  b.hint or f"If the break is not intended, `{_breaks_command(report)}` shows its cause.")
+        cause = f"`{_breaks_command(report)}` shows its cause."
+        action = (_library_break_action(report, b) if b.library is not None else
+                  b.hint or (cause if probed else f"If the break is not intended, {cause}"))
+        if probed:
+            action = _check_on_a_gpu(report, action)
         advice.append(Advice(
             rule="graph_breaks", impact=EAGER if skipped else INFO, kernel=b.kernel,
             kernels=(b.kernel,) if b.kernel else (), library=b.library,
