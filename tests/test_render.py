@@ -371,6 +371,12 @@ def test_a_break_title_names_only_what_torch_names_as_a_callable() -> None:
     assert title("Operator `aten.nonzero.default`'s output shape depends on input Tensor data.") \
         == "Head (`aten.nonzero.default`)"
     assert title(f"Skip calling function `<function {'f' * 120} at 0x1>` since") == "Head"
+    # A short name is said though its letters are in the headline; an example's name is not a name;
+    # an "Explanation:" in the user's own message (after torch's) is not torch's.
+    assert title("Skip calling function `<function f at 0x1>` since", "Failed") == "Failed (`f`)"
+    assert title("Skip calling function `launch` since", "Skipped `launch`") == "Skipped `launch`"
+    assert title("This particular method call (x) is not supported (e.g. calling `__setattr__`).") == "Head"
+    assert title("User-inserted graph break. Message: hi\nExplanation: the function `os.system`") == "Head"
 
 
 def test_a_file_is_spelled_the_same_in_every_view(tmp_path: Path) -> None:

@@ -48,19 +48,22 @@ class DynamoBreak:
         when torch's explanation names it and the headline does not ("Failed to trace builtin
         operator" -> "... (`print`)")."""
         head = self.headline or next((ln.strip() for ln in self.reason.splitlines() if ln.strip()), "")
-        m = _EXPLAINED_NAME.search(self.reason)
+        # Torch's explanation is the first such line; a later one is text of the user's (a message).
+        explanation = next((ln for ln in self.reason.splitlines() if ln.lstrip().startswith("Explanation:")), "")
+        m = _EXPLAINED_NAME.match(explanation)
         name = m[1].rstrip(".") if m else ""  # "the builtin `posix.getpid.`" (sic)
-        return f"{head} (`{name}`)" if name and name not in head else head
+        said = name and re.search(rf"(?<![\w.]){re.escape(name)}(?![\w.])", head)
+        return f"{head} (`{name}`)" if name and not said else head
 
 
 #: What Dynamo's explanation says it could not trace, when it names a builtin, function, method or
 #: operator (torch 2.7+'s structured graph breaks, torch/_dynamo/graph_break_registry.json): "builtin
 #: operator `print`", "the function `os.getpid`", "calling function `<function f at 0x7f..>`" (the
-#: name only). Other backticked text is not a name: an example (`if my_tensor.sum() > 0:`) or a
-#: user's own message (User-inserted graph break. Message: ...).
+#: name only). Other backticked text is not a name: an example (`if my_tensor.sum() > 0:`, "e.g. calling
+#: `__setattr__`") or a user's own message (User-inserted graph break. Message: ...).
 _EXPLAINED_NAME = re.compile(
     r"^\s*Explanation:(?!\s*(?:User-inserted|Manually triggered))[^`\n]*?"
-    r"\b(?:builtin operator|builtin|function|method|[Oo]perator|calling) "
+    r"(?<!e\.g\. )\b(?:builtin operator|builtin|function|method|[Oo]perator|calling) "
     r"`(?:<function )?([^\W\d][\w.]{0,79})(?: at 0x[0-9a-fA-F]+>)?`",
     re.MULTILINE)
 
