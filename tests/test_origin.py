@@ -74,6 +74,11 @@ def test_an_egg_info_lists_its_packages_in_top_level_txt(tmp_path: Path, on_sys_
     # Loaded from that checkout, the package is the user's own code.
     with user_tree(checkout):
         assert classify(str(pkg)) is Origin.USER
+    # Or from a folder inside it (examples/model.py importing the checkout's package).
+    with user_tree(checkout / "examples"):
+        assert classify(str(pkg)) is Origin.USER
+    with user_tree(tmp_path / "elsewhere"):  # a model elsewhere uses a checkout of someone's library
+        assert classify(str(pkg)) is Origin.LIBRARY
     assert classify(str(pkg)) is Origin.LIBRARY
 
 

@@ -25,7 +25,8 @@ installed into), so ``<checkout>/.venv/.../site-packages/pkg`` and
 ``<checkout>/vendor/pkg`` (``--target vendor``) are libraries although they are
 under the user's checkout, and the checkout's own package is the user's although
 the checkout sits on ``sys.path`` beside its ``*.egg-info`` (``pip install -e .``
-with setuptools). A library file whose top-level package is one of the machinery
+with setuptools), also when the target is loaded from a folder inside it
+(``proj/examples/model.py``). A library file whose top-level package is one of the machinery
 packages (``.../site-packages/torch/...`` of another environment) is machinery.
 A path no root holds is the user's.
 
@@ -192,6 +193,10 @@ class _Environment:
     #: (package or module, the sys.path directory it was installed into) for each one a
     #: dist-info beside it lists; it ranks as deep as that directory.
     library_packages: tuple[tuple[str, str], ...]
+    #: The sys.path directories among those whose packages only a development egg-info lists (a
+    #: checkout: `pip install -e .` with setuptools, `setup.py develop`): a user root under one
+    #: makes them the user's (see `_decide`).
+    checkouts: frozenset[str] = frozenset()
 
 
 @functools.lru_cache(maxsize=65536)
@@ -209,7 +214,8 @@ def _decide(path: str, user_roots: tuple[str, ...], env: _Environment) -> tuple[
     roots = [
         *((root, root, Origin.MACHINERY) for root in env.machinery),
         *((root, root, Origin.LIBRARY) for root in env.library_dirs),
-        *((root, into, Origin.LIBRARY) for root, into in env.library_packages),
+        *((root, into, Origin.LIBRARY) for root, into in env.library_packages
+          if not (into in env.checkouts and any(_contains(into, u) for u in user_roots))),
         *((root, root, Origin.USER) for root in user_roots),
         *(((named, named, Origin.LIBRARY),) if named else ()),
     ]
@@ -270,6 +276,7 @@ def _environment(sys_path: tuple[str, ...]) -> _Environment:
         machinery=tuple(sorted(_machinery_roots())),
         library_dirs=tuple(sorted(site_dirs | _stdlib_dirs())),
         library_packages=tuple(sorted(_target_dir_packages(sys_path, site_dirs))),
+        checkouts=frozenset(_checkouts(sys_path, site_dirs)),
     )
 
 
@@ -354,6 +361,28 @@ def _target_dir_packages(sys_path: Iterable[str], site_dirs: set[str]) -> set[tu
         if directory not in site_dirs and os.path.isdir(directory):
             found.update((package, directory) for package in _installed_here(directory))
     return found
+
+
+def _checkouts(sys_path: Iterable[str], site_dirs: set[str]) -> set[str]:
+    """The `sys.path` directories (not site directories) whose distributions all have development
+    metadata: an egg-info with no installer's file list (a dist-info has RECORD; pip's egg-info
+    installs have installed-files.txt), as `pip install -e .` with setuptools leaves in a checkout.
+    A target loaded from inside one (`proj/examples/model.py` importing `proj/mykern`) is the user's
+    project: its package is theirs, not an installed library."""
+    found = set()
+    for entry in sys_path:
+        directory = _real(entry or os.curdir)
+        if directory in site_dirs or not os.path.isdir(directory):
+            continue
+        dists = list(importlib.metadata.distributions(path=[directory]))
+        if dists and all(_in_development(d) for d in dists):
+            found.add(directory)
+    return found
+
+
+def _in_development(dist: importlib.metadata.Distribution) -> bool:
+    return dist.read_text("RECORD") is None and dist.read_text("installed-files.txt") is None \
+        and dist.read_text("top_level.txt") is not None
 
 
 def _installed_here(directory: str) -> set[str]:
