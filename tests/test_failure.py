@@ -401,3 +401,18 @@ def test_a_name_error_the_users_kernel_shares_is_not_blamed_on_the_copy() -> Non
     assert _copy_lacks_a_name(copy, kernel, name_error("tl")) is None  # the copy has it
     assert _copy_lacks_a_name(copy, None, name_error("json")) is None  # not Inductor's copy
     assert _copy_lacks_a_name(copy, kernel, InterpreterError("other")) is None
+
+
+@pytest.mark.slow
+def test_a_0d_parameter_passed_as_a_number_is_named_as_compile_only_s_own() -> None:
+    """Liger's PolyNorm loads its 0-d bias through a pointer; compile-only mode's CPU tensors make
+    Inductor pass it as a number (`.item()`), and the kernel does not compile. The failure blamed a
+    device probe; it now names the parameter, and that a GPU run passes a pointer."""
+    asset = ASSETS / "zero_d_parameter.py"
+    proc = run_cli(["graph", f"{asset.relative_to(REPO)}:Net", "--json"], timeout=300)
+    assert proc.returncode == ExitCode.USER_CODE, explain(proc)
+    report = json.loads(proc.stdout)
+    assert report["failure"]["stage"] == "kernel_compile", report["failure"]
+    (note,) = [d for d in report["diagnostics"] if "0-d tensor argument" in d["message"]]
+    assert note["source"] == "compile-only" and "_add_bias_kernel (b_ptr)" in note["message"], note
+    assert "on a GPU it is a pointer" in proc.stderr and "device probe" not in proc.stderr, proc.stderr

@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from tritoninspect.analyse.indexes import user_kernel_defs
 from tritoninspect.model.records import Capture, DeviceProbeRecord, DeviceQueryRecord
 from tritoninspect.model.report import DEVICE_PROBE_MEANING, Diagnostic, GraphBreak, Report
 from tritoninspect.textformats.breaks import frame_location, original_function
@@ -41,6 +42,56 @@ def emulation_notes(capture: Capture, cwd: Path | None = None) -> list[Diagnosti
             "Triton 3.8 does, and the kernel compiled for the target with the bool as given)",
         ))
     return notes
+
+
+#: How the diagnostic of `unwrapped_tensor_notes` begins (the failure text finds it by this).
+UNWRAPPED_NOTE = "Inductor passes a 0-d tensor argument to a user kernel as a number"
+#: What a kernel-compile failure of such a kernel is, as the failure text says it.
+FAILURE_FROM_UNWRAP = ("compile-only mode's CPU tensors made Inductor pass a 0-d tensor to this kernel as a number "
+                       "(the compile-only notes say which): on a GPU it is a pointer, and a GPU run may not fail here")
+
+
+def unwrapped_tensor_notes(capture: Capture) -> list[Diagnostic]:
+    """Compile-only mode: one warning naming each user-kernel parameter that Dynamo's launch gave a
+    0-d tensor and Inductor's launch signature types as a number.
+
+    Inductor passes a 0-d graph input that is on the CPU to a GPU kernel as `x.item()`
+    (`GraphLowering.is_unspec_arg`, torch/_inductor/graph.py; `should_unwrap_unspec_arg`,
+    codegen/triton_utils.py, torch 2.11-2.14), meant for the scalars Dynamo wraps in 0-d CPU
+    tensors. Every tensor is on the CPU in compile-only mode, so a 0-d parameter (Liger-Kernel's
+    PolyNorm bias) that is on cuda in a GPU run, and passed there as a pointer, is passed here as a
+    float: `tl.load(B_ptr)` then fails to compile ("Unsupported ptr type fp32")."""
+    if capture.emulation is None:
+        return []
+    parts = []
+    for record in capture.kernels.values():
+        zero_d = {p for n in capture.nodes if n.kernel_id == record.id
+                  for p, kind in (n.tensor_types or {}).items() if kind.endswith("[]")}
+        if not zero_d:
+            continue
+        numbers = {p for code, meta in user_kernel_defs(capture, (record.name, record.file, record.line))
+                   for p, t in meta.signature.items() if p in zero_d and not t.startswith("*") and t != "constexpr"}
+        if numbers:
+            parts.append(f"{record.name} ({', '.join(sorted(numbers))})")
+    if not parts:
+        return []
+    failed = capture.failure is not None and capture.failure.stage == "kernel_compile"
+    return [Diagnostic(
+        "warning", "compile-only",
+        f"{UNWRAPPED_NOTE} (`x.item()`) when the tensor is on the CPU, as every tensor is in compile-only mode: "
+        f"{'; '.join(parts)}; in a GPU run those tensors are on cuda and are passed as pointers, so these "
+        "launches are compiled with another signature there (torch/_inductor/graph.py is_unspec_arg)"
+        + ("; the run's kernel compile failure may be this" if failed else ""),
+    )]
+
+
+def failure_from_unwrap(report: Report) -> bool:
+    """The report's kernel-compile failure is of a kernel compile-only mode passed a 0-d tensor as a number."""
+    failure = report.failure
+    if failure is None or failure.stage != "kernel_compile" or not failure.kernel:
+        return False
+    return any(d.source == "compile-only" and d.message.startswith(UNWRAPPED_NOTE)
+               and f" {failure.kernel} (" in d.message for d in report.diagnostics)
 
 
 #: How the diagnostic of `probe_notes` begins (the failure text finds it by this).
@@ -130,8 +181,9 @@ def _probe_parts(probes: list[DeviceProbeRecord], cwd: Path) -> list[str]:
 
 def failure_follows_probe(report: Report) -> bool:
     """The report's failure came in compile-only mode after `torch.cuda.is_available()` answered
-    False to the user's or a library's code: it may be compile-only's own (a GPU run answers True)."""
-    return report.failure is not None and any(
+    False to the user's or a library's code: it may be compile-only's own (a GPU run answers True).
+    Not when a surer cause is known (`failure_from_unwrap`)."""
+    return report.failure is not None and not failure_from_unwrap(report) and any(
         d.source == "compile-only" and d.message.startswith(PROBE_NOTE) for d in report.diagnostics)
 
 

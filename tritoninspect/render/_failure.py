@@ -7,7 +7,8 @@ from pathlib import Path
 from rich.console import RenderableType
 from rich.text import Text
 
-from tritoninspect.analyse.emulation import FAILURE_AFTER_PROBE, failure_follows_probe
+from tritoninspect.analyse.emulation import (FAILURE_AFTER_PROBE, FAILURE_FROM_UNWRAP, failure_follows_probe,
+                                             failure_from_unwrap)
 from tritoninspect.render import _format as fmt
 from tritoninspect.render._widgets import ALERT
 from tritoninspect.model.report import Failure, RecompileLimit, Report
@@ -43,7 +44,9 @@ def failure_section(report: Report, cwd: Path) -> list[RenderableType]:
     hint = failure_hint(failure)
     if hint:
         lines.append(Text(f"  hint: {hint}"))
-    if failure_follows_probe(report):
+    if failure_from_unwrap(report):
+        lines.append(Text(f"  {FAILURE_FROM_UNWRAP}", style=ALERT))
+    elif failure_follows_probe(report):
         lines.append(Text(f"  {FAILURE_AFTER_PROBE} (see the compile-only notes)", style=ALERT))
     rest = failure.details()
     for line in rest[:SHOWN_LINES]:
@@ -78,13 +81,14 @@ def _frame(frame: str, cwd: Path) -> str:
     return f"{fmt.location(file, int(line), cwd=cwd)} in {func}"
 
 
-def failure_line(failure: Failure, *, after_probe: bool = False) -> str:
+def failure_line(failure: Failure, *, after_probe: bool = False, unwrapped: bool = False) -> str:
     """One line for stderr: what failed, where, and the user's line (`after_probe`: the failure
-    followed a compile-only device probe, `failure_follows_probe`)."""
+    followed a compile-only device probe, `failure_follows_probe`; `unwrapped`: compile-only mode
+    passed the failing kernel a 0-d tensor as a number, `failure_from_unwrap`)."""
     at = f" at {failure.user_frame}" if failure.user_frame else ""
     hint = failure_hint(failure)
     hint = f"; hint: {hint}" if hint else ""
-    probe = f"; {FAILURE_AFTER_PROBE}" if after_probe else ""
+    probe = f"; {FAILURE_FROM_UNWRAP}" if unwrapped else f"; {FAILURE_AFTER_PROBE}" if after_probe else ""
     return (f"the model failed {_where(failure)}: {_headline(failure)}{at}{hint}{probe} "
             "(the report shows what was captured before)")
 
