@@ -260,14 +260,14 @@ def test_a_model_failing_on_its_no_gpu_path_says_so_on_the_failure(tmp_path: Pat
 
 
 def test_a_failure_with_no_probe_says_nothing_of_probes() -> None:
-    from tritoninspect.analyse.emulation import FAILURE_AFTER_PROBE, failure_follows_probe
+    from tritoninspect.analyse.emulation import FAILURE_AFTER_PROBE, failure_caveat, failure_follows_probe
     from tritoninspect.render._failure import failure_line
     from tritoninspect.model.report import Failure
 
     failure = Failure("run", None, "", "TypeError", "boom")
     plain = dataclasses.replace(build_report(Capture(meta={"mode": "compile-only"})), failure=failure)
-    assert not failure_follows_probe(plain)
-    assert FAILURE_AFTER_PROBE not in failure_line(failure, after_probe=failure_follows_probe(plain))
+    assert not failure_follows_probe(plain) and failure_caveat(plain) is None
+    assert FAILURE_AFTER_PROBE not in failure_line(failure, caveat=failure_caveat(plain))
     assert failure_follows_probe(dataclasses.replace(_report(), failure=failure))
     assert not failure_follows_probe(_report())  # probes, but nothing failed
 
@@ -352,3 +352,18 @@ def test_a_model_whose_kernels_wait_for_cuda_tensors_says_so() -> None:
     text = run_cli(["graph", f"{TENSOR_ASSET.relative_to(REPO)}:Net", "--device", "cpu"])
     assert "compile-only mode runs on CPU tensors, and the code asked a tensor whether it is on CUDA" in " ".join(
         text.stdout.split())
+
+
+def test_a_failure_at_a_tensor_device_check_says_a_gpu_run_does_not_fail_there() -> None:
+    """fla's FusedCrossEntropyLoss asserts its inputs are on cuda: the failure line said nothing of
+    compile-only mode, while the tensor-probe note named that very line."""
+    from tritoninspect.analyse.emulation import FAILURE_AFTER_TENSOR_PROBE, FAILURE_AT_TENSOR_PROBE, failure_caveat
+    from tritoninspect.model.records import Failure as FailureRecord
+
+    capture = _tensor_capture(0)
+    capture.failure = FailureRecord(stage="run", compile_id=None, part="", exc_type="AssertionError",
+                                    message="Only support CUDA/NPU/XPU tensors",
+                                    torch_frame="/site/torchnorm/rms_norm.py:40 in forward")
+    assert failure_caveat(build_report(capture)) == FAILURE_AT_TENSOR_PROBE
+    capture.failure = dataclasses.replace(capture.failure, torch_frame="/site/torchnorm/rms_norm.py:90 in forward")
+    assert failure_caveat(build_report(capture)) == FAILURE_AFTER_TENSOR_PROBE

@@ -179,6 +179,47 @@ def _probe_parts(probes: list[DeviceProbeRecord], cwd: Path) -> list[str]:
     return parts
 
 
+#: What a failure after a tensor's device answered cpu may be (`failure_caveat`).
+FAILURE_AFTER_TENSOR_PROBE = ("compile-only mode's CPU tensors answered a device check before this failure (the "
+                              "compile-only notes say where): if the failing code took its CPU path from that "
+                              "answer, a GPU run may not fail here")
+#: ... and when the failing line is such a check (fla's `assert input.device.type in ('cuda', ...)`).
+FAILURE_AT_TENSOR_PROBE = ("the failing line asked a tensor's device, which is cpu in compile-only mode and cuda "
+                           "in a GPU run: a GPU run does not fail here")
+
+
+def failure_caveat(report: Report) -> str | None:
+    """What compile-only mode itself may have to do with the report's failure, surest first: a 0-d
+    tensor passed as a number to the kernel that failed to compile, a tensor device check at the
+    failing line, then a False `torch.cuda.is_available()` or a tensor device check before it."""
+    if report.failure is None:
+        return None
+    if failure_from_unwrap(report):
+        return FAILURE_FROM_UNWRAP
+    places = tensor_probe_places(report)
+    if places and _at_failing_line(report.failure, places):
+        return FAILURE_AT_TENSOR_PROBE
+    if failure_follows_probe(report):
+        return FAILURE_AFTER_PROBE
+    return FAILURE_AFTER_TENSOR_PROBE if places else None
+
+
+def _at_failing_line(failure: Any, places: str) -> bool:
+    """The failure was raised at a `file:line` the tensor-probe note lists (`places` as it says them)."""
+    frames = [failure.torch_frame, *(failure.user_stack or ()), failure.user_frame]
+    for frame in filter(None, frames):
+        file, line = frame_location(frame)
+        if file and line and any(f"{part}:{line} in " in places for part in _tails(file)):
+            return True
+    return False
+
+
+def _tails(file: str) -> list[str]:
+    """`file` and each shorter path ending it (the note says a library file from its package on)."""
+    parts = file.split(os.sep)
+    return [os.sep.join(parts[i:]) for i in range(len(parts)) if parts[i]]
+
+
 def failure_follows_probe(report: Report) -> bool:
     """The report's failure came in compile-only mode after `torch.cuda.is_available()` answered
     False to the user's or a library's code: it may be compile-only's own (a GPU run answers True).

@@ -130,11 +130,10 @@ def exit_if_failed(report: Report, err: Console, line: Callable[[Report], str] |
     if report.failure is None:
         return
     if line is None:
-        from tritoninspect.analyse.emulation import failure_follows_probe, failure_from_unwrap
+        from tritoninspect.analyse.emulation import failure_caveat
         from tritoninspect.render._failure import failure_line
 
-        text = failure_line(report.failure, after_probe=failure_follows_probe(report),
-                            unwrapped=failure_from_unwrap(report))
+        text = failure_line(report.failure, caveat=failure_caveat(report))
     else:
         text = line(report)
     say_error(text, err=err)

@@ -7,8 +7,7 @@ from pathlib import Path
 from rich.console import RenderableType
 from rich.text import Text
 
-from tritoninspect.analyse.emulation import (FAILURE_AFTER_PROBE, FAILURE_FROM_UNWRAP, failure_follows_probe,
-                                             failure_from_unwrap)
+from tritoninspect.analyse.emulation import failure_caveat
 from tritoninspect.render import _format as fmt
 from tritoninspect.render._widgets import ALERT
 from tritoninspect.model.report import Failure, RecompileLimit, Report
@@ -44,10 +43,9 @@ def failure_section(report: Report, cwd: Path) -> list[RenderableType]:
     hint = failure_hint(failure)
     if hint:
         lines.append(Text(f"  hint: {hint}"))
-    if failure_from_unwrap(report):
-        lines.append(Text(f"  {FAILURE_FROM_UNWRAP}", style=ALERT))
-    elif failure_follows_probe(report):
-        lines.append(Text(f"  {FAILURE_AFTER_PROBE} (see the compile-only notes)", style=ALERT))
+    caveat = failure_caveat(report)
+    if caveat:
+        lines.append(Text(f"  {caveat}", style=ALERT))
     rest = failure.details()
     for line in rest[:SHOWN_LINES]:
         lines.append(Text("  │ " + line, style="dim"))
@@ -81,14 +79,13 @@ def _frame(frame: str, cwd: Path) -> str:
     return f"{fmt.location(file, int(line), cwd=cwd)} in {func}"
 
 
-def failure_line(failure: Failure, *, after_probe: bool = False, unwrapped: bool = False) -> str:
-    """One line for stderr: what failed, where, and the user's line (`after_probe`: the failure
-    followed a compile-only device probe, `failure_follows_probe`; `unwrapped`: compile-only mode
-    passed the failing kernel a 0-d tensor as a number, `failure_from_unwrap`)."""
+def failure_line(failure: Failure, *, caveat: str | None = None) -> str:
+    """One line for stderr: what failed, where, and the user's line (`caveat`: what compile-only mode
+    may have to do with it, `failure_caveat`)."""
     at = f" at {failure.user_frame}" if failure.user_frame else ""
     hint = failure_hint(failure)
     hint = f"; hint: {hint}" if hint else ""
-    probe = f"; {FAILURE_FROM_UNWRAP}" if unwrapped else f"; {FAILURE_AFTER_PROBE}" if after_probe else ""
+    probe = f"; {caveat}" if caveat else ""
     return (f"the model failed {_where(failure)}: {_headline(failure)}{at}{hint}{probe} "
             "(the report shows what was captured before)")
 
