@@ -100,6 +100,28 @@ def test_unresumable_break_ties_only_later_launches(in_repo: Path) -> None:
     assert all(b.eager_kernels == () for b in breaks)
 
 
+def test_a_launch_in_a_resumed_frame_is_not_tied_to_the_break_it_resumed_from(in_repo: Path) -> None:
+    """After a `print` break at line 11 of forward, a disabled function at line 15 launches eagerly: its
+    stack holds forward at line 11 (Dynamo's forward calling its resume function, also named forward
+    here) and forward at 15. The launch was tied to the print break as well as the disabled call."""
+    capture = load("graph_break")
+    disabled = next(r for r in capture.breaks if "disable" in r.headline)
+    launch = next(la for la in capture.launches if not la.in_graph)
+    at_disabled = next(f for f in launch.site if f.startswith(f"{disabled.file}:{disabled.line} in "))
+    function = at_disabled.rsplit(" in ", 1)[1]
+    earlier = dataclasses.replace(disabled, line=disabled.line - 1, headline="Failed to trace builtin operator",
+                                  gb_id="GB0059", frame_skipped=False, skipped_rest=False)
+    resumed_from = f"{disabled.file}:{disabled.line - 1} in torch_dynamo_resume_in_{function}_at_1"
+    site = launch.site[:launch.site.index(at_disabled)]
+    capture.breaks = [earlier, *capture.breaks]
+    capture.launches = [dataclasses.replace(la, site=(*site, f"{disabled.file}:{disabled.line - 1} in {function}",
+                                                      at_disabled.replace(f" in {function}", f" in {resumed_from.rsplit(' in ', 1)[1]}"),
+                                                      *la.site[la.site.index(at_disabled) + 1:]))
+                        if la is launch else la for la in capture.launches]
+    first, *_ = build_report(capture).graph_breaks
+    assert (first.line, first.eager_kernels) == (disabled.line - 1, ()), first
+
+
 def test_no_launch_sites_no_eager_kernels(in_repo: Path) -> None:
     capture = load("break_disabled_dispatch")
     capture.launches = [dataclasses.replace(la, site=()) for la in capture.launches]

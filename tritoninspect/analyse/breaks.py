@@ -107,8 +107,22 @@ def _eager_launches(capture: Capture) -> list[_Launch]:
         if la.in_graph or record is None:
             continue
         frames = tuple(f for f in (_parse_frame(s) for s in la.site) if f is not None)
-        launches.append(_Launch(record.name, frames))
+        launches.append(_Launch(record.name, _resumed(frames)))
     return launches
+
+
+def _resumed(frames: tuple[_Frame, ...]) -> tuple[_Frame, ...]:
+    """`frames` (innermost last) with a function's frame that called its own resume function dropped:
+    after a graph break at line 11 of `forward`, Dynamo's compiled `forward` calls
+    `torch_dynamo_resume_in_forward_at_11`, which `original_function` names `forward` too; a launch
+    there sat "at line 11" as well as at its own line, and was tied to that break."""
+    kept: list[_Frame] = []
+    for f in frames:
+        if kept and (kept[-1].file, kept[-1].func) == (f.file, f.func) and f.func:
+            kept[-1] = f
+        else:
+            kept.append(f)
+    return tuple(kept)
 
 
 def _kernel_names(capture: Capture) -> list[str]:
