@@ -80,7 +80,8 @@ KNOWN_CAUSES: tuple[KnownCause, ...] = (
         "or reorder those kernels. If it only dispatches to Triton kernels, drop the torch.compiler.disable "
         "(Dynamo traces kernel[grid](...) launches) or register the launcher as a torch.library.triton_op "
         "calling wrap_triton(kernel).",
-        "GB0098 (torch/_dynamo/variables/functions.py, SkipFunctionVariable)",
+        "GB0098 (torch/_dynamo/variables/functions.py, SkipFunctionVariable: calling it), GB0099 "
+        "(torch/_dynamo/symbolic_convert.py, InliningInstructionTranslator: inlining it)",
     ),
     _cause(
         r"sourceless variable TritonKernelVariable",
