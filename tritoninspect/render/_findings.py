@@ -39,15 +39,31 @@ def findings_block(advice: Sequence[Advice], *, detail: bool = False) -> list[Re
 def advice_block(advice: Sequence[Advice]) -> list[RenderableType]:
     """"Advice": what to change for each finding that has an action, numbered as the findings,
     with the torch behaviour it rests on."""
-    actions = [(i, a) for i, a in enumerate(advice, 1) if a.action]
-    if not actions:
+    same: dict[tuple[str, str, str], list[int]] = {}
+    for i, a in enumerate(advice, 1):
+        if a.action:  # findings with the same action and reason get it once (eleven breaks, one text)
+            same.setdefault((a.action, a.because, a.cite), []).append(i)
+    if not same:
         return []
     grid = numbered_grid()
-    for i, a in actions:
-        body = Text(a.action)
-        body.append(f"\nwhy: {a.because} [{a.cite}]", style="dim")
-        grid.add_row(f"{i}.", body)
+    said: set[str] = set()
+    for (action, because, cite), numbers in same.items():
+        body = Text(action)
+        body.append("\nwhy: as above" if because in said else f"\nwhy: {because} [{cite}]", style="dim")
+        said.add(because)
+        grid.add_row(f"{numbered(numbers)}.", body)
     return [heading("Advice"), grid]
+
+
+def numbered(numbers: Sequence[int]) -> str:
+    """`1-6, 9`: ascending finding numbers, runs joined."""
+    runs: list[list[int]] = []
+    for n in numbers:
+        if runs and n == runs[-1][-1] + 1:
+            runs[-1].append(n)
+        else:
+            runs.append([n])
+    return ", ".join(f"{r[0]}-{r[-1]}" if len(r) > 2 else ", ".join(map(str, r)) for r in runs)
 
 
 def numbered_grid() -> Table:
