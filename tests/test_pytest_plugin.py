@@ -202,6 +202,13 @@ def test_module(tritoninspect):
 def test_fails_with_the_view(tritoninspect):
     report = tritoninspect.inspect(RawNet(), (torch.randn(64), torch.randn(64)))
     tritoninspect.check(report, entries={"add_kernel": "custom_op"})
+
+
+def test_a_plain_torch_compile_of_the_users_own():
+    # A library's own test compiling its kernel: Inductor failed ("0 compatible backends for target (cpu)").
+    x, y = torch.randn(64), torch.randn(64)
+    torch._dynamo.reset()
+    torch.testing.assert_close(torch.compile(RawNet())(x, y), RawNet()(x, y))
 """
 
 
@@ -218,7 +225,7 @@ def test_compile_only_session_with_real_captures(pytester: pytest.Pytester, monk
     real_project(pytester, monkeypatch)
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider", *LOAD, "--tritoninspect-compile-only",
                                            "--tritoninspect-html", "html", timeout=600)
-    result.assert_outcomes(passed=2, failed=1)
+    result.assert_outcomes(passed=3, failed=1)
     result.stdout.fnmatch_lines_random([
         "tritoninspect: compile-only mode held for the session*",
         "*tritoninspect: 1 condition(s) failed for *Net:",
@@ -236,7 +243,7 @@ def test_under_pytest_xdist(pytester: pytest.Pytester, monkeypatch: pytest.Monke
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider", *LOAD, "-n", "2",
                                            "--tritoninspect-compile-only", "--tritoninspect-html", "html",
                                            timeout=600)
-    result.assert_outcomes(passed=2, failed=1)
+    result.assert_outcomes(passed=3, failed=1)
     result.stdout.fnmatch_lines_random(["tritoninspect: compile-only mode held in each pytest-xdist worker*",
                                         "*--entry add_kernel=custom_op: add_kernel entered as hop",
                                         "tritoninspect: 3 HTML report(s) in html"])

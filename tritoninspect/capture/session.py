@@ -205,6 +205,7 @@ def compile_only(arch: int = DEFAULT_ARCH) -> Iterator[Environment]:
         inductor_run = compat.interpreter.inductor_run_interpreted(autotuner.run, env.skipped_launch, compiler.compile,
                                                                    on_note=env.passed_bools)
         patcher.set(autotuner, "run", inductor_run)
+        patcher.set(*compat.inductor.interpreting_inductor_wrapper())
         yield env
     finally:
         patcher.restore()

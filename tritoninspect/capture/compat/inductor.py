@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -272,6 +274,28 @@ def compile_fx(gm: torch.fx.GraphModule, example_inputs: Any, inner_compile: Any
     from torch._inductor.compile_fx import compile_fx as _compile_fx
 
     return _compile_fx(gm, example_inputs, inner_compile=inner_compile)
+
+
+def interpreting_inductor_wrapper() -> tuple[Any, str, Any]:
+    """(class, name, value): `torch.compile`'s Inductor backend (`torch._TorchCompileInductorWrapper.
+    __call__`, what `torch.compile(model)` and `backend="inductor"` call, torch 2.11-2.14) with
+    TRITON_INTERPRET set around it, as the recording backend sets it around `compile_fx`, for a plain
+    `torch.compile` made inside compile-only mode (a test of the user's own under the pytest plugin's
+    `--tritoninspect-compile-only`). Without it Inductor precompiles user kernels for the CPU device and
+    finds no backend ("0 compatible backends for target (cpu)"); with it, it loads them for the
+    interpreter, and their launches run there. Patched on the class torch already imported: nothing
+    of Inductor is imported for it."""
+    from tritoninspect.capture.patching import scoped_env
+
+    wrapper = torch._TorchCompileInductorWrapper
+    original = wrapper.__call__
+
+    @functools.wraps(original)
+    def call_interpreting(self: Any, *args: Any, **kwargs: Any) -> Any:
+        with scoped_env("TRITON_INTERPRET", "1"):
+            return original(self, *args, **kwargs)
+
+    return wrapper, "__call__", call_interpreting
 
 
 def warm_compile_workers() -> None:
