@@ -441,3 +441,17 @@ def test_one_cause_logged_inside_and_outside_a_higher_order_op_shows_one_reason(
     other = dataclasses.replace(outside, reason="Import failure\n  Explanation: another cause.")
     text = render_as(dataclasses.replace(report, graph_breaks=(inside, other)), "breaks", color=False, width=200)
     assert text.count("reason:") == 2
+
+
+def test_a_table_too_narrow_for_its_words_becomes_one_block_per_row() -> None:
+    """At 50 columns the kernel table folded its headers ("sour" / "ce") and paths into 4-letter
+    pieces; each row is now a block of "header: value" lines, and wide consoles keep the table."""
+    from tritoninspect.model.report import read_report
+    from tritoninspect.render import render_as
+
+    report = read_report(REPO / "tests" / "fixtures" / "gpu" / "autotune.json")
+    narrow = render_as(report, "detail", color=False, width=50)
+    assert "kernel scaled_add_kernel\n  entries: hop\n  compile ids: 0/0\n  source: samples/autotune.py:15" in narrow
+    assert "config BLOCK=16\n    registers: 14" in narrow
+    wide = render_as(report, "detail", color=False, width=120)
+    assert "source: " not in wide and "samples/autotune.py:15" in wide
