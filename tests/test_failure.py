@@ -372,7 +372,8 @@ def test_a_kernel_copy_lacking_a_module_alias_is_a_failure_of_torch_compile() ->
     proc = run_cli(["graph", f"{asset.relative_to(REPO)}:Net", "--json"], timeout=300)
     assert proc.returncode == ExitCode.USER_CODE, explain(proc)
     failure = json.loads(proc.stdout)["failure"]
-    assert failure["exc_type"] == "KernelCopyNameError", failure
+    assert (failure["exc_type"], failure["stage"], failure["kernel"]) == ("KernelCopyNameError", "kernel_compile",
+                                                                         "_tanh_kernel"), failure
     assert "module triton.language.extra.cuda.libdevice imported as ldv" in failure["message"]
     assert "from triton.language.extra.cuda.libdevice import" in failure["message"]
     assert failure["user_frame"].startswith(str(asset)) and failure["user_frame"].endswith(" in forward")

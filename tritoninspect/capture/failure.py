@@ -67,8 +67,12 @@ def failure_record(exc: BaseException, progress: Progress) -> Failure:
             return _kernel_compile_record(chain, error, details, cid, part)
     inner = chain[-1]
     stack = _user_stack(chain)
+    kernel = None
+    if isinstance(inner, compat.interpreter.KernelCopyNameError):  # as a GPU's compile of the copy fails
+        stage, kernel = "kernel_compile", inner.kernel
     return Failure(
         stage=stage,
+        kernel=kernel,
         compile_id=cid,
         part=part,
         exc_type=type(inner).__name__,

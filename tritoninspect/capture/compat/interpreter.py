@@ -43,6 +43,10 @@ class KernelCopyNameError(Exception):
     #: Where a GPU run fails, for the failure record's "raised in".
     where = "torch/_inductor/codegen/wrapper.py (its copy of the kernel, compiled by Triton)"
 
+    def __init__(self, message: str, kernel: str) -> None:
+        super().__init__(message)
+        self.kernel = kernel
+
 
 def _interpret(fn: Any, grid: Any, args: tuple[Any, ...], kwargs: dict[str, Any], on_skip: Any,
                on_note: Any = None, signature: dict[str, str] | None = None, original: Any = None) -> Any:
@@ -99,7 +103,7 @@ def _copy_lacks_a_name(copy: Any, original: Any, exc: BaseException) -> None:
     return KernelCopyNameError(
         f"torch.compile's copy of kernel {kernel} lacks {what}: Inductor copies a kernel's @jit "
         f"helpers, int/str/bool/constexpr globals and the Triton functions it imports by name, nothing "
-        f"else, so on a GPU Triton's compile of the copy fails with NameError: {fix}"
+        f"else, so on a GPU Triton's compile of the copy fails with NameError: {fix}", kernel,
     )
 
 
