@@ -11,12 +11,13 @@ from typing import Any
 
 import pytest
 
-from _expect import CliRuns, json_report, run_cli
+from _expect import REPO, CliRuns, json_report, run_cli
 from _hazard_expect import CHECKS, MODELS, inputs, load, max_diff, outputs
 
 pytestmark = pytest.mark.slow
 
 CPU = ["--device", "cpu"]
+ASSETS = REPO / "tests" / "assets"
 
 
 @pytest.fixture(scope="module")
@@ -130,3 +131,39 @@ def test_capture_records_the_evidence_it_promises() -> None:
     assert [o.needed for o in sorted(hz.overreads, key=lambda o: o.needed or 0)] == [32, 48, 64]
     assert sorted(cs.view_offset for cs in hz.clone_sources) == [0, 16, 32, 48]
     assert hz.analysis_times and all(t.seconds > 0 for t in hz.analysis_times)
+
+
+def test_two_equal_allocations_the_compile_merged_are_not_an_aliasing_error() -> None:
+    """Liger's group_norm passes two torch.zeros of one shape (Mean, RSTD): AOTAutograd's CSE makes them
+    one tensor and torch clones one apart again, so compiled equals eager. It was reported as an
+    aliased_args_split error ("one tensor in what eager passes ... writes are dropped")."""
+    import sys
+
+    import torch
+
+    from tritoninspect.analyse import build_report
+    from tritoninspect.capture.recorder import Recorder
+    from tritoninspect.capture.session import compile_only
+
+    sys.path.insert(0, str(ASSETS))
+    try:
+        import merged_zeros
+    finally:
+        sys.path.remove(str(ASSETS))
+    x = torch.randn(100, requires_grad=True)  # the training graph: AOTAutograd's CSE runs on the joint graph
+    with compile_only():
+        eager = merged_zeros.Net()(x)
+        recorder = Recorder("inductor", compile_only=True)
+        torch._dynamo.reset()
+        try:
+            with recorder.installed():
+                compiled = torch.compile(merged_zeros.Net(), backend=recorder.backend)(x)
+        finally:
+            torch._dynamo.reset()
+    torch.testing.assert_close(compiled, eager)
+    aot = [lay for lay in recorder.capture.hazards.layouts if lay.stage == "aot_forward"]
+    assert aot and len({a.storage for a in aot[0].args if a.param in ("mean_ptr", "rstd_ptr")}) == 1  # merged
+    report = build_report(recorder.capture)
+    assert [f.rule for f in report.findings if f.rule == "aliased_args_split"] == []
+    costs = [f for f in report.findings if f.rule == "clone_cost"]
+    assert all("merged by the compile" in f.summary for f in costs), costs

@@ -74,6 +74,25 @@ def eager_layouts(capture: Capture, kid: str, compile_id: str, part: str | None 
             and lay.stage in AOT_STAGES and (part is None or lay.part == part)]
 
 
+def apart_in_dynamo(capture: Capture, kid: str, compile_id: str, params: Iterable[str]) -> bool:
+    """The parameters, one storage in the AOT graph, are separate tensors in every launch of the kernel
+    that Dynamo traced in this compile (what the user's code passes), so the compile merged them:
+    AOTAutograd's common-subexpression elimination makes one tensor of two identical allocations
+    (two `torch.zeros` of one shape; `torch.empty` is never merged: torch/_functorch/compile_utils.py
+    `fx_graph_cse`, torch 2.11-2.14). False when Dynamo's graph has no launch of it (a triton_op's
+    kernel is launched inside the op)."""
+    wanted = set(params)
+    traced = [lay for lay in capture.hazards.layouts
+              if lay.kernel_id == kid and lay.compile_id == compile_id and lay.stage == "dynamo"]
+    if not traced:
+        return False
+    for lay in traced:
+        storages = {a.storage for a in lay.args if a.param in wanted}
+        if len(storages) == 1 and wanted <= {a.param for a in lay.args}:
+            return False
+    return True
+
+
 def arg(layout: ArgLayout, param: str) -> TensorArg | None:
     return next((a for a in layout.args if a.param == param), None)
 

@@ -5,7 +5,8 @@ clones each argument it finds written on its own (`tensors_to_clone`), and Induc
 removes a clone only when nothing else reads the tensor: when a clone stays, the parameters get
 separate buffers and writes through one are not seen through the other (pytorch/pytorch#196657).
 Read from the AOT node's tensors (what eager passed), the final graph's clones and the compiled
-launch's arguments. The reverse, separate tensors that Inductor passes as views of one allocation,
+launch's arguments; not when Dynamo's graph has them apart (the compile merged two equal allocations,
+and the clone restores what eager does). The reverse, separate tensors that Inductor passes as views of one allocation,
 is a note.
 """
 
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 from tritoninspect.analyse.hazards._common import (
     Launch,
+    apart_in_dynamo,
     fell_back,
     joined,
     launch_text,
@@ -42,7 +44,8 @@ def aliased_args(capture: Capture) -> list[Finding]:
         split, merged = [], []
         for launch in launches(capture, record):
             found = _split(launch)
-            if found is not None:
+            # One tensor only after the compile merged two equal allocations: torch's clone keeps them apart.
+            if found is not None and not apart_in_dynamo(capture, record.id, launch.compile_id, found[1]):
                 split.append(found)
             merge = _merged(launch)
             if merge is not None:

@@ -14,6 +14,7 @@ from collections.abc import Iterable
 
 from tritoninspect.analyse.hazards._common import (
     Launch,
+    apart_in_dynamo,
     fallback_line,
     joined,
     launch_text,
@@ -111,6 +112,7 @@ def _cause(capture: Capture, launch: Launch, param: str) -> CloneCause | None:
 KINDS = {
     "fallback": "mutation analysis fell back",
     "alias": "the same tensor passed twice",
+    "merged": "two equal allocations merged by the compile",
     "view_of_input": "a view of a graph input",
     "input": "a graph input the kernel writes",
     "view": "a view",
@@ -122,6 +124,9 @@ ACTIONS = {
                 "clones only what the kernel writes.",
     "alias": "Give the kernel one pointer parameter for a tensor it gets twice: torch clones each written parameter on "
              "its own.",
+    "merged": "Nothing to fix for correctness: your code passes separate tensors and the copy keeps them apart, as eager "
+              "does. The copy goes if the two allocations differ: torch.empty (never merged) for one the kernel "
+              "writes in full.",
     "view_of_input": "Write into a fresh tensor (torch.empty: the kernel only writes it) and copy it into the input's slice after the "
                      "launch: torch never re-inplaces a view of an input.",
     "view": "Pass the kernel the whole tensor and an offset argument instead of a view: the copy of a view spans its "
@@ -167,7 +172,12 @@ def _reason(capture: Capture, launch: Launch, param: str, fell_back: bool) -> tu
         kinds.append("fallback")
         words.append("mutation analysis fell back (torch assumed every input is written)")
     if cause is not None:
-        if cause.same_tensor_as:
+        if cause.same_tensor_as and apart_in_dynamo(capture, launch.node.kernel_id or "", launch.compile_id,
+                                                    (param, *cause.same_tensor_as)):
+            kinds.append("merged")
+            words.append(f"the compile merged it with the equal allocation passed as {joined(cause.same_tensor_as)} "
+                         "(separate tensors in your code: AOTAutograd's common-subexpression elimination)")
+        elif cause.same_tensor_as:
             kinds.append("alias")
             words.append(f"the same tensor is also passed as {joined(cause.same_tensor_as)}")
         if cause.view_of_input:
@@ -191,7 +201,7 @@ def _reason(capture: Capture, launch: Launch, param: str, fell_back: bool) -> tu
 def _action(kinds: list[str], reads: bool) -> str:
     """The action for the first cause in order; `reads`: the kernel loads a parameter torch copies."""
     actions = ACTIONS_READ if reads else ACTIONS
-    for kind in ("fallback", "alias", "view_of_input", "view", "read_after", "input", "unknown"):
+    for kind in ("fallback", "alias", "merged", "view_of_input", "view", "read_after", "input", "unknown"):
         if kind in kinds:
             return actions[kind]
     return actions["unknown"]
