@@ -395,6 +395,16 @@ def test_a_kernels_loop_variables_are_tensors_as_on_a_gpu() -> None:
     assert widths.tolist() == [32, 32, 64, 64]  # int32 bounds, then an int64 bound, as Triton compiles them
 
 
+def test_loop_steps_and_options_as_a_gpu_runs_them() -> None:
+    """A negative step given as an argument runs no iteration on the H200 (scf.for steps up); the
+    interpreter's Python range ran 4. `tl.range(0, n, 1, 2)` (num_stages by position) was refused."""
+    module = load_asset("loop_variable_kernel")
+    with compile_only() as env:
+        out = module.stepped()
+    assert env.problems == []
+    assert out.tolist() == [0, 0, 0, 0, 1, 1, 1, 1, 0, 1, 2, 3]
+
+
 def test_a_loop_over_a_static_range_keeps_its_ints_and_python_loops_stay_python() -> None:
     import builtins
 

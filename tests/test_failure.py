@@ -380,6 +380,24 @@ def test_a_kernel_copy_lacking_a_module_alias_is_a_failure_of_torch_compile() ->
     assert "limit of compile-only mode" not in proc.stdout + proc.stderr
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("model, kernel, lacks", [
+    ("TAlias", "_t_kernel", "module triton.language imported as T"),
+    ("MathPi", "_pi_kernel", "module math imported as math"),
+    ("HelperAlias", "_helper_kernel", "module triton.language.extra.libdevice imported as ld"),
+])
+def test_other_names_a_kernel_copy_lacks_fail_too(model: str, kernel: str, lacks: str) -> None:
+    """`T.arange` met the interpreter's TypeVar `T` and `math.pi` its `math` (both filled into Inductor's
+    copy by the interpreter): a skipped launch and a passing run, or no word at all; a helper's `ld`
+    was one NameError deeper than the check looked. On a GPU each fails."""
+    asset = ASSETS / "copy_lacks_names.py"
+    proc = run_cli(["graph", f"{asset.relative_to(REPO)}:{model}", "--json"], timeout=300)
+    assert proc.returncode == ExitCode.USER_CODE, explain(proc)
+    failure = json.loads(proc.stdout)["failure"]
+    assert (failure["exc_type"], failure["kernel"]) == ("KernelCopyNameError", kernel), failure
+    assert lacks in failure["message"], failure
+
+
 def test_a_name_error_the_users_kernel_shares_is_not_blamed_on_the_copy() -> None:
     """Only a name the user's module defines and the copy's lacks is the copy's fault."""
     import types
@@ -388,7 +406,8 @@ def test_a_name_error_the_users_kernel_shares_is_not_blamed_on_the_copy() -> Non
 
     from tritoninspect.capture.compat.interpreter import KernelCopyNameError, _copy_lacks_a_name
 
-    def kernel() -> None: ...
+    def kernel() -> None:
+        json.dumps, nowhere, tl  # type: ignore[name-defined]  # noqa: B018, F821 - the globals it loads
 
     copy = types.FunctionType(kernel.__code__, {"tl": object()}, "kernel")
 

@@ -41,3 +41,21 @@ def loop_widths():
     out = torch.zeros(4, dtype=torch.int32)
     _loop_dtype_kernel[(1,)](out, 3)
     return out
+
+
+@triton.jit
+def _stepped_kernel(out_ptr, n, step, BLOCK: tl.constexpr):
+    """A step given as an argument (negative: no iteration on a GPU), `tl.range`'s num_stages by position,
+    and a constexpr negative step (Python's range: Triton reverses it)."""
+    for i in range(n - 1, -1, step):
+        tl.store(out_ptr + i, 100 + i)
+    for j in tl.range(0, n, 1, 2):
+        tl.atomic_add(out_ptr + BLOCK + j, 1)
+    for k in range(BLOCK - 1, -1, -1):
+        tl.atomic_add(out_ptr + 2 * BLOCK + k, k)
+
+
+def stepped(n=4):
+    out = torch.zeros(12, dtype=torch.int32)
+    _stepped_kernel[(1,)](out, n, -1, BLOCK=4)
+    return out

@@ -27,6 +27,9 @@ def test_loop_variables_are_typed_as_the_compile_only_test_expects() -> None:
     out = torch.zeros(4, dtype=torch.int32, device="cuda")
     module._loop_dtype_kernel[(1,)](out, 3)
     assert out.tolist() == [32, 32, 64, 64]
+    stepped = torch.zeros(12, dtype=torch.int32, device="cuda")
+    module._stepped_kernel[(1,)](stepped, 4, -1, BLOCK=4)
+    assert stepped.tolist() == [0, 0, 0, 0, 1, 1, 1, 1, 0, 1, 2, 3]  # as test_loop_steps_and_options_... expects
 
 
 def test_libdevice_of_integers_and_numbers_alone_as_compile_only_computes_it() -> None:

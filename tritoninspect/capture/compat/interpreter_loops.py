@@ -26,7 +26,7 @@ class BuiltinRangeLoops(ast.NodeTransformer):
         return node
 
 
-def loop_range(arg1: Any, arg2: Any = None, step: Any = None, **_options: Any) -> Iterator[Any]:
+def loop_range(arg1: Any, arg2: Any = None, step: Any = None, *_options: Any, **_named: Any) -> Iterator[Any]:
     """`range` / `tl.range` in an interpreted kernel: the loop variable a scalar `tl.tensor`, as a
     compiled kernel's is (an scf.for induction variable of the bounds' promoted integer type:
     int64 when a bound is, else int32; code_generator.py visit_For, triton 3.6-3.8).
@@ -35,7 +35,12 @@ def loop_range(arg1: Any, arg2: Any = None, step: Any = None, **_options: Any) -
     builtin), so its loop variable is a Python int and `i_t.to(tl.int64)`, as flash-linear-attention's
     chunk kernels write (chunk_fwd_kernel_h), raised AttributeError: the launch was skipped and its
     outputs left unwritten. `tl.static_range` keeps its ints (a constexpr there too). Options such as
-    `num_stages` and `loop_unroll_factor` change nothing a launch computes."""
+    `num_stages` and `loop_unroll_factor` (by keyword or, for `tl.range`, by position) change nothing
+    a launch computes.
+
+    A step that is a kernel argument (a tensor here) steps as an scf.for does: upwards while below
+    the end, so a negative one runs no iteration (triton 3.6-3.8 reverses only a constexpr negative
+    step, code_generator.py visit_For; the H200 gave none for `range(n - 1, -1, step)`, step=-1)."""
     import numpy as np
     import triton.language as tl
     from triton.runtime import interpreter as ti
@@ -44,7 +49,12 @@ def loop_range(arg1: Any, arg2: Any = None, step: Any = None, **_options: Any) -
     wide = any(_bits(b) > 32 for b in bounds)
     dtype, np_dtype = (tl.int64, np.int64) if wide else (tl.int32, np.int32)
     start, end = (0, arg1) if arg2 is None else (arg1, arg2)
-    for i in range(_int(start), _int(end), 1 if step is None else _int(step)):
+    first, last, by = _int(start), _int(end), 1 if step is None else _int(step)
+    if by <= 0 and hasattr(step, "handle"):
+        if by == 0 and first < last:
+            raise NotImplementedError("a loop whose step argument is 0 never ends on a GPU")
+        return
+    for i in range(first, last, by):
         yield tl.tensor(ti.TensorHandle(np.array([i], dtype=np_dtype), dtype), dtype)
 
 
