@@ -160,7 +160,8 @@ def test_merged_allocations_name_the_cause_and_warn_against_empty() -> None:
     assert a.finding == ("ln_bwd_kernel gets DW and DB as one tensor in the compiled graph: identical torch.zeros "
                          "allocations were merged, so Inductor copies DB before the launch (256 B per call).")
     assert "torch._functorch.config.cse = False" in a.action
-    assert "Do not allocate them with torch.empty instead: DB is accumulated with atomics" in a.action
+    assert "Keep DB as torch.zeros: DB is accumulated with atomics" in a.action
+    assert "torch.empty (AOTAutograd never merges torch.empty)" in a.action  # for one written in full
 
 
 def test_not_merged_by_the_compiler_is_not_called_merged() -> None:

@@ -404,7 +404,7 @@ def test_a_name_error_the_users_kernel_shares_is_not_blamed_on_the_copy() -> Non
 
     from triton.runtime.errors import InterpreterError
 
-    from tritoninspect.capture.compat.interpreter import KernelCopyNameError, _copy_lacks_a_name
+    from tritoninspect.capture.compat.kernel_copies import KernelCopyNameError, copy_lacks_a_name
 
     def kernel() -> None:
         json.dumps, nowhere, tl  # type: ignore[name-defined]  # noqa: B018, F821 - the globals it loads
@@ -416,11 +416,11 @@ def test_a_name_error_the_users_kernel_shares_is_not_blamed_on_the_copy() -> Non
         exc.__cause__ = NameError(f"name {name!r} is not defined", name=name)
         return exc
 
-    assert isinstance(_copy_lacks_a_name(copy, kernel, name_error("json")), KernelCopyNameError)  # this module's
-    assert _copy_lacks_a_name(copy, kernel, name_error("nowhere")) is None  # the user's kernel lacks it too
-    assert _copy_lacks_a_name(copy, kernel, name_error("tl")) is None  # the copy has it
-    assert _copy_lacks_a_name(copy, None, name_error("json")) is None  # not Inductor's copy
-    assert _copy_lacks_a_name(copy, kernel, InterpreterError("other")) is None
+    assert isinstance(copy_lacks_a_name(copy, kernel, name_error("json")), KernelCopyNameError)  # this module's
+    assert copy_lacks_a_name(copy, kernel, name_error("nowhere")) is None  # the user's kernel lacks it too
+    assert copy_lacks_a_name(copy, kernel, name_error("tl")) is None  # the copy has it
+    assert copy_lacks_a_name(copy, None, name_error("json")) is None  # not Inductor's copy
+    assert copy_lacks_a_name(copy, kernel, InterpreterError("other")) is None
 
 
 @pytest.mark.slow
@@ -435,4 +435,6 @@ def test_a_0d_parameter_passed_as_a_number_is_named_as_compile_only_s_own() -> N
     assert report["failure"]["stage"] == "kernel_compile", report["failure"]
     (note,) = [d for d in report["diagnostics"] if "0-d tensor argument" in d["message"]]
     assert note["source"] == "compile-only" and "_add_bias_kernel (b_ptr)" in note["message"], note
-    assert "on a GPU it is a pointer" in proc.stderr and "device probe" not in proc.stderr, proc.stderr
+    assert "a GPU run passes a pointer" in proc.stderr and "device probe" not in proc.stderr, proc.stderr
+    check = run_cli(["check", f"{asset.relative_to(REPO)}:Net"], timeout=300)
+    assert check.returncode == 1 and "a GPU run passes a pointer" in check.stdout, explain(check)

@@ -180,7 +180,9 @@ def eager_launches(report: Report, kernels: Sequence[KernelSummary]) -> list[Adv
         place = short_location(brk.file, brk.line) if brk is not None else ""
         cause = f", after the graph break at {place}" if brk is not None else ""
         action, owner = _break_action(report, brk)
-        probed = [b for b in ([brk] if brk is not None else report.graph_breaks) if b.device_probe]
+        # Only the break the launch is tied to: another break's probe says nothing of this launch (fla's backward
+        # kernels of a disabled forward were said to "follow" Liger's infer_device probe).
+        probed = [brk] if brk is not None and brk.device_probe else []
         if probed:  # compile-only mode's CPU answer may have made the break: check on a GPU first
             action = _check_on_a_gpu(report, action)
         advice.append(Advice(

@@ -99,22 +99,24 @@ def merged_allocations(report: Report, kernels: Sequence[KernelSummary]) -> list
         pair = c.together()
         starting = ""
         if a.fill is not None and ({"atomic", "load"} & set(a.uses)):
-            starting = (f" Do not allocate them with torch.empty instead: {_uses_text(a)}, so its starting value "
-                        f"({_fill_text(a)}) is part of the result.")
+            starting = (f" Keep {a.arg} as {_fill_text(a)}: {_uses_text(a)}, so its starting value is part of "
+                        "the result.")
         advice.append(Advice(
             rule="clone_merged_allocations", impact=COPIES, kernel=c.kernel, kernels=(c.kernel,),
             finding=f"{c.kernel} gets {pair} as one tensor in the compiled graph: identical {_fill_text(a)} "
                     f"allocations were merged, so Inductor copies {a.arg} before the launch ({_copy_text(c)}).",
             # `import torch._functorch.config`: torch 2.11 does not import the module with torch.
-            action=f"Keep {pair} apart: `import torch._functorch.config` and set torch._functorch.config.cse = False "
-                   "before compiling (AOTAutograd then keeps identical allocations separate; it turns that "
-                   "elimination off for the whole graph), or "
+            action=f"Keep {pair} apart: allocate one that the kernel writes in full, and never reads first, with "
+                   "torch.empty (AOTAutograd never merges torch.empty); or `import torch._functorch.config` and set "
+                   "torch._functorch.config.cse = False before compiling (AOTAutograd then keeps identical "
+                   "allocations separate; it turns that elimination off for the whole graph); or "
                    "allocate one tensor for both and pass it once, the kernel indexing each part (an offset)."
                    + starting,
             because="AOTAutograd's common-subexpression elimination merges identical ops of the joint graph, "
                     "allocations included; two written arguments then share one tensor, and re-inplacing can "
                     "write only one of them in place: the other is cloned.",
-            cite="torch/_functorch/partitioners.py (fx_graph_cse); torch._functorch.config.cse; "
+            cite="torch/_functorch/compile_utils.py (fx_graph_cse: aten.empty is never merged); "
+                 "torch._functorch.config.cse; "
                  "torch/_inductor/fx_passes/reinplace.py (tensor_with_same_storage_already_reinplaced)",
             cause=f"arguments {pair} were merged into one allocation by the compiler",
         ))

@@ -81,7 +81,12 @@ INCOMPLETE_LOG = "incomplete log"
 
 def _failed(report: Report) -> list[str]:
     cut = [f"{d.source}: {d.message}" for d in report.diagnostics if d.source == INCOMPLETE_LOG]
-    return cut + ([] if report.failure is None else [f"the compile {report.failure.summary()}"])
+    if report.failure is None:
+        return cut
+    from tritoninspect.analyse.emulation import failure_caveat
+
+    caveat = failure_caveat(report)  # a CPU CI job failing a model a GPU runs says why it may
+    return [*cut, f"the compile {report.failure.summary()}" + (f" ({caveat})" if caveat else "")]
 
 
 @dataclass(frozen=True)

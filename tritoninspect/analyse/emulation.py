@@ -48,7 +48,7 @@ def emulation_notes(capture: Capture, cwd: Path | None = None) -> list[Diagnosti
 UNWRAPPED_NOTE = "Inductor passes a 0-d tensor argument to a user kernel as a number"
 #: What a kernel-compile failure of such a kernel is, as the failure text says it.
 FAILURE_FROM_UNWRAP = ("compile-only mode's CPU tensors made Inductor pass a 0-d tensor to this kernel as a number "
-                       "(the compile-only notes say which): on a GPU it is a pointer, and a GPU run may not fail here")
+                       "(a compile-only warning names it): a GPU run passes a pointer and does not fail here")
 
 
 def unwrapped_tensor_notes(capture: Capture) -> list[Diagnostic]:
@@ -184,8 +184,8 @@ FAILURE_AFTER_TENSOR_PROBE = ("compile-only mode's CPU tensors answered a device
                               "compile-only notes say where): if the failing code took its CPU path from that "
                               "answer, a GPU run may not fail here")
 #: ... and when the failing line is such a check (fla's `assert input.device.type in ('cuda', ...)`).
-FAILURE_AT_TENSOR_PROBE = ("the failing line asked a tensor's device, which is cpu in compile-only mode and cuda "
-                           "in a GPU run: a GPU run does not fail here")
+FAILURE_AT_TENSOR_PROBE = ("the failing line asks a tensor's device, which is cpu in compile-only mode and cuda "
+                           "in a GPU run: if that answer is what failed, a GPU run does not fail here")
 
 
 def failure_caveat(report: Report) -> str | None:

@@ -68,7 +68,7 @@ def failure_record(exc: BaseException, progress: Progress) -> Failure:
     inner = chain[-1]
     stack = _user_stack(chain)
     kernel = None
-    if isinstance(inner, compat.interpreter.KernelCopyNameError):  # as a GPU's compile of the copy fails
+    if isinstance(inner, compat.kernel_copies.KernelCopyNameError):  # as a GPU's compile of the copy fails
         stage, kernel = "kernel_compile", inner.kernel
     return Failure(
         stage=stage,
@@ -86,7 +86,7 @@ def failure_record(exc: BaseException, progress: Progress) -> Failure:
 
 
 #: Errors raised by compile-only mode that name where the failure they stand for happens.
-_SAYS_WHERE = (compat.no_cuda.NoCudaDevice, compat.interpreter.KernelCopyNameError)
+_SAYS_WHERE = (compat.no_cuda.NoCudaDevice, compat.kernel_copies.KernelCopyNameError)
 
 
 def raised_in_tool(exc: BaseException) -> bool:

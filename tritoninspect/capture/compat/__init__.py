@@ -24,7 +24,9 @@ torch-free in `tritoninspect.textformats`.
 - `device_queries`: compile-only mode's answers to torch.cuda's device queries (an emulated GPU).
 - `device_probes`: where `torch.cuda.is_available()` answered False to the user's code (compile-only mode).
 - `no_cuda`: compile-only mode's error for code that asks for a CUDA tensor (instead of torch's abort).
-- `interpreter`: launches through Triton's interpreter in compile-only mode.
+- `interpreter`: launches through Triton's interpreter in compile-only mode (`interpreter_loops`: the
+  loop variables and `__index__` it gives kernels; `libdevice`: libdevice in numpy; `kernel_copies`: a
+  name Inductor's copy of a kernel lacks, a failure as on a GPU).
 - `shapes`: dynamic-shape marks on inputs, the ShapeEnv's guards and symbol sources, nested compile regions.
 - `triton_compile`: `--resources`: compile per config, metadata, registers.
 - `trace_log`: `graph --trace DIR`: torch's structured-trace handler writing to a directory of ours.
@@ -47,6 +49,7 @@ from tritoninspect.capture.compat import (
     hops,
     inductor,
     interpreter,
+    kernel_copies,
     kernels,
     layouts,
     library,
@@ -61,6 +64,6 @@ from tritoninspect.capture.compat import (
 
 __all__ = [
     "autotune", "caches", "compile_only", "cxx_runtime", "device_probes", "device_queries", "dynamo",
-    "graph_views", "hops", "inductor", "interpreter", "kernels", "layouts", "library", "lowering", "mutation",
+    "graph_views", "hops", "inductor", "interpreter", "kernel_copies", "kernels", "layouts", "library", "lowering", "mutation",
     "no_cuda", "shapes", "trace_log", "triton_compile", "versions",
 ]
