@@ -134,8 +134,7 @@ def probe_notes(capture: Capture, graph_breaks: Iterable[GraphBreak] = (), cwd: 
         tail += f"; {NO_LAUNCH}"
     return [Diagnostic(
         "warning" if marked or capture.failure is not None or not capture.launches else "note", "compile-only",
-        f"{PROBE_NOTE} where the GPU compile-only mode stands in for "
-        f"answers True, so the code after it took its no-GPU path: {'; '.join(parts)}{tail}",
+        f"{PROBE_NOTE}, where a GPU run answers True, so the code after it took its no-GPU path: {'; '.join(parts)}{tail}",
     ), *tensor_notes]
 
 
