@@ -26,8 +26,9 @@ installed into), so ``<checkout>/.venv/.../site-packages/pkg`` and
 under the user's checkout, and the checkout's own package is the user's although
 the checkout sits on ``sys.path`` beside its ``*.egg-info`` (``pip install -e .``
 with setuptools), also when the target is loaded from a folder inside it
-(``proj/examples/model.py``). A library file whose top-level package is one of the machinery
-packages (``.../site-packages/torch/...`` of another environment) is machinery.
+(``proj/examples/model.py``). A library file whose top-level package is one of
+the machinery packages (``.../site-packages/torch/...`` of another environment)
+is machinery.
 A path no root holds is the user's.
 
 Results are cached per path (and per `sys.path` and user roots).
@@ -50,6 +51,7 @@ import sysconfig
 import tempfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from tritoninspect.model.report import Library
 
@@ -275,8 +277,7 @@ def _environment(sys_path: tuple[str, ...]) -> _Environment:
     return _Environment(
         machinery=tuple(sorted(_machinery_roots())),
         library_dirs=tuple(sorted(site_dirs | _stdlib_dirs())),
-        library_packages=tuple(sorted(_target_dir_packages(sys_path, site_dirs))),
-        checkouts=frozenset(_checkouts(sys_path, site_dirs)),
+        **_target_dirs(sys_path, site_dirs),
     )
 
 
@@ -351,33 +352,28 @@ def _stdlib_dirs() -> set[str]:
     return {_real(paths[key]) for key in ("stdlib", "platstdlib") if paths.get(key)}
 
 
-def _target_dir_packages(sys_path: Iterable[str], site_dirs: set[str]) -> set[tuple[str, str]]:
-    """(package, directory) for the packages that a ``*.dist-info`` / ``*.egg-info``
-    lists beside them in a ``sys.path`` directory that is not a site directory
-    (``pip install --target DIR``)."""
-    found: set[tuple[str, str]] = set()
-    for entry in sys_path:
-        directory = _real(entry or os.curdir)
-        if directory not in site_dirs and os.path.isdir(directory):
-            found.update((package, directory) for package in _installed_here(directory))
-    return found
+def _target_dirs(sys_path: Iterable[str], site_dirs: set[str]) -> dict[str, Any]:
+    """`library_packages` and `checkouts` of `_Environment`, from one look at each `sys.path`
+    directory that is not a site directory:
 
-
-def _checkouts(sys_path: Iterable[str], site_dirs: set[str]) -> set[str]:
-    """The `sys.path` directories (not site directories) whose distributions all have development
-    metadata: an egg-info with no installer's file list (a dist-info has RECORD; pip's egg-info
-    installs have installed-files.txt), as `pip install -e .` with setuptools leaves in a checkout.
-    A target loaded from inside one (`proj/examples/model.py` importing `proj/mykern`) is the user's
-    project: its package is theirs, not an installed library."""
-    found = set()
+    - (package, directory) for the packages that a ``*.dist-info`` / ``*.egg-info`` lists beside
+      them there (``pip install --target DIR``);
+    - the directories whose distributions all have development metadata: an egg-info with no
+      installer's file list (a dist-info has RECORD; pip's egg-info installs have
+      installed-files.txt), as ``pip install -e .`` with setuptools leaves in a checkout. A target
+      loaded from inside one (``proj/examples/model.py`` importing ``proj/mykern``) is the user's
+      project: its package is theirs, not an installed library."""
+    packages: set[tuple[str, str]] = set()
+    checkouts: set[str] = set()
     for entry in sys_path:
         directory = _real(entry or os.curdir)
         if directory in site_dirs or not os.path.isdir(directory):
             continue
         dists = list(importlib.metadata.distributions(path=[directory]))
+        packages.update((package, directory) for package in _installed_here(directory, dists))
         if dists and all(_in_development(d) for d in dists):
-            found.add(directory)
-    return found
+            checkouts.add(directory)
+    return {"library_packages": tuple(sorted(packages)), "checkouts": frozenset(checkouts)}
 
 
 def _in_development(dist: importlib.metadata.Distribution) -> bool:
@@ -385,10 +381,10 @@ def _in_development(dist: importlib.metadata.Distribution) -> bool:
         and dist.read_text("top_level.txt") is not None
 
 
-def _installed_here(directory: str) -> set[str]:
-    """Paths of the top-level packages and modules the distributions in `directory` installed."""
+def _installed_here(directory: str, dists: list[importlib.metadata.Distribution]) -> set[str]:
+    """Paths of the top-level packages and modules the distributions `dists` in `directory` installed."""
     roots: set[str] = set()
-    for dist in importlib.metadata.distributions(path=[directory]):
+    for dist in dists:
         names = _installed_names(dist)
         if not names:  # no file list: everything beside it, to be safe
             return {directory}
