@@ -117,6 +117,17 @@ def _merged_fires(run: Run) -> None:
     assert run.advice("inplace_clones") == []
 
 
+def _merged_write_only_fires(run: Run) -> None:
+    a = one(run.advice("clone_merged_allocations"), "clone_merged_allocations")
+    assert a.kernels == ("write_and_add_kernel",) and "out_ptr and acc_ptr" in a.finding, a.finding
+    assert "torch.empty (AOTAutograd never merges torch.empty)" in a.action
+    assert "Keep acc_ptr as torch.zeros" in a.action  # it adds into it
+
+
+def _no_write_and_add_clone(run: Run) -> None:
+    assert still_cloned(run.report, "write_and_add_kernel") == []
+
+
 def _no_bwd_clone(run: Run) -> None:
     assert still_cloned(run.report, "ln_bwd_kernel") == []
 
@@ -270,6 +281,9 @@ PROOFS: tuple[Proof, ...] = (
           f"{ASSETS}/ln_zeros_nocse.py:Net", all_of(_no_bwd_clone, silent("clone_merged_allocations"))),
     Proof("merged_allocations_one_buffer", "clone_merged_allocations", LN, _merged_fires,
           f"{ASSETS}/ln_one_buffer.py:Net", all_of(_no_bwd_clone, silent("clone_merged_allocations"))),
+    Proof("merged_allocations_empty", "clone_merged_allocations", f"{ASSETS}/merged_write_only.py:Net",
+          _merged_write_only_fires, f"{ASSETS}/merged_write_only_empty.py:Net",
+          all_of(_no_write_and_add_clone, silent("clone_merged_allocations"))),
     Proof("shared_allocation", "clone_shared_allocation", f"{ASSETS}/ln_views.py:Net", _shared_fires,
           f"{ASSETS}/ln_one_buffer.py:Net", all_of(_no_bwd_clone, silent("clone_shared_allocation"))),
     Proof("input_view", "clone_input_view", "samples/inplace.py:Net", _input_view_fires,
