@@ -3,6 +3,7 @@ where packages are installed (temporary trees; no compile)."""
 
 from __future__ import annotations
 
+import importlib.metadata
 import os
 import subprocess
 import sys
@@ -225,3 +226,44 @@ def test_library_of_names_the_distribution_and_where_to_report(tmp_path: Path, o
     assert origin.library_of(str(mine)) is None  # the user's own code
     assert origin.library_of(sysconfig.get_paths()["stdlib"] + "/json/__init__.py") is None  # no distribution
     assert origin.library_of(str(PACKAGE_DIR / "origin.py")) is None  # the machinery
+
+
+def test_library_of_reads_only_the_metadata_beside_the_package(
+        tmp_path: Path, on_sys_path: object, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The distribution is found from the dist-info folders beside the package, by top_level.txt or the
+    RECORD's first components, without importlib's scan of every distribution (which stats every listed file);
+    two distributions sharing a namespace package are told apart by the file's RECORD line."""
+    target = tmp_path / "deps"
+    _dist_info(target, "fla-core", ["fla/__init__.py", "fla/ops/chunk.py"])  # named unlike its package
+    _dist_info(target, "ns-one", ["nsp/one/__init__.py"])
+    _dist_info(target, "ns-two", ["nsp/two/__init__.py", "nsp/two/k.py"])
+    on_sys_path(target)  # type: ignore[operator]
+
+    def scan() -> None:
+        raise AssertionError("importlib's scan of all distributions was used")
+
+    monkeypatch.setattr(importlib.metadata, "packages_distributions", scan)
+    origin._packages_distributions.cache_clear()
+    assert origin.library_of(str(target / "fla" / "ops" / "chunk.py")) == origin.Library("fla-core", "1.0", "fla", "")
+    assert origin.library_of(str(target / "nsp" / "two" / "k.py")) == origin.Library("ns-two", "1.0", "nsp", "")
+
+
+def test_library_of_agrees_with_importlib_for_every_installed_package() -> None:
+    """Against `importlib.metadata.packages_distributions`, for each top-level package installed here
+    (torch, triton, typer, rich, depyf and the libraries of the real-library tier when installed)."""
+    import importlib.util
+
+    checked = 0
+    for package in sorted(importlib.metadata.packages_distributions()):
+        try:
+            spec = importlib.util.find_spec(package)
+        except (ImportError, ValueError):
+            continue
+        if spec is None or not spec.origin or not os.path.isabs(spec.origin):
+            continue
+        found = origin.library_of(spec.origin)
+        if found is None:  # the machinery, or not a library here
+            continue
+        assert found == origin._distribution(package, tuple(sys.path)), package
+        checked += 1
+    assert checked >= 5
