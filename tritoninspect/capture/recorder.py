@@ -370,6 +370,9 @@ class Recorder:
         patcher.set(JITFunction, "run", torch.compiler.disable(run, recursive=True))
         for obj, name, value in compat.autotune.benchmark_patches():
             patcher.set(obj, name, value)
+        if not self.compile_only:  # (compile-only mode interprets eager kernels: nothing to compile)
+            for obj, name, value in compat.autotune.parallel_compile_patches():
+                patcher.set(obj, name, value)
         if self.stage != "inductor":
             return
         autotuner_cls = compat.inductor.caching_autotuner_class()

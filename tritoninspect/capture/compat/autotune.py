@@ -123,3 +123,74 @@ def benchmark_patches() -> list[tuple[Any, str, Any]]:
             _BENCHMARKS.depth -= 1
 
     return [(Autotuner, "_bench", timed)]
+
+
+# --- configs compiled at once -----------------------------------------------------------------------
+
+
+def parallel_compile_patches() -> list[tuple[Any, str, Any]]:
+    """(object, name, value) patches that compile the configs an Autotuner is about to time all at once,
+    in threads, before it times them one by one. For a GPU run only (compile-only mode interprets kernels).
+
+    Triton's `Autotuner.run` takes the configs to time from `prune_configs`, then `_bench` compiles and times
+    each in turn (triton/runtime/autotuner.py, triton 3.6-3.8). fla's chunk kernels are autotuned eagerly
+    (its ops are behind `torch.compiler.disable`): on the H200 a cold `graph` of the fla block spent 62 s of
+    its 106 in 67 ptxas runs made one after another, as a plain run does (cProfile, scripts/gpu-profile).
+    Here `prune_configs`, when `run` asks it, first has every config compiled through Triton's own
+    `AsyncCompileMode` (triton/runtime/_async_compile.py): `JITFunction._do_compile` hands the compile to
+    the executor, whose threads mostly wait on ptxas, a process of its own. Each binary lands where a serial
+    compile puts it (the kernel's cache, Triton's cache dir); `_bench` then finds it and times it as before,
+    so the timings, the config chosen and the report are those of a serial run. A config that fails to
+    compile is taken out of the kernel's cache again, so `_bench` compiles it and fails it as it would have.
+    No patch where this Triton lacks either."""
+    prune = vars(Autotuner).get("prune_configs")
+    try:
+        from triton.runtime import _async_compile
+    except ImportError:
+        return []
+    if not callable(prune) or not hasattr(_async_compile, "AsyncCompileMode"):
+        return []
+
+    def pruned(autotuner: Any, kwargs: dict[str, Any], *rest: Any, **more: Any) -> Any:
+        configs = prune(autotuner, kwargs, *rest, **more)
+        if _about_to_time(autotuner, kwargs, configs) and _async_compile.active_mode.get() is None:
+            try:
+                _compile_all(autotuner, kwargs, configs, _async_compile)
+            except Exception:  # noqa: BLE001 - only a head start: `_bench` compiles whatever is not there
+                pass
+        return configs
+
+    return [(Autotuner, "prune_configs", pruned)]
+
+
+def _about_to_time(autotuner: Any, kwargs: dict[str, Any], configs: Any) -> bool:
+    """`run` is about to time `configs` (not `Autotuner.warmup`, not a disk-cached tuning that may skip it)."""
+    return (kwargs.get("warmup") is False and getattr(autotuner, "nargs", None) is not None
+            and not getattr(autotuner, "cache_results", False) and isinstance(configs, list) and len(configs) > 1)
+
+
+def _compile_all(autotuner: Any, kwargs: dict[str, Any], configs: list[Any], async_compile: Any) -> None:
+    import os
+    from concurrent.futures import ThreadPoolExecutor
+
+    args = list(autotuner.nargs.values())  # `run` set nargs from the positional arguments, in order
+    workers = max(1, min(len(configs), os.cpu_count() or 1, 32))
+    with ThreadPoolExecutor(workers, thread_name_prefix="tritoninspect-autotune") as pool:
+        with async_compile.AsyncCompileMode(pool, ignore_errors=True):
+            for config in configs:  # what `_bench` runs, less the launch
+                autotuner.fn.run(*args, **{**kwargs, "warmup": True, **config.all_kwargs()})
+    for cache in _kernel_caches(autotuner):  # a failed compile stays a FutureKernel there: `_bench` redoes it
+        for key in [key for key, kernel in cache.items() if isinstance(kernel, async_compile.FutureKernel)]:
+            del cache[key]
+
+
+def _kernel_caches(autotuner: Any) -> list[dict[Any, Any]]:
+    """The per-device kernel caches of the JITFunction under `autotuner` (`device_caches`: device ->
+    (kernel cache, key cache, target, backend, binder), triton 3.6-3.8)."""
+    fn = autotuner
+    for _ in range(8):
+        if not isinstance(fn, (Autotuner, Heuristics)):
+            break
+        fn = getattr(fn, "fn", None)
+    device_caches = getattr(fn, "device_caches", None) or {}
+    return [entry[0] for entry in device_caches.values() if isinstance(entry, tuple) and isinstance(entry[0], dict)]
