@@ -17,6 +17,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 import torch
@@ -367,3 +368,87 @@ def test_a_failure_at_a_tensor_device_check_says_a_gpu_run_does_not_fail_there()
     assert failure_caveat(build_report(capture)) == FAILURE_AT_TENSOR_PROBE
     capture.failure = dataclasses.replace(capture.failure, torch_frame="/site/torchnorm/rms_norm.py:90 in forward")
     assert failure_caveat(build_report(capture)) == FAILURE_AFTER_TENSOR_PROBE
+
+
+# --- the watches, reached by code Dynamo runs eagerly ------------------------------------------
+
+
+EAGER_ASSET = REPO / "tests" / "assets" / "eager_device_probes.py"
+
+
+def _eager_asset() -> Any:
+    """The asset, imported before compile-only mode (the API's documented order)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("_tritoninspect_test_eager_device_probes", EAGER_ASSET)
+    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    return module
+
+
+def _plain_dynamo_breaks(module: Any, monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, int]]:
+    """Where `torch._dynamo.explain` breaks the asset in compile-only mode with the device watches off
+    (what a run without tritoninspect's probes has), as (file, line) of the innermost user frame."""
+    from tritoninspect.capture import compat
+
+    with monkeypatch.context() as off:
+        off.setattr(compat.device_probes, "availability_watch", lambda on_probe: [])
+        off.setattr(compat.device_probes, "tensor_device_watch", lambda on_probe: [])
+        torch._dynamo.reset()
+        with compile_only():
+            explained = torch._dynamo.explain(module.Net())(*module.example_inputs())
+    torch._dynamo.reset()
+    return [(r.user_stack[-1].filename, r.user_stack[-1].lineno) for r in explained.break_reasons]
+
+
+@needs_no_gpu
+def test_watches_run_eagerly_under_dynamo_add_no_break_of_their_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Found on a model whose assert on `x.is_cuda` failed while Dynamo traced it: Dynamo ran the rest of
+    the frame eagerly with its frame callback on, compiled the tool's `x.is_cuda` watch as a frame of the
+    model's and broke in it (and in the realpath it calls), and the report listed both breaks as the
+    model's. The asset's `prepare` runs eagerly that way: the breaks listed are exactly plain Dynamo's,
+    and both probes there are still recorded."""
+    from tritoninspect import inspect_module
+
+    module = _eager_asset()
+    expected = _plain_dynamo_breaks(module, monkeypatch)
+    assert expected == [(str(EAGER_ASSET), _line("THE-BREAK", EAGER_ASSET))]
+    report = inspect_module(module.Net(), module.example_inputs(), device="cpu", stage="dynamo")
+    torch._dynamo.reset()
+    assert [(b.file, b.line) for b in report.graph_breaks] == expected
+    assert [d.message for d in report.diagnostics if d.source == "tritoninspect"] == []
+    notes = " ".join(d.message for d in report.diagnostics if d.source == "compile-only")
+    for marker, asked in (("EAGER-IS-AVAILABLE", ""), ("EAGER-IS-CUDA", "x.is_cuda ")):
+        assert f"eager_device_probes.py:{_line(marker, EAGER_ASSET)} in prepare ({asked}×1)" in notes, notes
+
+
+def test_a_break_dynamo_takes_in_tritoninspect_s_own_code_is_said_as_the_tool_s() -> None:
+    """Should Dynamo compile one of the tool's hooks again, the break it logs there is not listed as the
+    model's: a warning names it as a bug in tritoninspect. (The recorder fed the artifact Dynamo logged for
+    the `x.is_cuda` watch before it was kept from being compiled, its paths made this checkout's.)"""
+    import logging
+
+    from tritoninspect.capture.recorder import Recorder
+
+    hook = Path(compat_dir()) / "device_probes.py"
+    payload = (f"Graph break in user code at {hook}:174\nGraph Break Reason: Observed exception\n\nUser code traceback:\n"
+               f'  File "{EAGER_ASSET}", line {_line("EAGER-IS-CUDA", EAGER_ASSET)}, in prepare\n'
+               f'  File "{hook}", line 174, in read\n')
+    recorder = Recorder("dynamo", compile_only=True)
+    for frame_id, at in ((2, f"{hook}:174"), (3, f"{EAGER_ASSET}:{_line('THE-BREAK', EAGER_ASSET)}")):
+        record = logging.makeLogRecord({
+            "metadata": {"artifact": {"name": "dynamo_graph_break_reason", "encoding": "string"},
+                         "frame_id": frame_id, "frame_compile_id": 0},
+            "payload": payload.replace(f"at {hook}:174", f"at {at}"),
+        })
+        recorder._on_trace(record)
+    assert [(b.compile_id, b.file) for b in recorder.capture.breaks] == [("3/0", str(EAGER_ASSET))]
+    ((source, message),) = recorder.capture.problems
+    assert source == "tritoninspect" and message.startswith("[2/0] Dynamo compiled tritoninspect's own code")
+    assert f"({hook}:174)" in message and "a bug in tritoninspect" in message
+
+
+def compat_dir() -> str:
+    from tritoninspect.capture import compat
+
+    return str(Path(compat.__file__).resolve().parent)
