@@ -5,7 +5,8 @@ Compile-only mode never fakes the answer (Dynamo folds and guards it; a True wou
 CUDA allocations). A library that asks it inside the traced forward takes its no-GPU path there
 (Liger-Kernel's `infer_device()` then imports `transformers`, a graph break a GPU run does not have),
 so the report lists each such answer and marks the breaks whose traced stack runs through a function
-that asked it while traced (`GraphBreak.device_probe`), in the text, the JSON and `check`.
+that asked it while traced, where the answer decides a branch or leaves the function before the break
+(`GraphBreak.device_probe`), in the text, the JSON and `check`.
 
 Fast tests enter `compile_only()` in process or build records by hand; one slow test runs the
 `tests/assets/device_probe.py` asset through the CLI. With a GPU the probe answers True: nothing is
@@ -452,3 +453,122 @@ def compat_dir() -> str:
     from tritoninspect.capture import compat
 
     return str(Path(compat.__file__).resolve().parent)
+
+
+# --- a break is marked only where the probe's answer can lead to it ---------------------------------
+
+
+USES_ASSET = REPO / "tests" / "assets" / "device_probe_uses.py"
+
+#: Functions asking `torch.cuda.is_available()` (on the PROBE line) and what their answer decides.
+PROBING = '''import torch
+
+
+def decides():
+    if not torch.cuda.is_available():  # PROBE
+        torch._dynamo.graph_break()
+
+
+def through_a_name(x):
+    on_gpu = torch.cuda.is_available()  # PROBE
+    ok = x.is_cuda and on_gpu
+    while not ok:  # BRANCH
+        ok = True
+
+
+def short_circuit():
+    return torch.cuda.is_available() or load_cpu_kernels()  # PROBE
+
+
+def passed_on(self):
+    self.on_gpu = torch.cuda.is_available()  # PROBE
+
+
+def dropped():
+    torch.cuda.is_available()  # PROBE
+
+
+def printed():
+    print(f"GPU: {torch.cuda.is_available()}")  # PROBE
+
+
+def tested_later():
+    on_gpu = torch.cuda.is_available()  # PROBE
+    torch._dynamo.graph_break()
+    return 2 if on_gpu else 1  # BRANCH
+'''
+
+
+@pytest.mark.parametrize(("function", "kinds"), [
+    ("decides", {"branch": "PROBE"}), ("through_a_name", {"branch": "BRANCH"}), ("short_circuit", {"branch": "PROBE"}),
+    ("passed_on", {"passed": "PROBE"}), ("dropped", {}), ("printed", {}), ("tested_later", {"branch": "BRANCH"}),
+])
+def test_what_a_probe_s_answer_decides_is_read_from_its_function(function: str, kinds: dict[str, str]) -> None:
+    from tritoninspect.textformats.value_use import probe_uses
+
+    lines = PROBING.splitlines()
+    start = lines.index(next(line for line in lines if line.startswith(f"def {function}(")))
+    line_of = {marker: next(n for n, line in enumerate(lines[start:], start + 1) if f"# {marker}" in line)
+               for marker in set(kinds.values()) | {"PROBE"}}
+    assert probe_uses(PROBING, line_of["PROBE"]) == {kind: line_of[marker] for kind, marker in kinds.items()}
+
+
+def test_what_a_probe_s_answer_decides_is_unknown_without_its_call() -> None:
+    from tritoninspect.textformats.value_use import probe_uses
+
+    assert probe_uses(PROBING, 1) is None  # no function there
+    assert probe_uses(PROBING, PROBING.splitlines().index("    ok = x.is_cuda and on_gpu") + 1) is None
+    assert probe_uses("def f(:", 1) is None
+
+
+def _probe_capture(uses: dict[str, int] | None) -> Capture:
+    capture = _capture()
+    probe = DeviceProbeRecord(f"{PROBE_FILE}:47", "infer_device", traced=True, calls=1, compile_ids=("0/0",), uses=uses)
+    capture.emulation = dataclasses.replace(capture.emulation, probes=(probe,))
+    return capture
+
+
+@pytest.mark.parametrize(("uses", "marked"), [
+    ({"branch": 47}, True),  # Liger's `if torch.cuda.is_available(): return "cuda"` before the break's line 50
+    ({"passed": 48}, True),  # handed on before the break: where it goes is not followed
+    (None, True),  # not known (no source when captured): marked, and the note says it could not tell
+    ({}, False),  # unused, or only printed
+    ({"branch": 60}, False),  # tested only after the break
+])
+def test_a_break_is_marked_only_where_the_probe_s_answer_can_lead_to_it(uses: dict[str, int] | None,
+                                                                        marked: bool) -> None:
+    capture = _probe_capture(uses)
+    breaks = (_break("0/0", f"{PROBE_FILE}:50 in infer_device"),)
+    enriched = enrich_device_probes(capture, {"graph_breaks": breaks})["graph_breaks"]
+    assert [b.device_probe for b in enriched] == [f"{PROBE_FILE}:47 in infer_device" if marked else None]
+    (warning,) = probe_notes(capture, enriched, Path("/w"))
+    said = "1 graph break(s) follow one whose answer decides no path to them (not marked)"
+    assert (said in warning.message) is not marked
+    assert (f"1 graph break(s) follow such a probe (each marked: it {DEVICE_PROBE_MEANING})" in warning.message) is marked
+    unknown = "for 1 of them what the answer decides is not known (its source was not read)"
+    assert (unknown in warning.message) is (uses is None)
+
+
+@needs_no_gpu
+def test_only_the_break_the_probe_s_answer_leads_to_is_marked() -> None:
+    """`pick_device` branches on the answer before its break; `log_device` and `note_device` break
+    whatever the answer (the asset's docstring)."""
+    import importlib.util
+
+    from tritoninspect import inspect_module
+
+    spec = importlib.util.spec_from_file_location("_tritoninspect_test_device_probe_uses", USES_ASSET)
+    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    report = inspect_module(module.Net(), module.example_inputs(), device="cpu", stage="dynamo")
+    torch._dynamo.reset()
+    by_line: dict[int, set[str | None]] = {}
+    for b in report.graph_breaks:
+        by_line.setdefault(b.line, set()).add(b.device_probe)
+    assert by_line == {
+        _line("NO-GPU-PATH", USES_ASSET): {f"{USES_ASSET}:{_line('DECIDES', USES_ASSET)} in pick_device"},
+        _line("AFTER-UNUSED", USES_ASSET): {None},
+        _line("AFTER-DROPPED", USES_ASSET): {None},
+    }, by_line
+    (warning,) = [d for d in report.diagnostics if d.message.startswith("torch.cuda.is_available() answered False")]
+    assert "graph break(s) follow one whose answer decides no path to them (not marked)" in warning.message
