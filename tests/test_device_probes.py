@@ -5,7 +5,8 @@ Compile-only mode never fakes the answer (Dynamo folds and guards it; a True wou
 CUDA allocations). A library that asks it inside the traced forward takes its no-GPU path there
 (Liger-Kernel's `infer_device()` then imports `transformers`, a graph break a GPU run does not have),
 so the report lists each such answer and marks the breaks whose traced stack runs through a function
-that asked it while traced (`GraphBreak.device_probe`), in the text, the JSON and `check`.
+that asked it while traced, where the answer decides a branch or leaves the function before the break
+(`GraphBreak.device_probe`), in the text, the JSON and `check`.
 
 Fast tests enter `compile_only()` in process or build records by hand; one slow test runs the
 `tests/assets/device_probe.py` asset through the CLI. With a GPU the probe answers True: nothing is
@@ -17,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 import torch
@@ -367,3 +369,206 @@ def test_a_failure_at_a_tensor_device_check_says_a_gpu_run_does_not_fail_there()
     assert failure_caveat(build_report(capture)) == FAILURE_AT_TENSOR_PROBE
     capture.failure = dataclasses.replace(capture.failure, torch_frame="/site/torchnorm/rms_norm.py:90 in forward")
     assert failure_caveat(build_report(capture)) == FAILURE_AFTER_TENSOR_PROBE
+
+
+# --- the watches, reached by code Dynamo runs eagerly ------------------------------------------
+
+
+EAGER_ASSET = REPO / "tests" / "assets" / "eager_device_probes.py"
+
+
+def _eager_asset() -> Any:
+    """The asset, imported before compile-only mode (the API's documented order)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("_tritoninspect_test_eager_device_probes", EAGER_ASSET)
+    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    return module
+
+
+def _plain_dynamo_breaks(module: Any, monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, int]]:
+    """Where `torch._dynamo.explain` breaks the asset in compile-only mode with the device watches off
+    (what a run without tritoninspect's probes has), as (file, line) of the innermost user frame."""
+    from tritoninspect.capture import compat
+
+    with monkeypatch.context() as off:
+        off.setattr(compat.device_probes, "availability_watch", lambda on_probe: [])
+        off.setattr(compat.device_probes, "tensor_device_watch", lambda on_probe: [])
+        torch._dynamo.reset()
+        with compile_only():
+            explained = torch._dynamo.explain(module.Net())(*module.example_inputs())
+    torch._dynamo.reset()
+    return [(r.user_stack[-1].filename, r.user_stack[-1].lineno) for r in explained.break_reasons]
+
+
+@needs_no_gpu
+def test_watches_run_eagerly_under_dynamo_add_no_break_of_their_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Found on a model whose assert on `x.is_cuda` failed while Dynamo traced it: Dynamo ran the rest of
+    the frame eagerly with its frame callback on, compiled the tool's `x.is_cuda` watch as a frame of the
+    model's and broke in it (and in the realpath it calls), and the report listed both breaks as the
+    model's. The asset's `prepare` runs eagerly that way: the breaks listed are exactly plain Dynamo's,
+    and both probes there are still recorded."""
+    from tritoninspect import inspect_module
+
+    module = _eager_asset()
+    expected = _plain_dynamo_breaks(module, monkeypatch)
+    assert expected == [(str(EAGER_ASSET), _line("THE-BREAK", EAGER_ASSET))]
+    report = inspect_module(module.Net(), module.example_inputs(), device="cpu", stage="dynamo")
+    torch._dynamo.reset()
+    assert [(b.file, b.line) for b in report.graph_breaks] == expected
+    assert [d.message for d in report.diagnostics if d.source == "tritoninspect"] == []
+    notes = " ".join(d.message for d in report.diagnostics if d.source == "compile-only")
+    for marker, asked in (("EAGER-IS-AVAILABLE", ""), ("EAGER-IS-CUDA", "x.is_cuda ")):
+        assert f"eager_device_probes.py:{_line(marker, EAGER_ASSET)} in prepare ({asked}×1)" in notes, notes
+
+
+def test_a_break_dynamo_takes_in_tritoninspect_s_own_code_is_said_as_the_tool_s() -> None:
+    """Should Dynamo compile one of the tool's hooks again, the break it logs there is not listed as the
+    model's: a warning names it as a bug in tritoninspect. (The recorder fed the artifact Dynamo logged for
+    the `x.is_cuda` watch before it was kept from being compiled, its paths made this checkout's.)"""
+    import logging
+
+    from tritoninspect.capture.recorder import Recorder
+
+    hook = Path(compat_dir()) / "device_probes.py"
+    payload = (f"Graph break in user code at {hook}:174\nGraph Break Reason: Observed exception\n\nUser code traceback:\n"
+               f'  File "{EAGER_ASSET}", line {_line("EAGER-IS-CUDA", EAGER_ASSET)}, in prepare\n'
+               f'  File "{hook}", line 174, in read\n')
+    recorder = Recorder("dynamo", compile_only=True)
+    for frame_id, at in ((2, f"{hook}:174"), (3, f"{EAGER_ASSET}:{_line('THE-BREAK', EAGER_ASSET)}")):
+        record = logging.makeLogRecord({
+            "metadata": {"artifact": {"name": "dynamo_graph_break_reason", "encoding": "string"},
+                         "frame_id": frame_id, "frame_compile_id": 0},
+            "payload": payload.replace(f"at {hook}:174", f"at {at}"),
+        })
+        recorder._on_trace(record)
+    assert [(b.compile_id, b.file) for b in recorder.capture.breaks] == [("3/0", str(EAGER_ASSET))]
+    ((source, message),) = recorder.capture.problems
+    assert source == "tritoninspect" and message.startswith("[2/0] Dynamo compiled tritoninspect's own code")
+    assert f"({hook}:174)" in message and "a bug in tritoninspect" in message
+
+
+def compat_dir() -> str:
+    from tritoninspect.capture import compat
+
+    return str(Path(compat.__file__).resolve().parent)
+
+
+# --- a break is marked only where the probe's answer can lead to it ---------------------------------
+
+
+USES_ASSET = REPO / "tests" / "assets" / "device_probe_uses.py"
+
+#: Functions asking `torch.cuda.is_available()` (on the PROBE line) and what their answer decides.
+PROBING = '''import torch
+
+
+def decides():
+    if not torch.cuda.is_available():  # PROBE
+        torch._dynamo.graph_break()
+
+
+def through_a_name(x):
+    on_gpu = torch.cuda.is_available()  # PROBE
+    ok = x.is_cuda and on_gpu
+    while not ok:  # BRANCH
+        ok = True
+
+
+def short_circuit():
+    return torch.cuda.is_available() or load_cpu_kernels()  # PROBE
+
+
+def passed_on(self):
+    self.on_gpu = torch.cuda.is_available()  # PROBE
+
+
+def dropped():
+    torch.cuda.is_available()  # PROBE
+
+
+def printed():
+    print(f"GPU: {torch.cuda.is_available()}")  # PROBE
+
+
+def tested_later():
+    on_gpu = torch.cuda.is_available()  # PROBE
+    torch._dynamo.graph_break()
+    return 2 if on_gpu else 1  # BRANCH
+'''
+
+
+@pytest.mark.parametrize(("function", "kinds"), [
+    ("decides", {"branch": "PROBE"}), ("through_a_name", {"branch": "BRANCH"}), ("short_circuit", {"branch": "PROBE"}),
+    ("passed_on", {"passed": "PROBE"}), ("dropped", {}), ("printed", {}), ("tested_later", {"branch": "BRANCH"}),
+])
+def test_what_a_probe_s_answer_decides_is_read_from_its_function(function: str, kinds: dict[str, str]) -> None:
+    from tritoninspect.textformats.value_use import probe_uses
+
+    lines = PROBING.splitlines()
+    start = lines.index(next(line for line in lines if line.startswith(f"def {function}(")))
+    line_of = {marker: next(n for n, line in enumerate(lines[start:], start + 1) if f"# {marker}" in line)
+               for marker in set(kinds.values()) | {"PROBE"}}
+    assert probe_uses(PROBING, line_of["PROBE"]) == {kind: line_of[marker] for kind, marker in kinds.items()}
+
+
+def test_what_a_probe_s_answer_decides_is_unknown_without_its_call() -> None:
+    from tritoninspect.textformats.value_use import probe_uses
+
+    assert probe_uses(PROBING, 1) is None  # no function there
+    assert probe_uses(PROBING, PROBING.splitlines().index("    ok = x.is_cuda and on_gpu") + 1) is None
+    assert probe_uses("def f(:", 1) is None
+
+
+def _probe_capture(uses: dict[str, int] | None) -> Capture:
+    capture = _capture()
+    probe = DeviceProbeRecord(f"{PROBE_FILE}:47", "infer_device", traced=True, calls=1, compile_ids=("0/0",), uses=uses)
+    capture.emulation = dataclasses.replace(capture.emulation, probes=(probe,))
+    return capture
+
+
+@pytest.mark.parametrize(("uses", "marked"), [
+    ({"branch": 47}, True),  # Liger's `if torch.cuda.is_available(): return "cuda"` before the break's line 50
+    ({"passed": 48}, True),  # handed on before the break: where it goes is not followed
+    (None, True),  # not known (no source when captured): marked, and the note says it could not tell
+    ({}, False),  # unused, or only printed
+    ({"branch": 60}, False),  # tested only after the break
+])
+def test_a_break_is_marked_only_where_the_probe_s_answer_can_lead_to_it(uses: dict[str, int] | None,
+                                                                        marked: bool) -> None:
+    capture = _probe_capture(uses)
+    breaks = (_break("0/0", f"{PROBE_FILE}:50 in infer_device"),)
+    enriched = enrich_device_probes(capture, {"graph_breaks": breaks})["graph_breaks"]
+    assert [b.device_probe for b in enriched] == [f"{PROBE_FILE}:47 in infer_device" if marked else None]
+    (warning,) = probe_notes(capture, enriched, Path("/w"))
+    said = "1 graph break(s) follow one whose answer decides no path to them (not marked)"
+    assert (said in warning.message) is not marked
+    assert (f"1 graph break(s) follow such a probe (each marked: it {DEVICE_PROBE_MEANING})" in warning.message) is marked
+    unknown = "for 1 of them what the answer decides is not known (its source was not read)"
+    assert (unknown in warning.message) is (uses is None)
+
+
+@needs_no_gpu
+def test_only_the_break_the_probe_s_answer_leads_to_is_marked() -> None:
+    """`pick_device` branches on the answer before its break; `log_device` and `note_device` break
+    whatever the answer (the asset's docstring)."""
+    import importlib.util
+
+    from tritoninspect import inspect_module
+
+    spec = importlib.util.spec_from_file_location("_tritoninspect_test_device_probe_uses", USES_ASSET)
+    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    report = inspect_module(module.Net(), module.example_inputs(), device="cpu", stage="dynamo")
+    torch._dynamo.reset()
+    by_line: dict[int, set[str | None]] = {}
+    for b in report.graph_breaks:
+        by_line.setdefault(b.line, set()).add(b.device_probe)
+    assert by_line == {
+        _line("NO-GPU-PATH", USES_ASSET): {f"{USES_ASSET}:{_line('DECIDES', USES_ASSET)} in pick_device"},
+        _line("AFTER-UNUSED", USES_ASSET): {None},
+        _line("AFTER-DROPPED", USES_ASSET): {None},
+    }, by_line
+    (warning,) = [d for d in report.diagnostics if d.message.startswith("torch.cuda.is_available() answered False")]
+    assert "graph break(s) follow one whose answer decides no path to them (not marked)" in warning.message

@@ -166,6 +166,27 @@ def test_unknown_payload_keeps_a_user_frame() -> None:
     assert breaks.parse_graph_break(payload) == ("Something new", USER, 7, (f"{USER}:7 in forward",), False)
 
 
+#: The package directory of the tritoninspect under test (its hooks are what Dynamo must never compile).
+TOOL = str(Path(origin.__file__).resolve().parents[1])
+
+
+def test_a_break_in_tritoninspect_s_own_code_is_told_apart_from_the_model_s() -> None:
+    """Found on /tmp/hostile3/probe_assert.py: after the model's frame was skipped, Dynamo compiled the
+    tool's `x.is_cuda` watch as a frame of its own and broke there; the report showed that break as the
+    model's. Where Dynamo broke, or a frame it traced, names the tool's code: not the rest of the
+    traceback, where the tool's CLI and capture always are (they call the model)."""
+    hook = f"{TOOL}/capture/compat/device_probes.py"
+    in_hook = GRAPH_BREAK_AT.replace(f"at {USER}:12", f"at {hook}:174")
+    assert breaks.tool_frame(in_hook) == f"{hook}:174"
+    traced = (f"{TOOL}/capture/compat/versions.py:20 in _package_roots", "<frozen posixpath>:451 in _joinrealpath")
+    lstat = GRAPH_BREAK_AT.replace(f"at {USER}:12", "at <frozen posixpath>:451")
+    assert breaks.tool_frame(lstat, traced) == traced[0]
+    cli = GRAPH_BREAK_AT.replace("User code traceback:\n", f'User code traceback:\n  File "{TOOL}/cli.py", line 74, in main\n')
+    assert breaks.tool_frame(cli, (f"{USER}:12 in f1",)) is None
+    assert breaks.tool_frame(WONT_CONVERT) is None
+    assert origin.is_tool_file(hook) and not origin.is_tool_file(USER) and not origin.is_tool_file("<string>")
+
+
 # --- graph breaks: details, library frames ----------------------------------------------------
 
 LIB = f"{VENV}/kernlib/ops.py"

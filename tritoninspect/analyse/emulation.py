@@ -1,12 +1,12 @@
 """What compile-only mode emulated for the run, and where its honest "no GPU" answer
 (`torch.cuda.is_available()` False) sent the code another way than a GPU run: said in
-notes, and marked on the graph breaks that follow such an answer."""
+notes, and marked on the graph breaks such an answer can lead to."""
 
 from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -126,8 +126,7 @@ def probe_notes(capture: Capture, graph_breaks: Iterable[GraphBreak] = (), cwd: 
         return tensor_notes
     parts = _probe_parts(probes, cwd)
     marked = [b for b in graph_breaks if b.device_probe]
-    tail = (f"; {len(marked)} graph break(s) follow such a probe (each marked: it {DEVICE_PROBE_MEANING})" if marked
-            else "; no graph break follows one")
+    tail = _breaks_after(capture, marked, [b for b in graph_breaks if not b.device_probe])
     if capture.failure is not None:
         tail += f"; the run failed after it ({capture.failure.stage}): a GPU run may not fail there"
     elif not capture.launches:
@@ -136,6 +135,23 @@ def probe_notes(capture: Capture, graph_breaks: Iterable[GraphBreak] = (), cwd: 
         "warning" if marked or capture.failure is not None or not capture.launches else "note", "compile-only",
         f"{PROBE_NOTE}, where a GPU run answers True, so the code after it took its no-GPU path: {'; '.join(parts)}{tail}",
     ), *tensor_notes]
+
+
+def _breaks_after(capture: Capture, marked: list[GraphBreak], others: list[GraphBreak]) -> str:
+    """What the probe diagnostic says of the graph breaks: those marked, those after a probe whose
+    answer picks no path to them (not marked), and of the marked, those it could not tell."""
+    traced = _traced_probes(capture)
+    unknown = [b for b in marked if any(f"{p.place} in {p.function}" == b.device_probe and p.uses is None
+                                        for p in traced)]
+    unmarked = [b for b in others if next(_probes_on_stack(b, traced), None) is not None]
+    said = []
+    if marked:
+        said.append(f"{len(marked)} graph break(s) follow such a probe (each marked: it {DEVICE_PROBE_MEANING})")
+    if unknown:
+        said.append(f"for {len(unknown)} of them what the answer decides is not known (its source was not read)")
+    if unmarked:
+        said.append(f"{len(unmarked)} graph break(s) follow one whose answer decides no path to them (not marked)")
+    return "; " + ("; ".join(said) if said else "no graph break follows one")
 
 
 def tensor_probe_notes(capture: Capture, cwd: Path) -> list[Diagnostic]:
@@ -229,23 +245,44 @@ def failure_follows_probe(report: Report) -> bool:
 
 def enrich_device_probes(capture: Capture, fields: dict[str, Any]) -> dict[str, Any]:
     """`graph_breaks` with `device_probe` set on each break whose traced user stack runs through a
-    function in which Dynamo traced a False `torch.cuda.is_available()` (the first such frame,
-    innermost first)."""
-    emulation = capture.emulation
-    traced = [p for p in emulation.probes if p.traced and p.asked == IS_AVAILABLE] if emulation is not None else []
+    function in which Dynamo traced a False `torch.cuda.is_available()` whose answer can lead to the
+    break (`_leads_to`; the first such frame, innermost first)."""
+    traced = _traced_probes(capture)
     breaks = fields.get("graph_breaks", ())
     if not traced or not breaks:
         return {}
     return {"graph_breaks": tuple(_marked(b, traced) for b in breaks)}
 
 
-def _marked(b: GraphBreak, probes: list[DeviceProbeRecord]) -> GraphBreak:
+def _leads_to(probe: DeviceProbeRecord, line: int | None) -> bool:
+    """The probe's answer could have changed the path to `line` of the function that asked: at or
+    before it, the answer decides a branch, or leaves the function where the capture did not follow
+    it (`DeviceProbeRecord.uses`). True when that is not known (no source when captured): the break
+    may then be compile-only's own, and the mark says only that."""
+    if probe.uses is None or line is None:
+        return True
+    return any(at <= line for kind, at in probe.uses.items() if kind in ("branch", "passed"))
+
+
+def _traced_probes(capture: Capture) -> list[DeviceProbeRecord]:
+    emulation = capture.emulation
+    return [p for p in emulation.probes if p.traced and p.asked == IS_AVAILABLE] if emulation is not None else []
+
+
+def _probes_on_stack(b: GraphBreak, probes: list[DeviceProbeRecord]) -> Iterator[tuple[DeviceProbeRecord, int | None]]:
+    """(probe, the line its function is at in the break's stack), innermost frame first."""
     for frame in reversed(b.user_stack):
-        file, _ = frame_location(frame)
+        file, line = frame_location(frame)
         function = original_function(frame.rpartition(" in ")[2])
         for probe in probes:
             if probe.function == function and probe.place.rpartition(":")[0] == file:
-                return dataclasses.replace(b, device_probe=f"{probe.place} in {probe.function}")
+                yield probe, line
+
+
+def _marked(b: GraphBreak, probes: list[DeviceProbeRecord]) -> GraphBreak:
+    for probe, line in _probes_on_stack(b, probes):
+        if _leads_to(probe, line):
+            return dataclasses.replace(b, device_probe=f"{probe.place} in {probe.function}")
     return b
 
 

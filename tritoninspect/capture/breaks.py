@@ -33,6 +33,19 @@ def break_record(compile_id: str, payload: str) -> BreakRecord:
     )
 
 
+def tool_break(compile_id: str, payload: str) -> tuple[str, str] | None:
+    """(source, message) of a problem to report instead of this break when Dynamo broke in
+    tritoninspect's own code (the traced frames are read now, as in `break_record`): one of the
+    tool's hooks that the model's eager code reached while Dynamo's frame callback was on. A run
+    without tritoninspect has no such break, so it is never listed as the model's."""
+    inside = textformats.breaks.tool_frame(payload, compat.dynamo.traced_stack())
+    if inside is None:
+        return None
+    return "tritoninspect", (
+        f"[{compile_id}] Dynamo compiled tritoninspect's own code and broke the graph in it ({inside}): not a "
+        "break of the model, so it is left out of the graph breaks; a bug in tritoninspect, please report it")
+
+
 def value_uses(reason: str, file: str | None, line: int | None) -> dict[str, int] | None:
     """A break at `Tensor.item()`: what the user's function does with the value (read from the
     source now, while the file is at hand); None for other breaks or when it cannot tell."""

@@ -18,7 +18,7 @@ import torch
 
 from tritoninspect import textformats
 from tritoninspect.capture import compat
-from tritoninspect.capture.breaks import break_record, launch_site
+from tritoninspect.capture.breaks import break_record, launch_site, tool_break
 from tritoninspect.capture.buffers import ArgumentFacts
 from tritoninspect.capture.failure import Progress
 from tritoninspect.capture.hazards import HazardRecorder
@@ -436,7 +436,12 @@ class Recorder:
         name, artifact, body = compat.dynamo.trace_event(record)
         cid = compat.dynamo.trace_compile_id(record) or "?"
         if artifact == "dynamo_graph_break_reason":
-            self.capture.breaks.append(break_record(cid, str(getattr(record, "payload", "") or "")))
+            payload = str(getattr(record, "payload", "") or "")
+            problem = tool_break(cid, payload)
+            if problem is None:
+                self.capture.breaks.append(break_record(cid, payload))
+            else:  # Dynamo compiled one of our hooks: the tool's break, never the model's
+                self.capture.problems.append(problem)
         elif name == "compilation_metrics":
             self._on_compile_metrics(cid, body)
         elif name == "inductor_output_code" and body.get("filename"):

@@ -7,6 +7,7 @@ libraries probe `has_triton()` or the driver at import time.
 from __future__ import annotations
 
 import contextlib
+import linecache
 import logging
 import platform
 import re
@@ -19,7 +20,7 @@ from typing import Any
 
 import torch
 
-from tritoninspect import __version__
+from tritoninspect import __version__, textformats
 from tritoninspect.capture import compat
 from tritoninspect.capture.crash import fatal_signal_stacks
 from tritoninspect.capture.cudagraphs import CALLS_PER_INPUT_SET
@@ -122,8 +123,7 @@ class Environment:
         if self.gpu is None:
             return None
         queries = tuple(DeviceQueryRecord(name, calls, caller or None) for name, (calls, caller) in self.queries.items())
-        probes = tuple(DeviceProbeRecord(place, function, traced, calls, tuple(ids), asked)
-                       for (place, function, traced, asked), (calls, ids) in self.probes.items())
+        probes = tuple(_probe_record(*key, *count) for key, count in self.probes.items())
         bools = tuple(f"{kernel}({', '.join(names)})" for kernel, names in self.bools.items())
         return EmulationRecord(f"sm_{self.gpu.arch}", self.gpu.like, self.gpu.properties.name, queries, probes,
                                cuda_available=torch.cuda.is_available(), bool_arguments=bools)
@@ -152,6 +152,20 @@ class Environment:
                    f"{str(exc).strip()}); it ran in Triton's interpreter only, so whether Triton compiles it is unknown")
         if ("compile", message) not in self.problems:
             self.problems.append(("compile", message))
+
+
+def _probe_record(place: str, function: str, traced: bool, asked: str, calls: int, ids: list[str]) -> DeviceProbeRecord:
+    # A traced is_available() marks the breaks after it (analyse/emulation.py) if its answer can lead there.
+    uses = _answer_uses(place) if traced and asked == compat.device_probes.IS_AVAILABLE else None
+    return DeviceProbeRecord(place, function, traced, calls, tuple(ids), asked, uses)
+
+
+def _answer_uses(place: str) -> dict[str, int] | None:
+    """What the function that asked `is_available()` at `place` ("file:line") does with the answer,
+    read from its source now, while the file is at hand (`textformats.value_use.probe_uses`)."""
+    file, _, line = place.rpartition(":")
+    source = "".join(linecache.getlines(file))
+    return textformats.value_use.probe_uses(source, int(line)) if source and line.isdigit() else None
 
 
 @contextlib.contextmanager

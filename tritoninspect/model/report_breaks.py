@@ -80,7 +80,8 @@ class GraphBreak(DynamoBreak):
     hint_source: str | None = None
     #: Compile-only mode: "file:line in function" of a device probe the break follows
     #: (`torch.cuda.is_available()` answered False while Dynamo traced that function, on its
-    #: user stack); a GPU run may not break here. None otherwise.
+    #: user stack, and the answer decides a branch there or leaves the function before the
+    #: break, or what it decides is not known); a GPU run may not break here. None otherwise.
     device_probe: str | None = None
     #: A break at `.item()`: what the user's function does with the value, kind -> first line:
     #: "branch" (an if/while/assert test), "kernel" (a launch's grid or argument), "size" (a tensor

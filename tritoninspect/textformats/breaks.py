@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from tritoninspect.textformats.origin import is_library_file, is_own_file, is_user_file
+from tritoninspect.textformats.origin import is_library_file, is_own_file, is_tool_file, is_user_file
 
 # Graph-break reasons reach us as text. The layouts below are torch's
 # (symbolic_convert.py / convert_frame.py / exc.py, 2.11-2.14, read in those
@@ -53,6 +53,16 @@ def parse_graph_break(
         return reason, file or won["file"], line or int(won["line"]), stack, True
     first = payload.strip().splitlines()[0] if payload.strip() else ""
     return first, file, line, stack, skipped
+
+
+def tool_frame(payload: str, traced: tuple[str, ...] = ()) -> str | None:
+    """The frame of tritoninspect's own code in a break Dynamo logged ("file:line in func", the
+    outermost), or None. Only where Dynamo broke and the frames it was tracing (`traced`) count, not
+    the payload's whole traceback: tritoninspect is what called the model, so its frames are there
+    for every break. Such a break is Dynamo compiling one of the tool's hooks, never the model's."""
+    at = _BREAK_AT_RE.search(payload) or _WONT_CONVERT_RE.search(payload)
+    frames = (*traced, f"{at['file']}:{at['line']}") if at else traced
+    return next((f for f in frames if is_tool_file(frame_location(f)[0] or "")), None)
 
 
 def with_traced_frames(stack: tuple[str, ...], traced: tuple[str, ...]) -> tuple[str, ...]:

@@ -120,6 +120,11 @@ def is_own_file(path: str) -> bool:
     return classify(path) is Origin.USER
 
 
+def is_tool_file(path: str) -> bool:
+    """A file of tritoninspect's own package (the directory above textformats/)."""
+    return bool(path) and not path.startswith("<") and _contains(_real(_TOOL_DIR), _real(os.path.abspath(path)))
+
+
 def is_pythons_own(path: str) -> bool:
     """Python's own code: a frozen module or its standard library, not the site directory inside it."""
     if path.startswith("<frozen "):

@@ -12,11 +12,15 @@ parsed and the names the value is bound to are followed (through plain assignmen
 
 `item_uses` answers None when it cannot tell (no source, no `.item()` on that line, a value bound
 to something other than plain names and used nowhere the analysis sees).
+
+`probe_uses` does the same for the answer of a device probe, `torch.cuda.is_available()`: whether
+it decides a path in its function, or leaves it.
 """
 
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 #: Calls whose arguments are sizes (by the called name's last part).
@@ -26,6 +30,8 @@ SIZE_CALLS = frozenset({
 })
 #: Calls that pass a value through unchanged for this purpose (`int(x.item())`).
 PASS_THROUGH = frozenset({"int", "float", "bool", "min", "max", "abs", "round", "cdiv", "next_power_of_2"})
+#: Calls that only show a value (a probe's answer printed or logged decides nothing).
+OUTPUT_CALLS = frozenset({"print", "debug", "info", "warning", "warn", "error", "critical", "exception", "log"})
 
 
 @dataclass(frozen=True)
@@ -51,17 +57,85 @@ def item_uses(source: str, line: int) -> ValueUses | None:
         kind = _use_kind(call, parents)  # used where it is read: `if x.item() > 0:`
         if kind is not None:
             found.setdefault(kind, line)
-    names = _bound_names(fn, line)
-    derived = _derived(fn, names, line) if names else set()
-    for node in ast.walk(fn):
-        if isinstance(node, ast.Name) and node.id in derived and isinstance(node.ctx, ast.Load) and node.lineno > line:
-            kind = _use_kind(node, parents)
-            if kind is not None:
-                found[kind] = min(found.get(kind, node.lineno), node.lineno)
+    names = _bound_names(fn, line, _is_item_call)
+    derived = _derived(fn, names, line, _use_kind) if names else set()
+    for kind, at in _later_uses(fn, derived, line, parents, _use_kind):
+        found[kind] = min(found.get(kind, at), at)
     if not found:
         return None
     order = ("branch", "kernel", "size", "other")
     return ValueUses(tuple(k for k in order if k in found), found)
+
+
+def probe_uses(source: str, line: int) -> dict[str, int] | None:
+    """What the function around `line` of `source` (a whole file) does with the answer of the
+    `is_available()` call there, kind -> first line:
+
+    - "branch": the answer decides a path in the function: the test of an `if`, `while`, `assert`,
+      conditional expression, comprehension or `match`, or an operand `and` / `or` may stop at;
+    - "passed": it leaves the function, where this analysis does not follow it: a call's argument
+      (not `print`'s or a logger's), a return or yield, an attribute, item or container it is put in.
+
+    Followed through plain names as `item_uses` does (`on_gpu = torch.cuda.is_available()`). Empty
+    when neither (the answer unused, printed, or only combined into values nothing tests); None
+    when it cannot tell (no source, no function there, no `is_available()` call on that line)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return None
+    fn = _enclosing_function(tree, line)
+    if fn is None:
+        return None
+    calls = [n for n in ast.walk(fn) if _is_probe_call(n) and n.lineno <= line <= (n.end_lineno or n.lineno)]
+    if not calls:
+        return None
+    parents = _parents(fn)
+    found: dict[str, int] = {}
+    for call in calls:
+        kind = _probe_kind(call, parents)
+        if kind in ("branch", "passed"):
+            found.setdefault(kind, line)
+    derived = _derived(fn, _bound_names(fn, line, _is_probe_call), line, _probe_kind)
+    for kind, at in _later_uses(fn, derived, line, parents, _probe_kind):
+        if kind in ("branch", "passed"):
+            found[kind] = min(found.get(kind, at), at)
+    return found
+
+
+def _is_probe_call(node: ast.AST) -> bool:
+    return isinstance(node, ast.Call) and _called_name(node) == "is_available"
+
+
+def _called_name(call: ast.Call) -> str:
+    func = call.func
+    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+
+
+def _probe_kind(expr: ast.expr, parents: dict[ast.AST, ast.AST]) -> str | None:
+    """The kind of one use of a probe's answer (see `probe_uses`), "other" for one that decides and
+    passes on nothing; None for an assignment to plain names (followed through `_derived`)."""
+    child: ast.AST = expr
+    node = parents.get(expr)
+    while node is not None:
+        if isinstance(node, ast.BoolOp) and child is not node.values[-1]:
+            return "branch"  # `available and f()`: whether f runs
+        if isinstance(node, (ast.If, ast.While, ast.IfExp, ast.Assert)) and child is node.test:
+            return "branch"
+        if (isinstance(node, ast.comprehension) and child in node.ifs) or (isinstance(node, ast.Match) and child is node.subject):
+            return "branch"
+        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and child is node.value:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            plain = all(isinstance(n, (ast.Name, ast.Tuple, ast.List, ast.Starred, ast.expr_context))
+                        for t in targets for n in ast.walk(t))
+            return None if plain else "passed"  # `self.on_gpu = ...`: read by other methods
+        if isinstance(node, ast.Call) and child is not node.func and _called_name(node) not in PASS_THROUGH:
+            return "other" if _called_name(node) in OUTPUT_CALLS else "passed"
+        if isinstance(node, (ast.Return, ast.Yield, ast.YieldFrom, ast.Lambda, ast.Dict, ast.Set)):
+            return "passed"
+        if isinstance(node, ast.stmt):
+            return "other"
+        child, node = node, parents.get(node)
+    return "other"
 
 
 def _enclosing_function(tree: ast.Module, line: int) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
@@ -77,20 +151,21 @@ def _is_item_call(node: ast.AST) -> bool:
     return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("item", "tolist")
 
 
-def _bound_names(fn: ast.AST, line: int) -> set[str]:
-    """Names an assignment on `line` binds to a value containing `.item()`."""
+def _bound_names(fn: ast.AST, line: int, is_value: Callable[[ast.AST], bool]) -> set[str]:
+    """Names an assignment on `line` binds to a value containing the call `is_value` picks (`.item()`)."""
     names: set[str] = set()
     for node in ast.walk(fn):
         if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and node.lineno <= line <= (node.end_lineno or node.lineno):
             value = node.value
-            if value is not None and any(_is_item_call(n) for n in ast.walk(value)):
+            if value is not None and any(is_value(n) for n in ast.walk(value)):
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                 names |= {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
     return names
 
 
-def _derived(fn: ast.AST, names: set[str], line: int) -> set[str]:
-    """`names` and every name later assigned from an expression that carries one of them."""
+def _derived(fn: ast.AST, names: set[str], line: int, kind_of: Callable[[ast.expr, dict[ast.AST, ast.AST]], str | None]) -> set[str]:
+    """`names` and every name later assigned from an expression that carries one of them (`kind_of`
+    a use None: an assignment)."""
     derived = set(names)
     parents = _parents(fn)
     assignments = [n for n in ast.walk(fn) if isinstance(n, (ast.Assign, ast.AnnAssign)) and n.lineno > line]
@@ -100,7 +175,7 @@ def _derived(fn: ast.AST, names: set[str], line: int) -> set[str]:
         for node in assignments:
             # Through arithmetic and int()/float(), not through a tensor made from it (torch.empty(n)).
             carried = [n for n in ast.walk(node.value) if isinstance(n, ast.Name) and n.id in derived] if node.value else []
-            if not any(_use_kind(n, parents) is None for n in carried):
+            if not any(kind_of(n, parents) is None for n in carried):
                 continue
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             for name in (n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)):
@@ -108,6 +183,16 @@ def _derived(fn: ast.AST, names: set[str], line: int) -> set[str]:
                     derived.add(name)
                     changed = True
     return derived
+
+
+def _later_uses(fn: ast.AST, names: set[str], line: int, parents: dict[ast.AST, ast.AST],
+                kind_of: Callable[[ast.expr, dict[ast.AST, ast.AST]], str | None]) -> Iterator[tuple[str, int]]:
+    """(kind, line) of each read of `names` after `line` that `kind_of` gives a kind."""
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Name) and node.id in names and isinstance(node.ctx, ast.Load) and node.lineno > line:
+            kind = kind_of(node, parents)
+            if kind is not None:
+                yield kind, node.lineno
 
 
 def _parents(fn: ast.AST) -> dict[ast.AST, ast.AST]:

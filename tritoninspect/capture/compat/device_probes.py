@@ -26,7 +26,7 @@ from typing import Any
 
 import torch
 
-from tritoninspect.capture.compat import versions
+from tritoninspect.capture.compat import dynamo, versions
 
 
 #: What a probe asked: `torch.cuda.is_available()`, or a tensor's device.
@@ -79,6 +79,7 @@ def availability_watch(on_probe: OnProbe) -> list[tuple[Any, str, Any]]:
         return answer
 
     _is_compiled.__name__ = _is_compiled.__qualname__ = "_is_compiled"
+    dynamo.never_compiled(_is_compiled)  # asked eagerly from a frame Dynamo skipped: not a frame of the user's
     return [(torch.cuda, "_is_compiled", _is_compiled)]
 
 
@@ -183,6 +184,10 @@ def _eager_watch(getter: Any, asked: str, on_probe: OnProbe) -> property:
             on_probe(Probe(f"{file}:{frame.f_lineno}", frame.f_code.co_name, traced=False, asked=asked))
         return value
 
+    # Every eager `x.is_cuda` runs `read`: where Dynamo's frame callback is on (the rest of a frame it
+    # skipped, e.g. after an assert failed while tracing) it compiled `read` as a frame of the user's, and
+    # its graph breaks (at `getter.__get__`, then in `_theirs`' realpath) were reported as the model's.
+    dynamo.never_compiled(read)
     return property(read, doc=getter.__doc__)
 
 

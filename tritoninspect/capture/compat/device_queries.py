@@ -31,7 +31,7 @@ from typing import Any
 
 import torch
 
-from tritoninspect.capture.compat import versions
+from tritoninspect.capture.compat import dynamo, versions
 
 
 @dataclass(frozen=True)
@@ -159,7 +159,7 @@ def triton_utils(gpu: EmulatedGpu, on_query: OnQuery) -> Any:
             on_query("triton.runtime.driver.active.utils.get_device_properties", _asker(frame) or _caller(frame))
             return dict(props)
 
-    _never_compiled(Utils.get_device_properties)
+    dynamo.never_compiled(Utils.get_device_properties)
     return Utils()
 
 
@@ -204,20 +204,8 @@ def _query(name: str, original: Callable[..., Any], answer: Callable[..., Any], 
         return answer(*args, **kwargs)
 
     del query.__wrapped__  # keep inspect.unwrap and Dynamo from seeing the original behind it
-    _never_compiled(query)
+    dynamo.never_compiled(query)
     return query
-
-
-def _never_compiled(fn: Callable[..., Any]) -> None:
-    """Dynamo never compiles the frames of `fn` or of what it calls, as for torch's own
-    functions (skipped files): a query run eagerly (after a graph break) must not become a
-    compiled frame of its own. `set_code_exec_strategy(code, FrameExecStrategy(SKIP, SKIP))`,
-    what `torch._dynamo.eval_frame.skip_code` does with (SKIP, DEFAULT), torch 2.11-2.14;
-    PR not found. Per code object, so for every stand-in at once, and kept: it is ours."""
-    from torch._dynamo.eval_frame import set_code_exec_strategy
-    from torch._dynamo.types import FrameAction, FrameExecStrategy
-
-    set_code_exec_strategy(fn.__code__, FrameExecStrategy(FrameAction.SKIP, FrameAction.SKIP))
 
 
 def _asker(frame: FrameType) -> str | None:

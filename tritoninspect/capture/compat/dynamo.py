@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from types import FrameType
 from typing import Any
 
@@ -29,6 +29,23 @@ def frames(start: FrameType | None = None) -> Iterator[FrameType]:
     while frame is not None:
         yield frame
         frame = frame.f_back
+
+
+def never_compiled(fn: Callable[..., Any]) -> None:
+    """Dynamo never compiles the frames of `fn` or of what it calls, as for torch's own
+    functions (skipped files). For tritoninspect's own code that the user's code reaches
+    (a watch behind `x.is_cuda`, a stand-in for a torch.cuda query): run eagerly while
+    Dynamo's frame callback is still on (the rest of a frame it skipped, a call it broke the
+    graph at), such a frame would be compiled as the user's, and a graph break in it reported
+    as theirs. `set_code_exec_strategy(code, FrameExecStrategy(SKIP, SKIP))`, what
+    `torch._dynamo.eval_frame.skip_code` does with (SKIP, DEFAULT), torch 2.11-2.14; PR not
+    found. Per code object (every closure made from it at once), and kept: the code is ours.
+    At run time what `torch.compiler.disable(fn)` does, without its wrapper (and the eval-frame
+    switching it does) around every eager `x.device` read."""
+    from torch._dynamo.eval_frame import set_code_exec_strategy
+    from torch._dynamo.types import FrameAction, FrameExecStrategy
+
+    set_code_exec_strategy(fn.__code__, FrameExecStrategy(FrameAction.SKIP, FrameAction.SKIP))
 
 
 def interpreted_module(frame: FrameType) -> Any:
