@@ -368,11 +368,9 @@ class Recorder:
         # Disabled for Dynamo: if a launch is ever traced (a kernel Dynamo could
         # not turn into a HOP) the break happens here, not deep in triton.
         patcher.set(JITFunction, "run", torch.compiler.disable(run, recursive=True))
-        for obj, name, value in compat.autotune.benchmark_patches():
+        # (compile-only mode interprets eager kernels: no configs to compile ahead)
+        for obj, name, value in compat.autotune.autotuner_patches(compile_ahead=not self.compile_only):
             patcher.set(obj, name, value)
-        if not self.compile_only:  # (compile-only mode interprets eager kernels: nothing to compile)
-            for obj, name, value in compat.autotune.parallel_compile_patches():
-                patcher.set(obj, name, value)
         if self.stage != "inductor":
             return
         autotuner_cls = compat.inductor.caching_autotuner_class()

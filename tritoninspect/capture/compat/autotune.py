@@ -125,6 +125,11 @@ def benchmark_patches() -> list[tuple[Any, str, Any]]:
     return [(Autotuner, "_bench", timed)]
 
 
+def autotuner_patches(*, compile_ahead: bool) -> list[tuple[Any, str, Any]]:
+    """`benchmark_patches`, and `parallel_compile_patches` when `compile_ahead` (a GPU run)."""
+    return benchmark_patches() + (parallel_compile_patches() if compile_ahead else [])
+
+
 # --- configs compiled at once -----------------------------------------------------------------------
 
 
