@@ -34,11 +34,9 @@ def _kernel(configs: list[triton.Config]) -> triton.runtime.Autotuner:
 
 @pytest.fixture
 def patched_prune() -> object:
-    patches = autotune.parallel_compile_patches()
-    assert patches, "this Triton has AsyncCompileMode and Autotuner.prune_configs (triton 3.6-3.8 do)"
-    (_, name, pruned), = patches
-    assert name == "prune_configs"
-    return pruned
+    patches = {name: value for _, name, value in autotune.parallel_compile_patches()}
+    assert "prune_configs" in patches, "this Triton has AsyncCompileMode and Autotuner.prune_configs (3.6-3.8 do)"
+    return patches["prune_configs"]
 
 
 def test_every_config_is_compiled_in_threads_before_it_is_timed(patched_prune: object,
@@ -77,7 +75,7 @@ def test_a_config_that_fails_to_compile_is_left_to_the_autotuner(patched_prune: 
 
 
 def test_only_the_autotuners_own_timing_run_compiles_ahead(patched_prune: object) -> None:
-    """Not `Autotuner.warmup` (no `warmup=False` launch), not a tuning cached on disk (it may skip timing)."""
+    """Not `Autotuner.warmup` (no `warmup=False` launch); with `cache_results` not yet (the disk may hold the tuning)."""
     with compile_only():
         kernel = _kernel(EVEN)
         kernel.nargs = {"x_ptr": torch.zeros(100), "n": 100}
@@ -85,3 +83,28 @@ def test_only_the_autotuners_own_timing_run_compiles_ahead(patched_prune: object
         kernel.cache_results = True
         patched_prune(kernel, {"grid": (1,), "warmup": False})  # type: ignore[operator]
         assert sum(len(c) for c in autotune._kernel_caches(kernel)) == 0
+
+
+def test_with_cache_results_the_configs_are_compiled_when_the_disk_cache_misses(tmp_path: object) -> None:
+    """fla's Autotuners set `cache_results`: `run` looks the tuning up on disk and times the configs
+    (`check_disk_cache` calls its `bench_fn`) only on a miss; they are compiled then, before the first is
+    timed. Called as `Autotuner.run` calls them (compile-only mode runs kernels through its interpreter)."""
+    patches = {name: value for _, name, value in autotune.parallel_compile_patches()}
+    prune, on_disk = patches["prune_configs"], patches["check_disk_cache"]
+    with compile_only():
+        key = (100, f"n{tmp_path}")  # a tuning key no earlier run has put on disk
+        compiled_when_timed: list[int] = []
+        kernels = [_kernel(EVEN), _kernel(EVEN)]  # the second: the same kernel in a later process
+        for kernel in kernels:
+            kernel.cache_results = True
+            kernel.nargs = {"x_ptr": torch.zeros(100), "n": 100}
+            configs = prune(kernel, {"grid": (1,), "warmup": False})  # type: ignore[operator]
+
+            def bench(kernel: object = kernel) -> None:
+                compiled_when_timed.append(sum(len(c) for c in autotune._kernel_caches(kernel)))
+                kernel.configs_timings = {c: [1.0] for c in configs}  # type: ignore[attr-defined]
+                kernel.cache[key] = configs[0]  # type: ignore[attr-defined]
+
+            on_disk(kernel, key, configs, bench)  # type: ignore[operator]
+        assert compiled_when_timed == [len(EVEN)]  # the first timed its configs, all compiled; the second read the disk
+        assert sum(len(c) for c in autotune._kernel_caches(kernels[1])) == 0

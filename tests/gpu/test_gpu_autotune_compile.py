@@ -23,8 +23,8 @@ CONFIGS = [triton.Config({"BLOCK": b}, num_warps=w) for b in (64, 128, 256, 512)
 ODD = triton.Config({"BLOCK": 3})
 
 
-def _kernel() -> triton.runtime.Autotuner:
-    @triton.autotune(configs=[*CONFIGS, ODD], key=["n"])
+def _kernel(**options: object) -> triton.runtime.Autotuner:
+    @triton.autotune(configs=[*CONFIGS, ODD], key=["n"], **options)
     @triton.jit
     def add_one(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
         tl.static_assert(BLOCK % 2 == 0)
@@ -34,7 +34,11 @@ def _kernel() -> triton.runtime.Autotuner:
     return add_one
 
 
-def test_configs_compiled_ahead_are_timed_and_the_failing_one_fails(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("options", [{}, {"cache_results": True}], ids=["plain", "cache_results"])
+def test_configs_compiled_ahead_are_timed_and_the_failing_one_fails(monkeypatch: pytest.MonkeyPatch, tmp_path: object,
+                                                                   options: dict[str, object]) -> None:
+    """Also with `cache_results` (fla's Autotuners), with an empty Triton cache: compiled when the disk misses."""
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path))  # read when used: this run alone tunes on disk
     for obj, name, value in autotune.parallel_compile_patches():
         monkeypatch.setattr(obj, name, value)
     compile = triton.compiler.compile
@@ -45,7 +49,7 @@ def test_configs_compiled_ahead_are_timed_and_the_failing_one_fails(monkeypatch:
         return compile(*args, **kwargs)
 
     monkeypatch.setattr(triton.compiler, "compile", counted)
-    kernel = _kernel()
+    kernel = _kernel(**options)
     x = torch.randn(4000, device="cuda")
     out = torch.empty_like(x)
     kernel[lambda meta: (triton.cdiv(x.numel(), meta["BLOCK"]),)](x, out, x.numel())

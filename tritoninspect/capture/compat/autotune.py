@@ -141,14 +141,18 @@ def parallel_compile_patches() -> list[tuple[Any, str, Any]]:
     each in turn (triton/runtime/autotuner.py, triton 3.6-3.8). fla's chunk kernels are autotuned eagerly
     (its ops are behind `torch.compiler.disable`): on the H200 a cold `graph` of the fla block spent 62 s of
     its 106 in 67 ptxas runs made one after another, as a plain run does (cProfile, scripts/gpu-profile).
-    Here `prune_configs`, when `run` asks it, first has every config compiled through Triton's own
-    `AsyncCompileMode` (triton/runtime/_async_compile.py): `JITFunction._do_compile` hands the compile to
-    the executor, whose threads mostly wait on ptxas, a process of its own. Each binary lands where a serial
-    compile puts it (the kernel's cache, Triton's cache dir); `_bench` then finds it and times it as before,
-    so the timings, the config chosen and the report are those of a serial run. A config that fails to
-    compile is taken out of the kernel's cache again, so `_bench` compiles it and fails it as it would have.
-    No patch where this Triton lacks either."""
+    Here the configs `prune_configs` gives `run` are first compiled through Triton's own `AsyncCompileMode`
+    (triton/runtime/_async_compile.py): `JITFunction._do_compile` hands the compile to the executor, whose
+    threads mostly wait on ptxas, a process of its own. Each binary lands where a serial compile puts it
+    (the kernel's cache, Triton's cache dir); `_bench` then finds it and times it as before, so the timings,
+    the config chosen and the report are those of a serial run. A config that fails to compile is taken
+    out of the kernel's cache again, so `_bench` compiles it and fails it as it would have.
+
+    With `cache_results` (fla sets it) `run` times the configs only when Triton's disk cache has no tuning
+    for them (`check_disk_cache` calls its `bench_fn`): the configs are compiled then, not before.
+    No patch where this Triton lacks `AsyncCompileMode` or `prune_configs`."""
     prune = vars(Autotuner).get("prune_configs")
+    on_disk = vars(Autotuner).get("check_disk_cache")
     try:
         from triton.runtime import _async_compile
     except ImportError:
@@ -156,22 +160,45 @@ def parallel_compile_patches() -> list[tuple[Any, str, Any]]:
     if not callable(prune) or not hasattr(_async_compile, "AsyncCompileMode"):
         return []
 
-    def pruned(autotuner: Any, kwargs: dict[str, Any], *rest: Any, **more: Any) -> Any:
-        configs = prune(autotuner, kwargs, *rest, **more)
-        if _about_to_time(autotuner, kwargs, configs) and _async_compile.active_mode.get() is None:
+    def compile_ahead(autotuner: Any, kwargs: dict[str, Any], configs: list[Any]) -> None:
+        if _async_compile.active_mode.get() is None:
             try:
                 _compile_all(autotuner, kwargs, configs, _async_compile)
             except Exception:  # noqa: BLE001 - only a head start: `_bench` compiles whatever is not there
                 pass
+
+    def pruned(autotuner: Any, kwargs: dict[str, Any], *rest: Any, **more: Any) -> Any:
+        configs = prune(autotuner, kwargs, *rest, **more)
+        _PENDING.sweep = None
+        if _about_to_time(autotuner, kwargs, configs):
+            if getattr(autotuner, "cache_results", False) and callable(on_disk):
+                _PENDING.sweep = (autotuner, kwargs, configs)  # `check_disk_cache` comes next, in `run`
+            elif not getattr(autotuner, "cache_results", False):
+                compile_ahead(autotuner, kwargs, configs)
         return configs
 
-    return [(Autotuner, "prune_configs", pruned)]
+    def cached_or_timed(autotuner: Any, tuning_key: Any, configs: Any, bench_fn: Any, *rest: Any) -> Any:
+        sweep, _PENDING.sweep = getattr(_PENDING, "sweep", None), None
+
+        def compiled_then_timed() -> Any:
+            if sweep is not None and sweep[0] is autotuner:
+                compile_ahead(*sweep)
+            return bench_fn()
+
+        return on_disk(autotuner, tuning_key, configs, compiled_then_timed, *rest)
+
+    patches = [(Autotuner, "prune_configs", pruned)]
+    return patches + ([(Autotuner, "check_disk_cache", cached_or_timed)] if callable(on_disk) else [])
+
+
+#: `.sweep`: (autotuner, kwargs, configs) that `prune_configs` gave `run`, to compile if the disk cache misses.
+_PENDING = threading.local()
 
 
 def _about_to_time(autotuner: Any, kwargs: dict[str, Any], configs: Any) -> bool:
-    """`run` is about to time `configs` (not `Autotuner.warmup`, not a disk-cached tuning that may skip it)."""
+    """`run` is about to time `configs` (not `Autotuner.warmup`), or to look their tuning up on disk."""
     return (kwargs.get("warmup") is False and getattr(autotuner, "nargs", None) is not None
-            and not getattr(autotuner, "cache_results", False) and isinstance(configs, list) and len(configs) > 1)
+            and isinstance(configs, list) and len(configs) > 1)
 
 
 def _compile_all(autotuner: Any, kwargs: dict[str, Any], configs: list[Any], async_compile: Any) -> None:
