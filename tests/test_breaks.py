@@ -28,7 +28,8 @@ from tritoninspect.analyse.checks import CHECK_SCHEMA_VERSION, CheckResult, chec
 from tritoninspect.model.records import Capture
 from tritoninspect.model.errors import ExitCode
 from tritoninspect.render.breaks import break_groups, render_breaks, shown_reason
-from tritoninspect.render.check import render_check
+from tritoninspect.analyse.check_suite import EntryResult, SuiteResult
+from tritoninspect.render.check import render_check, render_suite
 from tritoninspect.model.report import DecompiledFrame, Report
 
 FIXTURES = REPO / "tests" / "fixtures"
@@ -328,6 +329,22 @@ def test_render_check() -> None:
     )
     failed = CheckResult("m.py:Net", ("--no-breaks", "--max-graphs 1"), ("--no-breaks: 2", "--max-graphs 1: 3"))
     assert render_check(failed) == "FAIL --no-breaks: 2\nFAIL --max-graphs 1: 3"
+
+
+def test_render_check_names_the_findings_condition_when_none_was_given() -> None:
+    # `check TARGET` alone: the user gave no condition, so "1 condition holds" would count one they never gave.
+    assert render_check(CheckResult("r.json", ("no error finding",), ())) == (
+        "ok: no error finding for r.json; no other condition given")
+    allowed = CheckResult("r.json", ("no error finding (--allow clone_cost)",), ())
+    assert render_check(allowed) == "ok: no error finding (--allow clone_cost) for r.json; no other condition given"
+    given = CheckResult("r.json", ("--max-graphs 5", "no error finding"), ())
+    assert render_check(given) == "ok: 2 conditions hold for r.json (--max-graphs 5, no error finding)"
+    assert render_check(CheckResult("r.json", (), ())) == "ok: no condition checked for r.json"
+
+
+def test_render_suite_entry_without_conditions() -> None:
+    entry = EntryResult("e", "m.py:Net", "pyproject.toml", 3, CheckResult("m.py:Net", (), ()), seconds=1.0)
+    assert render_suite(SuiteResult("pyproject.toml", (entry,))).splitlines()[0] == "PASS  e (no condition, 1.0 s)"
 
 
 def test_check_result_json_is_versioned() -> None:

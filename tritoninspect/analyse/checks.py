@@ -26,6 +26,20 @@ CHECK_SCHEMA_VERSION = 1
 ENTRY_KINDS = (Entry.HOP.value, Entry.TRITON_OP.value, Entry.CUSTOM_OP.value)
 #: Breaks listed in a failure message; the rest are counted.
 SHOWN = 3
+#: The condition every check holds, given or not (`findings=True`), as `check` labels it.
+FINDINGS_CONDITION = "no error finding"
+
+
+def findings_condition(allowed: Iterable[str]) -> str:
+    """The findings condition's label, naming the rules `--allow` accepts."""
+    rules = ", ".join(allowed)
+    return FINDINGS_CONDITION + (f" (--allow {rules})" if rules else "")
+
+
+def only_findings(conditions: Iterable[str]) -> bool:
+    """Whether the findings condition is the only one: `check TARGET` given no condition."""
+    labels = tuple(conditions)
+    return len(labels) == 1 and labels[0].partition(" (--allow ")[0] == FINDINGS_CONDITION
 
 
 def check_report(
