@@ -213,13 +213,16 @@ def test_short_guard_keeps_the_comparison_and_the_source() -> None:
 def test_check_passes_and_fails_on_breaks(in_repo: Path) -> None:
     assert check_report(report_of("recompile_constexpr"), no_breaks=True) == []
     (failure,) = check_report(report_of("break_disabled_dispatch"), no_breaks=True)
-    assert failure.startswith("--no-breaks: 1 graph break(s): [0/0] samples/break_disabled_dispatch.py:41")
+    assert failure.startswith("--no-breaks: 1 graph break: [0/0] samples/break_disabled_dispatch.py:41")
+    (two,) = check_report(report_of("graph_break"), no_breaks=True)
+    assert two.startswith("--no-breaks: 2 graph breaks: ")
 
 
 def test_check_max_graphs(in_repo: Path) -> None:
     report = report_of("break_item_grid")
     assert check_report(report, max_graphs=3) == []
     assert check_report(report, max_graphs=2) == ["--max-graphs 2: 3 Dynamo graphs (0/0, 1/0, 1/1)"]
+    assert check_report(report_of("add_raw"), max_graphs=0) == ["--max-graphs 0: 1 Dynamo graph (0/0)"]
 
 
 def test_check_entries(in_repo: Path) -> None:
