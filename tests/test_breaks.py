@@ -207,6 +207,19 @@ def test_short_guard_keeps_the_comparison_and_the_source() -> None:
     )
 
 
+def test_kernel_filter_leaves_out_the_breaks_of_other_kernels_from_the_advice(in_repo: Path) -> None:
+    # `graph --kernel add_kernel` said "graph break at ... next to scale_kernel": scale_kernel's break, which
+    # the whole report says with scale_kernel's eager launches, became a finding of its own.
+    from tritoninspect.analyse.advice import advise
+
+    report = report_of("graph_break")
+    assert [b.kernel for b in report.graph_breaks] == ["scale_kernel", None]
+    narrowed = advise(report.narrowed("add_kernel"))
+    assert [a.rule for a in narrowed] == ["graph_breaks"] and "scale_kernel" not in narrowed[0].finding
+    whole = [a.finding for a in advise(report) if a.rule == "graph_breaks"]
+    assert whole == [narrowed[0].finding]
+
+
 # --- check_report ---------------------------------------------------------------------------------
 
 
