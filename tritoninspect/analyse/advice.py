@@ -22,6 +22,7 @@ import shlex
 from collections.abc import Callable, Iterable, Sequence
 
 from tritoninspect.analyse.advice_clones import CLONE_PRECONDITIONS, CLONE_RULES
+from tritoninspect.analyse.advice_eager import backward_advice, eager_occurrences
 from tritoninspect.analyse.advice_recompiles import RECOMPILE_PRECONDITION, recompiles
 from tritoninspect.analyse.advice_text import (
     BROKEN,
@@ -171,11 +172,16 @@ def _fallback_causes(report: Report, kernel: str) -> list[str]:
 
 
 def eager_launches(report: Report, kernels: Sequence[KernelSummary]) -> list[Advice]:
-    """Launches outside every compiled graph (after a graph break, in a disabled or skipped frame)."""
+    """Launches outside every compiled graph (after a graph break, in a disabled or skipped frame, in
+    the backward of an autograd.Function whose forward ran eagerly: `advice_eager`)."""
     advice = []
     for k in kernels:
         if not k.eager_launches:
             continue
+        advice += backward_advice(report, k.name)
+        backward = sum(o.launches or 0 for o in eager_occurrences(report, k.name) if o.backward_of)
+        if k.eager_launches <= backward:
+            continue  # every launch is said with the backward it ran in
         brk = next((b for b in report.graph_breaks if k.name in (b.kernel, *b.eager_kernels)), None)
         place = short_location(brk.file, brk.line) if brk is not None else ""
         cause = f", after the graph break at {place}" if brk is not None else ""
@@ -392,7 +398,9 @@ PRECONDITIONS: dict[str, str] = {
     "eager_launches": "the kernel launched outside every compiled graph (runtime launches of entry eager). The "
                       "action is the hint of the graph break tied to it (GraphBreak.kernel / .eager_kernels), "
                       "library-aware when the break is in an installed library's code (GraphBreak.library); "
-                      "without a tied break, the `breaks` command.",
+                      "launches from an autograd.Function's backward (Occurrence.backward_of): the disable its "
+                      "forward's kernels ran inside (Occurrence.disabled_by, .disabled_library), whose code it is; "
+                      "without a tied break or disable, the `breaks` command.",
     "graph_breaks": "a graph break not already said with a kernel's eager launches. The action is the break's "
                     "hint, given only for a known cause; for `.item()` it depends on what the value feeds "
                     "(GraphBreak.value_uses): capture_scalar_outputs only when every use is a size or a kernel "

@@ -18,7 +18,7 @@ import torch
 
 from tritoninspect import textformats
 from tritoninspect.capture import compat
-from tritoninspect.capture.breaks import break_record, launch_site
+from tritoninspect.capture.breaks import autograd_backward, break_record, disabled_sites, launch_site
 from tritoninspect.capture.buffers import ArgumentFacts
 from tritoninspect.capture.failure import Progress
 from tritoninspect.capture.hazards import HazardRecorder
@@ -484,7 +484,13 @@ class Recorder:
                 break
         # Where an eager launch came from ties it to the graph break that made it eager.
         site = () if in_graph else launch_site()
-        launch = LaunchRecord(via, kernel_id, inductor_name, op, in_graph, cid, site=site, **where)
+        # An eager launch's disables and autograd backward say why it ran outside the graph when no
+        # graph break is tied to it (a library's disabled forward, whose backward the engine runs).
+        backward = None if in_graph else autograd_backward()
+        launch = LaunchRecord(via, kernel_id, inductor_name, op, in_graph, cid, site=site,
+                              disabled=() if in_graph else disabled_sites(),
+                              backward_of=backward[0] if backward else None,
+                              forward_lines=backward[1] if backward else None, **where)
         self._launches[launch] += 1
         return launch
 
