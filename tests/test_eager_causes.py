@@ -137,3 +137,11 @@ def test_a_backward_whose_forward_has_no_known_cause_says_so_without_guessing() 
     assert bwd.finding.endswith("its forward ran outside every compiled graph, and this report ties no graph break "
                                 "or torch.compiler.disable to that forward.")
     assert bwd.library is None and "tritoninspect breaks samples/break_disabled_dispatch.py:Net" in bwd.action
+
+
+def test_backward_launches_are_not_counted_with_the_forwards_break() -> None:
+    # fla's chunk_fwd_kernel_h ran once in chunk_gla's forward and once more (a recompute) in
+    # ChunkGLAFunction's backward: "ran eagerly 2 times, after the graph break at fla_liger.py:26".
+    report = _report(_eager(2, backward_of=FORWARD, disabled_by=DISABLE, disabled_library="fla-core"))
+    (fwd,) = [a for a in advise(report) if "after the graph break" in a.finding]
+    assert fwd.finding.startswith("gelu_kernel ran eagerly once, after the graph break at ")

@@ -179,9 +179,11 @@ def eager_launches(report: Report, kernels: Sequence[KernelSummary]) -> list[Adv
         if not k.eager_launches:
             continue
         advice += backward_advice(report, k.name)
-        backward = sum(o.launches or 0 for o in eager_occurrences(report, k.name) if o.backward_of)
-        if k.eager_launches <= backward:
-            continue  # every launch is said with the backward it ran in
+        # A launch from a backward is counted with that backward, not with the forward's break
+        # (fla's chunk_fwd_kernel_h, recomputed in ChunkGLAFunction's backward).
+        forward = k.eager_launches - sum(o.launches or 0 for o in eager_occurrences(report, k.name) if o.backward_of)
+        if forward <= 0:
+            continue
         brk = next((b for b in report.graph_breaks if k.name in (b.kernel, *b.eager_kernels)), None)
         place = short_location(brk.file, brk.line) if brk is not None else ""
         cause = f", after the graph break at {place}" if brk is not None else ""
@@ -193,7 +195,7 @@ def eager_launches(report: Report, kernels: Sequence[KernelSummary]) -> list[Adv
             action = _check_on_a_gpu(report, action)
         advice.append(Advice(
             rule="eager_launches", impact=EAGER, kernel=k.name, kernels=(k.name,), library=owner,
-            finding=f"{k.name} ran eagerly {times(k.eager_launches)}{cause}, outside every compiled graph"
+            finding=f"{k.name} ran eagerly {times(forward)}{cause}, outside every compiled graph"
                     f"{_probe_caveat(probed, brk is not None)}.",
             action=action,
             because="Code after a graph break, and frames Dynamo skips or that torch.compiler.disable marks, "
