@@ -145,3 +145,20 @@ def test_backward_launches_are_not_counted_with_the_forwards_break() -> None:
     report = _report(_eager(2, backward_of=FORWARD, disabled_by=DISABLE, disabled_library="fla-core"))
     (fwd,) = [a for a in advise(report) if "after the graph break" in a.finding]
     assert fwd.finding.startswith("gelu_kernel ran eagerly once, after the graph break at ")
+
+
+def test_a_forward_after_the_users_call_of_a_library_disabled_function_says_the_disable_is_the_librarys() -> None:
+    # The break is at the user's `chunk_gla(...)` line; its hint said "drop the torch.compiler.disable",
+    # which is fla-core's (fla/ops/gla/chunk.py:1453), not the user's to drop.
+    report = _report()
+    (kernel,) = report.kernels
+    facts = {"disabled_by": DISABLE, "disabled_library": "fla-core"}
+    kernel = dataclasses.replace(kernel, occurrences=tuple(
+        dataclasses.replace(o, **facts) if o.stage == "runtime" else o for o in kernel.occurrences))
+    (fwd,) = [a for a in advise(dataclasses.replace(report, kernels=(kernel,))) if a.rule == "eager_launches"]
+    assert "inside chunk_gla, which fla-core 0.6.0 disables for torch.compile itself (torch.compiler.disable at " \
+           "fla/ops/gla/chunk.py:1453)" in fwd.finding
+    assert fwd.action.startswith("The disable is fla-core 0.6.0's code (installed library, not yours)")
+    assert "drop the torch.compiler.disable" not in fwd.action and fwd.library == "fla-core"
+    # The user's own disable keeps the break's hint.
+    assert [a.action for a in advise(report) if a.rule == "eager_launches"] == [report.graph_breaks[0].hint]

@@ -7,6 +7,8 @@ knows and guesses no cause."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from tritoninspect.analyse.advice_text import EAGER, TRITON_OP_DOC, library_of, times, upstream
 from tritoninspect.analyse.summary import short_location
 from tritoninspect.model.report import Advice, Occurrence, Report
@@ -92,3 +94,9 @@ def _function(frame: str) -> str:
 def _place(frame: str) -> str:
     return short_location(*frame_location(frame))
 
+
+def forward_disables(occurrences: Sequence[Occurrence]) -> tuple[str | None, str | None]:
+    """The disable the launches outside a backward ran inside, and whose code it is (the first
+    found); (None, None) when none did."""
+    found = next((o for o in occurrences if not o.backward_of and o.disabled_by), None)
+    return (found.disabled_by, found.disabled_library) if found else (None, None)
