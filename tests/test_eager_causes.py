@@ -162,3 +162,18 @@ def test_a_forward_after_the_users_call_of_a_library_disabled_function_says_the_
     assert "drop the torch.compiler.disable" not in fwd.action and fwd.library == "fla-core"
     # The user's own disable keeps the break's hint.
     assert [a.action for a in advise(report) if a.rule == "eager_launches"] == [report.graph_breaks[0].hint]
+
+
+def test_the_autotuner_follow_on_note_leaves_out_kernels_that_ran_under_a_disable() -> None:
+    # fla's chunk_gla kernels were listed: "on a GPU, Dynamo also compiles the frames of Triton's autotuner
+    # they run through"; under chunk_gla's (recursive) disable it compiles nothing, on a GPU too.
+    from tritoninspect.analyse import build_report
+    from tritoninspect.analyse.breaks import compile_only_notes
+
+    capture = Capture.from_json((FIXTURES / "capture_break_pre_hook.json").read_text(encoding="utf-8"))
+    breaks = build_report(capture).graph_breaks
+    (note,) = compile_only_notes(capture, breaks)
+    assert note.message.startswith("autotuned kernels ran eagerly (scale_kernel)")
+    capture.launches = [dataclasses.replace(la, disabled=(DISABLE,)) if not la.in_graph else la
+                        for la in capture.launches]
+    assert compile_only_notes(capture, breaks) == []
