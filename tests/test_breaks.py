@@ -28,7 +28,8 @@ from tritoninspect.analyse.checks import CHECK_SCHEMA_VERSION, CheckResult, chec
 from tritoninspect.model.records import Capture
 from tritoninspect.model.errors import ExitCode
 from tritoninspect.render.breaks import break_groups, render_breaks, shown_reason
-from tritoninspect.render.check import render_check
+from tritoninspect.analyse.check_suite import EntryResult, SuiteResult
+from tritoninspect.render.check import render_check, render_suite
 from tritoninspect.model.report import DecompiledFrame, Report
 
 FIXTURES = REPO / "tests" / "fixtures"
@@ -206,19 +207,35 @@ def test_short_guard_keeps_the_comparison_and_the_source() -> None:
     )
 
 
+def test_kernel_filter_leaves_out_the_breaks_of_other_kernels_from_the_advice(in_repo: Path) -> None:
+    # `graph --kernel add_kernel` said "graph break at ... next to scale_kernel": scale_kernel's break, which
+    # the whole report says with scale_kernel's eager launches, became a finding of its own.
+    from tritoninspect.analyse.advice import advise
+
+    report = report_of("graph_break")
+    assert [b.kernel for b in report.graph_breaks] == ["scale_kernel", None]
+    narrowed = advise(report.narrowed("add_kernel"))
+    assert [a.rule for a in narrowed] == ["graph_breaks"] and "scale_kernel" not in narrowed[0].finding
+    whole = [a.finding for a in advise(report) if a.rule == "graph_breaks"]
+    assert whole == [narrowed[0].finding]
+
+
 # --- check_report ---------------------------------------------------------------------------------
 
 
 def test_check_passes_and_fails_on_breaks(in_repo: Path) -> None:
     assert check_report(report_of("recompile_constexpr"), no_breaks=True) == []
     (failure,) = check_report(report_of("break_disabled_dispatch"), no_breaks=True)
-    assert failure.startswith("--no-breaks: 1 graph break(s): [0/0] samples/break_disabled_dispatch.py:41")
+    assert failure.startswith("--no-breaks: 1 graph break: [0/0] samples/break_disabled_dispatch.py:41")
+    (two,) = check_report(report_of("graph_break"), no_breaks=True)
+    assert two.startswith("--no-breaks: 2 graph breaks: ")
 
 
 def test_check_max_graphs(in_repo: Path) -> None:
     report = report_of("break_item_grid")
     assert check_report(report, max_graphs=3) == []
     assert check_report(report, max_graphs=2) == ["--max-graphs 2: 3 Dynamo graphs (0/0, 1/0, 1/1)"]
+    assert check_report(report_of("add_raw"), max_graphs=0) == ["--max-graphs 0: 1 Dynamo graph (0/0)"]
 
 
 def test_check_entries(in_repo: Path) -> None:
@@ -328,6 +345,22 @@ def test_render_check() -> None:
     )
     failed = CheckResult("m.py:Net", ("--no-breaks", "--max-graphs 1"), ("--no-breaks: 2", "--max-graphs 1: 3"))
     assert render_check(failed) == "FAIL --no-breaks: 2\nFAIL --max-graphs 1: 3"
+
+
+def test_render_check_names_the_findings_condition_when_none_was_given() -> None:
+    # `check TARGET` alone: the user gave no condition, so "1 condition holds" would count one they never gave.
+    assert render_check(CheckResult("r.json", ("no error finding",), ())) == (
+        "ok: no error finding for r.json; no other condition given")
+    allowed = CheckResult("r.json", ("no error finding (--allow clone_cost)",), ())
+    assert render_check(allowed) == "ok: no error finding (--allow clone_cost) for r.json; no other condition given"
+    given = CheckResult("r.json", ("--max-graphs 5", "no error finding"), ())
+    assert render_check(given) == "ok: 2 conditions hold for r.json (--max-graphs 5, no error finding)"
+    assert render_check(CheckResult("r.json", (), ())) == "ok: no condition checked for r.json"
+
+
+def test_render_suite_entry_without_conditions() -> None:
+    entry = EntryResult("e", "m.py:Net", "pyproject.toml", 3, CheckResult("m.py:Net", (), ()), seconds=1.0)
+    assert render_suite(SuiteResult("pyproject.toml", (entry,))).splitlines()[0] == "PASS  e (no condition, 1.0 s)"
 
 
 def test_check_result_json_is_versioned() -> None:

@@ -154,6 +154,15 @@ def fusion_of(record: EpilogueRecord, mode: str = "gpu") -> Report:
     return build_report(cap)
 
 
+def test_kernel_filter_keeps_only_that_kernels_epilogues() -> None:
+    # `graph --kernel NAME` printed every kernel's epilogue lines (the newcomer's fla + Liger model).
+    report = fusion_of(epilogue(accepted=True))
+    other = dataclasses.replace(report.epilogues[0], kernel="mul_kernel", compile_id="1/0")
+    both = dataclasses.replace(report, epilogues=(*report.epilogues, other))
+    text = "\n".join(str(x) for x in epilogue_section(both.narrowed("add_kernel"), Path.cwd()))
+    assert "[0/0] add_kernel" in text and "mul_kernel" not in text
+
+
 def test_fused_epilogue() -> None:
     report = fusion_of(epilogue(accepted=True))
     (fusion,) = report.epilogues

@@ -89,6 +89,14 @@ def test_kernel_on_the_ranks_keeps_that_kernels_findings_only() -> None:
     assert other.kernels == () and other.findings == ()
 
 
+def test_kernel_on_the_ranks_keeps_that_kernels_epilogues_only() -> None:
+    report = read_report(REPO / "tests" / "fixtures" / "gpu" / "triton_op_autograd.json")
+    without = read_report(REPO / "tests" / "fixtures" / "gpu" / "epilogues.json")
+    assert without.epilogues and without.kernel("mul_kernel") is None
+    one, other = summarise_ranks("x", [report, without]).narrowed("mul_kernel").reports
+    assert {e.kernel for e in one.epilogues} == {"mul_kernel"} and other.epilogues == ()
+
+
 def test_kernel_on_the_ranks_says_which_rank_never_launched_it() -> None:
     import dataclasses
 

@@ -86,7 +86,7 @@ def test_the_assertion_helper_fails_with_the_one_screen_view(pytester: pytest.Py
     result.assert_outcomes(passed=1, failed=1)
     result.stdout.fnmatch_lines([
         "*tritoninspect: 2 condition(s) failed for samples/graph_break.py:Net:",
-        "*  --no-breaks: 2 graph break(s): *", "*  --max-graphs 1: 3 Dynamo graphs (0/0, 1/0, 2/0)",
+        "*  --no-breaks: 2 graph breaks: *", "*  --max-graphs 1: 3 Dynamo graphs (0/0, 1/0, 2/0)",
         "*tritoninspect 0.1.0  samples/graph_break.py:Net", "*Kernels (2)", "*Findings, by impact (2)",
     ])
 

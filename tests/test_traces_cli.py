@@ -68,7 +68,7 @@ def test_breaks_and_check_read_a_trace() -> None:
     checked = cli("check", trace, "--no-breaks", "--entry", "add_kernel=hop")
     assert checked.exit_code == 1
     failures = [line for line in checked.stdout.splitlines() if line.startswith("FAIL")]
-    assert len(failures) == 1 and failures[0].startswith("FAIL --no-breaks: 2 graph break(s)")
+    assert len(failures) == 1 and failures[0].startswith("FAIL --no-breaks: 2 graph breaks")
 
 
 def test_capture_options_are_refused_for_a_trace() -> None:

@@ -22,6 +22,13 @@ import shlex
 from collections.abc import Callable, Iterable, Sequence
 
 from tritoninspect.analyse.advice_clones import CLONE_PRECONDITIONS, CLONE_RULES
+from tritoninspect.analyse.advice_eager import (
+    backward_advice,
+    disable_action,
+    disable_text,
+    eager_occurrences,
+    forward_disables,
+)
 from tritoninspect.analyse.advice_recompiles import RECOMPILE_PRECONDITION, recompiles
 from tritoninspect.analyse.advice_text import (
     BROKEN,
@@ -171,33 +178,52 @@ def _fallback_causes(report: Report, kernel: str) -> list[str]:
 
 
 def eager_launches(report: Report, kernels: Sequence[KernelSummary]) -> list[Advice]:
-    """Launches outside every compiled graph (after a graph break, in a disabled or skipped frame)."""
+    """Launches outside every compiled graph (after a graph break, in a disabled or skipped frame, in
+    the backward of an autograd.Function whose forward ran eagerly: `advice_eager`)."""
     advice = []
     for k in kernels:
         if not k.eager_launches:
             continue
-        brk = next((b for b in report.graph_breaks if k.name in (b.kernel, *b.eager_kernels)), None)
-        place = short_location(brk.file, brk.line) if brk is not None else ""
-        cause = f", after the graph break at {place}" if brk is not None else ""
-        action, owner = _break_action(report, brk)
-        # Only the break the launch is tied to: another break's probe says nothing of this launch (fla's backward
-        # kernels of a disabled forward were said to "follow" Liger's infer_device probe).
-        probed = [brk] if brk is not None and brk.device_probe else []
-        if probed:  # compile-only mode's CPU answer may have made the break: check on a GPU first
-            action = _check_on_a_gpu(report, action)
-        advice.append(Advice(
-            rule="eager_launches", impact=EAGER, kernel=k.name, kernels=(k.name,), library=owner,
-            finding=f"{k.name} ran eagerly {times(k.eager_launches)}{cause}, outside every compiled graph"
-                    f"{_probe_caveat(probed, brk is not None)}.",
-            action=action,
-            because="Code after a graph break, and frames Dynamo skips or that torch.compiler.disable marks, "
-                    "run in plain Python: their kernel launches are never traced, so Inductor cannot see, "
-                    "fuse or reorder them.",
-            cite="torch/_dynamo/symbolic_convert.py (graph breaks); torch.compiler.disable",
-            cause=(f"kernels ran eagerly after the graph break at {place}" if brk is not None
-                   else "kernels ran eagerly, outside every compiled graph, with no graph break tied to them"),
-        ))
+        # A launch from a backward is counted with that backward, not with the forward's break
+        # (fla's chunk_fwd_kernel_h, recomputed in ChunkGLAFunction's backward).
+        forward = k.eager_launches - sum(o.launches or 0 for o in eager_occurrences(report, k.name) if o.backward_of)
+        if forward > 0:
+            advice.append(_eager_forward(report, k.name, forward))
+        advice += backward_advice(report, k.name)
     return advice
+
+
+def _eager_forward(report: Report, kernel: str, launches: int) -> Advice:
+    """The kernel's launches outside a backward: after the graph break tied to it, or with none."""
+    brk = next((b for b in report.graph_breaks if kernel in (b.kernel, *b.eager_kernels)), None)
+    place = short_location(brk.file, brk.line) if brk is not None else ""
+    cause = f", after the graph break at {place}" if brk is not None else ""
+    action, owner = _break_action(report, brk)
+    inside = ""
+    disabled, library = forward_disables(eager_occurrences(report, kernel))
+    # The user's call of a library's disabled function (fla's chunk_gla) breaks at the user's line, whose
+    # hint says to drop the disable: that disable is the library's, so say whose it is and what fits.
+    if disabled and library and (brk is None or (brk.library is None and "compiler.disable" in brk.headline)):
+        action, owner = disable_action(report, disabled, library), library
+        inside = f", inside {disable_text(report, disabled, library)}"
+    # Only the break the launch is tied to: another break's probe says nothing of this launch (fla's backward
+    # kernels of a disabled forward were said to "follow" Liger's infer_device probe).
+    probed = [brk] if brk is not None and brk.device_probe else []
+    if probed:  # compile-only mode's CPU answer may have made the break: check on a GPU first
+        action = _check_on_a_gpu(report, action)
+    return Advice(
+        rule="eager_launches", impact=EAGER, kernel=kernel, kernels=(kernel,), library=owner,
+        finding=f"{kernel} ran eagerly {times(launches)}{cause}{inside}, outside every compiled graph"
+                f"{_probe_caveat(probed, brk is not None)}.",
+        action=action,
+        because="Code after a graph break, and frames Dynamo skips or that torch.compiler.disable marks, "
+                "run in plain Python: their kernel launches are never traced, so Inductor cannot see, "
+                "fuse or reorder them.",
+        cite="torch/_dynamo/symbolic_convert.py (graph breaks); torch.compiler.disable",
+        cause=(f"kernels ran eagerly after the graph break at {place}{inside}" if brk is not None
+               else f"kernels ran eagerly{inside}, outside every compiled graph" if inside
+               else "kernels ran eagerly, outside every compiled graph, with no graph break tied to them"),
+    )
 
 
 def _probe_caveat(probed: Sequence[GraphBreak], tied: bool) -> str:
@@ -265,10 +291,14 @@ def _breaks_command(report: Report) -> str:
 def graph_breaks(report: Report, kernels: Sequence[KernelSummary]) -> list[Advice]:
     """Graph breaks not already explained by a kernel's eager launches, one per place and cause."""
     eager = {k.name for k in kernels if k.eager_launches}
+    shown = {k.name for k in report.kernels}
     places: dict[tuple[object, ...], list[GraphBreak]] = {}
     for b in report.graph_breaks:
-        if {b.kernel, *b.eager_kernels} & eager:
+        tied = {b.kernel, *b.eager_kernels} - {None}
+        if tied & eager:
             continue  # said with the kernel's eager launches
+        if tied and not tied & shown:
+            continue  # about kernels `graph --kernel NAME` left out (a whole report holds every tied kernel)
         places.setdefault((b.file, b.line, b.title()), []).append(b)
     advice = []
     for (file, line, headline), group in places.items():
@@ -387,8 +417,11 @@ PRECONDITIONS: dict[str, str] = {
                               "library (wrap its kernel yourself, or ask upstream).",
     "eager_launches": "the kernel launched outside every compiled graph (runtime launches of entry eager). The "
                       "action is the hint of the graph break tied to it (GraphBreak.kernel / .eager_kernels), "
-                      "library-aware when the break is in an installed library's code (GraphBreak.library); "
-                      "without a tied break, the `breaks` command.",
+                      "library-aware when the break is in an installed library's code (GraphBreak.library) or "
+                      "the disable it calls is (Occurrence.disabled_library); "
+                      "launches from an autograd.Function's backward (Occurrence.backward_of): the disable its "
+                      "forward's kernels ran inside (Occurrence.disabled_by, .disabled_library), whose code it is; "
+                      "without a tied break or disable, the `breaks` command.",
     "graph_breaks": "a graph break not already said with a kernel's eager launches. The action is the break's "
                     "hint, given only for a known cause; for `.item()` it depends on what the value feeds "
                     "(GraphBreak.value_uses): capture_scalar_outputs only when every use is a size or a kernel "

@@ -33,7 +33,7 @@ def compile_only_notes(capture: Capture, graph_breaks: Iterable[GraphBreak]) -> 
     an autotuned kernel that ran eagerly (see RUNTIME_FOLLOW_ON)."""
     if capture.meta.get("mode") != "compile-only":
         return []
-    autotuned = {k.name for k in capture.kernels.values() if k.autotune_configs}
+    autotuned = {k.name for k in capture.kernels.values() if k.autotune_configs} - _always_disabled(capture)
     eager = sorted({name for b in graph_breaks for name in b.eager_kernels if name in autotuned})
     if not eager:
         return []
@@ -43,6 +43,18 @@ def compile_only_notes(capture: Capture, graph_breaks: Iterable[GraphBreak]) -> 
         "interpreter launcher, which Dynamo does not compile; on a GPU, Dynamo also compiles the frames of "
         "Triton's autotuner they run through and logs more graph breaks there, follow-ons of these ones.",
     )]
+
+
+def _always_disabled(capture: Capture) -> set[str]:
+    """Kernels each eager launch of which ran inside a user's or library's `torch.compiler.disable`
+    (fla-core's chunk_gla): on a GPU too, Dynamo compiles nothing under a disable (it is recursive),
+    the autotuner's frames included, so no follow-on breaks come from them."""
+    disabled: dict[str, bool] = {}
+    for la in capture.launches:
+        record = capture.kernels.get(la.kernel_id or "")
+        if not la.in_graph and record is not None:
+            disabled[record.name] = disabled.get(record.name, True) and bool(la.disabled)
+    return {name for name, always in disabled.items() if always}
 
 
 # --- graph breaks ----------------------------------------------------------------

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from tritoninspect.analyse.advice_text import plural
 from tritoninspect.model import __version__
 from tritoninspect.model.report import Entry, GraphBreak, Kernel, Occurrence, Report
 
@@ -26,6 +27,20 @@ CHECK_SCHEMA_VERSION = 1
 ENTRY_KINDS = (Entry.HOP.value, Entry.TRITON_OP.value, Entry.CUSTOM_OP.value)
 #: Breaks listed in a failure message; the rest are counted.
 SHOWN = 3
+#: The condition every check holds, given or not (`findings=True`), as `check` labels it.
+FINDINGS_CONDITION = "no error finding"
+
+
+def findings_condition(allowed: Iterable[str]) -> str:
+    """The findings condition's label, naming the rules `--allow` accepts."""
+    rules = ", ".join(allowed)
+    return FINDINGS_CONDITION + (f" (--allow {rules})" if rules else "")
+
+
+def only_findings(conditions: Iterable[str]) -> bool:
+    """Whether the findings condition is the only one: `check TARGET` given no condition."""
+    labels = tuple(conditions)
+    return len(labels) == 1 and labels[0].partition(" (--allow ")[0] == FINDINGS_CONDITION
 
 
 def check_report(
@@ -163,15 +178,20 @@ def _no_breaks(report: Report) -> list[str]:
     texts = [f"[{', '.join(ids)}] {text}" for text, ids in places.items()]
     shown = "; ".join(texts[:SHOWN])
     more = f"; and {len(texts) - SHOWN} more" if len(texts) > SHOWN else ""
-    return [f"--no-breaks: {len(breaks)} graph break(s){_probed(breaks)}: {shown}{more}"]
+    return [f"--no-breaks: {plural(len(breaks), 'graph break')}{_probed(breaks)}: {shown}{more}"]
 
 
-def _probed(breaks: tuple[GraphBreak, ...]) -> str:
-    """How many breaks follow a compile-only device probe, said in the failure's head."""
+def _probed(breaks: tuple[GraphBreak, ...], *, counted: bool = True) -> str:
+    """How many breaks follow a compile-only device probe, said in the failure's head. `counted`:
+    the head counts these breaks (so "of them"); else it counts graphs, and the breaks are named."""
     probed = [b for b in breaks if b.device_probe]
     if not probed:
         return ""
-    return (f" ({len(probed)} of them after a device probe answered for the CPU in compile-only mode: "
+    if not counted:
+        which = f"{plural(len(probed), 'graph break')} "
+    else:
+        which = "" if len(breaks) == 1 else f"{len(probed)} of them "
+    return (f" ({which}after a device probe answered for the CPU in compile-only mode: "
             "a GPU run may not break there; check on a GPU)")
 
 
@@ -187,7 +207,8 @@ def _max_graphs(report: Report, limit: int) -> list[str]:
     ids = dynamo_graph_ids(report)
     if len(ids) <= limit:
         return []
-    return [f"--max-graphs {limit}: {len(ids)} Dynamo graphs ({', '.join(ids)}){_probed(report.graph_breaks)}"]
+    probed = _probed(report.graph_breaks, counted=False)
+    return [f"--max-graphs {limit}: {plural(len(ids), 'Dynamo graph')} ({', '.join(ids)}){probed}"]
 
 
 def _entry(report: Report, name: str, kind: str) -> list[str]:

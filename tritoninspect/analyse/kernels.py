@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from tritoninspect.analyse.eager_causes import eager_cause
 from tritoninspect.analyse.indexes import codes_of_compile, nodes_of_kernel
 from tritoninspect.analyse.libraries import library_name
 from tritoninspect.model.records import Capture, KernelRecord, LaunchRecord, NodeRecord, OutputKernel, extended
@@ -172,6 +173,7 @@ def _launch_occurrence(capture: Capture, record: KernelRecord, launch: LaunchRec
         compile_id=launch.compile_id, stage="runtime", entry=_launch_entry(capture, record, launch),
         custom_op=launch.custom_op, launches=launch.count, inductor_name=launch.inductor_name,
         part=launch.part, placement=launch.part, function=launch.function, line=launch.line,
+        **eager_cause(capture, launch),
     )
 
 

@@ -75,8 +75,7 @@ class RankSummary:
             names = ", ".join(dict.fromkeys(k.name for r in self.reports for k in r.kernels)) or "none"
             raise UsageError(f"--kernel {kernel}: no such kernel on any rank; kernels: {names}")
         # A rank with the kernel: as `graph LOG --kernel` narrows its report; one without: nothing of it.
-        reports = tuple(r.narrowed(kernel) if k is not None else dataclasses.replace(r, kernels=(), findings=())
-                        for r, k in zip(self.reports, found))
+        reports = tuple(r.narrowed(kernel) if k is not None else _without_kernels(r) for r, k in zip(self.reports, found))
         return dataclasses.replace(self, reports=reports, kernel=kernel)
 
     @property
@@ -221,3 +220,8 @@ def _facets(report: Report) -> dict[str, str]:
         cids = sorted({o.compile_id for o in kernel.occurrences if o.compile_id})
         facets[f"kernel {kernel.name}"] = f"{'/'.join(kernel.entries)} in {', '.join(cids) or 'no graph'}"
     return facets
+
+
+def _without_kernels(report: Report) -> Report:
+    """A rank's report with nothing said per kernel: `--kernel` names a kernel it never launched."""
+    return dataclasses.replace(report, kernels=(), findings=(), epilogues=())

@@ -7,7 +7,11 @@ on a machine that does not have the file.
 
 from __future__ import annotations
 
+import inspect
 import linecache
+import re
+from types import CodeType
+from typing import Any
 
 from tritoninspect import textformats
 from tritoninspect.capture import compat
@@ -69,6 +73,15 @@ def context_lines(
     return tuple(text.rstrip("\n") for text in chunk), start
 
 
+def eager_launch_context() -> dict[str, Any]:
+    """The `LaunchRecord` fields of an eager launch: where it came from (`site`) ties it to the graph break
+    that made it eager; the disables it ran under and the autograd backward it ran in say why it ran outside
+    the graph when no graph break is tied to it (a library's disabled forward, whose backward the engine runs)."""
+    backward = autograd_backward()
+    return {"site": launch_site(), "disabled": disabled_sites(), "backward_of": backward[0] if backward else None,
+            "forward_lines": backward[1] if backward else None}
+
+
 def launch_site() -> tuple[str, ...]:
     """The user's frames at this point of an eager launch, innermost last: the SITE_DEPTH
     innermost, and up to SITE_DEPTH of the user's own code beyond them. A library can be deeper
@@ -87,3 +100,54 @@ def launch_site() -> tuple[str, ...]:
             beyond += 1
         site.append(f"{file}:{frame.f_lineno} in {frame.f_code.co_name}")
     return tuple(reversed(site))
+
+
+def disabled_sites() -> tuple[str, ...]:
+    """Each function of user or library code that `torch.compiler.disable` wraps and that this
+    eager launch runs inside, outermost first, as "file:line in name": the line of the disable
+    (`disable_line`), so a report can say whose disable kept the launch out of the graph."""
+    found = []
+    for frame in compat.dynamo.frames():
+        fn = compat.dynamo.disabled_function(frame)
+        # Not unwrapped: fla's dispatcher disables its `wrapper`, which `functools.wraps` the function
+        # it dispatches; the wrapper's own code is where the disable is.
+        code = getattr(fn, "__code__", None)
+        if code is not None and textformats.origin.is_user_file(code.co_filename):
+            # Named as `functools.wraps` names it: fla's dispatcher wrapper reads as what it dispatches.
+            found.append(f"{code.co_filename}:{disable_line(code)} in {getattr(fn, '__name__', code.co_name)}")
+    return tuple(reversed(found))
+
+
+def disable_line(code: CodeType) -> int:
+    """Where `torch.compiler.disable` is applied to the function of `code`: its `@...disable`
+    decorator, else the first `disable(name` after its def in its file (fla's dispatcher: `return
+    torch.compiler.disable(wrapper)`, fla/backends.py:203 in fla-core 0.6.0); else its first line."""
+    lines = linecache.getlines(code.co_filename)
+    first = code.co_firstlineno  # a decorated function's first decorator
+    for number in range(first, min(len(lines), first + 20) + 1):
+        text = lines[number - 1].strip()
+        if not text.startswith("@"):
+            break
+        if _DISABLE_RE.search(text):
+            return number
+    call = re.compile(r"\bdisable\(\s*" + re.escape(code.co_name) + r"\b")
+    return next((n for n in range(first, len(lines) + 1) if call.search(lines[n - 1])), first)
+
+
+def autograd_backward() -> tuple[str, tuple[int, int]] | None:
+    """For a launch from an autograd.Function's backward that the autograd engine runs: its forward,
+    "file:line in Class.forward" (the forward's first line), and the forward's first and last lines
+    (what ties the launches of that forward to this backward); None for any other launch."""
+    for frame in compat.dynamo.frames():
+        cls = compat.dynamo.autograd_function_backward(frame)
+        if cls is None:
+            continue
+        code = getattr(inspect.unwrap(getattr(cls, "forward", None)), "__code__", None)
+        if code is None or not textformats.origin.is_user_file(code.co_filename):
+            return None
+        last = max((line for _, _, line in code.co_lines() if line is not None), default=code.co_firstlineno)
+        return f"{code.co_filename}:{code.co_firstlineno} in {cls.__name__}.forward", (code.co_firstlineno, last)
+    return None
+
+
+_DISABLE_RE = re.compile(r"\bdisable\b")

@@ -9,8 +9,10 @@ torch's compile or a launch: none may raise into it.
 
 from __future__ import annotations
 
+import ast
 import inspect
 import logging
+import textwrap
 from collections import Counter
 from collections.abc import Callable
 from typing import Any
@@ -170,12 +172,34 @@ def kernel_source(jf: Any) -> KernelSource | None:
     src = getattr(jf, "src", None)
     if not isinstance(src, str):
         return None
+    constants = global_constants(jf, src)
     try:
         lines, first = inspect.getsourcelines(jf.fn)
     except (OSError, TypeError):
-        return KernelSource(None, src)
+        return KernelSource(None, src, constants)
     offset = next((i for i, line in enumerate(lines) if line.lstrip().startswith("def ")), 0)
-    return KernelSource(first + offset, src)
+    return KernelSource(first + offset, src, constants)
+
+
+def global_constants(jf: Any, src: str) -> dict[str, Any] | None:
+    """The module globals `src` names that hold a `tl.constexpr`, a number, a bool or a string, as
+    plain values: an `if casting_mode == _CASTING_MODE_NONE:` is decided with them. None when the
+    function's globals or its source cannot be read."""
+    namespace = getattr(getattr(jf, "fn", None), "__globals__", None)
+    try:
+        tree = ast.parse(textwrap.dedent(src))
+    except SyntaxError:
+        return None
+    if not isinstance(namespace, dict):
+        return None
+    found = {}
+    for name in sorted({n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} & namespace.keys()):
+        value = namespace[name]
+        # tl.constexpr wraps the value (triton/language/core.py `constexpr.value`, triton 3.x).
+        value = value.value if type(value).__name__ == "constexpr" and hasattr(value, "value") else value
+        if isinstance(value, (bool, int, float, str)):
+            found[name] = value
+    return found
 
 
 def _autotune_layer(obj: Any) -> Any:

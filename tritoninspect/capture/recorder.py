@@ -18,7 +18,7 @@ import torch
 
 from tritoninspect import textformats
 from tritoninspect.capture import compat
-from tritoninspect.capture.breaks import break_record, launch_site, tool_break
+from tritoninspect.capture.breaks import break_record, eager_launch_context, tool_break
 from tritoninspect.capture.buffers import ArgumentFacts
 from tritoninspect.capture.failure import Progress
 from tritoninspect.capture.hazards import HazardRecorder
@@ -488,9 +488,8 @@ class Recorder:
             if interpreted is not None:
                 in_graph, cid = True, interpreted[1]
                 break
-        # Where an eager launch came from ties it to the graph break that made it eager.
-        site = () if in_graph else launch_site()
-        launch = LaunchRecord(via, kernel_id, inductor_name, op, in_graph, cid, site=site, **where)
+        context = {} if in_graph else eager_launch_context()
+        launch = LaunchRecord(via, kernel_id, inductor_name, op, in_graph, cid, **context, **where)
         self._launches[launch] += 1
         return launch
 

@@ -165,7 +165,7 @@ def _conditions(no_breaks: bool, max_graphs: int | None, entries: list[str], no_
                 no_fallback: bool, allow: list[str]) -> dict[str, Any]:
     """The conditions as `check_report` keywords, keyed for display; refuses bad ones. The findings
     condition is always there."""
-    from tritoninspect.analyse.checks import parse_allow, parse_entry
+    from tritoninspect.analyse.checks import findings_condition, parse_allow, parse_entry
 
     with usage_errors():
         parsed = dict(parse_entry(e) for e in entries)
@@ -181,6 +181,5 @@ def _conditions(no_breaks: bool, max_graphs: int | None, entries: list[str], no_
         conditions[f"--no-clones {kernel}"] = {"no_clones": [kernel]}
     if no_fallback:
         conditions["--no-fallback"] = {"no_fallback": True}
-    label = "no error finding" + (f" (--allow {', '.join(allowed)})" if allowed else "")
-    conditions[label] = {"findings": True, "allow": allowed}
+    conditions[findings_condition(allowed)] = {"findings": True, "allow": allowed}
     return conditions

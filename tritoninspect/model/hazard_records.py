@@ -42,6 +42,9 @@ class KernelSource:
 
     def_line: int | None
     source: str
+    #: Module globals the body names whose values are constexprs, numbers, bools or strings
+    #: (`_CASTING_MODE_NONE = tl.constexpr(-1)`): what its `if`s test against. None: not recorded.
+    constants: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)

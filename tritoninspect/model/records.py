@@ -231,6 +231,13 @@ class LaunchRecord:
     count: int = 1
     #: Eager launches: the user's frames at the launch, "file:line in func", innermost last.
     site: tuple[str, ...] = ()
+    #: Eager launches: the functions of user or library code `torch.compiler.disable` wraps that the
+    #: launch ran inside, outermost first, "file:line in func" with the line of the disable.
+    disabled: tuple[str, ...] = ()
+    #: Eager launches from an autograd.Function's backward the autograd engine ran: its forward,
+    #: "file:line in Class.forward" (first line), and that forward's first and last lines.
+    backward_of: str | None = None
+    forward_lines: tuple[int, int] | None = None
     #: Launches from an output module: its part (forward, backward, inference), the function
     #: of it that launched (call, true_graph_0, ...) and the line.
     part: str | None = None

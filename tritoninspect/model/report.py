@@ -343,14 +343,16 @@ class Report:
         return next((k for k in self.kernels if name in (k.name, k.id)), None)
 
     def narrowed(self, name: str) -> Report:
-        """This report with kernel `name` (by name or id) and its findings only, for `graph --kernel NAME`.
-        Raises UsageError naming the kernels there are when none has that name."""
+        """This report with kernel `name` (by name or id) and what is said per kernel of it only (its
+        findings, its epilogues), for `graph --kernel NAME`. Raises UsageError naming the kernels there
+        are when none has that name."""
         kernel = self.kernel(name)
         if kernel is None:
             names = ", ".join(dict.fromkeys(k.name for k in self.kernels)) or "none"
             raise UsageError(f"--kernel {name}: no such kernel in this report; kernels: {names}")
         findings = tuple(f for f in self.findings if f.kernel == kernel.name)
-        return dataclasses.replace(self, kernels=(kernel,), findings=findings)
+        epilogues = tuple(e for e in self.epilogues if e.kernel == kernel.name)
+        return dataclasses.replace(self, kernels=(kernel,), findings=findings, epilogues=epilogues)
 
     def __repr__(self) -> str:
         return notebook.report_repr(self)

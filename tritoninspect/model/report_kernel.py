@@ -239,6 +239,15 @@ class Occurrence:
     #: and the line of the output code it launched from.
     function: str | None = None
     line: int | None = None
+    #: Eager run-time launches: the `torch.compiler.disable` that kept them out of the graph, "file:line
+    #: in func" (the line of the disable): the outermost disabled function they ran inside; for a launch
+    #: from an autograd.Function's backward, the one its forward's launches ran inside. None: none seen.
+    disabled_by: str | None = None
+    #: The installed distribution `disabled_by` is in; None: the user's own code (or no disable).
+    disabled_library: str | None = None
+    #: Eager run-time launches from an autograd.Function's backward that the autograd engine ran (as it
+    #: does when the forward ran outside every compiled graph): that forward, "file:line in Class.forward".
+    backward_of: str | None = None
 
 
 @dataclass(frozen=True)

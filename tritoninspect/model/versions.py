@@ -72,15 +72,20 @@ Schema changelog:
      every backward kernel, autotuning them, for graph breaks that are all the forward's), so
      "backward: false" no longer means "under no_grad". Versions 1-5 still read: they lack it
      (null: their forward had grad on exactly when Meta.backward is true).
+  7  Occurrence.disabled_by, .disabled_library and .backward_of: why an eager run-time launch ran
+     outside the graph when no graph break is tied to it: the `torch.compiler.disable` it (or, from
+     an autograd.Function's backward, its forward) ran inside, whose code that is, and the forward
+     of the backward it ran in (fla-core's backward kernels of a forward its own disable keeps out of
+     the graph). Versions 1-6 still read: they lack them (null: not known).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 #: Versions this tritoninspect reads: every change so far only added fields.
-READABLE_VERSIONS = (1, 2, 3, 4, 5, 6)
+READABLE_VERSIONS = (1, 2, 3, 4, 5, 6, 7)
 
 #: Fields added to schema 1 after its first release: a report written before them lacks them and
 #: reads with their defaults. Every other field must be present. Closed: a new field bumps the version.
@@ -102,7 +107,7 @@ ADDED_IN_VERSION_5 = frozenset({
     "Report.libraries", "Advice.kernels", "Advice.cause", "Advice.details", "Advice.library",
     "Report.findings", "Evidence.seconds", "Report.cudagraphs", "Report.epilogues",
 })
-#: Fields a readable report may lack: those added in version 1, and versions 2 to 6's additions.
+#: Fields a readable report may lack: those added in version 1, and versions 2 to 7's additions.
 MAY_BE_ABSENT = ADDED_IN_VERSION_1 | {
     "Report.failure", "Report.recompile_limits", "CodeCall.ops_source", "Neighbour.ops_source",
     "Meta.rank", "Meta.unknown", "Report.export", "GraphBreak.device_probe",
@@ -110,7 +115,7 @@ MAY_BE_ABSENT = ADDED_IN_VERSION_1 | {
     "CodeCall.function", "Neighbourhood.function", "Neighbourhood.function_kind", "Neighbourhood.call_sites",
     "Neighbourhood.caller_before", "Neighbourhood.caller_after", "Neighbourhood.recompute",
     "Occurrence.placement", "Occurrence.function", "Occurrence.line", "Kernel.guards", "Kernel.symbolic_args",
-    "Meta.grad",
+    "Meta.grad", "Occurrence.disabled_by", "Occurrence.disabled_library", "Occurrence.backward_of",
 } | ADDED_IN_VERSION_5
 
 

@@ -4,7 +4,7 @@ project's checks, one line per entry (its failures below it) and a summary line.
 from __future__ import annotations
 
 from tritoninspect.analyse.check_suite import EntryResult, SuiteResult
-from tritoninspect.analyse.checks import CheckResult
+from tritoninspect.analyse.checks import CheckResult, only_findings
 from tritoninspect.render import _format as fmt
 from tritoninspect.render._safe import safe_text
 
@@ -13,13 +13,22 @@ WORDS = {"pass": "PASS ", "fail": "FAIL ", "error": "ERROR"}
 
 
 def render_check(result: CheckResult) -> str:
-    """`FAIL <condition>: <why>` per failure; else `ok: N conditions hold for TARGET (...)`."""
+    """`FAIL <condition>: <why>` per failure; else `ok: N conditions hold for TARGET (...)`, or, when the
+    findings condition is the only one, `ok: no error finding for TARGET; no other condition given`."""
     if result.failures:
         return safe_text("\n".join(f"FAIL {line}" for line in result.failures))
-    conditions = len(result.conditions)
-    verb = "holds" if conditions == 1 else "hold"
-    return safe_text(f"ok: {fmt.plural(conditions, 'condition')} {verb} for {result.target} "
-                     f"({', '.join(result.conditions)})")
+    return safe_text(_ok_line(result.conditions, result.target))
+
+
+def _ok_line(conditions: tuple[str, ...], target: str) -> str:
+    # `check TARGET` alone gives no condition: "1 condition holds" would count one the user never
+    # gave, so the findings condition, always checked, is named instead of counted.
+    if not conditions:
+        return f"ok: no condition checked for {target}"
+    if only_findings(conditions):
+        return f"ok: {conditions[0]} for {target}; no other condition given"
+    verb = "holds" if len(conditions) == 1 else "hold"
+    return f"ok: {fmt.plural(len(conditions), 'condition')} {verb} for {target} ({', '.join(conditions)})"
 
 
 def render_suite(suite: SuiteResult) -> str:
@@ -37,6 +46,7 @@ def _entry_lines(entry: EntryResult) -> list[str]:
     head = f"{WORDS[entry.status]} {entry.name}"
     if entry.status == "pass":
         conditions = entry.result.conditions if entry.result else ()
-        return [f"{head} ({fmt.plural(len(conditions), 'condition')}: {', '.join(conditions)}{took})"]
+        listed = f"{fmt.plural(len(conditions), 'condition')}: {', '.join(conditions)}" if conditions else ""
+        return [f"{head} ({listed or 'no condition'}{took})"]
     first, *rest = entry.failures
     return [f"{head}: {first}", *(f"      {line}" for line in rest)]

@@ -13,11 +13,15 @@ from __future__ import annotations
 
 import ast
 import textwrap
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
+from tritoninspect.analyse.hazards._branches import Reached, known_values, reached
 from tritoninspect.analyse.hazards._common import (
     compiled_launches,
     fallback_line,
+    hop_nodes,
     joined,
     layouts,
     torch_evidence,
@@ -41,17 +45,21 @@ VERSIONS = ("from pytorch/pytorch#170289 (Dec 2025) on: seen on torch 2.11 (H200
 CAST_BASIS = ("On this torch, mutation analysis generates the kernel's TTIR with the float as a Python constant, and "
               "`.to` on a Python float fails: torch then assumes every pointer argument is written and clones it.")
 CAST_CITE = "torch/_higher_order_ops/triton_kernel_wrap.py (identify_mutated_tensors / generate_ttir)"
+#: The graphs whose launch nodes carry the constexprs the user's launch passed.
+_STAGES = ("dynamo", "aot_forward", "aot_backward", "aot_inference")
 
 
 @dataclass(frozen=True)
 class ParamUse:
-    """How a kernel body uses one float parameter."""
+    """How a kernel body uses one float parameter, in the statements the launch runs (`_branches`)."""
 
     param: str
     #: Source lines (in the user's file) where it is used before any cast.
     uncast: tuple[int, ...]
     #: Source lines of its casts (`p.to(...)`, `tl.cast(p, ...)`).
     casts: tuple[int, ...]
+    #: Those of the lines above under an `if` the report cannot decide: the launch may not run them.
+    undecided: tuple[int, ...] = ()
 
 
 def fp64_scalars(capture: Capture) -> list[Finding]:
@@ -65,13 +73,16 @@ def fp64_scalars(capture: Capture) -> list[Finding]:
             if not params or (launch.compile_id, params) in seen:
                 continue
             seen.add((launch.compile_id, params))
-            uses = param_uses(source, params) if source is not None else None
+            uses = param_uses(source, params, _launch_values(capture, record.id, launch.compile_id)) \
+                if source is not None else None
             findings += _findings(capture, record, launch, params, uses, source)
     return findings
 
 
-def param_uses(source: KernelSource, params: tuple[str, ...]) -> list[ParamUse] | None:
-    """How the kernel body uses each parameter; None when the source does not parse."""
+def param_uses(source: KernelSource, params: tuple[str, ...],
+               launch: Mapping[str, Any] | None = None) -> list[ParamUse] | None:
+    """How the kernel body uses each parameter in the statements a launch with these constexpr
+    values runs; None when the source does not parse."""
     try:
         tree = ast.parse(textwrap.dedent(source.source))
     except SyntaxError:
@@ -80,20 +91,39 @@ def param_uses(source: KernelSource, params: tuple[str, ...]) -> list[ParamUse] 
     if fn is None:
         return None
     base = (source.def_line or 1) - fn.lineno
-    return [_uses(fn, p, base) for p in params]
+    nodes = reached(fn, known_values(fn, launch or {}, source.constants or {}))
+    return [_uses(nodes, p, base) for p in params]
 
 
-def _uses(fn: ast.AST, param: str, base: int) -> ParamUse:
-    cast_calls = [n for n in ast.walk(fn) if isinstance(n, ast.Call) and _cast_of(n) == param]
-    inside = {id(n) for call in cast_calls for n in _cast_operand(call)}
-    rebinds = [n.lineno for n in ast.walk(fn) if isinstance(n, ast.Assign)
-               and any(isinstance(t, ast.Name) and t.id == param for t in n.targets)
-               and isinstance(n.value, ast.Call) and _cast_of(n.value) == param]
+def _uses(nodes: list[Reached], param: str, base: int) -> ParamUse:
+    cast_calls = [r for r in nodes if isinstance(r.node, ast.Call) and _cast_of(r.node) == param]
+    inside = {id(n) for call in cast_calls for n in _cast_operand(call.node)}  # type: ignore[arg-type]
+    rebinds = [_line(r) for r in nodes if isinstance(r.node, ast.Assign)
+               and any(isinstance(t, ast.Name) and t.id == param for t in r.node.targets)
+               and isinstance(r.node.value, ast.Call) and _cast_of(r.node.value) == param]
     first_rebind = min(rebinds) if rebinds else None
-    loads = [n for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id == param and isinstance(n.ctx, ast.Load)]
-    uncast = sorted({n.lineno + base for n in loads if id(n) not in inside
-                     and (first_rebind is None or n.lineno < first_rebind)})
-    return ParamUse(param, tuple(uncast), tuple(sorted({c.lineno + base for c in cast_calls})))
+    loads = [r for r in nodes if isinstance(r.node, ast.Name) and r.node.id == param
+             and isinstance(r.node.ctx, ast.Load) and id(r.node) not in inside
+             and (first_rebind is None or _line(r) < first_rebind)]
+    undecided = {_line(r) + base for r in (*cast_calls, *loads) if not r.decided}
+    return ParamUse(param, tuple(sorted({_line(r) + base for r in loads})),
+                    tuple(sorted({_line(c) + base for c in cast_calls})), tuple(sorted(undecided)))
+
+
+def _line(r: Reached) -> int:
+    return int(getattr(r.node, "lineno", 0))
+
+
+def _launch_values(capture: Capture, kid: str, compile_id: str) -> dict[str, Any]:
+    """The constexprs the kernel's launches in this compile pass, those every launch passes alike."""
+    found: dict[str, Any] = {}
+    differ: set[str] = set()
+    for node in hop_nodes(capture, kid, _STAGES, compile_id):
+        for name, value in (node.constexprs or {}).items():
+            if name in found and found[name] != value:
+                differ.add(name)
+            found.setdefault(name, value)
+    return {k: v for k, v in found.items() if k not in differ}
 
 
 def _cast_of(call: ast.Call) -> str | None:
@@ -137,8 +167,7 @@ def _findings(capture: Capture, record: KernelRecord, launch, params: tuple[str,
             evidence.append(Evidence("kernel source", f"{u.param} used before any cast (math promoted to fp64)",
                                      param=u.param, file=record.file, line=u.uncast[0]))
         elif u.casts:
-            evidence.append(Evidence("kernel source", f"{u.param} cast before use", param=u.param, file=record.file,
-                                     line=u.casts[0]))
+            evidence.append(_cast_evidence(u, record.file))
     evidence.append(torch_evidence(capture))
     common = dict(kernel=record.name, basis=BASIS, cite=CITE, versions=VERSIONS, torch=torch_version(capture),
                   compile_ids=(cid,))
@@ -164,6 +193,17 @@ def _findings(capture: Capture, record: KernelRecord, launch, params: tuple[str,
             action="", evidence=tuple(evidence), **common))
     found += _cast_fallbacks(capture, record, launch, uses or [], evidence)
     return found
+
+
+def _cast_evidence(use: ParamUse, file: str | None) -> Evidence:
+    """Where the launch casts the parameter: the cast's line when the launch surely runs it; else no
+    line, the candidates named (each under an `if` whose test reads what this report does not know)."""
+    sure = [line for line in use.casts if line not in use.undecided]
+    if sure:
+        return Evidence("kernel source", f"{use.param} cast before use", param=use.param, file=file, line=sure[0])
+    where = f"line {use.casts[0]}" if len(use.casts) == 1 else f"lines {joined(str(n) for n in use.casts)}"
+    return Evidence("kernel source", f"{use.param} cast before use, on the branch the launch took ({where}, "
+                    "under an `if` whose test this report cannot evaluate)", param=use.param, file=file)
 
 
 def _cast_fallbacks(capture: Capture, record: KernelRecord, launch, uses: list[ParamUse],  # type: ignore[no-untyped-def]

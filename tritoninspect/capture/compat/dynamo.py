@@ -63,6 +63,34 @@ def interpreted_module(frame: FrameType) -> Any:
     return interpreter.module if isinstance(interpreter, torch.fx.Interpreter) else None
 
 
+def disabled_function(frame: FrameType) -> Any:
+    """The function a `torch.compiler.disable` wrapper frame is calling, else None.
+
+    `DisableContext.__call__` wraps the function in a closure `_fn` whose free variables are the
+    context (`self`) and the function (`fn`) (torch/_dynamo/eval_frame.py, torch 2.11-2.14); a
+    compiled function's `_fn` closes over an `OptimizeContext` instead. Frame locals: no API, PR
+    not found."""
+    code = frame.f_code
+    if code.co_name != "_fn" or not code.co_filename.endswith("eval_frame.py"):
+        return None
+    from torch._dynamo.eval_frame import DisableContext
+
+    found = frame.f_locals
+    return found.get("fn") if isinstance(found.get("self"), DisableContext) else None
+
+
+def autograd_function_backward(frame: FrameType) -> type | None:
+    """The autograd.Function class whose backward the autograd engine runs from this frame, else None.
+
+    The engine calls a Python Function's backward through `BackwardCFunction.apply(self, *args)`, and
+    `self._forward_cls` is the user's Function (torch/autograd/function.py, torch 2.0-2.14)."""
+    code = frame.f_code
+    if code.co_name != "apply" or not code.co_filename.replace("\\", "/").endswith("torch/autograd/function.py"):
+        return None
+    cls = getattr(frame.f_locals.get("self"), "_forward_cls", None)
+    return cls if isinstance(cls, type) else None
+
+
 def graph_module_code_file(gm: torch.fx.GraphModule) -> str:
     """The file name of `gm`'s generated forward (e.g. "<eval_with_key>.3").
 

@@ -1,0 +1,179 @@
+"""Why an eager launch ran outside the graph when no graph break says so (schema 7's
+Occurrence.disabled_by, .disabled_library, .backward_of): what the capture reads off the stack of a
+launch (tier a, on real torch frames, nothing compiled), what the analysis ties together, and what the
+advice says (on a saved report with the facts set, as a capture of fla-core's chunk_gla records them:
+its forward disabled by fla-core's own `@torch.compiler.disable`, fla/ops/gla/chunk.py:1453 in 0.6.0,
+and ChunkGLAFunction's backward kernels run by the autograd engine)."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import inspect
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from tritoninspect.analyse.advice import advise
+from tritoninspect.analyse.eager_causes import eager_cause
+from tritoninspect.capture.breaks import autograd_backward, disabled_sites
+from tritoninspect.model.records import Capture, LaunchRecord
+from tritoninspect.model.report import Library, Occurrence, Report, read_report
+
+FIXTURES = Path(__file__).parent / "fixtures"
+HERE = __file__
+FLA = Library("fla-core", "0.6.0", "fla", "https://github.com/fla-org/flash-linear-attention")
+CHUNK = "/site-packages/fla/ops/gla/chunk.py"
+DISABLE = f"{CHUNK}:1453 in chunk_gla"
+FORWARD = f"{CHUNK}:1377 in ChunkGLAFunction.forward"
+
+
+# --- capture: what a launch's stack shows -------------------------------------------------------------
+
+@torch.compiler.disable
+def _decorated() -> tuple[str, ...]:
+    return disabled_sites()
+
+
+def _probe() -> tuple[str, ...]:
+    return disabled_sites()
+
+
+def _dispatch(fn: Any) -> Any:
+    """fla-core's dispatcher (fla/backends.py:203): `return torch.compiler.disable(wrapper)`."""
+    @functools.wraps(fn)
+    def wrapper(*args: Any) -> Any:
+        return fn(*args)
+    return torch.compiler.disable(wrapper)
+
+
+_dispatched = _dispatch(_probe)
+
+
+def _line_of(text: str) -> int:
+    lines = Path(HERE).read_text().splitlines()
+    (number,) = [n for n, line in enumerate(lines, 1) if line.strip() == text]
+    return number
+
+
+def test_a_launch_inside_a_disabled_function_names_the_disable_line() -> None:
+    assert _decorated() == (f"{HERE}:{_line_of('@torch.compiler.disable')} in _decorated",)
+    assert _dispatched() == (f"{HERE}:{_line_of('return torch.compiler.disable(wrapper)')} in _probe",)
+    assert _probe() == ()
+
+
+class _Twice(torch.autograd.Function):
+    seen: list[Any] = []
+
+    @staticmethod
+    def forward(ctx: Any, x: torch.Tensor) -> torch.Tensor:
+        return x * 2
+
+    @staticmethod
+    def backward(ctx: Any, grad: torch.Tensor) -> torch.Tensor:
+        _Twice.seen.append(autograd_backward())
+        return grad * 2
+
+
+def test_a_launch_from_an_autograd_backward_names_its_forward() -> None:
+    x = torch.ones(2, requires_grad=True)
+    _Twice.apply(x).sum().backward()
+    lines, first = inspect.getsourcelines(_Twice.forward)
+    assert _Twice.seen == [(f"{HERE}:{first} in _Twice.forward", (first, first + len(lines) - 1))]
+    assert autograd_backward() is None
+
+
+# --- analysis: the backward's forward and its disable -------------------------------------------------
+
+def _launch(kernel: str, site: tuple[str, ...], disabled: tuple[str, ...] = (), **more: Any) -> LaunchRecord:
+    return LaunchRecord("jit", kernel, None, None, False, None, site=site, disabled=disabled, **more)
+
+
+def test_a_backward_launch_takes_the_disable_its_forward_ran_inside() -> None:
+    dispatch = "/site-packages/fla/backends.py:203 in chunk_gla_bwd_dv"
+    fwd = _launch("k.fwd", ("m.py:26 in forward", f"{CHUNK}:1402 in forward"), (DISABLE,))
+    bwd = _launch("k.bwd", (f"{CHUNK}:1433 in backward",), (dispatch,), backward_of=FORWARD,
+                  forward_lines=(1377, 1426))
+    capture = Capture(meta={}, launches=[fwd, bwd])
+    assert eager_cause(capture, fwd) == {"disabled_by": DISABLE, "disabled_library": None, "backward_of": None}
+    # Its own dispatcher's disable is not why it is eager: the engine runs the backward of an eager forward.
+    assert eager_cause(capture, bwd)["disabled_by"] == DISABLE
+    alone = Capture(meta={}, launches=[bwd])
+    assert eager_cause(alone, bwd) == {"disabled_by": None, "disabled_library": None, "backward_of": FORWARD}
+    assert eager_cause(capture, dataclasses.replace(fwd, in_graph=True)) == {}
+
+
+# --- advice ----------------------------------------------------------------------------------------------
+
+def _report(*occurrences: Occurrence) -> Report:
+    """break_disabled_dispatch's gelu_kernel with these eager occurrences beside its own, fla-core known."""
+    report = read_report(FIXTURES / "gpu" / "break_disabled_dispatch.json")
+    (kernel,) = report.kernels
+    kernel = dataclasses.replace(kernel, occurrences=(*kernel.occurrences, *occurrences))
+    return dataclasses.replace(report, kernels=(kernel,), libraries=(FLA,))
+
+
+def _eager(launches: int = 1, **facts: Any) -> Occurrence:
+    return Occurrence(None, "runtime", "eager", launches=launches, **facts)
+
+
+def test_backward_kernels_of_a_library_disabled_forward_name_the_disable_and_whose_it_is() -> None:
+    report = _report(_eager(2, backward_of=FORWARD, disabled_by=DISABLE, disabled_library="fla-core"))
+    (bwd,) = [a for a in advise(report) if "backward" in a.finding]
+    assert bwd.finding == (
+        "gelu_kernel ran eagerly 2 times in the backward of ChunkGLAFunction (fla/ops/gla/chunk.py:1377), outside "
+        "every compiled graph: its forward's kernels ran inside chunk_gla, which fla-core 0.6.0 disables for "
+        "torch.compile itself (torch.compiler.disable at fla/ops/gla/chunk.py:1453).")
+    assert "Find what stops Dynamo" not in bwd.action and bwd.library == "fla-core"
+    assert bwd.action.startswith("The disable is fla-core 0.6.0's code (installed library, not yours): the library "
+                                 "keeps chunk_gla out of torch.compile by design")
+    assert "https://github.com/fla-org/flash-linear-attention" in bwd.action
+
+
+def test_a_backward_whose_forward_has_no_known_cause_says_so_without_guessing() -> None:
+    report = _report(_eager(1, backward_of=FORWARD))
+    (bwd,) = [a for a in advise(report) if "backward" in a.finding]
+    assert bwd.finding.endswith("its forward ran outside every compiled graph, and this report ties no graph break "
+                                "or torch.compiler.disable to that forward.")
+    assert bwd.library is None and "tritoninspect breaks samples/break_disabled_dispatch.py:Net" in bwd.action
+
+
+def test_backward_launches_are_not_counted_with_the_forwards_break() -> None:
+    # fla's chunk_fwd_kernel_h ran once in chunk_gla's forward and once more (a recompute) in
+    # ChunkGLAFunction's backward: "ran eagerly 2 times, after the graph break at fla_liger.py:26".
+    report = _report(_eager(2, backward_of=FORWARD, disabled_by=DISABLE, disabled_library="fla-core"))
+    (fwd,) = [a for a in advise(report) if "after the graph break" in a.finding]
+    assert fwd.finding.startswith("gelu_kernel ran eagerly once, after the graph break at ")
+
+
+def test_a_forward_after_the_users_call_of_a_library_disabled_function_says_the_disable_is_the_librarys() -> None:
+    # The break is at the user's `chunk_gla(...)` line; its hint said "drop the torch.compiler.disable",
+    # which is fla-core's (fla/ops/gla/chunk.py:1453), not the user's to drop.
+    report = _report()
+    (kernel,) = report.kernels
+    facts = {"disabled_by": DISABLE, "disabled_library": "fla-core"}
+    kernel = dataclasses.replace(kernel, occurrences=tuple(
+        dataclasses.replace(o, **facts) if o.stage == "runtime" else o for o in kernel.occurrences))
+    (fwd,) = [a for a in advise(dataclasses.replace(report, kernels=(kernel,))) if a.rule == "eager_launches"]
+    assert "inside chunk_gla, which fla-core 0.6.0 disables for torch.compile itself (torch.compiler.disable at " \
+           "fla/ops/gla/chunk.py:1453)" in fwd.finding
+    assert fwd.action.startswith("The disable is fla-core 0.6.0's code (installed library, not yours)")
+    assert "drop the torch.compiler.disable" not in fwd.action and fwd.library == "fla-core"
+    # The user's own disable keeps the break's hint.
+    assert [a.action for a in advise(report) if a.rule == "eager_launches"] == [report.graph_breaks[0].hint]
+
+
+def test_the_autotuner_follow_on_note_leaves_out_kernels_that_ran_under_a_disable() -> None:
+    # fla's chunk_gla kernels were listed: "on a GPU, Dynamo also compiles the frames of Triton's autotuner
+    # they run through"; under chunk_gla's (recursive) disable it compiles nothing, on a GPU too.
+    from tritoninspect.analyse import build_report
+    from tritoninspect.analyse.breaks import compile_only_notes
+
+    capture = Capture.from_json((FIXTURES / "capture_break_pre_hook.json").read_text(encoding="utf-8"))
+    breaks = build_report(capture).graph_breaks
+    (note,) = compile_only_notes(capture, breaks)
+    assert note.message.startswith("autotuned kernels ran eagerly (scale_kernel)")
+    capture.launches = [dataclasses.replace(la, disabled=(DISABLE,)) if not la.in_graph else la
+                        for la in capture.launches]
+    assert compile_only_notes(capture, breaks) == []

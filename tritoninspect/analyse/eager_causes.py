@@ -1,0 +1,38 @@
+"""Why an eager launch ran outside every compiled graph when no graph break says so: the
+`torch.compiler.disable` it ran inside, or, for a launch from an autograd.Function's backward, the
+disable its forward ran inside (the autograd engine runs that backward eagerly when the forward ran
+outside the graph: fla-core's `chunk_gla`, disabled in fla/ops/gla/chunk.py)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tritoninspect.analyse.libraries import library_name
+from tritoninspect.model.records import Capture, LaunchRecord
+from tritoninspect.textformats.breaks import frame_location
+
+
+def eager_cause(capture: Capture, launch: LaunchRecord) -> dict[str, Any]:
+    """The Occurrence fields `disabled_by`, `disabled_library` and `backward_of` of an eager launch;
+    {} for a launch from a compiled graph."""
+    if launch.in_graph:
+        return {}
+    disabled = forward_disable(capture, launch) if launch.backward_of else next(iter(launch.disabled), None)
+    file = frame_location(disabled)[0] if disabled else None
+    return {"disabled_by": disabled, "disabled_library": library_name(capture, file),
+            "backward_of": launch.backward_of}
+
+
+def forward_disable(capture: Capture, launch: LaunchRecord) -> str | None:
+    """The outermost disable that the eager launches of this backward's forward ran inside (a launch
+    whose site runs through the forward's lines); None when no such launch ran inside one."""
+    file = frame_location(launch.backward_of or "")[0]
+    first, last = launch.forward_lines or (0, -1)
+    for other in capture.launches:
+        if other.in_graph or other.backward_of or not other.disabled:
+            continue
+        for frame in other.site:
+            where, line = frame_location(frame)
+            if where == file and line is not None and first <= line <= last:
+                return other.disabled[0]
+    return None
