@@ -622,9 +622,31 @@ def test_tensor_subclass_inputs_break_where_plain_dynamo_does(monkeypatch: pytes
     assert len(report.graphs) == 1
     assert [d.message for d in report.diagnostics if d.source == "tritoninspect"] == []
     notes = " ".join(d.message for d in report.diagnostics if d.source == "compile-only")
-    for marker, asked in (("WRAPPED-DEVICE-TYPE", "x.device.type"), ("WRAPPED-IS-CUDA", "x.is_cuda")):
-        assert f"subclass_device_probes.py:{_line(marker, SUBCLASS_ASSET)} in forward ({asked} ×1" in notes, notes
-    assert f":{_line('NOT-A-PROBE', SUBCLASS_ASSET)} " not in notes
+    for marker, asked in (("LOGGED-IS-CUDA", "x.is_cuda"), ("WRAPPED-DEVICE-TYPE", "x.device.type"),
+                          ("WRAPPED-IS-CUDA", "x.is_cuda")):
+        place = f"subclass_device_probes.py:{_line(marker, SUBCLASS_ASSET)} in forward"
+        assert f"{place} ({asked} ×1, compile 0/0)" in notes, notes
+    assert f":{_line('NOT-A-PROBE', SUBCLASS_ASSET)} " not in notes and "__torch_function__" not in notes
+
+
+def test_a_subclass_s_read_is_placed_where_it_was_asked_not_in_its_dispatch() -> None:
+    """Dynamo inlines a subclass's `__torch_function__` (and torch's, which it calls with super()) between
+    the line that read `x.is_cuda` and the getter: the probe is the reading line's. A `__torch_function__`
+    that reads the attribute itself is where it was asked."""
+    from traceback import FrameSummary
+
+    from tritoninspect.capture.compat.device_probes import DEVICE_TYPE, IS_CUDA, _asking_frame
+
+    forward = FrameSummary("/w/m.py", 7, "forward", line="if y.is_cuda and x.device.type == 'cuda':")
+    dispatch = [FrameSummary("/w/m.py", 3, "__torch_function__", line="return super().__torch_function__(func, types)"),
+                FrameSummary("/site/torch/_tensor.py", 1530, "__torch_function__", line="ret = func(*args, **kwargs)")]
+    for asked in (IS_CUDA, DEVICE_TYPE):
+        assert _asking_frame([forward, *dispatch], asked) is forward
+        assert _asking_frame([forward], asked) is forward
+    asks = FrameSummary("/w/m.py", 4, "__torch_function__", line="if args[0].is_cuda:")
+    assert _asking_frame([forward, asks, *dispatch], IS_CUDA) is asks
+    assert _asking_frame([forward, asks, *dispatch], DEVICE_TYPE) is forward
+    assert _asking_frame(dispatch, IS_CUDA) is None and _asking_frame([], IS_CUDA) is None
 
 
 @pytest.mark.slow

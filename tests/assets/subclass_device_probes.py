@@ -7,7 +7,9 @@ they are on CUDA (LOGGED-IS-CUDA, WRAPPED-IS-CUDA, WRAPPED-DEVICE-TYPE), uses a 
 asking (NOT-A-PROBE) and launches a Triton kernel. Plain Dynamo traces it all in one graph, no
 break. tritoninspect's `x.is_cuda` watch, a Python property on `torch.Tensor`, was what Dynamo's
 subclass path looked up instead of torch's own descriptor: it skipped the whole frame
-("Unexpected type in sourceless builder"), a graph break only the tool's run had.
+("Unexpected type in sourceless builder"), a graph break only the tool's run had. Each of the
+three questions is a probe recorded while Dynamo traced, at its line in `forward`, not in the
+`__torch_function__` Dynamo inlines to answer `x.is_cuda`.
 """
 
 import torch

@@ -116,10 +116,27 @@ def _traced_probe(asked: str = IS_AVAILABLE) -> Probe | None:
 
     context = TracingContext.try_get()
     stack = context.extract_stack() if context is not None else []
-    if not stack or _theirs(stack[-1].filename):
+    top = _asking_frame(stack, asked) if asked in _ATTRIBUTES else (stack[-1] if stack else None)
+    if top is None or _theirs(top.filename):
         return None
-    top = stack[-1]
     return Probe(f"{top.filename}:{top.lineno}", top.name, traced=True, compile_id=current_compile_id(), asked=asked)
+
+
+#: The tensor attribute each tensor probe reads.
+_ATTRIBUTES = {IS_CUDA: "is_cuda", DEVICE_TYPE: "device"}
+
+
+def _asking_frame(stack: list[Any], asked: str) -> Any:
+    """The innermost traced frame that read the tensor's attribute itself. A subclass's `x.is_cuda`
+    is dispatched to its `__torch_function__` (and from there, with super(), to torch's
+    `Tensor.__torch_function__`), which Dynamo inlines: those frames only call the getter they are
+    handed (`func(*args)`), and the frame that called them asked. A `__torch_function__` whose own
+    line reads the attribute asked it."""
+    attribute = f".{_ATTRIBUTES[asked]}"
+    for frame in reversed(stack):
+        if frame.name != "__torch_function__" or attribute in (frame.line or ""):
+            return frame
+    return None
 
 
 def tensor_device_watch(on_probe: OnProbe) -> list[tuple[Any, str, Any]]:
