@@ -380,11 +380,11 @@ def test_a_failure_at_a_tensor_device_check_says_a_gpu_run_does_not_fail_there()
 EAGER_ASSET = REPO / "tests" / "assets" / "eager_device_probes.py"
 
 
-def _eager_asset() -> Any:
+def _import_asset(path: Path) -> Any:
     """The asset, imported before compile-only mode (the API's documented order)."""
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location("_tritoninspect_test_eager_device_probes", EAGER_ASSET)
+    spec = importlib.util.spec_from_file_location(f"_tritoninspect_test_{path.stem}", path)
     module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
     spec.loader.exec_module(module)  # type: ignore[union-attr]
     return module
@@ -414,7 +414,7 @@ def test_watches_run_eagerly_under_dynamo_add_no_break_of_their_own(monkeypatch:
     and both probes there are still recorded."""
     from tritoninspect import inspect_module
 
-    module = _eager_asset()
+    module = _import_asset(EAGER_ASSET)
     expected = _plain_dynamo_breaks(module, monkeypatch)
     assert expected == [(str(EAGER_ASSET), _line("THE-BREAK", EAGER_ASSET))]
     report = inspect_module(module.Net(), module.example_inputs(), device="cpu", stage="dynamo")
@@ -556,13 +556,9 @@ def test_a_break_is_marked_only_where_the_probe_s_answer_can_lead_to_it(uses: di
 def test_only_the_break_the_probe_s_answer_leads_to_is_marked() -> None:
     """`pick_device` branches on the answer before its break; `log_device` and `note_device` break
     whatever the answer (the asset's docstring)."""
-    import importlib.util
-
     from tritoninspect import inspect_module
 
-    spec = importlib.util.spec_from_file_location("_tritoninspect_test_device_probe_uses", USES_ASSET)
-    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
-    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    module = _import_asset(USES_ASSET)
     report = inspect_module(module.Net(), module.example_inputs(), device="cpu", stage="dynamo")
     torch._dynamo.reset()
     by_line: dict[int, set[str | None]] = {}
@@ -575,3 +571,92 @@ def test_only_the_break_the_probe_s_answer_leads_to_is_marked() -> None:
     }, by_line
     (warning,) = [d for d in report.diagnostics if d.message.startswith("torch.cuda.is_available() answered False")]
     assert "graph break(s) follow one whose answer decides no path to them (not marked)" in warning.message
+
+
+# --- tensor subclasses: Dynamo looks the watched attributes up on the class ----------------------------
+
+
+SUBCLASS_ASSET = REPO / "tests" / "assets" / "subclass_device_probes.py"
+
+
+def test_the_class_s_own_attribute_is_torch_s_descriptor_while_watched() -> None:
+    """Dynamo's tensor-subclass path reads `getattr(torch.Tensor, "is_cuda").__get__` and compares
+    `inspect.getattr_static(type(x), "is_cuda")` with `getattr(torch.Tensor, "is_cuda")`; torch's C getter
+    hands a subclass's `__torch_function__` `torch.Tensor.is_cuda.__get__`. Each sees torch's own
+    descriptor while the watch is on, as without it."""
+    import inspect
+
+    seen = []
+
+    class Seen(torch.Tensor):
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):  # type: ignore[no-untyped-def]
+            seen.append(func)
+            return super().__torch_function__(func, types, args, kwargs or {})
+
+    x = torch.zeros(2).as_subclass(Seen)
+    with compile_only():
+        for name in ("is_cuda", "device"):
+            original = torch._C.TensorBase.__dict__[name]
+            assert name in torch.Tensor.__dict__, "not watched"
+            assert getattr(torch.Tensor, name) is original and getattr(Seen, name) is original
+            assert inspect.getattr_static(Seen, name) == original
+            assert not inspect.getattr_static(Seen, name) != original
+            getattr(x, name)
+            assert seen.pop() == original.__get__  # what __torch_function__ gets without the watch
+        with pytest.raises(AttributeError):
+            x.is_cuda = True  # type: ignore[misc]
+    assert "is_cuda" not in torch.Tensor.__dict__
+
+
+def test_tensor_subclass_inputs_break_where_plain_dynamo_does(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Found on a `__torch_function__` subclass reading `x.is_cuda` in forward: Dynamo's subclass path
+    looked the attribute up on `torch.Tensor`, found the watch's property, could not wrap it ("Unexpected type
+    in sourceless builder") and skipped the whole frame, a break plain Dynamo does not have. The asset reads
+    `.is_cuda` and `.device` of a `__torch_function__` subclass and of a torchao-style wrapper subclass."""
+    from tritoninspect import inspect_module
+
+    module = _import_asset(SUBCLASS_ASSET)
+    expected = _plain_dynamo_breaks(module, monkeypatch)
+    assert expected == []
+    report = inspect_module(module.Net(), module.example_inputs(), device="cpu", stage="dynamo")
+    torch._dynamo.reset()
+    assert [(b.file, b.line) for b in report.graph_breaks] == expected
+    assert len(report.graphs) == 1
+    assert [d.message for d in report.diagnostics if d.source == "tritoninspect"] == []
+    notes = " ".join(d.message for d in report.diagnostics if d.source == "compile-only")
+    for marker, asked in (("LOGGED-IS-CUDA", "x.is_cuda"), ("WRAPPED-DEVICE-TYPE", "x.device.type"),
+                          ("WRAPPED-IS-CUDA", "x.is_cuda")):
+        place = f"subclass_device_probes.py:{_line(marker, SUBCLASS_ASSET)} in forward"
+        assert f"{place} ({asked} ×1, compile 0/0)" in notes, notes
+    assert f":{_line('NOT-A-PROBE', SUBCLASS_ASSET)} " not in notes and "__torch_function__" not in notes
+
+
+def test_a_subclass_s_read_is_placed_where_it_was_asked_not_in_its_dispatch() -> None:
+    """Dynamo inlines a subclass's `__torch_function__` (and torch's, which it calls with super()) between
+    the line that read `x.is_cuda` and the getter: the probe is the reading line's. A `__torch_function__`
+    that reads the attribute itself is where it was asked."""
+    from traceback import FrameSummary
+
+    from tritoninspect.capture.compat.device_probes import DEVICE_TYPE, IS_CUDA, _asking_frame
+
+    forward = FrameSummary("/w/m.py", 7, "forward", line="if y.is_cuda and x.device.type == 'cuda':")
+    dispatch = [FrameSummary("/w/m.py", 3, "__torch_function__", line="return super().__torch_function__(func, types)"),
+                FrameSummary("/site/torch/_tensor.py", 1530, "__torch_function__", line="ret = func(*args, **kwargs)")]
+    for asked in (IS_CUDA, DEVICE_TYPE):
+        assert _asking_frame([forward, *dispatch], asked) is forward
+        assert _asking_frame([forward], asked) is forward
+    asks = FrameSummary("/w/m.py", 4, "__torch_function__", line="if args[0].is_cuda:")
+    assert _asking_frame([forward, asks, *dispatch], IS_CUDA) is asks
+    assert _asking_frame([forward, asks, *dispatch], DEVICE_TYPE) is forward
+    assert _asking_frame(dispatch, IS_CUDA) is None and _asking_frame([], IS_CUDA) is None
+
+
+@pytest.mark.slow
+def test_graph_of_a_tensor_subclass_model_has_no_break_of_the_tool_s() -> None:
+    proc = run_cli(["graph", f"{SUBCLASS_ASSET.relative_to(REPO)}:Net", "--stage", "dynamo", "--device", "cpu", "--json"])
+    assert proc.returncode == 0, explain(proc)
+    rep = json_report(proc)
+    assert rep["graph_breaks"] == [] and len(rep["graphs"]) == 1
+    assert [k["name"] for k in rep["kernels"]] == ["double_kernel"]
+    assert [d for d in rep["diagnostics"] if d["source"] == "tritoninspect"] == []

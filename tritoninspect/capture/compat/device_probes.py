@@ -116,10 +116,27 @@ def _traced_probe(asked: str = IS_AVAILABLE) -> Probe | None:
 
     context = TracingContext.try_get()
     stack = context.extract_stack() if context is not None else []
-    if not stack or _theirs(stack[-1].filename):
+    top = _asking_frame(stack, asked) if asked in _ATTRIBUTES else (stack[-1] if stack else None)
+    if top is None or _theirs(top.filename):
         return None
-    top = stack[-1]
     return Probe(f"{top.filename}:{top.lineno}", top.name, traced=True, compile_id=current_compile_id(), asked=asked)
+
+
+#: The tensor attribute each tensor probe reads.
+_ATTRIBUTES = {IS_CUDA: "is_cuda", DEVICE_TYPE: "device"}
+
+
+def _asking_frame(stack: list[Any], asked: str) -> Any:
+    """The innermost traced frame that read the tensor's attribute itself. A subclass's `x.is_cuda`
+    is dispatched to its `__torch_function__` (and from there, with super(), to torch's
+    `Tensor.__torch_function__`), which Dynamo inlines: those frames only call the getter they are
+    handed (`func(*args)`), and the frame that called them asked. A `__torch_function__` whose own
+    line reads the attribute asked it."""
+    attribute = f".{_ATTRIBUTES[asked]}"
+    for frame in reversed(stack):
+        if frame.name != "__torch_function__" or attribute in (frame.line or ""):
+            return frame
+    return None
 
 
 def tensor_device_watch(on_probe: OnProbe) -> list[tuple[Any, str, Any]]:
@@ -127,17 +144,22 @@ def tensor_device_watch(on_probe: OnProbe) -> list[tuple[Any, str, Any]]:
     it is on CUDA (`x.is_cuda`, or its device compared with "cuda": torchnorm's RMSNorm takes its
     PyTorch path on `x.is_cuda`) and heard "no": in compile-only mode every tensor is a CPU tensor,
     where a GPU run has it on CUDA. Eager reads go through `torch.Tensor.is_cuda` / `.device`
-    (properties of `torch._C.TensorBase`, torch 2.11-2.14, shadowed on `torch.Tensor` with the same
-    getter); traced ones through Dynamo's `TensorVariable.method_attr_is_cuda` / `method_attr_device`
-    (torch/_dynamo/variables/tensor.py, 2.13 and 2.14; absent ones are not watched), which fold the
-    answer into a constant before any Python property runs. A device read counts only on a line
-    that compares it with "cuda" (`textformats.device_checks`): `device=x.device` is no probe."""
+    (getset descriptors of `torch._C.TensorBase`, torch 2.11-2.14, shadowed on `torch.Tensor` by an
+    `_EagerWatch` around each); traced ones through Dynamo's `TensorVariable.method_attr_is_cuda` /
+    `method_attr_device` (torch/_dynamo/variables/tensor.py, 2.13 and 2.14; absent ones are not
+    watched), which fold the answer into a constant before any Python descriptor runs. A device
+    read counts only on a line that compares it with "cuda" (`textformats.device_checks`):
+    `device=x.device` is no probe."""
     patches = _traced_tensor_watch(on_probe)
     base = torch._C.TensorBase.__dict__
+    # Every eager `x.is_cuda` runs the watch: where Dynamo's frame callback is on (the rest of a frame it
+    # skipped, e.g. after an assert failed while tracing) it compiled it as a frame of the user's, and its
+    # graph breaks (at the original's `__get__`, then in `_theirs`' realpath) were reported as the model's.
+    dynamo.never_compiled(_EagerWatch.__get__)
     for name, asked in (("is_cuda", IS_CUDA), ("device", DEVICE_TYPE)):
         getter = base.get(name)
         if getter is not None and hasattr(getter, "__get__") and name not in torch.Tensor.__dict__:
-            patches.append((torch.Tensor, name, _eager_watch(getter, asked, on_probe)))
+            patches.append((torch.Tensor, name, _EagerWatch(getter, asked, on_probe)))
     return patches
 
 
@@ -168,27 +190,58 @@ def _traced_watch(original: Callable[..., Any], asked: str, on_probe: OnProbe) -
     return method_attr
 
 
-def _eager_watch(getter: Any, asked: str, on_probe: OnProbe) -> property:
-    ours: dict[str, bool] = {}
+class _EagerWatch:
+    """`torch.Tensor.is_cuda` / `.device` while compile-only mode is on: a tensor's read runs `__get__`,
+    which answers as the original getset_descriptor does and reports a CPU answer to the user's or a
+    library's code; the class's own read (`torch.Tensor.is_cuda`) is that original descriptor, and the
+    watch compares equal to it.
 
-    def read(tensor: Any) -> Any:
-        value = getter.__get__(tensor, type(tensor))
+    Not a `property`: Dynamo looks the attribute up on the class when it traces a read on a tensor
+    subclass with `__torch_function__` (`TensorWithTFOverrideVariable.var_getattr`,
+    torch/_dynamo/variables/torch_function.py, torch 2.11-2.14; PR not found). It wraps
+    `getattr(torch.Tensor, name).__get__` as a sourceless value, which for a property is a method-wrapper
+    over `builtins.property` it cannot wrap ("Unexpected type in sourceless builder"): it skipped the
+    user's whole frame, a graph break a run without tritoninspect does not have. Before that,
+    `_is_attr_overridden` compares `inspect.getattr_static(type(x), name)`, which finds the watch itself
+    in `torch.Tensor.__dict__`, with `getattr(torch.Tensor, name)`: unequal, the attribute would count
+    as the subclass's own, another break. Eagerly, too, torch's C getter hands the subclass's
+    `__torch_function__` `torch.Tensor.<name>.__get__` (the property's, with a property): now the same
+    function as without the watch.
+    """
+
+    def __init__(self, original: Any, asked: str, on_probe: OnProbe) -> None:
+        self._original = original
+        self._asked = asked
+        self._on_probe = on_probe
+        self._theirs: dict[str, bool] = {}
+
+    def __get__(self, tensor: Any, owner: Any = None) -> Any:
+        if tensor is None:
+            return self._original
+        value = self._original.__get__(tensor, type(tensor))
+        asked = self._asked
         if (value if asked == IS_CUDA else value.type == "cuda"):
             return value
         frame = sys._getframe(1)
         file = frame.f_code.co_filename
-        theirs = ours.get(file)
+        theirs = self._theirs.get(file)
         if theirs is None:
-            theirs = ours[file] = _theirs(file)
+            theirs = self._theirs[file] = _theirs(file)
         if not theirs and (asked != DEVICE_TYPE or _compares_at(f"{file}:{frame.f_lineno}")):
-            on_probe(Probe(f"{file}:{frame.f_lineno}", frame.f_code.co_name, traced=False, asked=asked))
+            self._on_probe(Probe(f"{file}:{frame.f_lineno}", frame.f_code.co_name, traced=False, asked=asked))
         return value
 
-    # Every eager `x.is_cuda` runs `read`: where Dynamo's frame callback is on (the rest of a frame it
-    # skipped, e.g. after an assert failed while tracing) it compiled `read` as a frame of the user's, and
-    # its graph breaks (at `getter.__get__`, then in `_theirs`' realpath) were reported as the model's.
-    dynamo.never_compiled(read)
-    return property(read, doc=getter.__doc__)
+    def __set__(self, tensor: Any, value: Any) -> None:
+        self._original.__set__(tensor, value)  # the original's error: neither attribute is writable
+
+    def __delete__(self, tensor: Any) -> None:
+        self._original.__delete__(tensor)
+
+    def __eq__(self, other: object) -> bool:
+        return True if other is self._original else NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._original)
 
 
 @functools.lru_cache(maxsize=4096)
