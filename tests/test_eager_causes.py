@@ -1,5 +1,5 @@
 """Why an eager launch ran outside the graph when no graph break says so (schema 7's
-Occurrence.disabled_by, .disabled_library, .backward_of): what the capture reads off the stack of a
+Occurrence.disabled_by, .disabled_library, .backward_of; schema 8's .forward_break): what the capture reads off the stack of a
 launch (tier a, on real torch frames, nothing compiled), what the analysis ties together, and what the
 advice says (on a saved report with the facts set, as a capture of fla-core's chunk_gla records them:
 its forward disabled by fla-core's own `@torch.compiler.disable`, fla/ops/gla/chunk.py:1453 in 0.6.0,
@@ -96,11 +96,13 @@ def test_a_backward_launch_takes_the_disable_its_forward_ran_inside() -> None:
     bwd = _launch("k.bwd", (f"{CHUNK}:1433 in backward",), (dispatch,), backward_of=FORWARD,
                   forward_lines=(1377, 1426))
     capture = Capture(meta={}, launches=[fwd, bwd])
-    assert eager_cause(capture, fwd) == {"disabled_by": DISABLE, "disabled_library": None, "backward_of": None}
+    assert eager_cause(capture, fwd) == {"disabled_by": DISABLE, "disabled_library": None, "backward_of": None,
+                                          "forward_break": None}
     # Its own dispatcher's disable is not why it is eager: the engine runs the backward of an eager forward.
     assert eager_cause(capture, bwd)["disabled_by"] == DISABLE
     alone = Capture(meta={}, launches=[bwd])
-    assert eager_cause(alone, bwd) == {"disabled_by": None, "disabled_library": None, "backward_of": FORWARD}
+    assert eager_cause(alone, bwd) == {"disabled_by": None, "disabled_library": None, "backward_of": FORWARD,
+                                       "forward_break": None}
     assert eager_cause(capture, dataclasses.replace(fwd, in_graph=True)) == {}
 
 
@@ -177,3 +179,34 @@ def test_the_autotuner_follow_on_note_leaves_out_kernels_that_ran_under_a_disabl
     capture.launches = [dataclasses.replace(la, disabled=(DISABLE,)) if not la.in_graph else la
                         for la in capture.launches]
     assert compile_only_notes(capture, breaks) == []
+
+
+# --- a graph break inside the forward ------------------------------------------------------------------
+
+def test_a_backward_run_eagerly_after_a_break_in_its_forward_is_tied_to_that_break(tmp_path: Path) -> None:
+    """Liger's LigerSiLUMulFunction in compile-only mode (the newcomer's model, stop 39): the forward breaks
+    the graph, so the apply runs eagerly and the backward's kernel launches outside every graph. The
+    finding said "this report ties no graph break ... to that forward" beside that very break."""
+    import json
+    import subprocess
+    import sys
+
+    asset = Path(__file__).parent / "assets" / "backward_after_forward_break.py"
+    run = subprocess.run([sys.executable, "-m", "tritoninspect", "graph", f"{asset}:Net", "--json"],
+                         capture_output=True, text=True, cwd=tmp_path, timeout=600)
+    assert run.returncode == 0, run.stderr[-2000:]
+    report = json.loads(run.stdout)
+    (kernel,) = report["kernels"]
+    (eager,) = [o for o in kernel["occurrences"] if o["entry"] == "eager"]
+    line = _line_of_asset(asset, "FORWARD-BREAK")
+    logged = [b["compile_id"] for b in report["graph_breaks"] if b["line"] == line]  # once a compile of the frame
+    assert eager["backward_of"].endswith("in Triple.forward") and eager["forward_break"] == logged[0]
+    (advice,) = [a for a in report["advice"] if a["rule"] == "eager_launches"]
+    assert f"backward_after_forward_break.py:{line}" in advice["finding"]
+    assert "ties no graph break" not in advice["finding"]
+    assert advice["action"].startswith(f"Remove the graph break at ") and "disable" not in advice["because"]
+
+
+def _line_of_asset(path: Path, marker: str) -> int:
+    (number,) = [n for n, line in enumerate(path.read_text().splitlines(), 1) if marker in line]
+    return number

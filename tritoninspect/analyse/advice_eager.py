@@ -11,13 +11,17 @@ from collections.abc import Sequence
 
 from tritoninspect.analyse.advice_text import EAGER, TRITON_OP_DOC, library_of, times, upstream
 from tritoninspect.analyse.summary import short_location
-from tritoninspect.model.report import Advice, Occurrence, Report
+from tritoninspect.model.report import Advice, GraphBreak, Occurrence, Report
 from tritoninspect.textformats.breaks import frame_location
 
 BECAUSE = ("The autograd engine runs an autograd.Function's backward in plain Python when its forward ran "
            "outside every compiled graph (torch.compile compiles a backward only with its forward), and "
            "torch.compiler.disable keeps Dynamo out of the function it wraps and everything it calls: "
            "Inductor cannot see, fuse or reorder those launches.")
+#: The same, when a graph break inside the forward, not a disable, kept it out.
+BECAUSE_BREAK = ("The autograd engine runs an autograd.Function's backward in plain Python when its forward ran "
+                 "outside every compiled graph (torch.compile compiles a backward only with its forward): Inductor "
+                 "cannot see, fuse or reorder those launches.")
 CITE = "torch/autograd/function.py (BackwardCFunction.apply); torch/_dynamo/eval_frame.py (DisableContext)"
 
 
@@ -29,29 +33,47 @@ def eager_occurrences(report: Report, kernel: str) -> list[Occurrence]:
 
 def backward_advice(report: Report, kernel: str) -> list[Advice]:
     """One finding per autograd.Function backward the kernel ran eagerly in."""
-    groups: dict[tuple[str, str | None, str | None], int] = {}
+    groups: dict[tuple[str, str | None, str | None, str | None], int] = {}
     for o in eager_occurrences(report, kernel):
         if o.backward_of:
-            key = (o.backward_of, o.disabled_by, o.disabled_library)
+            key = (o.backward_of, o.disabled_by, o.disabled_library, o.forward_break)
             groups[key] = groups.get(key, 0) + (o.launches or 0)
     return [_backward(report, kernel, n, *key) for key, n in groups.items()]
 
 
 def _backward(report: Report, kernel: str, launches: int, forward: str, disabled: str | None,
-              owner: str | None) -> Advice:
+              owner: str | None, broken: str | None) -> Advice:
     function = _function(forward).rsplit(".", 1)[0]
     where = _place(forward)
-    why = (f"its forward's kernels ran inside {disable_text(report, disabled, owner)}" if disabled else
-           "its forward ran outside every compiled graph, and this report ties no graph break or "
-           "torch.compiler.disable to that forward")
+    found = next((b for b in report.graph_breaks if b.compile_id == broken), None) if broken else None
+    if disabled:
+        why, action = (f"its forward's kernels ran inside {disable_text(report, disabled, owner)}",
+                       disable_action(report, disabled, owner))
+    elif found is not None:
+        why, action = _break_cause(report, found, function)
+    else:
+        why, action = ("its forward ran outside every compiled graph, and this report ties no graph break or "
+                       "torch.compiler.disable to that forward"), _unknown_action(report, function)
     cause = f"kernels ran eagerly in the backward of {function} ({where}): {why}"
     return Advice(
         rule="eager_launches", impact=EAGER, kernel=kernel, kernels=(kernel,), library=owner if disabled else None,
         finding=f"{kernel} ran eagerly {times(launches)} in the backward of {function} ({where}), outside every "
                 f"compiled graph: {why}.",
-        action=disable_action(report, disabled, owner) if disabled else _unknown_action(report, function),
-        because=BECAUSE, cite=CITE, cause=cause,
+        action=action, because=BECAUSE_BREAK if found is not None and not disabled else BECAUSE, cite=CITE,
+        cause=cause,
     )
+
+
+def _break_cause(report: Report, b: GraphBreak, function: str) -> tuple[str, str]:
+    """Why and what to do when a graph break inside the forward made it (and so its backward) run eagerly."""
+    at = short_location(b.file, b.line)
+    why = (f"Dynamo met the graph break at {at} [{b.compile_id}] while tracing its forward, so the forward ran "
+           "eagerly and the autograd engine runs the backward")
+    if b.device_probe:
+        why += (f" (that break follows a compile-only device probe, {b.device_probe}: a GPU run may not break "
+                "there, and then compiles this backward with its forward)")
+    return why, (f"Remove the graph break at {at} (its own finding says how); Dynamo then traces {function}'s "
+                 "forward into the graph and compiles its backward with it.")
 
 
 def disable_text(report: Report, disabled: str, owner: str | None) -> str:

@@ -19,8 +19,24 @@ def eager_cause(capture: Capture, launch: LaunchRecord) -> dict[str, Any]:
         return {}
     disabled = forward_disable(capture, launch) if launch.backward_of else next(iter(launch.disabled), None)
     file = frame_location(disabled)[0] if disabled else None
+    broken = forward_break(capture, launch) if launch.backward_of and not disabled else None
     return {"disabled_by": disabled, "disabled_library": library_name(capture, file),
-            "backward_of": launch.backward_of}
+            "backward_of": launch.backward_of, "forward_break": broken}
+
+
+def forward_break(capture: Capture, launch: LaunchRecord) -> str | None:
+    """The compile id of the first graph break Dynamo met while tracing this backward's forward (a frame
+    of the break's stack within the forward's lines): Dynamo then runs the Function's forward eagerly,
+    and the autograd engine its backward (Liger's LigerSiLUMulFunction, whose forward asks the device and
+    imports transformers). None when no break's stack runs through the forward."""
+    file = frame_location(launch.backward_of or "")[0]
+    first, last = launch.forward_lines or (0, -1)
+    for b in capture.breaks:
+        for frame in b.user_stack:
+            where, line = frame_location(frame)
+            if where == file and line is not None and first <= line <= last:
+                return b.compile_id
+    return None
 
 
 def forward_disable(capture: Capture, launch: LaunchRecord) -> str | None:

@@ -248,6 +248,9 @@ class Occurrence:
     #: Eager run-time launches from an autograd.Function's backward that the autograd engine ran (as it
     #: does when the forward ran outside every compiled graph): that forward, "file:line in Class.forward".
     backward_of: str | None = None
+    #: For such a launch whose forward no disable kept out: the compile id of the graph break Dynamo met
+    #: while tracing that forward (which then ran eagerly); None when no break's stack runs through it.
+    forward_break: str | None = None
 
 
 @dataclass(frozen=True)

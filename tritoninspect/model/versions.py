@@ -77,15 +77,19 @@ Schema changelog:
      an autograd.Function's backward, its forward) ran inside, whose code that is, and the forward
      of the backward it ran in (fla-core's backward kernels of a forward its own disable keeps out of
      the graph). Versions 1-6 still read: they lack them (null: not known).
+  8  Occurrence.forward_break: for such a backward launch whose forward no disable kept out, the
+     graph break Dynamo met while tracing that forward (Liger's LigerSiLUMulFunction in compile-only
+     mode: a device probe, then an import Dynamo cannot trace). Versions 1-7 still read: they lack it
+     (null: not known).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 #: Versions this tritoninspect reads: every change so far only added fields.
-READABLE_VERSIONS = (1, 2, 3, 4, 5, 6, 7)
+READABLE_VERSIONS = (1, 2, 3, 4, 5, 6, 7, 8)
 
 #: Fields added to schema 1 after its first release: a report written before them lacks them and
 #: reads with their defaults. Every other field must be present. Closed: a new field bumps the version.
@@ -107,7 +111,7 @@ ADDED_IN_VERSION_5 = frozenset({
     "Report.libraries", "Advice.kernels", "Advice.cause", "Advice.details", "Advice.library",
     "Report.findings", "Evidence.seconds", "Report.cudagraphs", "Report.epilogues",
 })
-#: Fields a readable report may lack: those added in version 1, and versions 2 to 7's additions.
+#: Fields a readable report may lack: those added in version 1, and versions 2 to 8's additions.
 MAY_BE_ABSENT = ADDED_IN_VERSION_1 | {
     "Report.failure", "Report.recompile_limits", "CodeCall.ops_source", "Neighbour.ops_source",
     "Meta.rank", "Meta.unknown", "Report.export", "GraphBreak.device_probe",
@@ -116,6 +120,7 @@ MAY_BE_ABSENT = ADDED_IN_VERSION_1 | {
     "Neighbourhood.caller_before", "Neighbourhood.caller_after", "Neighbourhood.recompute",
     "Occurrence.placement", "Occurrence.function", "Occurrence.line", "Kernel.guards", "Kernel.symbolic_args",
     "Meta.grad", "Occurrence.disabled_by", "Occurrence.disabled_library", "Occurrence.backward_of",
+    "Occurrence.forward_break",
 } | ADDED_IN_VERSION_5
 
 
