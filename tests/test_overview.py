@@ -184,6 +184,8 @@ def test_kernel_option_narrows_the_detail_to_one_kernel(in_repo: Path) -> None:
     wrong = CliRunner().invoke(app, ["graph", saved, "--kernel", "nope"])
     assert wrong.exit_code == 2
     assert "--kernel nope: no such kernel in this report; kernels: add_kernel, scale_kernel" in wrong.stderr
+    empty = CliRunner().invoke(app, ["graph", saved, "--kernel", ""])  # was the whole report, exit 0
+    assert empty.exit_code == 2 and "no such kernel in this report" in empty.stderr
     detail = CliRunner().invoke(app, ["graph", saved, "--detail"])
     assert "Verdict" in detail.stdout and "Findings, by impact" in detail.stdout  # --detail keeps every finding
 

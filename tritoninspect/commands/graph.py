@@ -97,7 +97,7 @@ def graph(
         from tritoninspect.render.emit import emit
 
         text = "detail" if detail or kernel else "text"
-        shown = report.narrowed(kernel) if kernel else report
+        shown = report.narrowed(kernel) if kernel is not None else report
         # With -o the report goes to the file, and the short summary to the terminal (none with
         # --quiet); --json and --show still print theirs.
         stdout = ("json" if json_out else f"show:{show.value}" if show else
