@@ -128,7 +128,7 @@ def test_the_diagnostic_lists_the_probes_and_warns_when_a_break_follows() -> Non
     assert "while Dynamo traced: liger_kernel/utils.py:47 in infer_device (×2, compile 0/0, 1/0)" not in warning.message
     assert f"while Dynamo traced: {PROBE_FILE}:47 in infer_device (×2, compile 0/0, 1/0)" in warning.message
     assert "run eagerly: " in warning.message and "ops/__init__.py:172 in <module> (×1)" in warning.message
-    assert f"1 graph break(s) follow such a probe (each marked: it {DEVICE_PROBE_MEANING})" in warning.message
+    assert f"1 graph break follows such a probe (marked: it {DEVICE_PROBE_MEANING})" in warning.message
     launched = _capture()
     launched.launches = [LaunchRecord("jit", "k", None, None, False, None)]
     (note,) = probe_notes(launched, (_break("2/0"),), cwd)
@@ -545,9 +545,9 @@ def test_a_break_is_marked_only_where_the_probe_s_answer_can_lead_to_it(uses: di
     enriched = enrich_device_probes(capture, {"graph_breaks": breaks})["graph_breaks"]
     assert [b.device_probe for b in enriched] == [f"{PROBE_FILE}:47 in infer_device" if marked else None]
     (warning,) = probe_notes(capture, enriched, Path("/w"))
-    said = "1 graph break(s) follow one whose answer decides no path to them (not marked)"
+    said = "1 graph break follows one whose answer decides no path to it (not marked)"
     assert (said in warning.message) is not marked
-    assert (f"1 graph break(s) follow such a probe (each marked: it {DEVICE_PROBE_MEANING})" in warning.message) is marked
+    assert (f"1 graph break follows such a probe (marked: it {DEVICE_PROBE_MEANING})" in warning.message) is marked
     unknown = "for 1 of them what the answer decides is not known (its source was not read)"
     assert (unknown in warning.message) is (uses is None)
 
@@ -570,7 +570,7 @@ def test_only_the_break_the_probe_s_answer_leads_to_is_marked() -> None:
         _line("AFTER-DROPPED", USES_ASSET): {None},
     }, by_line
     (warning,) = [d for d in report.diagnostics if d.message.startswith("torch.cuda.is_available() answered False")]
-    assert "graph break(s) follow one whose answer decides no path to them (not marked)" in warning.message
+    assert "graph breaks follow one whose answer decides no path to them (not marked)" in warning.message
 
 
 # --- tensor subclasses: Dynamo looks the watched attributes up on the class ----------------------------

@@ -146,12 +146,18 @@ def _breaks_after(capture: Capture, marked: list[GraphBreak], others: list[Graph
     unmarked = [b for b in others if next(_probes_on_stack(b, traced), None) is not None]
     said = []
     if marked:
-        said.append(f"{len(marked)} graph break(s) follow such a probe (each marked: it {DEVICE_PROBE_MEANING})")
+        said.append(f"{_breaks_follow(len(marked))} such a probe ({'each ' if len(marked) > 1 else ''}marked: it "
+                    f"{DEVICE_PROBE_MEANING})")
     if unknown:
         said.append(f"for {len(unknown)} of them what the answer decides is not known (its source was not read)")
     if unmarked:
-        said.append(f"{len(unmarked)} graph break(s) follow one whose answer decides no path to them (not marked)")
+        them = "them" if len(unmarked) > 1 else "it"
+        said.append(f"{_breaks_follow(len(unmarked))} one whose answer decides no path to {them} (not marked)")
     return "; " + ("; ".join(said) if said else "no graph break follows one")
+
+
+def _breaks_follow(n: int) -> str:
+    return "1 graph break follows" if n == 1 else f"{n} graph breaks follow"
 
 
 def tensor_probe_notes(capture: Capture, cwd: Path) -> list[Diagnostic]:
