@@ -552,6 +552,23 @@ def test_a_break_is_marked_only_where_the_probe_s_answer_can_lead_to_it(uses: di
     assert (unknown in warning.message) is (uses is None)
 
 
+@pytest.mark.parametrize(("uses", "said"), [({"passed": 48}, True), ({"branch": 47}, False), ({}, False)])
+def test_a_break_after_an_answer_handed_out_of_its_function_is_not_said_to_follow_none(
+        uses: dict[str, int], said: bool) -> None:
+    """`def on_gpu(): return torch.cuda.is_available()` and, in the caller, `if on_gpu(): ... else: print(...)`
+    (hostile, stop 39): the break is off on_gpu's stack, so it is not marked, but the note said "no graph
+    break follows one". Now it says the answer left the function and the capture does not follow it there."""
+    capture = _probe_capture(uses)
+    breaks = (_break("0/0", "/w/model.py:29 in forward"), _break("1/0", "/w/model.py:40 in forward"))
+    enriched = enrich_device_probes(capture, {"graph_breaks": breaks})["graph_breaks"]
+    assert [b.device_probe for b in enriched] == [None, None]
+    (warning,) = probe_notes(capture, enriched, Path("/w"))
+    handed = ("1 graph break in the same compile comes after an answer that left infer_device (returned or passed "
+              "on), which this capture does not follow")
+    assert (handed in warning.message) is said
+    assert ("no graph break follows one" in warning.message) is not said
+
+
 @needs_no_gpu
 def test_only_the_break_the_probe_s_answer_leads_to_is_marked() -> None:
     """`pick_device` branches on the answer before its break; `log_device` and `note_device` break

@@ -153,7 +153,27 @@ def _breaks_after(capture: Capture, marked: list[GraphBreak], others: list[Graph
     if unmarked:
         them = "them" if len(unmarked) > 1 else "it"
         said.append(f"{_breaks_follow(len(unmarked))} one whose answer decides no path to {them} (not marked)")
+    handed = _after_handed_on(traced, [b for b in others if b not in unmarked])
+    if handed:
+        said.append(handed)
     return "; " + ("; ".join(said) if said else "no graph break follows one")
+
+
+def _after_handed_on(traced: list[DeviceProbeRecord], breaks: list[GraphBreak]) -> str:
+    """Breaks of a compile in which a probe's answer left the function that asked (returned, passed on:
+    `if on_gpu(): ...` in the caller), off that function's stack: the capture does not follow the answer
+    there, so whether it leads to them is not known, and "no graph break follows one" would be a guess."""
+    handed = [p for p in traced if p.uses and "passed" in p.uses]
+    compiles = {cid for p in handed for cid in p.compile_ids}
+    after = [b for b in breaks if b.compile_id in compiles]
+    if not after:
+        return ""
+    functions = ", ".join(dict.fromkeys(p.function for p in handed))
+    it = "it" if len(after) == 1 else "them"
+    return (f"{'1 graph break' if len(after) == 1 else f'{len(after)} graph breaks'} in the same compile "
+            f"come{'s' if len(after) == 1 else ''} after an answer that left {functions} (returned or passed on), "
+            f"which this capture does not follow: whether the answer leads to {it} is not known, and a GPU run "
+            "may not break there (not marked)")
 
 
 def _breaks_follow(n: int) -> str:
