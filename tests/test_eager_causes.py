@@ -210,3 +210,24 @@ def test_a_backward_run_eagerly_after_a_break_in_its_forward_is_tied_to_that_bre
 def _line_of_asset(path: Path, marker: str) -> int:
     (number,) = [n for n, line in enumerate(path.read_text().splitlines(), 1) if marker in line]
     return number
+
+
+def test_a_launch_inside_the_users_own_disable_with_no_break_tied_names_that_disable(tmp_path: Path) -> None:
+    """`@staticmethod @torch.compiler.disable def forward` (hostile, stop 39): the forward's launch has no graph
+    break tied to it (Dynamo's break names `Scale.forward`, not the kernel); the advice said "Find what stops
+    Dynamo before the launch" though the occurrence's `disabled_by` names the disable."""
+    import json
+    import subprocess
+    import sys
+
+    asset = Path(__file__).parent / "assets" / "user_disabled_forward.py"
+    run = subprocess.run([sys.executable, "-m", "tritoninspect", "graph", f"{asset}:Model", "--json"],
+                         capture_output=True, text=True, cwd=tmp_path, timeout=600)
+    assert run.returncode == 0, run.stderr[-2000:]
+    report = json.loads(run.stdout)
+    line = _line_of_asset(asset, "USER-DISABLE")
+    (forward,) = [a for a in report["advice"] if a["rule"] == "eager_launches" and "backward of" not in a["finding"]]
+    assert f"which your code disables for torch.compile (torch.compiler.disable at " in forward["finding"]
+    assert forward["action"].startswith("If forward only launches Triton kernels, drop the torch.compiler.disable at ")
+    assert f"user_disabled_forward.py:{line}" in forward["action"]  # the line of the disable
+    assert "Find what stops Dynamo" not in forward["action"]

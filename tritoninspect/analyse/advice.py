@@ -206,6 +206,8 @@ def _eager_forward(report: Report, kernel: str, launches: int) -> Advice:
     if disabled and library and (brk is None or (brk.library is None and "compiler.disable" in brk.headline)):
         action, owner = disable_action(report, disabled, library), library
         inside = f", inside {disable_text(report, disabled, library)}"
+    elif disabled and brk is None:  # the user's own disable, no break tied to the launch: it is the cause
+        action, inside = disable_action(report, disabled, None), f", inside {disable_text(report, disabled, None)}"
     # Only the break the launch is tied to: another break's probe says nothing of this launch (fla's backward
     # kernels of a disabled forward were said to "follow" Liger's infer_device probe).
     probed = [brk] if brk is not None and brk.device_probe else []
