@@ -438,3 +438,17 @@ def test_a_0d_parameter_passed_as_a_number_is_named_as_compile_only_s_own() -> N
     assert "a GPU run passes a pointer" in proc.stderr and "device probe" not in proc.stderr, proc.stderr
     check = run_cli(["check", f"{asset.relative_to(REPO)}:Net"], timeout=300)
     assert check.returncode == 1 and "a GPU run passes a pointer" in check.stdout, explain(check)
+
+
+def test_inductors_fp64_scalar_is_compiled_as_inductor_types_it() -> None:
+    """Compile-only mode compiled Inductor's launch of a user kernel with the types an eager launch gives
+    (a Python float fp32), so a kernel whose runtime branch recasts the float compiled here, with a reassuring
+    fp64 note and exit 0, and fails on a GPU (hostile, stop 39). Eager, the same launch compiles."""
+    asset = ASSETS / "fp64_scalar_branch.py"
+    proc = run_cli(["graph", f"{asset.relative_to(REPO)}:Net", "--json"], timeout=300)
+    assert proc.returncode == ExitCode.USER_CODE, explain(proc)
+    failure = json.loads(proc.stdout)["failure"]
+    assert failure["stage"] == "kernel_compile" and failure["kernel"] == "k_runtime", failure
+    assert "is of type fp64[], but the then block redefines it as fp32[]" in failure["message"], failure
+    eager = run_cli(["graph", f"{asset.relative_to(REPO)}:Eager", "--json"], timeout=300)
+    assert eager.returncode == ExitCode.OK, explain(eager)

@@ -16,6 +16,7 @@ from tritoninspect.capture.compat import inductor
 from tritoninspect.capture.compat.interpreter_loops import LOOP_RANGE, REPLACED, BuiltinRangeLoops, loop_range
 from tritoninspect.capture.compat.kernel_copies import copy_lacks_a_name, missing_globals
 from tritoninspect.capture.compat.libdevice import libdevice_in_numpy
+from tritoninspect.capture.compat.triton_compile import inductor_scalar_types
 from tritoninspect.capture.patching import Patcher
 
 
@@ -362,7 +363,7 @@ def _launch_user_kernel_interpreted(autotuner: Any, args: tuple[Any, ...], on_sk
         # the interpreter). Config.all_kwargs() = kwargs + launch options, triton 3.6-3.8.
         if user is not None:
             options = {k: v for k, v in cfg.all_kwargs().items() if k not in cfg.kwargs and v is not None}
-            compile_launch(user, kernel_args, options)
+            compile_launch(user, kernel_args, options, types=inductor_scalar_types(meta["signature"], kernel_args))
     return _interpret(fn, grid, (), kernel_args, on_skip, on_note, meta["signature"], getattr(user, "fn", user))
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,11 +34,21 @@ def compile_kernel(jf: JITFunction, args: dict[str, Any], options: dict[str, Any
     return _warmup(_fresh_copy(jf), args, options)
 
 
-def _fresh_copy(jf: JITFunction) -> JITFunction:
+def _fresh_copy(jf: JITFunction, types: Mapping[str, str] | None = None) -> JITFunction:
+    """A copy of `jf` with caches of its own; the parameters in `types` annotated with those Triton types,
+    so its binder types them so (`create_function_from_signature` takes an annotated scalar's type from its
+    annotation: `KernelParam.annotation_type`, triton 3.6-3.8). Inductor compiles a user kernel with the
+    signature it wrote (`ASTSource(fn, triton_meta["signature"], ...)` in CachingAutotuner), where a Python
+    float is `fp64`; Triton's own binder types one `fp32`."""
     import copy
     from collections import defaultdict
 
+    from triton.runtime.jit import KernelParam
+
     fresh = copy.copy(jf)
+    if types:
+        fresh.params = [KernelParam(p.num, p._param.replace(annotation=types[p.name]), p.do_not_specialize,
+                                    p.do_not_specialize_on_alignment) if p.name in types else p for p in jf.params]
     fresh.device_caches = defaultdict(fresh.create_binder)
     return fresh
 
@@ -99,13 +109,20 @@ class LaunchCompiler:
 
     def __init__(self, on_problem: Callable[[str, BaseException], None]) -> None:
         self._on_problem = on_problem
-        self._copies: dict[int, tuple[JITFunction, JITFunction]] = {}
+        self._copies: dict[tuple[int, tuple[tuple[str, str], ...]], tuple[JITFunction, JITFunction]] = {}
 
-    def compile(self, jf: JITFunction, args: dict[str, Any], options: dict[str, Any]) -> Any:
+    def compile(self, jf: JITFunction, args: dict[str, Any], options: dict[str, Any],
+                types: Mapping[str, str] | None = None) -> Any:
         """Compile `jf` with one launch's arguments by name (tensors as launched) and its
-        launch options. A kernel Triton cannot compile raises Triton's exception, with
+        launch options; `types`: scalar parameters typed as Inductor's signature types them
+        (`inductor_scalar_types`). A kernel Triton cannot compile raises Triton's exception, with
         `compile_error_details` attached; None when something else went wrong."""
-        jf, fresh = self._copies.setdefault(id(jf), (jf, _fresh_copy(jf)))
+        key = (id(jf), tuple(sorted((types or {}).items())))
+        try:
+            jf, fresh = self._copies.setdefault(key, (jf, _fresh_copy(jf, types)))
+        except Exception as exc:  # noqa: BLE001 - this Triton's KernelParam differs: compile as launched
+            self._on_problem(jf.fn.__name__, exc)
+            jf, fresh = self._copies.setdefault((id(jf), ()), (jf, _fresh_copy(jf)))
         try:
             return _warmup(fresh, args, options)
         except Exception as exc:
@@ -119,6 +136,14 @@ class LaunchCompiler:
 
     def close(self) -> None:
         self._copies.clear()
+
+
+def inductor_scalar_types(signature: Mapping[str, str], args: Mapping[str, Any]) -> dict[str, str]:
+    """The Python-float arguments Inductor's signature types `fp64` (torch passes a float scalar of the
+    graph as a double: on a GPU the kernel compiles with it fp64, where an eager launch has it fp32): a
+    kernel that casts it in a branch Triton cannot fold fails to compile there (`gate = gate.to(tl.float32)`
+    under a runtime `if`: "then block redefines it as fp32[]")."""
+    return {name: "fp64" for name, ty in signature.items() if ty == "fp64" and isinstance(args.get(name), float)}
 
 
 def read_by_triton(exc: BaseException) -> bool:
