@@ -231,3 +231,15 @@ def test_a_launch_inside_the_users_own_disable_with_no_break_tied_names_that_dis
     assert forward["action"].startswith("If forward only launches Triton kernels, drop the torch.compiler.disable at ")
     assert f"user_disabled_forward.py:{line}" in forward["action"]  # the line of the disable
     assert "Find what stops Dynamo" not in forward["action"]
+
+
+def test_a_libraries_disable_inside_the_users_own_is_the_one_that_decides() -> None:
+    """`@torch.compiler.disable def attend(...): chunk_gla(...)` (hostile, stop 39): the advice said to drop the
+    user's disable, which leaves fla-core's own one keeping the kernels eager."""
+    mine = "/w/model.py:12 in attend"
+    launch = _launch("k.fwd", ("/w/model.py:14 in attend", f"{CHUNK}:1402 in forward"), (mine, DISABLE))
+    capture = Capture(meta={}, launches=[launch], libraries={DISABLE.split(":")[0]: FLA})
+    cause = eager_cause(capture, launch)
+    assert (cause["disabled_by"], cause["disabled_library"]) == (DISABLE, "fla-core")
+    alone = Capture(meta={}, launches=[launch])  # no library known: the outermost, the user's
+    assert eager_cause(alone, launch)["disabled_by"] == mine

@@ -17,11 +17,20 @@ def eager_cause(capture: Capture, launch: LaunchRecord) -> dict[str, Any]:
     {} for a launch from a compiled graph."""
     if launch.in_graph:
         return {}
-    disabled = forward_disable(capture, launch) if launch.backward_of else next(iter(launch.disabled), None)
+    disabled = forward_disable(capture, launch) if launch.backward_of else deciding_disable(capture, launch.disabled)
     file = frame_location(disabled)[0] if disabled else None
     broken = forward_break(capture, launch) if launch.backward_of and not disabled else None
     return {"disabled_by": disabled, "disabled_library": library_name(capture, file),
             "backward_of": launch.backward_of, "forward_break": broken}
+
+
+def deciding_disable(capture: Capture, disabled: tuple[str, ...]) -> str | None:
+    """Of the disables a launch ran inside (outermost first), the one that keeps it out of the graph
+    whatever the user's code does: the outermost in an installed library's code, else the outermost.
+    A user's `@torch.compiler.disable def attend(...): chunk_gla(...)` wraps fla-core's own disable of
+    chunk_gla: dropping the user's leaves the kernels eager (hostile, stop 39)."""
+    owned = (d for d in disabled if library_name(capture, frame_location(d)[0]) is not None)
+    return next(owned, None) or next(iter(disabled), None)
 
 
 def forward_break(capture: Capture, launch: LaunchRecord) -> str | None:

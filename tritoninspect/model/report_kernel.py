@@ -240,7 +240,8 @@ class Occurrence:
     function: str | None = None
     line: int | None = None
     #: Eager run-time launches: the `torch.compiler.disable` that kept them out of the graph, "file:line
-    #: in func" (the line of the disable): the outermost disabled function they ran inside; for a launch
+    #: in func" (the line of the disable): the outermost disabled function they ran inside that is an installed
+    #: library's (its disable holds whatever the user's code does), else the outermost; for a launch
     #: from an autograd.Function's backward, the one its forward's launches ran inside. None: none seen.
     disabled_by: str | None = None
     #: The installed distribution `disabled_by` is in; None: the user's own code (or no disable).
