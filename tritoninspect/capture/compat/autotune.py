@@ -207,13 +207,15 @@ def _compile_all(autotuner: Any, kwargs: dict[str, Any], configs: list[Any], asy
 
     args = list(autotuner.nargs.values())  # `run` set nargs from the positional arguments, in order
     workers = max(1, min(len(configs), os.cpu_count() or 1, 32))
-    with ThreadPoolExecutor(workers, thread_name_prefix="tritoninspect-autotune") as pool:
-        with async_compile.AsyncCompileMode(pool, ignore_errors=True):
-            for config in configs:  # what `_bench` runs, less the launch
-                autotuner.fn.run(*args, **{**kwargs, "warmup": True, **config.all_kwargs()})
-    for cache in _kernel_caches(autotuner):  # a failed compile stays a FutureKernel there: `_bench` redoes it
-        for key in [key for key, kernel in cache.items() if isinstance(kernel, async_compile.FutureKernel)]:
-            del cache[key]
+    try:
+        with ThreadPoolExecutor(workers, thread_name_prefix="tritoninspect-autotune") as pool:
+            with async_compile.AsyncCompileMode(pool, ignore_errors=True):
+                for config in configs:  # what `_bench` runs, less the launch
+                    autotuner.fn.run(*args, **{**kwargs, "warmup": True, **config.all_kwargs()})
+    finally:  # a failed compile stays a FutureKernel in the cache, even when a later config raised: drop it
+        for cache in _kernel_caches(autotuner):
+            for key in [key for key, kernel in cache.items() if isinstance(kernel, async_compile.FutureKernel)]:
+                del cache[key]
 
 
 def _kernel_caches(autotuner: Any) -> list[dict[Any, Any]]:
