@@ -225,6 +225,18 @@ def _eager_fires(run: Run) -> None:
     assert a.kernels == ("gelu_kernel",) and "drop the torch.compiler.disable" in a.action
 
 
+def _backward_after_break_fires(run: Run) -> None:
+    a = one(run.advice("eager_launches"), "eager_launches")
+    assert a.kernels == ("scale_kernel",) and a.action.startswith("Remove the graph break at "), a.action
+    assert "in the backward of Triple" in a.finding
+
+
+def _backward_compiled(run: Run) -> None:
+    k = run.report.kernel("scale_kernel")
+    assert k is not None and k.entries == ("hop",)
+    assert run.report.graph_breaks == ()
+
+
 def _traced(run: Run) -> None:
     k = run.report.kernel("gelu_kernel")
     assert k is not None and k.entries == ("hop",)
@@ -305,6 +317,9 @@ PROOFS: tuple[Proof, ...] = (
           values_on_cpu=False),  # Triton's interpreter cannot run Liger's geglu kernels (the launch is skipped)
     Proof("eager_disabled", "eager_launches", "samples/break_disabled_dispatch.py:Net", _eager_fires,
           f"{ASSETS}/dispatch_traced.py:Net", all_of(_traced, silent("eager_launches"))),
+    Proof("eager_backward_after_forward_break", "eager_launches", "tests/assets/backward_after_forward_break.py:Net",
+          _backward_after_break_fires, f"{ASSETS}/backward_forward_unbroken.py:Net",
+          all_of(_backward_compiled, silent("eager_launches"))),
     Proof("kernel_missing", "kernel_missing", f"{ASSETS}/kernel_unused.py:Net", _missing_fires,
           f"{ASSETS}/kernel_used.py:Net", all_of(_launched, silent("kernel_missing")), same_values=False),
     Proof("backward_cut", "backward_cut", "tests/assets/grad_cut_model.py:ParamModel", _cut_fires,
