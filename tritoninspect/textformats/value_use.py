@@ -42,13 +42,18 @@ class ValueUses:
     lines: dict[str, int]
 
 
-def item_uses(source: str, line: int) -> ValueUses | None:
-    """The uses of the value `.item()` reads on `line` of `source` (a whole file)."""
+def _function_at(source: str, line: int) -> ast.AST | None:
+    """The function of `source` (a whole file) around `line`; None when there is none or it does not parse."""
     try:
         tree = ast.parse(source)
     except SyntaxError:
         return None
-    fn = _enclosing_function(tree, line)
+    return _enclosing_function(tree, line)
+
+
+def item_uses(source: str, line: int) -> ValueUses | None:
+    """The uses of the value `.item()` reads on `line` of `source` (a whole file)."""
+    fn = _function_at(source, line)
     if fn is None:
         return None
     parents = _parents(fn)
@@ -79,11 +84,7 @@ def probe_uses(source: str, line: int) -> dict[str, int] | None:
     Followed through plain names as `item_uses` does (`on_gpu = torch.cuda.is_available()`). Empty
     when neither (the answer unused, printed, or only combined into values nothing tests); None
     when it cannot tell (no source, no function there, no `is_available()` call on that line)."""
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
-        return None
-    fn = _enclosing_function(tree, line)
+    fn = _function_at(source, line)
     if fn is None:
         return None
     calls = [n for n in ast.walk(fn) if _is_probe_call(n) and n.lineno <= line <= (n.end_lineno or n.lineno)]
