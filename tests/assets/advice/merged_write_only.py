@@ -17,7 +17,8 @@ def write_and_add_kernel(x_ptr, out_ptr, acc_ptr, n, BLOCK: tl.constexpr):
 
 
 def allocate(x):
-    return torch.zeros(x.shape, dtype=x.dtype), torch.zeros(x.shape, dtype=x.dtype)
+    return (torch.zeros(x.shape, dtype=x.dtype, device=x.device),
+            torch.zeros(x.shape, dtype=x.dtype, device=x.device))
 
 
 class WriteAndAdd(torch.autograd.Function):

@@ -16,7 +16,8 @@ def write_and_add_kernel(x_ptr, out_ptr, acc_ptr, n, BLOCK: tl.constexpr):
 
 
 def allocate(x):
-    return torch.empty(x.shape, dtype=x.dtype), torch.zeros(x.shape, dtype=x.dtype)  # the advice, applied
+    return (torch.empty(x.shape, dtype=x.dtype, device=x.device),  # the advice, applied
+            torch.zeros(x.shape, dtype=x.dtype, device=x.device))
 
 
 class WriteAndAdd(torch.autograd.Function):
