@@ -36,3 +36,15 @@ def test_usage_lines() -> None:
     assert "Usage: tritoninspect graph [OPTIONS] TARGET" in help_of("graph")
     assert "Usage: tritoninspect diff [OPTIONS] A B [C ...]" in help_of("diff")
     assert "SPEC" in help_of("graph") and "KERNEL=ENTRY" in help_of("check")
+
+
+def test_command_annotations_are_not_strings() -> None:
+    """typer evaluates string annotations on every start (`--help` too): the command modules keep theirs as
+    objects (cli.py's docstring)."""
+    import inspect
+
+    from tritoninspect.commands import breaks, check, diff, export, graph
+
+    for command in (graph.graph, diff.diff, breaks.breaks, check.check, export.export):
+        strings = [name for name, p in inspect.signature(command).parameters.items() if isinstance(p.annotation, str)]
+        assert not strings, f"{command.__name__}: string annotations {strings}"

@@ -8,8 +8,6 @@ own, runs only with `--backward` (fla's backward kernels autotune on their first
 H200 that tripled `breaks` on an fla block).
 """
 
-from __future__ import annotations
-
 import contextlib
 import tempfile
 from collections.abc import Iterator

@@ -1,7 +1,5 @@
 """`tritoninspect check`: conditions on a report (or a target's capture) as an exit code, for CI."""
 
-from __future__ import annotations
-
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Optional
@@ -123,7 +121,7 @@ def check(
 
 
 def _options(conditions: dict[str, Any], *, inputs: str | None, device: str, dynamic: bool, backward: bool | None,
-             stage: str | None) -> CaptureOptions:
+             stage: str | None) -> "CaptureOptions":
     """The capture the conditions need: the earliest stage that shows them unless `stage` says otherwise."""
     from tritoninspect.run.pipeline import CaptureOptions
 
@@ -136,7 +134,7 @@ def _options(conditions: dict[str, Any], *, inputs: str | None, device: str, dyn
     return CaptureOptions(inputs=inputs, device=device, dynamic=dynamic, backward=backward, stage=stage or needed)
 
 
-def _job(project: Project, entry: CheckEntry, device: str) -> Job:
+def _job(project: "Project", entry: "CheckEntry", device: str) -> "Job":
     """One pyproject entry as a job: its conditions as `check`'s flags would give them."""
     from tritoninspect.children.project import Job
     from tritoninspect.commands._project import repo_path

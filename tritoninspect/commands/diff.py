@@ -4,8 +4,6 @@ Each target is captured in its own fresh process (`tritoninspect/children/`), se
 time (`--jobs`), so the compiles share no state; `--bench` times each side there too.
 """
 
-from __future__ import annotations
-
 import contextlib
 import dataclasses
 import os
@@ -130,7 +128,7 @@ def _check_save_and_output(save: Path | None, output: Path | None, count: int) -
             raise UsageError(f"-o {output}: --save writes side {label}'s report there; write the diff elsewhere")
 
 
-def _sources(targets: list[str]) -> list[Source]:
+def _sources(targets: list[str]) -> list["Source"]:
     """Each target parsed; a bad one fails before any side starts compiling (they run in parallel)."""
     from tritoninspect.model.errors import TargetError
     from tritoninspect.children.side import side_labels
@@ -145,7 +143,7 @@ def _sources(targets: list[str]) -> list[Source]:
     return sources
 
 
-def _check_options(sources: list[Source], options: CaptureOptions, *, inputs_b: str | None, bench: bool,
+def _check_options(sources: list["Source"], options: "CaptureOptions", *, inputs_b: str | None, bench: bool,
                    stage_given: bool) -> None:
     from tritoninspect.source.parse import TargetSpec
 
@@ -159,8 +157,8 @@ def _check_options(sources: list[Source], options: CaptureOptions, *, inputs_b: 
         raise UsageError("--inputs-b: B is a saved report, nothing is compiled for it")
 
 
-def _sides(sources: list[Source], options: CaptureOptions, *, inputs_b: str | None, bench: bool, save: Path | None,
-           debug: bool, err: Console, timeout: float | None, jobs: int | None, lines: bool) -> list[SideResult]:
+def _sides(sources: list["Source"], options: "CaptureOptions", *, inputs_b: str | None, bench: bool, save: Path | None,
+           debug: bool, err: Console, timeout: float | None, jobs: int | None, lines: bool) -> list["SideResult"]:
     """Each side, saved or captured in a fresh process (`jobs` at a time); written to `save` when asked.
     Progress: a status on a terminal; piped, a line per side per stage unless `lines` is off."""
     from tritoninspect.commands._progress import SidesDisplay

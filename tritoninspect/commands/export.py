@@ -1,7 +1,5 @@
 """`tritoninspect export`: torch.export and AOTInductor, per kernel."""
 
-from __future__ import annotations
-
 from enum import Enum
 from typing import TYPE_CHECKING, Annotated
 
@@ -93,7 +91,7 @@ def _strictness(strict: bool, non_strict: bool) -> bool | None:
     return True if strict else False if non_strict else None
 
 
-def _refuse_trace(source: Source) -> None:
+def _refuse_trace(source: "Source") -> None:
     """Export needs a model: a TORCH_TRACE trace holds logs of a past run, no program to export."""
     from tritoninspect.source.parse import TraceLogs
 

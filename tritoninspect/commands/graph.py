@@ -1,7 +1,5 @@
 """`tritoninspect graph`: compile a model and report where each Triton kernel went."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated, Optional
 
