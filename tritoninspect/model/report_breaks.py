@@ -91,6 +91,10 @@ class GraphBreak(DynamoBreak):
     #: The installed distribution `library_frame` is in (the break happened in its code), else None.
     library: str | None = None
 
+    def tied_kernels(self) -> frozenset[str]:
+        """The user kernels the break is tied to: the one it concerns and those it made run eagerly."""
+        return frozenset({self.kernel, *self.eager_kernels} - {None})
+
 
 @dataclass(frozen=True)
 class ArgChange:
