@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from tritoninspect.model.errors import ExitCode, InputsError, UsageError
+from tritoninspect.model.errors import ExitCode, InputsError, TargetError, UsageError
 from tritoninspect.source.inputs import parse_inputs
 from tritoninspect.source.spec import parse_spec
 from tritoninspect.source.target import load_target, make_inputs
@@ -53,9 +53,29 @@ def test_a_file_with_several_modules_lists_them_in_one_line(tmp_path: Path) -> N
     assert info.value.exit_code == ExitCode.USAGE and "\n" not in info.value.message
 
 
-def test_a_file_without_modules(tmp_path: Path) -> None:
-    with pytest.raises(UsageError, match="defines no nn.Module subclass"):
+def test_a_file_without_modules_is_a_wrong_target(tmp_path: Path) -> None:
+    """Exit 3, as docs/commands/index.md says of a wrong file (it was a usage error, 2: hostile, finding K a);
+    the hint names what `:NAME` could name."""
+    with pytest.raises(TargetError) as info:
         load_target(parse_spec(write(tmp_path, "none.py", "X = 1\n")))
+    assert info.value.message == "none.py defines no nn.Module subclass; name the model to inspect: none.py:NAME"
+    assert info.value.exit_code == ExitCode.TARGET and info.value.hint is None
+    factory = "import torch\nfrom torch.nn import Linear\nmodel = Linear(2, 2)\ndef make():\n    return Linear(2, 2)\n"
+    with pytest.raises(TargetError) as info:
+        load_target(parse_spec(write(tmp_path, "factory.py", factory)))
+    assert info.value.hint == "it holds instances: model; functions: make"
+
+
+def test_every_command_exits_3_for_a_file_without_modules(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from tritoninspect.cli import app
+
+    none = write(tmp_path, "none.py", "X = 1\n")
+    for command in (["graph"], ["breaks"], ["check"], ["export"], ["diff", none]):
+        result = CliRunner().invoke(app, [*command, none])
+        assert result.exit_code == ExitCode.TARGET, (command, result.output)
+        assert "defines no nn.Module subclass" in result.stderr and "Traceback" not in result.output
 
 
 def test_the_class_inputs_beat_the_module_level_ones() -> None:
