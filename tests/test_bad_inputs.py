@@ -295,6 +295,7 @@ def _cases(p: Path) -> dict[str, Case]:
         "negative --context": Case(["diff", "good.json", "good.json", "--context", "-1"], 2, "--context"),
         "zero --timeout": Case(["graph", f"{m}:Net", "--timeout", "0"], 2, "--timeout"),
         "infinite --timeout": Case(["graph", f"{m}:Net", "--timeout", "inf"], 2, "--timeout"),
+        "NaN --timeout": Case(["graph", f"{m}:Net", "--timeout", "nan"], 2, "'nan' is not a number of seconds"),
         "unknown --show": Case(["graph", "good.json", "--show", "bytecode"], 2, "--show"),
         "check --allow of no rule": Case(["check", f"{m}:Net", "--allow", "nope"], 2, "no such finding rule"),
         "check bad --entry": Case(["check", f"{m}:Net", "--entry", "k=magic"], 2, "--entry"),
