@@ -317,6 +317,7 @@ def _cases(p: Path) -> dict[str, Case]:
         "diff -o onto an input": Case(["diff", "good.json", "array.json", "-o", "good.json"], 2, "this run reads"),
         "diff --save onto a user file": Case(["diff", "good.json", "good.json", "--save", "notes.txt"], 2, "notes.txt"),
         # --- saved reports ---
+        "export of a graph report": Case(["export", "good.json"], 3, "is a torch.compile report"),
         "truncated report": Case(["graph", "truncated.json"], 7, "not valid JSON"),
         "binary report": Case(["graph", "binary.json"], 7, "not UTF-8"),
         "empty report": Case(["graph", "empty.json"], 7, "empty.json"),
