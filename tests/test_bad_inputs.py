@@ -295,6 +295,7 @@ def _cases(p: Path) -> dict[str, Case]:
         "negative --context": Case(["diff", "good.json", "good.json", "--context", "-1"], 2, "--context"),
         "zero --timeout": Case(["graph", f"{m}:Net", "--timeout", "0"], 2, "--timeout"),
         "infinite --timeout": Case(["graph", f"{m}:Net", "--timeout", "inf"], 2, "--timeout"),
+        "NaN --timeout": Case(["graph", f"{m}:Net", "--timeout", "nan"], 2, "'nan' is not a number of seconds"),
         "unknown --show": Case(["graph", "good.json", "--show", "bytecode"], 2, "--show"),
         "check --allow of no rule": Case(["check", f"{m}:Net", "--allow", "nope"], 2, "no such finding rule"),
         "check bad --entry": Case(["check", f"{m}:Net", "--entry", "k=magic"], 2, "--entry"),
@@ -316,6 +317,7 @@ def _cases(p: Path) -> dict[str, Case]:
         "diff -o onto an input": Case(["diff", "good.json", "array.json", "-o", "good.json"], 2, "this run reads"),
         "diff --save onto a user file": Case(["diff", "good.json", "good.json", "--save", "notes.txt"], 2, "notes.txt"),
         # --- saved reports ---
+        "export of a graph report": Case(["export", "good.json"], 3, "is a torch.compile report"),
         "truncated report": Case(["graph", "truncated.json"], 7, "not valid JSON"),
         "binary report": Case(["graph", "binary.json"], 7, "not UTF-8"),
         "empty report": Case(["graph", "empty.json"], 7, "empty.json"),

@@ -257,6 +257,24 @@ def test_graph_refuses_cudagraphs_before_inductor(captured: FakeCapture, stage: 
     assert captured.calls == []
 
 
+@pytest.mark.parametrize("value", ["nan", "NaN", "inf", "-inf", "0", "1e7", "ten"])
+def test_a_timeout_out_of_range_or_no_number_is_one_usage_error_saying_so(captured: FakeCapture, value: str) -> None:
+    """`--timeout nan` said "Input should be less than or equal to 1000000" (hostile, finding K d): NaN
+    compares false both ways, and the range check blamed the upper bound."""
+    import io
+
+    from tritoninspect.cli import run as cli_run
+
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        code = cli_run(["graph", RAW, "--timeout", value])
+    assert code == ExitCode.USAGE and captured.calls == []
+    lines = [line for line in err.getvalue().splitlines() if line.strip()]
+    assert lines[0] == f"error: Invalid value for '--timeout': {value!r} is not a number of seconds from 0.1 to 1000000"
+    assert len(lines) == 2 and lines[1].startswith("usage: ") and lines[1].endswith(" graph [OPTIONS] TARGET"), lines
+    assert run("graph", RAW, "--timeout", "0.5", "-q").exit_code == ExitCode.OK
+
+
 def test_graph_saved_report_refuses_every_capture_option(captured: FakeCapture) -> None:
     saved = str(REPO / "tests" / "gold" / "report.json")
     result = run("graph", saved, "-i", "4", "--device", "cpu", "--dynamic", "--backward", "--stage", "aot",

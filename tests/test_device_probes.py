@@ -590,6 +590,124 @@ def test_only_the_break_the_probe_s_answer_leads_to_is_marked() -> None:
     assert "graph breaks follow one whose answer decides no path to them (not marked)" in warning.message
 
 
+# --- a tensor's device probe marks the breaks its answer leads to (hostile, finding E) ------------------
+
+
+TENSOR_BREAKS_ASSET = REPO / "tests" / "assets" / "tensor_probe_breaks.py"
+
+#: Functions asking a tensor's device (on the PROBE line) and what their answer decides.
+TENSOR_PROBING = '''import torch
+
+
+def is_cuda_branch(x):
+    if _TRITON and x.is_cuda:  # PROBE
+        return kernel(x)
+    return x * 2
+
+
+def through_a_name(x):
+    on_gpu = x.device.type == "cuda"  # PROBE
+    torch._dynamo.graph_break()
+    return 2 if on_gpu else 1  # BRANCH
+
+
+def passed_on(self, x):
+    self.on_gpu = x.device != torch.device("cuda")  # PROBE
+
+
+def printed(x):
+    print(x.is_cuda, x.device.type == "cuda")  # PROBE
+
+
+def not_a_probe(x):
+    return torch.empty(2, device=x.device)  # PROBE
+'''
+
+
+@pytest.mark.parametrize(("function", "asked", "kinds"), [
+    ("is_cuda_branch", "x.is_cuda", {"branch": "PROBE"}),
+    ("through_a_name", "x.device.type", {"branch": "BRANCH"}),
+    ("passed_on", "x.device.type", {"passed": "PROBE"}),
+    ("printed", "x.is_cuda", {}),
+    ("printed", "x.device.type", {}),
+])
+def test_what_a_tensor_probe_s_answer_decides_is_read_from_its_function(function: str, asked: str,
+                                                                         kinds: dict[str, str]) -> None:
+    from tritoninspect.textformats.value_use import probe_uses
+
+    lines = TENSOR_PROBING.splitlines()
+    start = lines.index(next(line for line in lines if line.startswith(f"def {function}(")))
+    line_of = {marker: next(n for n, line in enumerate(lines[start:], start + 1) if f"# {marker}" in line)
+               for marker in set(kinds.values()) | {"PROBE"}}
+    assert probe_uses(TENSOR_PROBING, line_of["PROBE"], asked) == {kind: line_of[m] for kind, m in kinds.items()}
+
+
+def test_a_line_without_the_tensor_probe_asked_has_no_known_uses() -> None:
+    from tritoninspect.textformats.value_use import probe_uses
+
+    line = TENSOR_PROBING.splitlines().index("    return torch.empty(2, device=x.device)  # PROBE") + 1
+    assert probe_uses(TENSOR_PROBING, line, "x.device.type") is None
+    assert probe_uses(TENSOR_PROBING, line, "x.is_cuda") is None
+    assert probe_uses(TENSOR_PROBING, line, "something else") is None
+
+
+def test_a_break_on_the_cpu_path_of_a_tensor_device_probe_is_marked() -> None:
+    """Dynamo folds `x.is_cuda` and `x.device.type == "cuda"` into constants from the (fake) tensor's
+    device, as it folds `is_available()`: neither breaks the graph itself, on any device, but on compile-only
+    mode's CPU tensors the path after them is the CPU's, and a break there is one a GPU run may not have.
+    Only a traced `is_available()` marked its breaks: a tensor probe's were left unmarked (the count line
+    said "graph breaks: 3" and nothing about probes), and a probe asked in a resume function
+    (`torch_dynamo_resume_in_forward_at_N`) was not found on the break's stack, which names `forward`."""
+    from tritoninspect import inspect_module
+
+    module = _import_asset(TENSOR_BREAKS_ASSET)
+    report = inspect_module(module.Net(), module.example_inputs(), device="cpu", stage="dynamo")
+    torch._dynamo.reset()
+    by_line: dict[int, set[str | None]] = {}
+    for b in report.graph_breaks:
+        by_line.setdefault(b.line, set()).add(b.device_probe)
+    place = f"{TENSOR_BREAKS_ASSET}:{{}}"
+    assert by_line == {
+        _line("CPU-PATH", TENSOR_BREAKS_ASSET): {f"{place.format(_line('IS-CUDA', TENSOR_BREAKS_ASSET))} in scale"},
+        _line("SHOWN", TENSOR_BREAKS_ASSET): {None},  # the print of the answer breaks
+        _line("AFTER-SHOWN", TENSOR_BREAKS_ASSET): {None},
+        _line("PLAIN-BREAK", TENSOR_BREAKS_ASSET): {None},
+        _line("PRINT-PATH", TENSOR_BREAKS_ASSET): {f"{place.format(_line('DEVICE-TYPE', TENSOR_BREAKS_ASSET))} in forward"},
+    }, by_line
+    (warning,) = [d for d in report.diagnostics if d.message.startswith("a tensor's device answered cpu")]
+    assert warning.severity == "warning"
+    assert f"3 graph breaks follow such a probe (each marked: it {DEVICE_PROBE_MEANING})" in warning.message
+    assert "graph breaks follow one whose answer decides no path to them (not marked)" in warning.message
+    assert "torch_dynamo_resume" not in warning.message
+
+
+def test_a_tensor_probe_s_marked_break_makes_its_note_a_warning_and_is_not_counted_as_availability_s() -> None:
+    capture = _tensor_capture(1)  # a kernel launched: without a marked break, a note
+    probe = dataclasses.replace(capture.emulation.probes[0], uses={"branch": 40})
+    capture.emulation = dataclasses.replace(capture.emulation, probes=(probe,))
+    breaks = (GraphBreak("0/0", "Import failure", "/site/torchnorm/rms_norm.py", 44, headline="Import failure",
+                         user_stack=("/w/m.py:9 in forward", "/site/torchnorm/rms_norm.py:44 in forward")),)
+    enriched = enrich_device_probes(capture, {"graph_breaks": breaks})["graph_breaks"]
+    assert [b.device_probe for b in enriched] == ["/site/torchnorm/rms_norm.py:40 in forward"]
+    (note,) = probe_notes(capture, enriched, Path("/w"))
+    assert note.severity == "warning" and note.message.startswith("a tensor's device answered cpu")
+    assert note.message.endswith(f"1 graph break follows such a probe (marked: it {DEVICE_PROBE_MEANING})")
+    from tritoninspect.analyse.emulation import tensor_probe_places
+
+    # What the note says of the breaks comes after its places, which the failure and no-kernel texts read.
+    report = dataclasses.replace(build_report(capture), diagnostics=(note,))
+    assert tensor_probe_places(report) == "while Dynamo traced: /site/torchnorm/rms_norm.py:40 in forward (x.is_cuda ×1, compile 0/0)"
+
+
+def test_a_probe_in_a_resume_function_is_recorded_as_the_user_s_function() -> None:
+    from tritoninspect.capture.compat.device_probes import IS_CUDA, Probe
+    from tritoninspect.capture.session import Environment
+
+    env = Environment()
+    env.probed(Probe("/w/m.py:15", "torch_dynamo_resume_in_forward_at_14", traced=True, compile_id="3/0", asked=IS_CUDA))
+    assert list(env.probes) == [("/w/m.py:15", "forward", True, IS_CUDA)]
+
+
 # --- tensor subclasses: Dynamo looks the watched attributes up on the class ----------------------------
 
 

@@ -230,6 +230,20 @@ def test_saved_export_report_rerenders_and_refuses_capture_options(tmp_path: Pat
     assert refused.exit_code == ExitCode.USAGE and "--strict" in refused.output
 
 
+def test_a_saved_compile_report_is_refused_in_one_line(tmp_path: Path) -> None:
+    """`export graph_report.json` printed the torch.compile report as export's output, exit 0 (hostile, finding
+    K f): a saved report re-renders with `export` only when it is an export's."""
+    from tritoninspect.cli import run
+
+    gold = Path(__file__).resolve().parent / "gold" / "report.json"
+    code, err = _run_captured(run, ["export", str(gold)])
+    assert code == ExitCode.TARGET, err
+    assert err.splitlines() == [f"error: export needs a model target (path/to/model.py:Net) or a saved export report: "
+                                f"{gold} is a torch.compile report; show it with `tritoninspect graph {gold}`"]
+    result = invoke(["export", str(gold), "--json"])
+    assert result.exit_code == ExitCode.TARGET and json.loads(result.stdout)["error"]["type"] == "TargetError"
+
+
 @pytest.mark.parametrize("args, code", [
     (["export", "no_such_file.py:Net"], ExitCode.TARGET),
     (["export", "samples/add_raw.py:Net", "--stage", "inductor"], ExitCode.USAGE),

@@ -452,3 +452,103 @@ def test_inductors_fp64_scalar_is_compiled_as_inductor_types_it() -> None:
     assert "is of type fp64[], but the then block redefines it as fp32[]" in failure["message"], failure
     eager = run_cli(["graph", f"{asset.relative_to(REPO)}:Eager", "--json"], timeout=300)
     assert eager.returncode == ExitCode.OK, explain(eager)
+
+
+# --- Dynamo's resume functions are the user's functions (hostile, finding K e) -----------------------------
+
+
+def _broken_then_view(x: Any) -> Any:
+    import torch
+
+    y = torch.sin(x)
+    torch._dynamo.graph_break()  # RESUME-BREAK
+    return y.view(3, -1)  # RESUMED-VIEW
+
+
+def _broken_then_raise(x: Any) -> Any:
+    import torch
+
+    y = torch.sin(x)
+    torch._dynamo.graph_break()
+    raise ValueError("boom")  # RESUMED-RAISE
+
+
+def _broken_then_cuda(x: Any) -> Any:
+    import torch
+
+    y = torch.sin(x)
+    torch._dynamo.graph_break()
+    return y + torch.zeros(8, device="cuda").cpu()  # RESUMED-CUDA
+
+
+def _calls_a_fake_that_raises(x: Any) -> Any:
+    return _fake_raises_op()(x)  # FAKE-CALL
+
+
+def _fake_raises_op() -> Any:
+    import torch
+
+    if not hasattr(_fake_raises_op, "op"):
+        @torch.library.custom_op("tifailure::fake_raises", mutates_args=(), schema="(Tensor x) -> Tensor")
+        def fake_raises(x):
+            return x * 2
+
+        @fake_raises.register_fake
+        def _(x):
+            raise ValueError("fake boom")  # FAKE-RAISE
+
+        _fake_raises_op.op = fake_raises  # type: ignore[attr-defined]
+    return _fake_raises_op.op  # type: ignore[attr-defined]
+
+
+def _compiled_failure(fn: Any) -> Failure:
+    import torch
+
+    torch._dynamo.reset()
+    try:
+        torch.compile(fn, backend="eager")(torch.randn(8))
+    except Exception as exc:  # noqa: BLE001
+        return failure_record(exc, Progress())
+    finally:
+        torch._dynamo.reset()
+    raise AssertionError(f"{fn.__name__} did not fail")
+
+
+HERE = Path(__file__).resolve()
+
+
+@pytest.mark.parametrize("fn, marker", [(_broken_then_view, "RESUMED-VIEW"), (_broken_then_raise, "RESUMED-RAISE")])
+def test_a_failure_after_a_graph_break_is_at_the_user_s_function_and_line(fn: Any, marker: str) -> None:
+    """After a graph break Dynamo runs the rest of a function as its resume function
+    (`torch_dynamo_resume_in_<fn>_at_<line>`), which the user never wrote: the error line said
+    "at ...:RESUME-BREAK in <fn>" (the line of the break, where the function calls its resume function)
+    for a failure Dynamo traced, and "in torch_dynamo_resume_in_<fn>_at_N" for one raised eagerly."""
+    record = _compiled_failure(fn)
+    assert record.user_frame == f"{HERE}:{_line(HERE, '# ' + marker)} in {fn.__name__}", record.user_stack
+    # Under the test's own call, only the function itself, once.
+    assert record.user_stack[-2:] == (f"{HERE}:{_line(HERE, 'torch.compile(fn')} in _compiled_failure",
+                                      record.user_frame), record.user_stack
+
+
+def test_a_frame_that_ran_while_dynamo_traced_stays_inside_the_traced_one() -> None:
+    """A custom op's fake implementation runs while Dynamo traces the call: it raised, innermost, under
+    the traced frame that called the op (which the Python traceback does not hold)."""
+    _fake_raises_op()
+    record = _compiled_failure(_calls_a_fake_that_raises)
+    assert record.user_stack[-2:] == (f"{HERE}:{_line(HERE, '# FAKE-CALL')} in _calls_a_fake_that_raises",
+                                      f"{HERE}:{_line(HERE, '# FAKE-RAISE')} in _"), record.user_stack
+    assert record.user_frame == record.user_stack[-1]
+
+
+def test_compile_only_s_cuda_refusal_names_the_user_s_function_not_the_resume_function() -> None:
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("a GPU is here: compile-only mode allocates the CUDA tensor for real")
+    from tritoninspect.capture.session import compile_only
+
+    with compile_only():
+        record = _compiled_failure(_broken_then_cuda)
+    place = f"{HERE}:{_line(HERE, '# RESUMED-CUDA')} in _broken_then_cuda"
+    assert record.exc_type == "NoCudaDevice" and f"{place} asks for a tensor" in record.message, record.message
+    assert "torch_dynamo_resume" not in record.message and record.user_frame == place

@@ -190,6 +190,33 @@ def test_kernel_option_narrows_the_detail_to_one_kernel(in_repo: Path) -> None:
     assert "Verdict" in detail.stdout and "Findings, by impact" in detail.stdout  # --detail keeps every finding
 
 
+def test_kernel_option_leaves_out_the_breaks_of_other_kernels_as_it_does_their_findings(in_repo: Path) -> None:
+    """`graph --kernel add_kernel` left out the break scale_kernel's eager launch follows from the findings,
+    but kept it in the graph-break table, under a count that read as this kernel's (hostile, finding H). The
+    table now holds the run's breaks tied to no kernel and those tied to this one, and its title says how many
+    it leaves out; the counts line stays the run's."""
+    from typer.testing import CliRunner
+
+    from tritoninspect.cli import app
+
+    saved = str(TESTS / "fixtures" / "gpu" / "graph_break.json")
+    report = read_report(saved)
+    assert [(b.kernel, b.eager_kernels) for b in report.graph_breaks] == [("scale_kernel", ("scale_kernel",)), (None, ())]
+    tied, untied = report.graph_breaks
+    add = CliRunner().invoke(app, ["graph", saved, "--kernel", "add_kernel"])
+    assert add.exit_code == 0, add.output
+    assert "graph breaks: 2 · recompiles: 0" in add.stdout
+    assert "Graph breaks (1 of the run's 2): 1 tied only to other kernels left out" in add.stdout
+    table = add.stdout.split("Graph breaks (1 of", 1)[1].split("\n\n", 1)[0]
+    assert f":{untied.line} " in table and f":{tied.line} " not in table
+    scale = CliRunner().invoke(app, ["graph", saved, "--kernel", "scale_kernel"])
+    assert "Graph breaks (2)\n" in scale.stdout and "left out" not in scale.stdout
+    whole = CliRunner().invoke(app, ["graph", saved, "--detail"])
+    assert "Graph breaks (2)\n" in whole.stdout
+    assert report.breaks_shown() == report.graph_breaks
+    assert report.narrowed("add_kernel").breaks_shown() == (untied,)
+
+
 def test_clone_bytes_are_per_call_not_summed_over_recompiles(in_repo: Path) -> None:
     """A recompile (0/1) replaces its frame's first compile (0/0) for the calls after it: a call
     copies one compile's bytes, not both. A frame after a graph break (1/0) runs in the same call."""

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from tritoninspect.model.errors import ExitCode, InputsError, UsageError
+from tritoninspect.model.errors import ExitCode, InputsError, TargetError, UsageError
 from tritoninspect.source.inputs import parse_inputs
 from tritoninspect.source.spec import parse_spec
 from tritoninspect.source.target import load_target, make_inputs
@@ -53,9 +53,29 @@ def test_a_file_with_several_modules_lists_them_in_one_line(tmp_path: Path) -> N
     assert info.value.exit_code == ExitCode.USAGE and "\n" not in info.value.message
 
 
-def test_a_file_without_modules(tmp_path: Path) -> None:
-    with pytest.raises(UsageError, match="defines no nn.Module subclass"):
+def test_a_file_without_modules_is_a_wrong_target(tmp_path: Path) -> None:
+    """Exit 3, as docs/commands/index.md says of a wrong file (it was a usage error, 2: hostile, finding K a);
+    the hint names what `:NAME` could name."""
+    with pytest.raises(TargetError) as info:
         load_target(parse_spec(write(tmp_path, "none.py", "X = 1\n")))
+    assert info.value.message == "none.py defines no nn.Module subclass; name the model to inspect: none.py:NAME"
+    assert info.value.exit_code == ExitCode.TARGET and info.value.hint is None
+    factory = "import torch\nfrom torch.nn import Linear\nmodel = Linear(2, 2)\ndef make():\n    return Linear(2, 2)\n"
+    with pytest.raises(TargetError) as info:
+        load_target(parse_spec(write(tmp_path, "factory.py", factory)))
+    assert info.value.hint == "it holds instances: model; functions: make"
+
+
+def test_every_command_exits_3_for_a_file_without_modules(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from tritoninspect.cli import app
+
+    none = write(tmp_path, "none.py", "X = 1\n")
+    for command in (["graph"], ["breaks"], ["check"], ["export"], ["diff", none]):
+        result = CliRunner().invoke(app, [*command, none])
+        assert result.exit_code == ExitCode.TARGET, (command, result.output)
+        assert "defines no nn.Module subclass" in result.stderr and "Traceback" not in result.output
 
 
 def test_the_class_inputs_beat_the_module_level_ones() -> None:
@@ -85,3 +105,55 @@ def test_values_out_of_the_dtypes_range_are_one_inputs_error(text: str) -> None:
     with pytest.raises(InputsError, match="does not fit"):
         parse_inputs(text)
     assert parse_inputs("4:i8=-128")[0].value == -128  # the bounds themselves fit
+
+
+# --- tensor-subclass inputs (hostile, finding K g) ------------------------------------------------
+
+
+class _Int8Tensor(torch.Tensor):
+    """A torchao-style wrapper subclass: int8 data and a scale, seen from outside as float32."""
+
+    @staticmethod
+    def __new__(cls, qdata: torch.Tensor, scale: torch.Tensor) -> _Int8Tensor:
+        return torch.Tensor._make_wrapper_subclass(cls, qdata.shape, dtype=scale.dtype, device=qdata.device)
+
+    def __init__(self, qdata: torch.Tensor, scale: torch.Tensor) -> None:
+        self.qdata, self.scale = qdata, scale
+
+    def __tensor_flatten__(self) -> tuple[list[str], None]:
+        return ["qdata", "scale"], None
+
+    @classmethod
+    def __torch_dispatch__(cls, func, types, args=(), kwargs=None):  # type: ignore[no-untyped-def]
+        if func is torch.ops.aten.detach.default:
+            return _Int8Tensor(args[0].qdata.detach(), args[0].scale.detach())
+        unwrap = lambda t: t.qdata.float() * t.scale[:, None] if isinstance(t, _Int8Tensor) else t  # noqa: E731
+        return func(*torch.utils._pytree.tree_map(unwrap, args), **torch.utils._pytree.tree_map(unwrap, kwargs or {}))
+
+
+class _Broken(_Int8Tensor):
+    def __tensor_flatten__(self) -> tuple[list[str], None]:
+        raise RuntimeError("not today")
+
+
+def test_a_tensor_subclass_input_is_described_with_its_class_and_what_it_wraps() -> None:
+    """The inputs line read `16x32:float32` for a torchao-style int8 tensor, as for a plain float tensor."""
+    from tritoninspect.source.inputs import describe_inputs
+
+    q = _Int8Tensor(torch.zeros(16, 32, dtype=torch.int8), torch.ones(16))
+    broken = _Broken(torch.zeros(2, 2, dtype=torch.int8), torch.ones(2))
+    param = torch.nn.Parameter(torch.zeros(3))
+    assert describe_inputs([(torch.zeros(4), q, broken, param)]) == (
+        "4:float32", "16x32:float32 (_Int8Tensor: qdata 16x32:int8, scale 16:float32)", "2x2:float32 (_Broken)",
+        "3:float32")
+
+
+def test_a_tensor_subclass_input_reaches_the_model_and_the_inputs_line_as_itself(tmp_path: Path) -> None:
+    source = ("import torch\nfrom test_target_more import _Int8Tensor\n"
+              "class Net(torch.nn.Module):\n    def forward(self, x, w):\n        return x @ w.t()\n"
+              "def example_inputs():\n    return (torch.zeros(4, 32), _Int8Tensor(torch.zeros(16, 32, dtype=torch.int8), torch.ones(16)))\n")
+    loaded = load_target(parse_spec(f"{write(tmp_path, 'quantized.py', source)}:Net"), device="cpu")
+    assert type(loaded.input_sets[0][1]) is _Int8Tensor
+    from tritoninspect.source.inputs import describe_inputs
+
+    assert describe_inputs(loaded.input_sets)[1] == "16x32:float32 (_Int8Tensor: qdata 16x32:int8, scale 16:float32)"

@@ -13,11 +13,13 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from _trace_expect import TRACES
+from _expect import REPO
 from tritoninspect.cli import app
 from tritoninspect.model.errors import ExitCode
 
 RECOMPILE = next((TRACES / "recompile_constexpr").glob("*.log"))
 ONE_LOG = next((TRACES / "add_raw").glob("*.log"))
+GOLD_REPORT = REPO / "tests" / "gold" / "report.json"
 GLOG = "V1130 08:00:58.429000 5453 torch/_dynamo/x.py:1] "
 
 
@@ -113,7 +115,13 @@ def test_the_same_log_as_log_and_log_gz_is_one_log(tmp_path: Path) -> None:
     (lambda d: None, ["no TORCH_TRACE logs in", "the folder is empty"]),
     (lambda d: [(d / n).write_text("INFO starting\n") for n in ("a.log", "b.log")],
      ["no TORCH_TRACE logs in", "found 2 .log files that are not torch traces"]),
-    (lambda d: (d / "report.json").write_text("{}"), ["no TORCH_TRACE logs in", "report.json"]),
+    (lambda d: shutil.copy(GOLD_REPORT, d / "report.json"),
+     ["no TORCH_TRACE logs in", "it holds report.json: name a saved report, e.g. ", "report.json"]),
+    # `graph /` named /container_info.json as "a saved report" (hostile, finding K b): other JSON is none.
+    (lambda d: [(d / "container_info.json").write_text('{"container_name": "x"}'), (d / "r.json").write_text("{}")],
+     ["no TORCH_TRACE logs in", "no .log files, and none of its 2 .json files is a saved tritoninspect report"]),
+    (lambda d: (d / "container_info.json").write_text('{"container_name": "x"}'),
+     ["no TORCH_TRACE logs in", "no .log files, and container_info.json is not a saved tritoninspect report"]),
 ])
 def test_a_folder_without_trace_logs_says_what_it_holds(tmp_path: Path, make, words: list[str]) -> None:
     folder = tmp_path / "folder"
@@ -121,6 +129,8 @@ def test_a_folder_without_trace_logs_says_what_it_holds(tmp_path: Path, make, wo
     make(folder)
     line = one_error(cli("graph", str(folder)), ExitCode.TARGET, *words)
     assert "Bad target" not in line
+    if "a saved tritoninspect report" in words[1]:
+        assert "name a saved report" not in line
 
 
 def test_targets_that_are_not_what_they_seem(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

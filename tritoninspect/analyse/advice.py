@@ -293,14 +293,10 @@ def _breaks_command(report: Report) -> str:
 def graph_breaks(report: Report, kernels: Sequence[KernelSummary]) -> list[Advice]:
     """Graph breaks not already explained by a kernel's eager launches, one per place and cause."""
     eager = {k.name for k in kernels if k.eager_launches}
-    shown = {k.name for k in report.kernels}
     places: dict[tuple[object, ...], list[GraphBreak]] = {}
-    for b in report.graph_breaks:
-        tied = {b.kernel, *b.eager_kernels} - {None}
-        if tied & eager:
+    for b in report.breaks_shown():  # not those tied only to kernels `graph --kernel NAME` left out
+        if b.tied_kernels() & eager:
             continue  # said with the kernel's eager launches
-        if tied and not tied & shown:
-            continue  # about kernels `graph --kernel NAME` left out (a whole report holds every tied kernel)
         places.setdefault((b.file, b.line, b.title()), []).append(b)
     advice = []
     for (file, line, headline), group in places.items():

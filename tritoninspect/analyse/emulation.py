@@ -1,6 +1,6 @@
-"""What compile-only mode emulated for the run, and where its honest "no GPU" answer
-(`torch.cuda.is_available()` False) sent the code another way than a GPU run: said in
-notes, and marked on the graph breaks such an answer can lead to."""
+"""What compile-only mode emulated for the run, and where its honest "no GPU" answers
+(`torch.cuda.is_available()` False, a CPU tensor's `x.is_cuda`) sent the code another way than a
+GPU run: said in notes, and marked on the graph breaks such an answer can lead to."""
 
 from __future__ import annotations
 
@@ -120,13 +120,14 @@ def probe_notes(capture: Capture, graph_breaks: Iterable[GraphBreak] = (), cwd: 
     if emulation is None or not emulation.probes:
         return []
     cwd = cwd or Path.cwd()
-    tensor_notes = tensor_probe_notes(capture, cwd)
+    tensor_notes = tensor_probe_notes(capture, cwd, graph_breaks)
     probes = [p for p in emulation.probes if p.asked == IS_AVAILABLE]
     if not probes:
         return tensor_notes
     parts = _probe_parts(probes, cwd)
-    marked = [b for b in graph_breaks if b.device_probe]
-    tail = _breaks_after(capture, marked, [b for b in graph_breaks if not b.device_probe])
+    traced = _traced_probes(capture, tensors=False)
+    marked = _marked_by(graph_breaks, traced)
+    tail = _breaks_after(traced, marked, [b for b in graph_breaks if not b.device_probe])
     if capture.failure is not None:
         tail += f"; the run failed after it ({capture.failure.stage}): a GPU run may not fail there"
     elif not capture.launches:
@@ -137,10 +138,16 @@ def probe_notes(capture: Capture, graph_breaks: Iterable[GraphBreak] = (), cwd: 
     ), *tensor_notes]
 
 
-def _breaks_after(capture: Capture, marked: list[GraphBreak], others: list[GraphBreak]) -> str:
-    """What the probe diagnostic says of the graph breaks: those marked, those after a probe whose
-    answer picks no path to them (not marked), and of the marked, those it could not tell."""
-    traced = _traced_probes(capture)
+def _marked_by(graph_breaks: Iterable[GraphBreak], probes: list[DeviceProbeRecord]) -> list[GraphBreak]:
+    """The breaks marked as following one of `probes` (`enrich_device_probes`)."""
+    places = {f"{p.place} in {p.function}" for p in probes}
+    return [b for b in graph_breaks if b.device_probe in places]
+
+
+def _breaks_after(traced: list[DeviceProbeRecord], marked: list[GraphBreak], others: list[GraphBreak]) -> str:
+    """What a probe diagnostic says of the graph breaks after its `traced` probes: those marked, those
+    after a probe whose answer picks no path to them (not marked), and of the marked, those it could not
+    tell."""
     unknown = [b for b in marked if any(f"{p.place} in {p.function}" == b.device_probe and p.uses is None
                                         for p in traced)]
     unmarked = [b for b in others if next(_probes_on_stack(b, traced), None) is not None]
@@ -180,19 +187,26 @@ def _breaks_follow(n: int) -> str:
     return "1 graph break follows" if n == 1 else f"{n} graph breaks follow"
 
 
-def tensor_probe_notes(capture: Capture, cwd: Path) -> list[Diagnostic]:
+def tensor_probe_notes(capture: Capture, cwd: Path, graph_breaks: Iterable[GraphBreak] = ()) -> list[Diagnostic]:
     """One diagnostic listing where the user's or a library's code asked a tensor whether it is on
     CUDA (`x.is_cuda`, its device compared with "cuda") and heard no: a GPU run hears yes, and may
-    launch kernels where this run took a PyTorch path. A warning when no kernel launched (the
-    likely reason for it), else a note."""
+    launch kernels where this run took a PyTorch path, or not break where this run's CPU path broke.
+    A warning when no kernel launched (the likely reason for it) or a graph break follows such an
+    answer (marked), else a note. What it says of the breaks comes after the places and the tail
+    (`tensor_probe_places` reads the places up to the tail)."""
     emulation = capture.emulation
     probes = [p for p in emulation.probes if p.asked != IS_AVAILABLE] if emulation is not None else []
     if not probes:
         return []
     launched = bool(capture.launches)
     tail = f"; {NO_LAUNCH}" if not launched else "; a GPU run may take another path there"
+    graph_breaks = list(graph_breaks)
+    traced = _traced_probes(capture, tensors=True)
+    marked = _marked_by(graph_breaks, traced)
+    if graph_breaks:
+        tail += _breaks_after(traced, marked, [b for b in graph_breaks if not b.device_probe])
     return [Diagnostic(
-        "note" if launched else "warning", "compile-only",
+        "note" if launched and not marked else "warning", "compile-only",
         f"{TENSOR_PROBE_NOTE} where a GPU run has it on cuda, so the code after it may have taken its CPU "
         f"path: {'; '.join(_probe_parts(probes, cwd))}{tail}",
     )]
@@ -271,8 +285,10 @@ def failure_follows_probe(report: Report) -> bool:
 
 def enrich_device_probes(capture: Capture, fields: dict[str, Any]) -> dict[str, Any]:
     """`graph_breaks` with `device_probe` set on each break whose traced user stack runs through a
-    function in which Dynamo traced a False `torch.cuda.is_available()` whose answer can lead to the
-    break (`_leads_to`; the first such frame, innermost first)."""
+    function in which Dynamo traced a device probe answered for the CPU (a False
+    `torch.cuda.is_available()`, a CPU tensor's `x.is_cuda` or device compared with "cuda": Dynamo
+    folds each into a constant, so the path after it is the CPU's) whose answer can lead to the break
+    (`_leads_to`; the first such frame, innermost first)."""
     traced = _traced_probes(capture)
     breaks = fields.get("graph_breaks", ())
     if not traced or not breaks:
@@ -290,9 +306,11 @@ def _leads_to(probe: DeviceProbeRecord, line: int | None) -> bool:
     return any(at <= line for kind, at in probe.uses.items() if kind in ("branch", "passed"))
 
 
-def _traced_probes(capture: Capture) -> list[DeviceProbeRecord]:
+def _traced_probes(capture: Capture, tensors: bool | None = None) -> list[DeviceProbeRecord]:
+    """The probes Dynamo traced: every kind, or (`tensors`) only a tensor's device, or only `is_available()`."""
     emulation = capture.emulation
-    return [p for p in emulation.probes if p.traced and p.asked == IS_AVAILABLE] if emulation is not None else []
+    probes = [p for p in emulation.probes if p.traced] if emulation is not None else []
+    return probes if tensors is None else [p for p in probes if (p.asked != IS_AVAILABLE) is tensors]
 
 
 def _probes_on_stack(b: GraphBreak, probes: list[DeviceProbeRecord]) -> Iterator[tuple[DeviceProbeRecord, int | None]]:

@@ -14,6 +14,7 @@ import traceback
 from dataclasses import dataclass
 from tritoninspect.capture import compat
 from tritoninspect.model.records import Failure
+from tritoninspect.textformats.breaks import original_function
 from tritoninspect.textformats.origin import is_library_file, is_own_file
 
 #: Lines of the innermost exception's message kept in the record.
@@ -193,19 +194,46 @@ def _frames(chain: list[BaseException]) -> list[traceback.FrameSummary]:
 
 
 def _user_stack(chain: list[BaseException]) -> tuple[str, ...]:
-    """The user's own frames, outermost first: from the tracebacks, else from Dynamo's
-    "from user code:" section (a traced frame is not in the Python traceback)."""
-    own = [f for f in _frames(chain) if is_own_file(f.filename)]
-    if own:
-        return tuple(_where(f.filename, f.lineno, f.name) for f in own)
+    """The user's own frames, outermost first, each in the user's function at its line
+    (`_collapse_resumes`): from the tracebacks, with the frames Dynamo was tracing (its "from user
+    code:" section: a traced frame is not in the Python traceback) between those that called it and
+    those that ran while it traced (a custom op's fake implementation)."""
+    frames = _frames(chain)
+    own = [(f.filename, f.lineno, f.name) for f in frames if is_own_file(f.filename)]
+    traced = _traced_user_code(chain)
+    at = next((i for i, f in enumerate(frames) if compat.dynamo.converts_frames(f.filename)), None)
+    if own and (not traced or at is None):
+        stack = own  # not where Dynamo traced, or no telling which frames called it
+    else:
+        calling = [(f.filename, f.lineno, f.name) for f in frames[:at] if is_own_file(f.filename)]
+        stack = calling + traced + own[len(calling):]
+    return tuple(_where(*frame) for frame in _collapse_resumes(stack))
+
+
+def _traced_user_code(chain: list[BaseException]) -> list[tuple[str, int | None, str]]:
+    """The user's frames of Dynamo's "from user code:" section, innermost exception's first found."""
     for exc in reversed(chain):
         text = str(exc)
         if "from user code:" in text:
-            found = [m for m in _USER_CODE_RE.finditer(text.split("from user code:", 1)[1])
-                     if is_own_file(m["file"])]
+            found = [(m["file"], int(m["line"]), m["func"])
+                     for m in _USER_CODE_RE.finditer(text.split("from user code:", 1)[1]) if is_own_file(m["file"])]
             if found:
-                return tuple(_where(m["file"], int(m["line"]), m["func"]) for m in found)
-    return ()
+                return found
+    return []
+
+
+def _collapse_resumes(frames: list[tuple[str, int | None, str]]) -> list[tuple[str, int | None, str]]:
+    """`frames` with each Dynamo resume function (`torch_dynamo_resume_in_forward_at_7`) named as the
+    user's function it continues (`forward`), and the frame that called it dropped when that is the
+    same function: after a graph break, `forward` calls its resume function at the break's line, so
+    the traceback said the failure was at the break, in `torch_dynamo_resume_in_forward_at_7`."""
+    kept: list[tuple[str, int | None, str]] = []
+    for file, line, name in frames:
+        function = original_function(name)
+        if function != name and kept and kept[-1][0] == file and kept[-1][2] == function:
+            kept.pop()
+        kept.append((file, line, function))
+    return kept
 
 
 def _torch_frame(chain: list[BaseException]) -> str | None:

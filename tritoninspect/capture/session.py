@@ -98,7 +98,10 @@ class Environment:
 
     def probed(self, probe: Any) -> None:
         """A device probe answered for the CPU to `probe.place` (a compat.device_probes.Probe)."""
-        count = self.probes.setdefault((probe.place, probe.function, probe.traced, probe.asked), [0, []])
+        # Dynamo's resume function (`torch_dynamo_resume_in_forward_at_14`) is the user's `forward`, as a
+        # break's stack names it: the analysis finds the probe's function on that stack by its name.
+        function = textformats.breaks.original_function(probe.function)
+        count = self.probes.setdefault((probe.place, function, probe.traced, probe.asked), [0, []])
         count[0] += 1
         if probe.compile_id and probe.compile_id not in count[1]:
             count[1].append(probe.compile_id)
@@ -155,17 +158,17 @@ class Environment:
 
 
 def _probe_record(place: str, function: str, traced: bool, asked: str, calls: int, ids: list[str]) -> DeviceProbeRecord:
-    # A traced is_available() marks the breaks after it (analyse/emulation.py) if its answer can lead there.
-    uses = _answer_uses(place) if traced and asked == compat.device_probes.IS_AVAILABLE else None
+    # A traced probe marks the breaks after it (analyse/emulation.py) if its answer can lead there.
+    uses = _answer_uses(place, asked) if traced else None
     return DeviceProbeRecord(place, function, traced, calls, tuple(ids), asked, uses)
 
 
-def _answer_uses(place: str) -> dict[str, int] | None:
-    """What the function that asked `is_available()` at `place` ("file:line") does with the answer,
+def _answer_uses(place: str, asked: str) -> dict[str, int] | None:
+    """What the function that asked the probe `asked` at `place` ("file:line") does with the answer,
     read from its source now, while the file is at hand (`textformats.value_use.probe_uses`)."""
     file, _, line = place.rpartition(":")
     source = "".join(linecache.getlines(file))
-    return textformats.value_use.probe_uses(source, int(line)) if source and line.isdigit() else None
+    return textformats.value_use.probe_uses(source, int(line), asked) if source and line.isdigit() else None
 
 
 @contextlib.contextmanager

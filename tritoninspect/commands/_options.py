@@ -6,6 +6,7 @@ live here once. Options only one command has stay in that command's module.
 
 from __future__ import annotations
 
+import math
 import os
 from enum import Enum
 from pathlib import Path
@@ -74,11 +75,27 @@ OutputOpt = Annotated[
                  help="Write to a file (.json, .html or text). Refuses to replace a file tritoninspect did not write."),
 ]
 ForceOpt = Annotated[bool, typer.Option("--force", help="Let -o replace an existing file that is not a report.")]
+#: `--timeout`'s range, in seconds. At most a million: `inf` or 1e300 would overflow the alarm's timer (exit 6).
+TIMEOUT_RANGE = (0.1, 1e6)
+
+
+def _seconds(value: str) -> float:
+    """`--timeout` as typed: a number of seconds in `TIMEOUT_RANGE`. Typer's own range check let NaN through
+    its comparisons and said "Input should be less than or equal to 1000000" for `--timeout nan`."""
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = math.nan
+    low, high = TIMEOUT_RANGE
+    if not low <= seconds <= high:  # NaN is in no range
+        raise typer.BadParameter(f"{value!r} is not a number of seconds from {low:g} to {high:.0f}")
+    return seconds
+
+
 TimeoutOpt = Annotated[
     Optional[float],
-    # At most a million seconds: `inf` or 1e300 would overflow the alarm's timer (exit 6).
-    typer.Option("--timeout", min=0.1, max=1e6, metavar="SECONDS",
-                 help="Stop a capture (import, compile, run) that takes longer: exit 8."),
+    typer.Option("--timeout", parser=_seconds, metavar="SECONDS",
+                 help="Stop a capture (import, compile, run) that takes longer (0.1 to 1000000 s): exit 8."),
 ]
 DumpOpt = Annotated[
     Optional[Path], typer.Option("--dump", metavar="DIR",

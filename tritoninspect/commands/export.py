@@ -24,6 +24,7 @@ from tritoninspect.commands._options import (
 )
 
 if TYPE_CHECKING:
+    from tritoninspect.model.report import Report
     from tritoninspect.source.parse import Source
 
 
@@ -74,6 +75,7 @@ def export(
                  "timeout": timeout}
         report = report_for(source, options, given=given, err=err, timeout=timeout,
                             progress=not (quiet or json_out), quiet=quiet, json_out=json_out, debug=debug)
+        _refuse_compile_report(source, report)
         from tritoninspect.render.emit import emit
         from tritoninspect.render.export import export_failure_line
 
@@ -100,3 +102,15 @@ def _refuse_trace(source: "Source") -> None:
 
         raise TargetError(f"export needs a model target (path/to/model.py:Net), not a TORCH_TRACE trace: "
                           f"{source.text} holds logs of a past run, nothing to export")
+
+
+def _refuse_compile_report(source: Source, report: Report) -> None:
+    """A saved report re-renders as an export's only when it is one: `graph`'s report (torch.compile) has no
+    `export` block, and `export` printed it as if the model had been exported."""
+    from tritoninspect.source.parse import SavedReport
+
+    if isinstance(source, SavedReport) and report.export is None:
+        from tritoninspect.model.errors import TargetError
+
+        raise TargetError(f"export needs a model target (path/to/model.py:Net) or a saved export report: "
+                          f"{source.text} is a torch.compile report; show it with `tritoninspect graph {source.text}`")

@@ -273,10 +273,10 @@ class DeviceProbeRecord:
     #: What was asked: "torch.cuda.is_available()", "x.is_cuda" or "x.device.type" (a tensor's device
     #: compared with "cuda").
     asked: str = "torch.cuda.is_available()"
-    #: Traced `torch.cuda.is_available()`: what the function does with the answer, kind -> first line
+    #: A traced probe: what the function does with the answer, kind -> first line
     #: ("branch": it decides a path there; "passed": it leaves the function; `probe_uses` in
     #: textformats/value_use.py), read from the source while capturing. {} for neither; None when
-    #: not known (no source, another probe, a capture from before it was recorded).
+    #: not known (no source, an eager probe, a capture from before it was recorded).
     uses: dict[str, int] | None = None
 
 

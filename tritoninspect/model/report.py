@@ -342,6 +342,14 @@ class Report:
         name = unicodedata.normalize("NFKC", name)
         return next((k for k in self.kernels if name in (k.name, k.id)), None)
 
+    def breaks_shown(self) -> tuple[GraphBreak, ...]:
+        """The graph breaks said with this report's kernels: those tied to no kernel (the run's) or to a
+        kernel the report holds. Every break of a whole report (it holds each kernel a break is tied to);
+        of one `narrowed` to a kernel (`graph --kernel NAME`), not those tied only to other kernels, as
+        their findings are left out."""
+        shown = {k.name for k in self.kernels}
+        return tuple(b for b in self.graph_breaks if not b.tied_kernels() or b.tied_kernels() & shown)
+
     def narrowed(self, name: str) -> Report:
         """This report with kernel `name` (by name or id) and what is said per kernel of it only (its
         findings, its epilogues), for `graph --kernel NAME`. Raises UsageError naming the kernels there

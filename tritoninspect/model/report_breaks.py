@@ -79,9 +79,10 @@ class GraphBreak(DynamoBreak):
     hint: str | None = None
     hint_source: str | None = None
     #: Compile-only mode: "file:line in function" of a device probe the break follows
-    #: (`torch.cuda.is_available()` answered False while Dynamo traced that function, on its
-    #: user stack, and the answer decides a branch there or leaves the function before the
-    #: break, or what it decides is not known); a GPU run may not break here. None otherwise.
+    #: (`torch.cuda.is_available()` answered False, or a CPU tensor's `x.is_cuda` or device compared
+    #: with "cuda" answered no, while Dynamo traced that function, on its user stack, and the answer
+    #: decides a branch there or leaves the function before the break, or what it decides is not
+    #: known); a GPU run may not break here. None otherwise.
     device_probe: str | None = None
     #: A break at `.item()`: what the user's function does with the value, kind -> first line:
     #: "branch" (an if/while/assert test), "kernel" (a launch's grid or argument), "size" (a tensor
@@ -89,6 +90,10 @@ class GraphBreak(DynamoBreak):
     value_uses: dict[str, int] | None = None
     #: The installed distribution `library_frame` is in (the break happened in its code), else None.
     library: str | None = None
+
+    def tied_kernels(self) -> frozenset[str]:
+        """The user kernels the break is tied to: the one it concerns and those it made run eagerly."""
+        return frozenset({self.kernel, *self.eager_kernels} - {None})
 
 
 @dataclass(frozen=True)

@@ -151,20 +151,28 @@ def _opaque_ops(report: Report, cwd: Path) -> list[RenderableType]:
 
 
 def _graph_breaks(report: Report, cwd: Path) -> list[RenderableType]:
+    """The run's graph breaks; with `--kernel NAME`, not those tied only to other kernels (said in a line)."""
     if not report.graph_breaks:
         return []
+    shown = report.breaks_shown()
+    left = len(report.graph_breaks) - len(shown)
+    title = heading("Graph breaks", len(shown)) if not left else \
+        Text.assemble(heading(f"Graph breaks ({len(shown)} of the run's {len(report.graph_breaks)})"),
+                      (f": {left} tied only to other kernels left out", "dim"))
+    if not shown:
+        return [title]
     t = table("compile id", "location", "reason", "frame skipped")
     t.columns[2].ratio = 1  # the reason takes the room left and wraps; the rest stay on one line
     for i in (0, 1, 3):
         t.columns[i].no_wrap = True
-    for b in report.graph_breaks:
+    for b in shown:
         skipped = Text("yes: ran eagerly", style=ALERT) if b.frame_skipped else Text("no")
         # The headline names the cause even when the reason opens with how Dynamo handled it.
         headline = Text(b.title())
         if b.device_probe:
             headline.append(f" · {DEVICE_PROBE_MEANING} ({probe_place(b.device_probe, cwd)})", style=ALERT)
         add_row(t, b.compile_id, fmt.location(b.file, b.line, cwd=cwd), headline, skipped)
-    return [heading("Graph breaks", len(report.graph_breaks)), t]
+    return [title, t]
 
 
 def probe_place(frame: str, cwd: Path) -> str:

@@ -216,10 +216,36 @@ def describe_inputs(input_sets: list[tuple[Any, ...]] | tuple[tuple[Any, ...], .
 
 def _describe_value(value: Any) -> str:
     if isinstance(value, torch.Tensor):
-        return format_input(value.shape, value.dtype) + _marks_text(value)
+        return format_input(value.shape, value.dtype) + _marks_text(value) + _subclass_text(value)
     if value is None or isinstance(value, (bool, int, float)):
         return repr(value)
     return type(value).__name__
+
+
+def _subclass_text(tensor: torch.Tensor) -> str:
+    """` (Int8Tensor: qdata 16x32:int8, scale 16:float32)` for a tensor subclass: its class and, for a
+    wrapper subclass (torchao's quantized tensors: `__tensor_flatten__`, the protocol torch.compile
+    traces them through), the tensors it holds, whose dtypes the compiled code works on. Without it,
+    such an input read as a plain float tensor. "" for a plain tensor or an nn.Parameter."""
+    cls = type(tensor)
+    if cls in (torch.Tensor, torch.nn.Parameter):
+        return ""
+    inner = _inner_tensors(tensor)
+    return f" ({cls.__name__}: {inner})" if inner else f" ({cls.__name__})"
+
+
+def _inner_tensors(tensor: torch.Tensor) -> str:
+    """"qdata 16x32:int8, scale 16:float32": the tensors a wrapper subclass's `__tensor_flatten__` names;
+    "" when it has none, or the user's method raises (the class alone is still said)."""
+    flatten = getattr(tensor, "__tensor_flatten__", None)
+    if flatten is None:
+        return ""
+    try:
+        names = flatten()[0]
+        inner = [(name, getattr(tensor, name)) for name in names]
+    except Exception:  # noqa: BLE001 - the user's method: describing an input never fails the run
+        return ""
+    return ", ".join(f"{name} {format_input(t.shape, t.dtype)}" for name, t in inner if isinstance(t, torch.Tensor))
 
 
 def _marks_text(tensor: torch.Tensor) -> str:

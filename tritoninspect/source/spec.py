@@ -147,7 +147,8 @@ def not_a_target(text: str) -> TargetError | None:
     if not path.is_dir() or (path / "__init__.py").is_file():
         return None
     logs = [p for p in path.iterdir() if p.name.endswith((".log", ".log.gz"))]
-    reports = sorted(p.name for p in path.iterdir() if p.name.endswith(".json"))
+    jsons = sorted((p for p in path.iterdir() if p.name.endswith(".json")), key=lambda p: p.name)
+    reports = [p.name for p in jsons if _saved_report(p)]
     if logs:
         what = (f"found {len(logs)} .log files that are not torch traces" if len(logs) > 1 else
                 f"found 1 .log file that is not a torch trace: {logs[0].name}")
@@ -155,6 +156,23 @@ def not_a_target(text: str) -> TargetError | None:
         what = f"it holds {', '.join(reports[:3])}: name a saved report, e.g. {path / reports[0]}"
     elif not any(path.iterdir()):
         what = "the folder is empty"
+    elif jsons:
+        other = f"{jsons[0].name} is not" if len(jsons) == 1 else f"none of its {len(jsons)} .json files is"
+        what = f"no .log files, and {other} a saved tritoninspect report"
     else:
         what = "no .log files, and not a Python package"
     return TargetError(f"no TORCH_TRACE logs in {text} ({what})", hint=f"give {_FORMS}")
+
+
+def _saved_report(path: Path) -> bool:
+    """The file begins as tritoninspect writes its documents (`schema_version`, then the tool's name, in the
+    first 2 KiB): a folder's other JSON (a config, `/container_info.json`) is no report to suggest. A FIFO
+    or a file that cannot be read is none either (reading one would block or fail)."""
+    try:
+        if not path.is_file():
+            return False
+        with path.open("rb") as file:
+            head = file.read(2048)
+    except OSError:
+        return False
+    return b'"schema_version"' in head and b'"tritoninspect"' in head

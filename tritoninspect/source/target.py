@@ -184,7 +184,9 @@ def load_target(spec: TargetSpec, *, inputs: str | None = None, device: str = "c
 def only_module_class(user_module: types.ModuleType, spec: TargetSpec) -> str:
     """For ``model.py`` alone: the name of the one nn.Module subclass the file defines.
 
-    None or several is a UsageError (exit 2) naming them, on one line.
+    Several is a UsageError (exit 2: the command line must name one), listing them on one line.
+    None is a TargetError (exit 3: the file is no model's, as docs/commands/index.md says of a wrong
+    file), with what else it holds that a NAME could name (an instance, a factory, an imported class).
     """
     found = [name for name, value in vars(user_module).items()
              if isinstance(value, type) and issubclass(value, torch.nn.Module)
@@ -193,7 +195,10 @@ def only_module_class(user_module: types.ModuleType, spec: TargetSpec) -> str:
         return found[0]
     file = spec.display_name
     if not found:
-        raise UsageError(f"{file} defines no nn.Module subclass; name the model to inspect: {file}:NAME")
+        listed = "; ".join(f"{kind.replace(' found', '')}: {', '.join(names)}"
+                           for kind, names in _candidates(user_module).items() if names)
+        raise TargetError(f"{file} defines no nn.Module subclass; name the model to inspect: {file}:NAME",
+                          hint=f"it holds {listed}" if listed else None)
     raise UsageError(f"{file} defines {len(found)} nn.Module subclasses ({', '.join(found)}); "
                      f"name one, e.g. {file}:{found[0]}")
 

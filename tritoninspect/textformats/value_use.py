@@ -13,8 +13,8 @@ parsed and the names the value is bound to are followed (through plain assignmen
 `item_uses` answers None when it cannot tell (no source, no `.item()` on that line, a value bound
 to something other than plain names and used nowhere the analysis sees).
 
-`probe_uses` does the same for the answer of a device probe, `torch.cuda.is_available()`: whether
-it decides a path in its function, or leaves it.
+`probe_uses` does the same for the answer of a device probe (`torch.cuda.is_available()`, a tensor's
+`x.is_cuda`, its device compared with "cuda"): whether it decides a path in its function, or leaves it.
 """
 
 from __future__ import annotations
@@ -32,6 +32,8 @@ SIZE_CALLS = frozenset({
 PASS_THROUGH = frozenset({"int", "float", "bool", "min", "max", "abs", "round", "cdiv", "next_power_of_2"})
 #: Calls that only show a value (a probe's answer printed or logged decides nothing).
 OUTPUT_CALLS = frozenset({"print", "debug", "info", "warning", "warn", "error", "critical", "exception", "log"})
+#: The device probe `probe_uses` reads by default (`DeviceProbeRecord.asked`'s name for it).
+IS_AVAILABLE = "torch.cuda.is_available()"
 
 
 @dataclass(frozen=True)
@@ -72,9 +74,9 @@ def item_uses(source: str, line: int) -> ValueUses | None:
     return ValueUses(tuple(k for k in order if k in found), found)
 
 
-def probe_uses(source: str, line: int) -> dict[str, int] | None:
+def probe_uses(source: str, line: int, asked: str = IS_AVAILABLE) -> dict[str, int] | None:
     """What the function around `line` of `source` (a whole file) does with the answer of the
-    `is_available()` call there, kind -> first line:
+    device probe there (`asked`: one of `PROBES`, `is_available()` by default), kind -> first line:
 
     - "branch": the answer decides a path in the function: the test of an `if`, `while`, `assert`,
       conditional expression, comprehension or `match`, or an operand `and` / `or` may stop at;
@@ -83,11 +85,12 @@ def probe_uses(source: str, line: int) -> dict[str, int] | None:
 
     Followed through plain names as `item_uses` does (`on_gpu = torch.cuda.is_available()`). Empty
     when neither (the answer unused, printed, or only combined into values nothing tests); None
-    when it cannot tell (no source, no function there, no `is_available()` call on that line)."""
+    when it cannot tell (no source, no function there, no such probe on that line)."""
+    is_probe = PROBES.get(asked)
     fn = _function_at(source, line)
-    if fn is None:
+    if fn is None or is_probe is None:
         return None
-    calls = [n for n in ast.walk(fn) if _is_probe_call(n) and n.lineno <= line <= (n.end_lineno or n.lineno)]
+    calls = [n for n in ast.walk(fn) if is_probe(n) and n.lineno <= line <= (n.end_lineno or n.lineno)]
     if not calls:
         return None
     parents = _parents(fn)
@@ -96,7 +99,7 @@ def probe_uses(source: str, line: int) -> dict[str, int] | None:
         kind = _probe_kind(call, parents)
         if kind in ("branch", "passed"):
             found.setdefault(kind, line)
-    derived = _derived(fn, _bound_names(fn, line, _is_probe_call), line, _probe_kind)
+    derived = _derived(fn, _bound_names(fn, line, is_probe), line, _probe_kind)
     for kind, at in _later_uses(fn, derived, line, parents, _probe_kind):
         if kind in ("branch", "passed"):
             found[kind] = min(found.get(kind, at), at)
@@ -105,6 +108,29 @@ def probe_uses(source: str, line: int) -> dict[str, int] | None:
 
 def _is_probe_call(node: ast.AST) -> bool:
     return isinstance(node, ast.Call) and _called_name(node) == "is_available"
+
+
+def _is_cuda_read(node: ast.AST) -> bool:
+    """`x.is_cuda`: its answer is the attribute read itself."""
+    return isinstance(node, ast.Attribute) and node.attr == "is_cuda" and isinstance(node.ctx, ast.Load)
+
+
+def _is_device_compare(node: ast.AST) -> bool:
+    """`x.device.type == "cuda"`, `x.device != torch.device("cuda")`, `x.device.type in ("cuda", "xpu")`: a
+    comparison of a device with "cuda", whose answer is the comparison (as `textformats.device_checks` reads
+    the line)."""
+    if not isinstance(node, ast.Compare):
+        return False
+    parts = [n for part in (node.left, *node.comparators) for n in ast.walk(part)]
+    device = any(isinstance(n, ast.Attribute) and n.attr == "device" for n in parts)
+    cuda = any(isinstance(n, ast.Constant) and isinstance(n.value, str) and n.value.startswith("cuda") for n in parts)
+    return device and cuda
+
+
+#: What each device probe asks (as `DeviceProbeRecord.asked` names it) -> the expression that asks it.
+PROBES: dict[str, Callable[[ast.AST], bool]] = {
+    IS_AVAILABLE: _is_probe_call, "x.is_cuda": _is_cuda_read, "x.device.type": _is_device_compare,
+}
 
 
 def _called_name(call: ast.Call) -> str:

@@ -31,6 +31,13 @@ def frames(start: FrameType | None = None) -> Iterator[FrameType]:
         frame = frame.f_back
 
 
+def converts_frames(filename: str) -> bool:
+    """A frame of Dynamo's conversion of a Python frame (torch/_dynamo/convert_frame.py, torch 2.11-2.14;
+    the module predates them): in a traceback, the frames before it called the frame Dynamo traced, and
+    those after it ran while Dynamo traced (a custom op's fake implementation, on fake tensors)."""
+    return filename.replace("\\", "/").endswith("torch/_dynamo/convert_frame.py")
+
+
 def never_compiled(fn: Callable[..., Any]) -> None:
     """Dynamo never compiles the frames of `fn` or of what it calls, as for torch's own
     functions (skipped files). For tritoninspect's own code that the user's code reaches

@@ -27,6 +27,7 @@ from typing import Any
 import torch
 
 from tritoninspect.capture.compat import versions
+from tritoninspect.textformats.breaks import original_function
 
 #: How the error's message begins (a report's failure is recognised by it).
 NO_CUDA = "compile-only mode cannot create CUDA tensors"
@@ -126,13 +127,13 @@ def _asking_code(frame: FrameType | None) -> str | None:
         top = stack[-1] if stack else None
         if top is None or top.filename.startswith("<") or versions.is_torch_or_triton_file(top.filename):
             return None
-        return f"{top.filename}:{top.lineno} in {top.name}"
+        return f"{top.filename}:{top.lineno} in {original_function(top.name)}"  # not Dynamo's resume function
     while frame is not None:
         file = frame.f_code.co_filename
         if file.startswith(_PACKAGE_DIR):
             return None
         if not file.startswith("<") and not versions.is_torch_or_triton_file(file):
-            return f"{file}:{frame.f_lineno} in {frame.f_code.co_name}"
+            return f"{file}:{frame.f_lineno} in {original_function(frame.f_code.co_name)}"
         frame = frame.f_back
     return None
 
