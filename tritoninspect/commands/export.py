@@ -104,7 +104,7 @@ def _refuse_trace(source: "Source") -> None:
                           f"{source.text} holds logs of a past run, nothing to export")
 
 
-def _refuse_compile_report(source: Source, report: Report) -> None:
+def _refuse_compile_report(source: "Source", report: "Report") -> None:
     """A saved report re-renders as an export's only when it is one: `graph`'s report (torch.compile) has no
     `export` block, and `export` printed it as if the model had been exported."""
     from tritoninspect.source.parse import SavedReport
