@@ -70,6 +70,7 @@ def test_an_unknown_arch_keeps_its_capability_and_says_whose_values() -> None:
 
 def test_queries_are_answered_counted_and_restored() -> None:
     originals = {name: getattr(torch.cuda, name) for name in QUERIES}
+    cuda_version = torch.version.cuda  # None on a CPU build; a CUDA build on a machine without a GPU names its CUDA
     with compile_only(80) as env:
         assert torch.cuda.get_device_capability() == (8, 0)
         assert torch.cuda.get_device_capability("cuda:0") == (8, 0)
@@ -78,7 +79,7 @@ def test_queries_are_answered_counted_and_restored() -> None:
         assert (props.multi_processor_count, props.warp_size, props.L2_cache_size) == (108, 32, 41_943_040)
         assert (torch.cuda.current_device(), torch.cuda.device_count()) == (0, 1)
         assert torch.cuda.is_available() is False
-        assert torch.version.cuda is None
+        assert torch.version.cuda == cuda_version  # left as it is (device_queries.patches)
         with pytest.raises(ValueError, match="Expected a cuda device"):
             torch.cuda.get_device_properties(torch.device("cpu"))
         with pytest.raises(AssertionError, match="one CUDA device"):
@@ -86,7 +87,8 @@ def test_queries_are_answered_counted_and_restored() -> None:
         with pytest.raises(AssertionError, match="compile-only mode cannot create CUDA tensors: .*test_compile_only"):
             torch.empty(1, device="cuda")  # allocation stays honest, and says who asked
     assert {name: getattr(torch.cuda, name) for name in QUERIES} == originals
-    with pytest.raises(AssertionError, match="not compiled with CUDA"):
+    # torch's own answer again: a CPU build's, or a CUDA build's on a machine without a GPU
+    with pytest.raises((AssertionError, RuntimeError), match="not compiled with CUDA|no NVIDIA driver"):
         torch.cuda.get_device_name()
     record = env.emulation()
     assert record is not None and (record.target, record.like) == ("sm_80", "A100")
@@ -379,3 +381,35 @@ def test_a_time_limit_firing_while_the_recorder_installs_is_not_an_internal_erro
     monkeypatch.setattr(Recorder, "installed", installed)
     with pytest.raises(Fired):
         session.capture_run(torch.nn.Identity(), [(torch.ones(2),)], info=session.ModeInfo("gpu", "x", "cpu"))
+
+
+def test_launch_kwargs_are_parsed_for_the_stub_target(monkeypatch: pytest.MonkeyPatch) -> None:
+    """torch 2.14's Inductor checks the kernel's device for a Triton backend and parses launch kwargs with the
+    backend of that device's target (compat.compile_only.backend_option_patches). Compile-only mode's tensors
+    are on the CPU: without the patches every launch with a keyword failed ("triton not built with the 'cpu'
+    backend"). The two torch 2.14 names are stood in for here, so that the test runs on every torch."""
+    from torch._dynamo import device_interface
+    from torch._inductor.runtime import triton_helpers
+    from triton.backends.compiler import GPUTarget
+
+    seen: list[Any] = []
+
+    unavailable_error = getattr(torch._dynamo.exc, "TritonUnavailableError", RuntimeError)
+
+    def unavailable(device: Any = None) -> None:  # torch 2.14's, which has_triton() asks too
+        import triton.backends
+
+        if "cpu" not in triton.backends.backends:
+            raise unavailable_error("triton not built with the 'cpu' backend")
+
+    monkeypatch.setattr(device_interface.CpuInterface, "raise_if_triton_unavailable", staticmethod(unavailable),
+                        raising=False)
+    monkeypatch.setattr(triton_helpers, "try_filter_backend_options_for_target",
+                        lambda target, options, names=(): seen.append(target) or dict(options), raising=False)
+    with compile_only(90):
+        device_interface.CpuInterface.raise_if_triton_unavailable(torch.device("cpu"))
+        options = triton_helpers.try_filter_backend_options_for_target(GPUTarget("cpu", 0, 32), {"num_warps": 4})
+    assert options == {"num_warps": 4}
+    assert (seen[0].backend, seen[0].arch) == ("cuda", 90)
+    with pytest.raises(unavailable_error, match="'cpu' backend"):  # restored after the mode
+        device_interface.CpuInterface.raise_if_triton_unavailable(torch.device("cpu"))

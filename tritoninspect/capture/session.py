@@ -197,7 +197,7 @@ def compile_only(arch: int = DEFAULT_ARCH) -> Iterator[Environment]:
         utils = compat.device_queries.triton_utils(gpu, env.queried)
         patcher.set(driver, "_active", compat.compile_only.stub_driver(arch, utils=utils))
         compat.compile_only.prime_has_triton()
-        for obj, name, value in compat.compile_only.tma_patches():
+        for obj, name, value in compat.compile_only.tma_patches() + compat.compile_only.backend_option_patches():
             patcher.set(obj, name, value)
         compat.compile_only.clear_tma_caches()
         # After priming has_triton: torch's own device registry must not count an emulated GPU.

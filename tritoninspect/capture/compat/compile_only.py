@@ -120,6 +120,38 @@ def tma_patches() -> list[tuple[Any, str, Any]]:
     return patches
 
 
+def backend_option_patches() -> list[tuple[Any, str, Any]]:
+    """Let Inductor read a user kernel's launch kwargs for the stub GPU's Triton target. torch 2.14 only:
+    `define_user_defined_triton_kernel` (torch/_inductor/codegen/wrapper.py) checks that the device of the
+    kernel's tensors has a Triton backend and parses the launch kwargs (`BLOCK=64`, `num_warps=4`) with the
+    backend of `GPUTarget(device type, ...)` (`try_filter_backend_options_for_target`,
+    torch/_inductor/runtime/triton_helpers.py). Compile-only mode's tensors are on the CPU, which has no
+    Triton backend: every launch with a keyword failed with "triton not built with the 'cpu' backend". A GPU
+    run's target is the GPU's: the stub driver's stands for it (`stub_driver`), as it does for the kernels'
+    compiles. PR not found; torch 2.11-2.13 have neither name, so nothing is patched there."""
+    from torch._dynamo import device_interface
+
+    patches: list[tuple[Any, str, Any]] = []
+    cpu = getattr(device_interface, "CpuInterface", None)
+    if cpu is not None and hasattr(cpu, "raise_if_triton_unavailable"):
+        patches.append((cpu, "raise_if_triton_unavailable", staticmethod(lambda device=None: None)))
+    try:
+        from torch._inductor.runtime import triton_helpers
+    except ImportError:  # no Triton: nothing of Inductor's Triton codegen runs
+        return patches
+    original = getattr(triton_helpers, "try_filter_backend_options_for_target", None)
+    if original is not None:
+        def for_the_stub_target(target: Any, options: Any, kernel_arg_names: Any = ()) -> Any:
+            if getattr(target, "backend", None) == "cpu":
+                from triton.runtime import driver
+
+                target = driver.active.get_current_target()
+            return original(target, options, kernel_arg_names)
+
+        patches.append((triton_helpers, "try_filter_backend_options_for_target", for_the_stub_target))
+    return patches
+
+
 def clear_tma_caches() -> None:
     # has_triton_tensor_descriptor_host_tma (the stable TensorDescriptor API, user
     # kernels since https://github.com/pytorch/pytorch/pull/155777) and

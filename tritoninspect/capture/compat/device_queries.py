@@ -136,7 +136,8 @@ OnQuery = Callable[[str, str], None]
 def patches(gpu: EmulatedGpu, on_query: OnQuery) -> list[tuple[Any, str, Any]]:
     """(torch.cuda, name, stand-in) to set while compile-only mode is active.
 
-    `torch.version.cuda` stays None: torch's own code reads it (Inductor's C++ build
+    `torch.version.cuda` is left as it is (None on a CPU build, the CUDA version of a CUDA build on a
+    machine without a GPU, as torch 2.14.1+cu130 was checked): torch's own code reads it (Inductor's C++ build
     and cache keys, torch/_inductor/codecache.py, cpp_extension.py) and a plain
     attribute cannot tell its readers apart; the libraries checked (fla-core 0.6.0,
     Liger-Kernel 0.8.5) do not read it in their kernel paths.
