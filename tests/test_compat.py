@@ -278,3 +278,26 @@ def test_kernel_id_and_source() -> None:
     assert compat.kernels.kernel_source(plain_kernel) == (__file__, marker_line("# KERNEL-LINE plain_kernel"))
     assert compat.kernels.kernel_source(inner) == (__file__, marker_line("# KERNEL-LINE stacked_kernel"))
     assert compat.kernels.constexpr_params(inner) == ("BLOCK", "EVEN")
+
+
+def test_mutation_timing_patches_do_not_call_module_getattr(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The analysis is found in each torch module's own dict: getattr ran module-level __getattr__s (torch
+    2.14's torch.utils.mkldnn built its classes and warned about torch.jit.script_method on every capture)."""
+    import sys
+    import types
+
+    from torch._higher_order_ops import triton_kernel_wrap as tkw
+
+    from tritoninspect.capture.compat import mutation
+
+    asked: list[str] = []
+    lazy = types.ModuleType("torch._tritoninspect_lazy_test")
+    lazy.__getattr__ = lambda name: asked.append(name) or (_ for _ in ()).throw(AttributeError(name))  # type: ignore[attr-defined]
+    holder = types.ModuleType("torch._tritoninspect_holder_test")
+    name = next(n for n in mutation._NAMES if hasattr(tkw, n))  # the analysis' name in this torch
+    setattr(holder, name, getattr(tkw, name))
+    monkeypatch.setitem(sys.modules, lazy.__name__, lazy)
+    monkeypatch.setitem(sys.modules, holder.__name__, holder)
+    patches = mutation.timing_patches(lambda kernel, seconds: None)
+    assert asked == []
+    assert any(module is holder and patched == name for module, patched, _ in patches)

@@ -552,3 +552,21 @@ def test_compile_only_s_cuda_refusal_names_the_user_s_function_not_the_resume_fu
     place = f"{HERE}:{_line(HERE, '# RESUMED-CUDA')} in _broken_then_cuda"
     assert record.exc_type == "NoCudaDevice" and f"{place} asks for a tensor" in record.message, record.message
     assert "torch_dynamo_resume" not in record.message and record.user_frame == place
+
+
+def test_a_frame_two_chained_tracebacks_hold_is_listed_once() -> None:
+    """torch 2.14 chains a custom op's fake implementation's error to an exception whose traceback repeats the
+    fake's frame: the stack listed it twice (test_a_frame_that_ran_while_dynamo_traced_stays_inside_the_traced_one
+    on 2.14)."""
+    from tritoninspect.capture.failure import _own_frames
+
+    def inner() -> None:
+        raise ValueError("inner")
+
+    try:
+        inner()
+    except ValueError as exc:
+        first = exc
+    second = RuntimeError("outer").with_traceback(first.__traceback__)
+    frames = _own_frames([first, second])
+    assert [name for _, _, name in frames] == ["test_a_frame_two_chained_tracebacks_hold_is_listed_once", "inner"]

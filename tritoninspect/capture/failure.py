@@ -199,7 +199,7 @@ def _user_stack(chain: list[BaseException]) -> tuple[str, ...]:
     code:" section: a traced frame is not in the Python traceback) between those that called it and
     those that ran while it traced (a custom op's fake implementation)."""
     frames = _frames(chain)
-    own = [(f.filename, f.lineno, f.name) for f in frames if is_own_file(f.filename)]
+    own = _own_frames(chain)
     traced = _traced_user_code(chain)
     at = next((i for i, f in enumerate(frames) if compat.dynamo.converts_frames(f.filename)), None)
     if own and (not traced or at is None):
@@ -208,6 +208,19 @@ def _user_stack(chain: list[BaseException]) -> tuple[str, ...]:
         calling = [(f.filename, f.lineno, f.name) for f in frames[:at] if is_own_file(f.filename)]
         stack = calling + traced + own[len(calling):]
     return tuple(_where(*frame) for frame in _collapse_resumes(stack))
+
+
+def _own_frames(chain: list[BaseException]) -> list[tuple[str, int | None, str]]:
+    """The user's frames of each exception of the chain, in order, a frame that ends one exception's
+    traceback and begins the next one's once: torch 2.14 raises an exception chained to a custom op's fake
+    implementation's error with a traceback that repeats the fake's frame (it was listed twice)."""
+    own: list[tuple[str, int | None, str]] = []
+    for exc in chain:
+        frames = [(f.filename, f.lineno, f.name) for f in traceback.extract_tb(exc.__traceback__)
+                  if is_own_file(f.filename)]
+        overlap = next((k for k in range(min(len(own), len(frames)), 0, -1) if own[-k:] == frames[:k]), 0)
+        own += frames[overlap:]
+    return own
 
 
 def _traced_user_code(chain: list[BaseException]) -> list[tuple[str, int | None, str]]:

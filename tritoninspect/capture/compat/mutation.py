@@ -32,7 +32,9 @@ def timing_patches(on_done: Callable[[Any, float], None]) -> list[tuple[Any, str
             continue
         wrapper = _timed(original, on_done)
         modules = [m for key, m in list(sys.modules.items()) if key.startswith("torch.") and m is not None]
-        patches += [(m, name, wrapper) for m in modules if getattr(m, name, None) is original]
+        # Each module's own dict, not getattr: a module-level __getattr__ builds what it is asked for (torch
+        # 2.14's torch.utils.mkldnn made its classes, with a FutureWarning for torch.jit.script_method).
+        patches += [(m, name, wrapper) for m in modules if getattr(m, "__dict__", {}).get(name) is original]
     return patches
 
 
