@@ -39,3 +39,14 @@ def test_epilogue_lines_say_which_graph_of_the_compile_they_are_about(runs: CliR
     section = text[text.index("Epilogue fusion into user kernels"):].split("\n\n")[0]
     heads = [line.split(":")[0] for line in section.splitlines()[1:] if line.startswith("[")]
     assert heads == ["[0/0 forward] mul_kernel", "[0/0 backward] mul_kernel", "[0/0 backward] mul_kernel"], section
+
+
+def test_the_neighbours_column_keeps_forward_and_backward_apart(runs: CliRuns, tmp_path: Path) -> None:
+    """The before/after column read "tanh_backward / tanh": the backward's kernel before the backward launch,
+    and the forward's after the forward launch, as one pair."""
+    from tritoninspect.render.overview import render_overview
+
+    text = render_overview(saved(runs, "autograd", tmp_path), color=False, width=120)
+    rows = text[text.index("Kernels (1)"):].split("\n\n")[0]
+    assert "forward: - / tanh" in rows and "backward: tanh_backward / -" in rows, rows
+    assert "tanh_backward / tanh" not in rows, rows
