@@ -133,10 +133,23 @@ def test_default_text_shows_the_finding_and_its_action() -> None:
 
 def test_detail_text_shows_the_evidence() -> None:
     text = TerminalRenderer(width=160, color=False).render(small(finding("error"), finding("note", kernel=None)))
-    assert "Findings: what torch.compile changes (2)" in text
+    assert "Evidence for each finding (2: 1 error, 1 note)" in text
     assert "[0/0] hop_0 x_ptr: kwargs x_ptr: mul" in text
-    assert "do: do the error thing" in text
+    assert 'ranked: finding 1 under "Findings, by impact", its action and why under "Advice"' in text
     assert "why: torch does a thing · torch versions: 2.11 and 2.13 (seen) [torch/x.py (f); pytorch/pytorch#1]" in text
+
+
+def test_detail_says_a_ranked_findings_action_once() -> None:
+    """--detail listed the hazards twice under two "Findings" headings with the same count (the newcomer's
+    hazard_aliasing run: "Findings: what torch.compile changes (2)", then "Findings, by impact (2)"), each
+    action and why three times over: the evidence section now points to the ranked finding instead."""
+    report = read_report(FIXTURES / "gpu" / "hazard_aliasing.json")  # the sample's report on an H200
+    text = TerminalRenderer(width=200, color=False).render(report)
+    headings = [line for line in text.splitlines() if line.startswith(("Findings", "Evidence"))]
+    assert headings == ["Evidence for each finding (2: 1 error, 1 warning)", "Findings, by impact (2)"], headings
+    error = next(f for f in report.findings if f.severity == "error")
+    assert text.count(error.action) == 1, "the error's action is said once, under Advice"
+    assert 'ranked: finding 1 under "Findings, by impact"' in text
 
 
 def test_kernel_view_keeps_only_that_kernels_findings() -> None:
