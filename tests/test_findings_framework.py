@@ -190,7 +190,8 @@ def test_a_capture_stopped_before_inductor_says_its_findings_gate_is_partial(sta
     assert result.ok and result.conditions == (
         f"no error finding at stage {stage} (the findings of later stages were not looked for)",)
     assert render_check(result) == (f"ok: no error finding at stage {stage} (the findings of later stages were not "
-                                     "looked for) for m.py:Net; no other condition given")
+                                     "looked for) for m.py:Net; no other condition given; mode: compile-only (CPU, "
+                                     "kernels in Triton's interpreter: no GPU behaviour checked)")
     assert run_checks(report, {"no error finding": {"findings": True}}, target="m.py:Net").conditions == (
         "no error finding",)
 
