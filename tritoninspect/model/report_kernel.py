@@ -321,6 +321,9 @@ class KernelRecord:
     autotune_configs: tuple[dict[str, Any], ...] = ()
     autotune_key: tuple[str, ...] = ()
     heuristics: tuple[str, ...] = ()
+    #: `@triton.autotune(cache_results=True)` (or TRITON_CACHE_AUTOTUNING=1): eager launches keep the chosen
+    #: config in Triton's disk cache. Inductor tunes a compiled launch's configs itself, without it.
+    autotune_cache_results: bool = False
 
 
 @dataclass(frozen=True)

@@ -96,7 +96,8 @@ def decorators_text(kernel: Kernel) -> str:
 def _decorator(name: str, kernel: Kernel) -> str:
     if name == "autotune":
         key = ", ".join(kernel.autotune_key)
-        return f"@autotune(configs={len(kernel.autotune_configs)}, key=[{key}])"
+        cached = ", cache_results=True" if kernel.autotune_cache_results else ""
+        return f"@autotune(configs={len(kernel.autotune_configs)}, key=[{key}]{cached})"
     if name == "heuristics" and kernel.heuristics:
         return f"@heuristics({', '.join(kernel.heuristics)})"
     return f"@{name}"
