@@ -211,12 +211,11 @@ def test_a_backward_run_eagerly_after_a_break_in_its_forward_is_tied_to_that_bre
     the graph, so the apply runs eagerly and the backward's kernel launches outside every graph. The
     finding said "this report ties no graph break ... to that forward" beside that very break."""
     import json
-    import subprocess
-    import sys
+
+    from _expect import run_cli
 
     asset = Path(__file__).parent / "assets" / "backward_after_forward_break.py"
-    run = subprocess.run([sys.executable, "-m", "tritoninspect", "graph", f"{asset}:Net", "--json"],
-                         capture_output=True, text=True, cwd=tmp_path, timeout=600)
+    run = run_cli(["graph", f"{asset}:Net", "--json"], cwd=tmp_path)  # this checkout's tritoninspect
     assert run.returncode == 0, run.stderr[-2000:]
     report = json.loads(run.stdout)
     (kernel,) = report["kernels"]
@@ -279,12 +278,11 @@ def test_a_launch_inside_the_users_own_disable_with_no_break_tied_names_that_dis
     break tied to it (Dynamo's break names `Scale.forward`, not the kernel); the advice said "Find what stops
     Dynamo before the launch" though the occurrence's `disabled_by` names the disable."""
     import json
-    import subprocess
-    import sys
+
+    from _expect import run_cli
 
     asset = Path(__file__).parent / "assets" / "user_disabled_forward.py"
-    run = subprocess.run([sys.executable, "-m", "tritoninspect", "graph", f"{asset}:Model", "--json"],
-                         capture_output=True, text=True, cwd=tmp_path, timeout=600)
+    run = run_cli(["graph", f"{asset}:Model", "--json"], cwd=tmp_path)  # this checkout's tritoninspect
     assert run.returncode == 0, run.stderr[-2000:]
     report = json.loads(run.stdout)
     line = _line_of_asset(asset, "USER-DISABLE")
