@@ -363,12 +363,29 @@ def test_render_suite_entry_without_conditions() -> None:
     assert render_suite(SuiteResult("pyproject.toml", (entry,))).splitlines()[0] == "PASS  e (no condition, 1.0 s)"
 
 
+def test_check_names_files_relative_to_the_folder_it_ran_in(tmp_path: Path) -> None:
+    """FAIL lines named `/abs/path/samples/graph_break.py:54` for `check samples/graph_break.py:Net`: a file
+    under the folder `check` ran in is named from there, an installed library's from its package, others in full."""
+    from tritoninspect.model.report import GraphBreak
+
+    mine = GraphBreak("0/0", "Call to `torch._dynamo.graph_break()`", str(tmp_path / "samples" / "m.py"), 5,
+                      headline="Call to `torch._dynamo.graph_break()`",
+                      device_probe="/venv/lib/python3.11/site-packages/lib/utils.py:47 in infer_device")
+    other = GraphBreak("1/0", "x", "/elsewhere/n.py", 7, headline="x")
+    report = dataclasses.replace(report_of("break_disabled_dispatch"), graph_breaks=(mine, other))
+    (failure,) = check_report(report, no_breaks=True, cwd=tmp_path)
+    assert "[0/0] samples/m.py:5 Call to" in failure and "(after the device probe at lib/utils.py:47 in infer_device)" \
+        in failure and "[1/0] /elsewhere/n.py:7 x" in failure, failure
+    assert f"[0/0] {tmp_path}/samples/m.py:5" in check_report(report, no_breaks=True)[0]  # the API's default: as held
+
+
 def test_check_result_json_is_versioned() -> None:
     from tritoninspect import __version__
 
     data = json.loads(CheckResult("m.py:Net", ("--no-breaks",), ("--no-breaks: 2",)).to_json())
     assert data == {"schema_version": CHECK_SCHEMA_VERSION, "tool": "tritoninspect", "tool_version": __version__,
-                    "target": "m.py:Net", "ok": False, "conditions": ["--no-breaks"], "failures": ["--no-breaks: 2"]}
+                    "target": "m.py:Net", "mode": None, "ok": False, "conditions": ["--no-breaks"],
+                    "failures": ["--no-breaks: 2"]}
 
 
 def test_run_checks_keeps_the_order_of_conditions(in_repo: Path) -> None:

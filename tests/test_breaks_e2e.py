@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from _breaks_expect import EXPECTED, check_breaks, check_constexpr_recompiles, check_item_grid_recompile, sample_path
-from _expect import CliRuns, explain, line_of
+from _expect import REPO, CliRuns, explain, line_of
 from tritoninspect.model.errors import ExitCode
 
 pytestmark = pytest.mark.slow
@@ -36,6 +36,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Any:
                                "--entry", "gelu_kernel=hop", *CPU])
     cli.submit("check holds", ["check", "samples/add_raw.py:Net", "--no-breaks", "--max-graphs", "1",
                                "--entry", "add_kernel=hop", "--no-fallback", "--json", *CPU])
+    cli.submit("check holds text", ["check", "samples/add_raw.py:Net", "--no-breaks", "-q", *CPU])
     cli.out = out  # type: ignore[attr-defined]
     yield cli
     cli.close()
@@ -199,6 +200,8 @@ def test_cli_check_fails_with_one_line_per_condition(runs: Any) -> None:
     labels = [ln.split(":")[0] for ln in lines]
     assert labels == ["FAIL --no-breaks", "FAIL --max-graphs 1", "FAIL --entry gelu_kernel=hop"]
     assert lines[2] == "FAIL --entry gelu_kernel=hop: gelu_kernel entered as eager"
+    # The break's file as the user named the target (relative to the folder `check` ran in), not absolute.
+    assert "] samples/break_disabled_dispatch.py:" in lines[0] and str(REPO) not in proc.stdout, lines[0]
 
 
 def test_cli_check_holds(runs: Any) -> None:
@@ -208,6 +211,15 @@ def test_cli_check_holds(runs: Any) -> None:
     assert data["ok"] is True and data["failures"] == []
     assert data["conditions"] == ["--no-breaks", "--max-graphs 1", "--entry add_kernel=hop", "--no-fallback",
                                   "no error finding"]
+    assert data["mode"] == "compile-only"
+
+
+def test_cli_check_holds_and_says_the_mode_it_held_in(runs: Any) -> None:
+    """A pass in compile-only mode read like a GPU result: the ok line did not say which mode made it."""
+    proc = runs.get("check holds text")
+    assert proc.returncode == ExitCode.OK, explain(proc)
+    assert proc.stdout == ("ok: 2 conditions hold for samples/add_raw.py:Net (--no-breaks, no error finding); "
+                           "mode: compile-only (CPU, kernels in Triton's interpreter: no GPU behaviour checked)\n")
 
 
 def _asset(name: str) -> tuple[Path, Any]:

@@ -406,7 +406,8 @@ def test_check_captures_at_inductor_unless_told(captured: FakeCapture, condition
 def test_check_text_and_exit_codes(captured: FakeCapture) -> None:
     ok = run("check", RAW, "--no-breaks", "--entry", "add_kernel=hop", "-q")
     assert ok.exit_code == ExitCode.OK and ok.stderr == ""
-    assert ok.stdout == f"ok: 3 conditions hold for {RAW} (--no-breaks, --entry add_kernel=hop, no error finding)\n"
+    assert ok.stdout == (f"ok: 3 conditions hold for {RAW} (--no-breaks, --entry add_kernel=hop, no error finding); "
+                         "mode: compile-only (CPU, kernels in Triton's interpreter: no GPU behaviour checked)\n")
     bad = run("check", BREAKS, "--no-breaks", "--max-graphs", "5", "--entry", "gelu_kernel=hop")
     assert bad.exit_code == ExitCode.FINDINGS
     assert [line.split(":")[0] for line in bad.stdout.splitlines()] == ["FAIL --no-breaks", "FAIL --entry gelu_kernel=hop"]
@@ -418,7 +419,7 @@ def test_check_json_is_versioned(captured: FakeCapture) -> None:
     result = run("check", BREAKS, "--no-breaks", "--json")
     assert result.exit_code == ExitCode.FINDINGS
     data = json.loads(result.stdout)
-    assert list(data) == ["schema_version", "tool", "tool_version", "target", "ok", "conditions", "failures"]
+    assert list(data) == ["schema_version", "tool", "tool_version", "target", "mode", "ok", "conditions", "failures"]
     assert (data["schema_version"], data["tool"], data["tool_version"]) == (CHECK_SCHEMA_VERSION, "tritoninspect",
                                                                            __version__)
     findings = "no error finding at stage dynamo (the findings of later stages were not looked for)"  # a Dynamo capture

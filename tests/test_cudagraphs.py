@@ -160,7 +160,7 @@ def test_kernel_filter_keeps_only_that_kernels_epilogues() -> None:
     other = dataclasses.replace(report.epilogues[0], kernel="mul_kernel", compile_id="1/0")
     both = dataclasses.replace(report, epilogues=(*report.epilogues, other))
     text = "\n".join(str(x) for x in epilogue_section(both.narrowed("add_kernel"), Path.cwd()))
-    assert "[0/0] add_kernel" in text and "mul_kernel" not in text
+    assert "[0/0 inference] add_kernel" in text and "mul_kernel" not in text
 
 
 def test_fused_epilogue() -> None:

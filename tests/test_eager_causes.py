@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import inspect
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,7 @@ import torch
 
 from tritoninspect.analyse.advice import advise
 from tritoninspect.analyse.eager_causes import eager_cause
-from tritoninspect.capture.breaks import autograd_backward, disabled_sites
+from tritoninspect.capture.breaks import autograd_backward, autograd_forward, disabled_sites
 from tritoninspect.model.records import Capture, LaunchRecord
 from tritoninspect.model.report import Library, Occurrence, Report, read_report
 
@@ -82,6 +83,28 @@ def test_a_launch_from_an_autograd_backward_names_its_forward() -> None:
     lines, first = inspect.getsourcelines(_Twice.forward)
     assert _Twice.seen == [(f"{HERE}:{first} in _Twice.forward", (first, first + len(lines) - 1))]
     assert autograd_backward() is None
+
+
+class _Inside(torch.autograd.Function):
+    seen: list[Any] = []
+
+    @staticmethod
+    def forward(ctx: Any, x: torch.Tensor) -> torch.Tensor:
+        _Inside.seen.append(autograd_forward(sys._getframe()))
+        return x * 2
+
+    @staticmethod
+    def backward(ctx: Any, grad: torch.Tensor) -> torch.Tensor:
+        return grad * 2
+
+
+def test_a_launch_inside_an_eager_autograd_forward_names_that_forward() -> None:
+    """What a launch from a compiled graph records when the Function's `apply` around it ran eagerly
+    (`Occurrence.inside_forward`); nothing outside a Function's forward."""
+    _Inside.apply(torch.ones(2, requires_grad=True))
+    first = inspect.getsourcelines(_Inside.forward)[1]
+    assert _Inside.seen == [f"{HERE}:{first} in _Inside.forward"]
+    assert autograd_forward(sys._getframe()) is None
 
 
 # --- analysis: the backward's forward and its disable -------------------------------------------------
@@ -188,12 +211,11 @@ def test_a_backward_run_eagerly_after_a_break_in_its_forward_is_tied_to_that_bre
     the graph, so the apply runs eagerly and the backward's kernel launches outside every graph. The
     finding said "this report ties no graph break ... to that forward" beside that very break."""
     import json
-    import subprocess
-    import sys
+
+    from _expect import run_cli
 
     asset = Path(__file__).parent / "assets" / "backward_after_forward_break.py"
-    run = subprocess.run([sys.executable, "-m", "tritoninspect", "graph", f"{asset}:Net", "--json"],
-                         capture_output=True, text=True, cwd=tmp_path, timeout=600)
+    run = run_cli(["graph", f"{asset}:Net", "--json"], cwd=tmp_path)  # this checkout's tritoninspect
     assert run.returncode == 0, run.stderr[-2000:]
     report = json.loads(run.stdout)
     (kernel,) = report["kernels"]
@@ -207,6 +229,45 @@ def test_a_backward_run_eagerly_after_a_break_in_its_forward_is_tied_to_that_bre
     assert advice["action"].startswith(f"Remove the graph break at ") and "disable" not in advice["because"]
 
 
+def test_a_forward_kernel_compiled_after_a_break_in_its_function_says_how_it_goes_with_the_eager_backward(
+        tmp_path: Path) -> None:
+    """Liger's LigerSiLUMulFunction in compile-only mode (the newcomer's model): `_swiglu_forward_kernel` was a
+    `hop` row, "visible", beside a finding that said "the forward ran eagerly". Both were true: the Function's
+    `apply` ran eagerly, and Dynamo compiled the forward's own code after the break apart, with grad off (an
+    inference graph, no backward). The report now says so in the finding, the verdict and the kernel row."""
+    import json
+
+    from _expect import run_cli
+    from tritoninspect.render import render_as
+    from tritoninspect.render.overview import render_overview
+
+    asset = Path(__file__).parent / "assets" / "forward_kernel_after_break.py"
+    run = run_cli(["graph", f"{asset}:Net", "--json"], cwd=tmp_path)  # this checkout's tritoninspect
+    assert run.returncode == 0, run.stderr[-2000:]
+    data = json.loads(run.stdout)
+    kernels = {k["name"]: k for k in data["kernels"]}
+    (launch,) = [o for o in kernels["scale_kernel"]["occurrences"] if o["stage"] == "runtime"]
+    (eager,) = [o for o in kernels["scale_bwd_kernel"]["occurrences"] if o["stage"] == "runtime"]
+    assert (launch["entry"], launch["placement"]) == ("hop", "inference")
+    assert launch["inside_forward"] == eager["backward_of"] and launch["inside_forward"].endswith("in Triple.forward")
+    (advice,) = [a for a in data["advice"] if a["rule"] == "eager_launches"]
+    assert "the forward ran eagerly" not in advice["finding"]
+    said = (f"Dynamo still compiled the forward's own code apart, as inference graphs (grad is off in a Function's "
+            f"forward) with no backward: scale_kernel in {launch['compile_id']}")
+    assert said in advice["finding"], advice["finding"]
+    saved = tmp_path / "report.json"
+    saved.write_text(run.stdout, encoding="utf-8")
+    report = read_report(saved)
+    verdict = render_as(report, "detail", color=False, width=1000).split("Verdict\n", 1)[1].splitlines()[0]
+    forward_line = _line_of_asset(asset, "def forward(ctx, x)") - 1  # the decorator's: the code's first line
+    assert verdict.startswith("scale_kernel: visible to Inductor (hop) in 1 graph; launched inside Triple.forward ("), \
+        verdict
+    assert verdict.endswith(f"{asset.name}:{forward_line}), which ran outside every compiled graph: Dynamo compiled "
+                            f"that forward's own code apart (inference graph {launch['compile_id']}), so no backward "
+                            "is compiled with it."), verdict
+    assert "inference: - / -" in render_overview(report, color=False, width=120)
+
+
 def _line_of_asset(path: Path, marker: str) -> int:
     (number,) = [n for n, line in enumerate(path.read_text().splitlines(), 1) if marker in line]
     return number
@@ -217,12 +278,11 @@ def test_a_launch_inside_the_users_own_disable_with_no_break_tied_names_that_dis
     break tied to it (Dynamo's break names `Scale.forward`, not the kernel); the advice said "Find what stops
     Dynamo before the launch" though the occurrence's `disabled_by` names the disable."""
     import json
-    import subprocess
-    import sys
+
+    from _expect import run_cli
 
     asset = Path(__file__).parent / "assets" / "user_disabled_forward.py"
-    run = subprocess.run([sys.executable, "-m", "tritoninspect", "graph", f"{asset}:Model", "--json"],
-                         capture_output=True, text=True, cwd=tmp_path, timeout=600)
+    run = run_cli(["graph", f"{asset}:Model", "--json"], cwd=tmp_path)  # this checkout's tritoninspect
     assert run.returncode == 0, run.stderr[-2000:]
     report = json.loads(run.stdout)
     line = _line_of_asset(asset, "USER-DISABLE")

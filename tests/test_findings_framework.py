@@ -57,7 +57,7 @@ def small(*findings: Finding) -> Report:
 def test_findings_round_trip_through_json_and_the_schema() -> None:
     report = small(finding("error"), finding("warning"), finding("note", kernel=None))
     text = report.to_json()
-    assert json.loads(text)["schema_version"] == SCHEMA_VERSION == 8
+    assert json.loads(text)["schema_version"] == SCHEMA_VERSION == 10
     again = Report.from_json(text)
     assert again.findings == report.findings
     assert again.findings[0].evidence[1].line == 12
@@ -133,10 +133,23 @@ def test_default_text_shows_the_finding_and_its_action() -> None:
 
 def test_detail_text_shows_the_evidence() -> None:
     text = TerminalRenderer(width=160, color=False).render(small(finding("error"), finding("note", kernel=None)))
-    assert "Findings: what torch.compile changes (2)" in text
+    assert "Evidence for each finding (2: 1 error, 1 note)" in text
     assert "[0/0] hop_0 x_ptr: kwargs x_ptr: mul" in text
-    assert "do: do the error thing" in text
+    assert 'ranked: finding 1 under "Findings, by impact", its action and why under "Advice"' in text
     assert "why: torch does a thing · torch versions: 2.11 and 2.13 (seen) [torch/x.py (f); pytorch/pytorch#1]" in text
+
+
+def test_detail_says_a_ranked_findings_action_once() -> None:
+    """--detail listed the hazards twice under two "Findings" headings with the same count (the newcomer's
+    hazard_aliasing run: "Findings: what torch.compile changes (2)", then "Findings, by impact (2)"), each
+    action and why three times over: the evidence section now points to the ranked finding instead."""
+    report = read_report(FIXTURES / "gpu" / "hazard_aliasing.json")  # the sample's report on an H200
+    text = TerminalRenderer(width=200, color=False).render(report)
+    headings = [line for line in text.splitlines() if line.startswith(("Findings", "Evidence"))]
+    assert headings == ["Evidence for each finding (2: 1 error, 1 warning)", "Findings, by impact (2)"], headings
+    error = next(f for f in report.findings if f.severity == "error")
+    assert text.count(error.action) == 1, "the error's action is said once, under Advice"
+    assert 'ranked: finding 1 under "Findings, by impact"' in text
 
 
 def test_kernel_view_keeps_only_that_kernels_findings() -> None:
@@ -177,7 +190,8 @@ def test_a_capture_stopped_before_inductor_says_its_findings_gate_is_partial(sta
     assert result.ok and result.conditions == (
         f"no error finding at stage {stage} (the findings of later stages were not looked for)",)
     assert render_check(result) == (f"ok: no error finding at stage {stage} (the findings of later stages were not "
-                                     "looked for) for m.py:Net; no other condition given")
+                                     "looked for) for m.py:Net; no other condition given; mode: compile-only (CPU, "
+                                     "kernels in Triton's interpreter: no GPU behaviour checked)")
     assert run_checks(report, {"no error finding": {"findings": True}}, target="m.py:Net").conditions == (
         "no error finding",)
 

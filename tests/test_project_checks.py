@@ -113,7 +113,7 @@ def test_an_entry_without_other_conditions_checks_the_findings(captured: FakeCap
     monkeypatch.chdir(project(tmp_path, HEAD + ENTRY, ("add_raw",)))
     result = run("check", "-q")
     assert result.exit_code == ExitCode.OK, result.stderr
-    assert result.stdout.startswith("PASS  add_raw.py:Net (1 condition: no error finding"), result.stdout
+    assert result.stdout.startswith("PASS  add_raw.py:Net (compile-only; 1 condition: no error finding"), result.stdout
 
 
 def test_allow_in_an_entry_is_checks_allow(captured: FakeCapture, tmp_path: Path,
@@ -153,7 +153,7 @@ def test_mixed_pass_and_fail_one_line_each_exit_1_and_junit(captured: FakeCaptur
     assert result.exit_code == ExitCode.FINDINGS, result.stderr
     lines = result.stdout.splitlines()
     assert lines[0].startswith(
-        "PASS  add_raw.py:Net (3 conditions: --no-breaks, --entry add_kernel=hop, no error finding, ")
+        "PASS  add_raw.py:Net (compile-only; 3 conditions: --no-breaks, --entry add_kernel=hop, no error finding, ")
     assert lines[1] == "FAIL  custom op: --entry add_kernel=triton_op: add_kernel entered as custom_op"
     assert lines[2].startswith("FAIL  break_disabled_dispatch.py:Net: --no-breaks: ")
     assert lines[-1] == "checks: 1 passed, 2 failed, 0 errors (pyproject.toml)"
@@ -201,7 +201,7 @@ def test_an_entry_whose_capture_fails_is_an_error_and_the_others_go_on(captured:
     assert result.exit_code == ExitCode.FINDINGS, result.stderr
     lines = result.stdout.splitlines()
     assert lines[0] == "ERROR add_raw.py:Raises: the model failed under torch.compile: ValueError: bad"
-    assert lines[1].startswith("PASS  add_raw.py:Net (2 conditions: --no-breaks, no error finding")
+    assert lines[1].startswith("PASS  add_raw.py:Net (compile-only; 2 conditions: --no-breaks, no error finding")
     assert lines[2] == "checks: 1 passed, 0 failed, 1 error (pyproject.toml)"
     # In GitHub Actions: one annotation, at the entry's line, the file named from the workspace.
     assert lines[3:] == [f"::error file={tmp_path.name}/pyproject.toml,line=5,title=tritoninspect%3A could not "
@@ -219,7 +219,7 @@ def test_the_suite_json_is_versioned(captured: FakeCapture, tmp_path: Path, monk
     assert (data["schema_version"], data["ok"], data["counts"]) == (SUITE_SCHEMA_VERSION, False,
                                                                     {"pass": 1, "fail": 2, "error": 0})
     assert [c["status"] for c in data["checks"]] == ["pass", "fail", "fail"]
-    assert list(data["checks"][0]) == ["name", "target", "file", "line", "status", "seconds", "conditions",
+    assert list(data["checks"][0]) == ["name", "target", "file", "line", "status", "mode", "seconds", "conditions",
                                        "failures", "error"]
 
 
@@ -269,8 +269,8 @@ max_graphs = 1
     result = run_cli(["check", "--junit-xml", "j.xml"], cwd=tmp_path / "sub", env=cli_env(GITHUB_ACTIONS=None))
     assert result.returncode == ExitCode.FINDINGS, result.stderr
     lines = result.stdout.splitlines()
-    assert lines[0].startswith("PASS  triton_op:Net (3 conditions: --no-breaks, --entry add_kernel=triton_op, "
-                               "no error finding, ")
+    assert lines[0].startswith("PASS  triton_op:Net (compile-only; 3 conditions: --no-breaks, "
+                               "--entry add_kernel=triton_op, no error finding, ")
     assert lines[1] == "FAIL  graph_break.py:Net: --max-graphs 1: 3 Dynamo graphs (0/0, 1/0, 2/0)"
     # Above the current directory, the pyproject is named in full.
     assert lines[2] == f"checks: 1 passed, 1 failed, 0 errors ({tmp_path / 'pyproject.toml'})"

@@ -415,11 +415,12 @@ def test_a_findings_why_is_said_once_and_then_as_above() -> None:
     from tritoninspect.render import render_as
 
     report = read_report(Path(__file__).parent / "fixtures" / "gpu" / "hazard_fp64_scalar.json")
-    f = next(f for f in report.findings if f.basis)
+    # Notes: the section says their why (an error's or warning's is said under Advice, with its action).
+    f = dataclasses.replace(next(f for f in report.findings if f.basis), severity="note")
     twice = dataclasses.replace(report, findings=(f, dataclasses.replace(f, kernel="other_kernel"),
                                                   dataclasses.replace(f, basis=f.basis + " Another.")))
     text = render_as(twice, "detail", color=False, width=4000)
-    section = text[text.index("Findings: what torch.compile changes"):]
+    section = text[text.index("Evidence for each finding"):]
     whys = [line.strip() for line in section.splitlines() if line.strip().startswith("why:")][:3]
     assert whys[0].startswith(f"why: {f.basis}") and whys[1] == f"why: as above ({f.rule})", whys
     assert whys[2].startswith(f"why: {f.basis} Another."), whys

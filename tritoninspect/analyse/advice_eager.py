@@ -50,7 +50,7 @@ def _backward(report: Report, kernel: str, launches: int, forward: str, disabled
         why, action = (f"its forward's kernels ran inside {disable_text(report, disabled, owner)}",
                        disable_action(report, disabled, owner))
     elif found is not None:
-        why, action = _break_cause(report, found, function)
+        why, action = _break_cause(report, found, function, forward)
     else:
         why, action = ("its forward ran outside every compiled graph, and this report ties no graph break or "
                        "torch.compiler.disable to that forward"), _unknown_action(report, function)
@@ -64,16 +64,37 @@ def _backward(report: Report, kernel: str, launches: int, forward: str, disabled
     )
 
 
-def _break_cause(report: Report, b: GraphBreak, function: str) -> tuple[str, str]:
-    """Why and what to do when a graph break inside the forward made it (and so its backward) run eagerly."""
+def _break_cause(report: Report, b: GraphBreak, function: str, forward: str) -> tuple[str, str]:
+    """Why and what to do when a graph break inside the forward made the Function (and so its backward) run
+    outside the graph. Dynamo still compiles the forward's own code, apart: what it launched from there is
+    said, so its `hop` row does not read as a contradiction."""
     at = short_location(b.file, b.line)
-    why = (f"Dynamo met the graph break at {at} [{b.compile_id}] while tracing its forward, so the forward ran "
-           "eagerly and the autograd engine runs the backward")
+    why = (f"Dynamo met the graph break at {at} [{b.compile_id}] while tracing its forward, so the Function ran "
+           "outside that graph and the autograd engine runs its backward")
+    compiled = compiled_inside(report, forward)
+    if compiled:
+        listed = "; ".join(f"{name} in {', '.join(dict.fromkeys(c for c, _ in ids))}" for name, ids in compiled.items())
+        inference = all(p == "inference" for ids in compiled.values() for _, p in ids)
+        how = ("as inference graphs (grad is off in a Function's forward) with no backward" if inference
+               else "as graphs of their own")
+        why += f"; Dynamo still compiled the forward's own code apart, {how}: {listed}"
     if b.device_probe:
-        why += (f" (that break follows a compile-only device probe, {b.device_probe}: a GPU run may not break "
-                "there, and then compiles this backward with its forward)")
+        why += (f" (that break follows a compile-only device probe, {_place(b.device_probe)} in "
+                f"{_function(b.device_probe)}: a GPU run may not break there, and then compiles this backward with "
+                "its forward)")
     return why, (f"Remove the graph break at {at} (its own finding says how); Dynamo then traces {function}'s "
                  "forward into the graph and compiles its backward with it.")
+
+
+def compiled_inside(report: Report, forward: str) -> dict[str, list[tuple[str, str | None]]]:
+    """Kernel -> (compile id, placement) of its launches from compiled graphs that ran inside `forward` (run
+    eagerly: `Occurrence.inside_forward`), in report order."""
+    found: dict[str, list[tuple[str, str | None]]] = {}
+    for k in report.kernels:
+        for o in k.occurrences:
+            if o.stage == "runtime" and o.inside_forward == forward and o.compile_id:
+                found.setdefault(k.name, []).append((o.compile_id, o.placement))
+    return found
 
 
 def disable_text(report: Report, disabled: str, owner: str | None) -> str:

@@ -18,7 +18,9 @@ from tritoninspect.model import __version__
 #: Version of the `check` suite document (`check --json` without a TARGET). Changelog:
 #: 1: schema_version, tool, tool_version, pyproject, ok, counts, checks (name, target, file, line,
 #:    status, seconds, conditions, failures, error).
-SUITE_SCHEMA_VERSION = 1
+#: 2: checks[].mode: what made the entry's report ("gpu", "compile-only", "trace"; null: not checked), as
+#:    the `check` document's `mode` (its version 2).
+SUITE_SCHEMA_VERSION = 2
 
 Status = Literal["pass", "fail", "error"]
 
@@ -60,6 +62,7 @@ class EntryResult:
             "file": self.file,
             "line": self.line or None,
             "status": self.status,
+            "mode": (self.result.mode or None) if self.result else None,
             "seconds": None if self.seconds is None else round(self.seconds, 2),
             "conditions": list(self.result.conditions) if self.result else [],
             "failures": list(self.result.failures) if self.result else [],

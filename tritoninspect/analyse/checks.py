@@ -12,16 +12,21 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from tritoninspect.analyse.advice_text import plural
+from tritoninspect.analyse.summary import short_path
 from tritoninspect.model import __version__
 from tritoninspect.model.report import Entry, GraphBreak, Kernel, Occurrence, Report
+from tritoninspect.textformats.origin import INSTALL_DIR_NAMES
 
 #: Version of the `check --json` document. Changelog:
 #: 1: schema_version, tool, tool_version, target, ok, conditions, failures (before it,
 #:    `check --json` printed target, ok, conditions and failures without a version).
-CHECK_SCHEMA_VERSION = 1
+#: 2: mode: what made the report the conditions were checked on ("gpu", "compile-only", "trace"): a pass
+#:    in compile-only mode checked no GPU behaviour (a newcomer read one as a GPU result).
+CHECK_SCHEMA_VERSION = 2
 
 #: Entry kinds `--entry` accepts: how the kernel must enter torch.compile.
 ENTRY_KINDS = (Entry.HOP.value, Entry.TRITON_OP.value, Entry.CUSTOM_OP.value)
@@ -53,6 +58,7 @@ def check_report(
     no_fallback: bool = False,
     findings: bool = False,
     allow: Iterable[str] = (),
+    cwd: Path | None = None,
 ) -> list[str]:
     """One line per failed condition; `[]` when every condition holds.
 
@@ -68,6 +74,9 @@ def check_report(
     - `findings`: no `error` finding (`Report.findings`: the compiled result can differ from
       eager), except those whose rule is in `allow`.
 
+    `cwd`: the folder the user is in; the files a failure names are then given relative to it (as the
+    user gives them to `check`) when they are under it. None: as the report holds them (absolute).
+
     Raises ValueError for an unknown entry kind. Conditions that need a stage
     the report does not have (clones and fallbacks need AOT) fail, saying so.
     A report of a failed compile, or of a cut-off trace log, fails whatever the conditions,
@@ -75,7 +84,7 @@ def check_report(
     """
     failures = _failed(report)
     if no_breaks:
-        failures += _no_breaks(report)
+        failures += _no_breaks(report, cwd)
     if max_graphs is not None:
         failures += _max_graphs(report, max_graphs)
     for kernel, kind in (entries or {}).items():
@@ -113,6 +122,8 @@ class CheckResult:
     #: Each condition as typed, e.g. `--entry add_kernel=hop`.
     conditions: tuple[str, ...]
     failures: tuple[str, ...]
+    #: What made the report checked (`Meta.mode`: "gpu", "compile-only", "trace"); "" when not known.
+    mode: str = ""
 
     @property
     def ok(self) -> bool:
@@ -125,6 +136,7 @@ class CheckResult:
             "tool": "tritoninspect",
             "tool_version": __version__,
             "target": self.target,
+            "mode": self.mode or None,
             "ok": self.ok,
             "conditions": list(self.conditions),
             "failures": list(self.failures),
@@ -134,15 +146,16 @@ class CheckResult:
         return json.dumps(self.to_dict(), indent=indent)
 
 
-def run_checks(report: Report, conditions: Mapping[str, Mapping[str, Any]], *, target: str) -> CheckResult:
-    """Check each condition (display text -> `check_report` keywords), in order."""
+def run_checks(report: Report, conditions: Mapping[str, Mapping[str, Any]], *, target: str,
+               cwd: Path | None = None) -> CheckResult:
+    """Check each condition (display text -> `check_report` keywords), in order; `cwd` as `check_report`'s."""
     failures: list[str] = []
     for keywords in conditions.values():
-        failures += check_report(report, **keywords)
+        failures += check_report(report, **keywords, cwd=cwd)
     labels = tuple(_at_stage(label, report) if keywords.get("findings") else label
                    for label, keywords in conditions.items())
     # A failed compile fails every condition: say it once.
-    return CheckResult(target, labels, tuple(dict.fromkeys(failures)))
+    return CheckResult(target, labels, tuple(dict.fromkeys(failures)), mode=report.meta.mode)
 
 
 def _at_stage(label: str, report: Report) -> str:
@@ -178,7 +191,7 @@ def dynamo_graph_ids(report: Report) -> list[str]:
     return list(dict.fromkeys(g.compile_id for g in report.graphs if g.stage == "dynamo"))
 
 
-def _no_breaks(report: Report) -> list[str]:
+def _no_breaks(report: Report, cwd: Path | None) -> list[str]:
     breaks = report.graph_breaks
     if not breaks:
         return []
@@ -186,7 +199,7 @@ def _no_breaks(report: Report) -> list[str]:
     # with every compile id that logged it (a Liger model logged one break 6 times).
     places: dict[str, list[str]] = {}
     for b in breaks:
-        places.setdefault(_break_text(b), []).append(b.compile_id)
+        places.setdefault(_break_text(b, cwd), []).append(b.compile_id)
     texts = [f"[{', '.join(ids)}] {text}" for text, ids in places.items()]
     shown = "; ".join(texts[:SHOWN])
     more = f"; and {len(texts) - SHOWN} more" if len(texts) > SHOWN else ""
@@ -207,12 +220,33 @@ def _probed(breaks: tuple[GraphBreak, ...], *, counted: bool = True) -> str:
             "a GPU run may not break there; check on a GPU)")
 
 
-def _break_text(b: GraphBreak) -> str:
-    where = f"{b.file}:{b.line}" if b.file else "unknown location"
+def _break_text(b: GraphBreak, cwd: Path | None) -> str:
+    where = f"{shown_path(b.file, cwd)}:{b.line}" if b.file else "unknown location"
     headline = b.title()
     skipped = " (frame skipped)" if b.frame_skipped else ""
-    probe = f" (after the device probe at {b.device_probe})" if b.device_probe else ""
+    probe = f" (after the device probe at {_shown_frame(b.device_probe, cwd)})" if b.device_probe else ""
     return f"{where}{skipped} {headline}{probe}".strip()
+
+
+def shown_path(file: str, cwd: Path | None) -> str:
+    """`file` relative to `cwd` when it is under it (`samples/model.py`, as the user named the target); an
+    installed package's from its package down (`liger_kernel/utils.py`, as every view names it); else as it
+    is (absolute: a CI log needs the whole path). As it is without a `cwd`."""
+    path = Path(file)
+    if cwd is None or not path.is_absolute():
+        return file
+    if INSTALL_DIR_NAMES & set(path.parts):
+        return short_path(file, cwd)
+    return path.relative_to(cwd).as_posix() if path.is_relative_to(cwd) else file
+
+
+def _shown_frame(frame: str, cwd: Path | None) -> str:
+    """A "file:line in function" with its file as `shown_path` gives it."""
+    location, sep, function = frame.rpartition(" in ")
+    file, colon, line = (location if sep else frame).rpartition(":")
+    if not colon or not line.isdigit():
+        return frame
+    return f"{shown_path(file, cwd)}:{line}" + (f" in {function}" if sep else "")
 
 
 def _max_graphs(report: Report, limit: int) -> list[str]:

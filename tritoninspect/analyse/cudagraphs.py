@@ -176,6 +176,12 @@ def skip_action(reason: CudagraphReason) -> str:
     return "Move the op named in the reason out of the compiled region, or keep it out of the CUDA-graphed part."
 
 
+def launch_place(fusion: EpilogueFusion) -> str:
+    """`[0/0 backward]`: the compile id and the graph of it (forward, backward, inference) the launch is in:
+    one compile id holds a forward and a backward graph, and a kernel launched in both is fused in each."""
+    return f"[{fusion.compile_id} {fusion.part}]" if fusion.part else f"[{fusion.compile_id}]"
+
+
 def refused_epilogues(fusions: Sequence[EpilogueFusion]) -> list[tuple[EpilogueFusion, str]]:
     """(launch, the sentence saying what was not fused and why) per launch with the fusion on where a
     neighbour was not fused; a refusal by compile-only mode's C++ backend is that mode's own, not said."""
@@ -189,7 +195,7 @@ def refused_epilogues(fusions: Sequence[EpilogueFusion]) -> list[tuple[EpilogueF
         if not refused:
             continue
         why = "; ".join(fusion.blockers) or refused[0].reason or "no reason given"
-        found.append((fusion, f"[{fusion.compile_id}] Inductor did not fuse {', '.join(n.node for n in refused)} "
+        found.append((fusion, f"{launch_place(fusion)} Inductor did not fuse {', '.join(n.node for n in refused)} "
                               f"({', '.join(o for n in refused for o in n.ops) or 'ops unknown'}) into "
                               f"{fusion.kernel}: {why}"))
     return found

@@ -173,7 +173,7 @@ def _launch_occurrence(capture: Capture, record: KernelRecord, launch: LaunchRec
         compile_id=launch.compile_id, stage="runtime", entry=_launch_entry(capture, record, launch),
         custom_op=launch.custom_op, launches=launch.count, inductor_name=launch.inductor_name,
         part=launch.part, placement=launch.part, function=launch.function, line=launch.line,
-        **eager_cause(capture, launch),
+        inside_forward=launch.inside_forward, **eager_cause(capture, launch),
     )
 
 

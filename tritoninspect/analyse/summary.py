@@ -21,6 +21,21 @@ VISIBLE = (Entry.HOP.value, Entry.TRITON_OP.value)
 _INSTALL_DIRS = ("site-packages", "dist-packages")
 
 
+#: The parts of a compiled program, in the order the default view lists a kernel's neighbours by part.
+PARTS = ("forward", "recompute", "backward", "inference")
+
+
+@dataclass(frozen=True)
+class Around:
+    """The ops of the Inductor kernels just before and after a kernel's launches in one part of the
+    compiled program: "forward", "backward", "recompute" (a backward launch recomputing a forward one)
+    or "inference"."""
+
+    part: str
+    before: tuple[str, ...]
+    after: tuple[str, ...]
+
+
 @dataclass(frozen=True)
 class KernelSummary:
     """What the default view says about one kernel, in plain values."""
@@ -39,7 +54,8 @@ class KernelSummary:
     #: Arguments still cloned after re-inplacing, and those re-inplaced.
     cloned: tuple[str, ...]
     reinplaced: tuple[str, ...]
-    #: Ops of the nearest Inductor kernels before and after its launch (or its custom op's call).
+    #: Ops of the nearest Inductor kernels before and after its launch (or its custom op's call), over
+    #: every part of the program (`around` keeps them apart).
     before: tuple[str, ...]
     after: tuple[str, ...]
     #: Epilogue fusion state of its launches ("fused", "off", "on") when torch reports one.
@@ -56,6 +72,8 @@ class KernelSummary:
     verdict: str
     #: The installed distribution the kernel's source is in; None: the user's own code.
     library: str | None = None
+    #: `before` and `after` per part of the program its launches are in (forward and backward apart).
+    around: tuple[Around, ...] = ()
 
 
 def summarise(report: Report, cwd: Path | None = None) -> list[KernelSummary]:
@@ -92,6 +110,7 @@ def summarise_kernel(kernel: Kernel, cwd: Path | None = None, launches_known: bo
         fallbacks=tuple(_sorted_ids(o.compile_id for o in occ if o.mutation_analysis_fallback)),
         verdict=_verdict(kernel.entries, missing),
         library=kernel.library,
+        around=_around(occ),
     )
 
 
@@ -143,6 +162,16 @@ def _neighbours(occ: Iterable[Occurrence]) -> tuple[tuple[str, ...], tuple[str, 
     states = [n.epilogue_fusion for n in hoods if n.epilogue_fusion]
     epilogue = "fused" if "fused" in states else (states[0] if states else None)
     return before, after, epilogue
+
+
+def _around(occ: Iterable[Occurrence]) -> tuple[Around, ...]:
+    """The neighbours of the kernel's launches per part: a kernel launched in the forward and the backward
+    has Inductor kernels around it in each, which one before/after pair would mix."""
+    parts: dict[str, list[Neighbourhood]] = {}
+    for n in (n for o in occ for n in (o.neighbourhood or ())):
+        parts.setdefault("recompute" if n.recompute else n.part, []).append(n)
+    order = sorted(parts, key=lambda p: PARTS.index(p) if p in PARTS else len(PARTS))
+    return tuple(Around(p, _ops(n.before for n in parts[p]), _ops(n.after for n in parts[p])) for p in order)
 
 
 def _ops(neighbours: Iterable[Neighbour | None]) -> tuple[str, ...]:

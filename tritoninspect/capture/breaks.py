@@ -10,7 +10,7 @@ from __future__ import annotations
 import inspect
 import linecache
 import re
-from types import CodeType
+from types import CodeType, FrameType
 from typing import Any
 
 from tritoninspect import textformats
@@ -80,6 +80,25 @@ def eager_launch_context() -> dict[str, Any]:
     backward = autograd_backward()
     return {"site": launch_site(), "disabled": disabled_sites(), "backward_of": backward[0] if backward else None,
             "forward_lines": backward[1] if backward else None}
+
+
+def compiled_launch_context(frame: FrameType) -> dict[str, Any]:
+    """The `LaunchRecord` fields of a launch from a compiled graph, `frame` the graph's (its output code or
+    the module run as is): the user's autograd.Function whose forward ran eagerly around it (`inside_forward`),
+    e.g. after a graph break inside that forward; {} when none did."""
+    inside = autograd_forward(frame)
+    return {"inside_forward": inside} if inside else {}
+
+
+def autograd_forward(start: FrameType) -> str | None:
+    """The innermost autograd.Function of user or library code whose forward runs eagerly (`Function.apply`)
+    around `start`, as "file:line in Class.forward" (the forward's first line); None when there is none."""
+    for frame in compat.dynamo.frames(start):
+        cls = compat.dynamo.autograd_function_forward(frame)
+        code = getattr(inspect.unwrap(getattr(cls, "forward", None)), "__code__", None) if cls else None
+        if code is not None and textformats.origin.is_user_file(code.co_filename):
+            return f"{code.co_filename}:{code.co_firstlineno} in {cls.__name__}.forward"  # type: ignore[union-attr]
+    return None
 
 
 def launch_site() -> tuple[str, ...]:

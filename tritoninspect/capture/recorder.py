@@ -18,7 +18,7 @@ import torch
 
 from tritoninspect import textformats
 from tritoninspect.capture import compat
-from tritoninspect.capture.breaks import break_record, eager_launch_context, tool_break
+from tritoninspect.capture.breaks import break_record, compiled_launch_context, eager_launch_context, tool_break
 from tritoninspect.capture.buffers import ArgumentFacts
 from tritoninspect.capture.failure import Progress
 from tritoninspect.capture.hazards import HazardRecorder
@@ -488,7 +488,7 @@ class Recorder:
             if interpreted is not None:
                 in_graph, cid = True, interpreted[1]
                 break
-        context = {} if in_graph else eager_launch_context()
+        context = compiled_launch_context(frame) if in_graph else eager_launch_context()
         launch = LaunchRecord(via, kernel_id, inductor_name, op, in_graph, cid, **context, **where)
         self._launches[launch] += 1
         return launch

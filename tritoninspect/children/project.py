@@ -76,5 +76,6 @@ def check_one(job: Job, *, cwd: Path, timeout: float | None, debug: bool,
         error = message + (f" ({exc.hint})" if exc.hint else "")
         return EntryResult(job.name, job.target, job.file, job.line, None, error=error,
                            error_kind=type(exc).__name__, seconds=time.monotonic() - started)
-    result = run_checks(report, job.conditions, target=job.target)
+    # The files a failure names, relative to the folder the user ran `check` in (the entry's `file` is too).
+    result = run_checks(report, job.conditions, target=job.target, cwd=Path.cwd())
     return EntryResult(job.name, job.target, job.file, job.line, result, seconds=time.monotonic() - started)

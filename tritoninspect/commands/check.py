@@ -114,7 +114,8 @@ def check(
             except TritonInspectError as exc:
                 _project.junit_for_error(exc, target, source, junit_xml, time.monotonic() - started)
                 raise
-            ok = _project.say_one(run_checks(report, conditions, target=target), source, json_out=json_out,
+            result = run_checks(report, conditions, target=target, cwd=Path.cwd())  # files as the user names them
+            ok = _project.say_one(result, source, json_out=json_out,
                                   junit_xml=junit_xml, seconds=time.monotonic() - started)
         if not ok:
             raise typer.Exit(ExitCode.FINDINGS)

@@ -238,6 +238,9 @@ class LaunchRecord:
     #: "file:line in Class.forward" (first line), and that forward's first and last lines.
     backward_of: str | None = None
     forward_lines: tuple[int, int] | None = None
+    #: Launches from a compiled graph: the user's autograd.Function whose forward ran eagerly around the
+    #: launch (Function.apply outside every graph), "file:line in Class.forward".
+    inside_forward: str | None = None
     #: Launches from an output module: its part (forward, backward, inference), the function
     #: of it that launched (call, true_graph_0, ...) and the line.
     part: str | None = None

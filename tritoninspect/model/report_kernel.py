@@ -252,6 +252,11 @@ class Occurrence:
     #: For such a launch whose forward no disable kept out: the compile id of the graph break Dynamo met
     #: while tracing that forward (which then ran eagerly); None when no break's stack runs through it.
     forward_break: str | None = None
+    #: Run-time launches from a compiled graph that ran while an autograd.Function's forward ran outside every
+    #: graph (its `apply` run eagerly, as after a graph break inside it): that forward, "file:line in
+    #: Class.forward". Dynamo compiled the forward's own code as graphs apart, with grad off (inference
+    #: graphs): no backward is compiled with them, and the autograd engine runs the Function's backward.
+    inside_forward: str | None = None
 
 
 @dataclass(frozen=True)
@@ -321,6 +326,9 @@ class KernelRecord:
     autotune_configs: tuple[dict[str, Any], ...] = ()
     autotune_key: tuple[str, ...] = ()
     heuristics: tuple[str, ...] = ()
+    #: `@triton.autotune(cache_results=True)` (or TRITON_CACHE_AUTOTUNING=1): eager launches keep the chosen
+    #: config in Triton's disk cache. Inductor tunes a compiled launch's configs itself, without it.
+    autotune_cache_results: bool = False
 
 
 @dataclass(frozen=True)

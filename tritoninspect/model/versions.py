@@ -81,15 +81,22 @@ Schema changelog:
      graph break Dynamo met while tracing that forward (Liger's LigerSiLUMulFunction in compile-only
      mode: a device probe, then an import Dynamo cannot trace). Versions 1-7 still read: they lack it
      (null: not known).
+  9  Kernel.autotune_cache_results: the Autotuner keeps its tuning in Triton's disk cache
+     (`@triton.autotune(cache_results=True)`, or TRITON_CACHE_AUTOTUNING=1); the decorator line says so.
+     Versions 1-8 still read: they lack it (false: not said).
+ 10  Occurrence.inside_forward: a run-time launch from a compiled graph that ran inside an autograd.Function's
+     forward run eagerly (a graph break inside it): that forward. Dynamo compiled the forward's code as
+     inference graphs of their own, with no backward; a `hop` row beside the Function's eager backward read
+     as a contradiction. Versions 1-9 still read: they lack it (null: not known).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 10
 #: Versions this tritoninspect reads: every change so far only added fields.
-READABLE_VERSIONS = (1, 2, 3, 4, 5, 6, 7, 8)
+READABLE_VERSIONS = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10)
 
 #: Fields added to schema 1 after its first release: a report written before them lacks them and
 #: reads with their defaults. Every other field must be present. Closed: a new field bumps the version.
@@ -111,7 +118,7 @@ ADDED_IN_VERSION_5 = frozenset({
     "Report.libraries", "Advice.kernels", "Advice.cause", "Advice.details", "Advice.library",
     "Report.findings", "Evidence.seconds", "Report.cudagraphs", "Report.epilogues",
 })
-#: Fields a readable report may lack: those added in version 1, and versions 2 to 8's additions.
+#: Fields a readable report may lack: those added in version 1, and versions 2 to 10's additions.
 MAY_BE_ABSENT = ADDED_IN_VERSION_1 | {
     "Report.failure", "Report.recompile_limits", "CodeCall.ops_source", "Neighbour.ops_source",
     "Meta.rank", "Meta.unknown", "Report.export", "GraphBreak.device_probe",
@@ -120,7 +127,7 @@ MAY_BE_ABSENT = ADDED_IN_VERSION_1 | {
     "Neighbourhood.caller_before", "Neighbourhood.caller_after", "Neighbourhood.recompute",
     "Occurrence.placement", "Occurrence.function", "Occurrence.line", "Kernel.guards", "Kernel.symbolic_args",
     "Meta.grad", "Occurrence.disabled_by", "Occurrence.disabled_library", "Occurrence.backward_of",
-    "Occurrence.forward_break",
+    "Occurrence.forward_break", "Kernel.autotune_cache_results", "Occurrence.inside_forward",
 } | ADDED_IN_VERSION_5
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from tritoninspect.analyse.emulation import availability_probed, tensor_probe_places
+from tritoninspect.analyse.summary import short_location
 from tritoninspect.model.report import Entry, Kernel, KernelGuard, Meta, Occurrence, OpaqueOp, Report, SymbolicArg
 from tritoninspect.textformats.output_code import custom_ops_called, subgraph_kind
 
@@ -96,7 +97,8 @@ def decorators_text(kernel: Kernel) -> str:
 def _decorator(name: str, kernel: Kernel) -> str:
     if name == "autotune":
         key = ", ".join(kernel.autotune_key)
-        return f"@autotune(configs={len(kernel.autotune_configs)}, key=[{key}])"
+        cached = ", cache_results=True" if kernel.autotune_cache_results else ""
+        return f"@autotune(configs={len(kernel.autotune_configs)}, key=[{key}]{cached})"
     if name == "heuristics" and kernel.heuristics:
         return f"@heuristics({', '.join(kernel.heuristics)})"
     return f"@{name}"
@@ -169,10 +171,29 @@ def _visible_clauses(kernel: Kernel) -> list[str]:
     if kernel.missing_from_output_code:
         missing = ", ".join(sorted_ids(kernel.missing_from_output_code))
         visible += f", but MISSING from the output code of {missing}"
-    clauses = [visible]
+    clauses = [visible, *_inside_forward_clauses(kernel)]
     fallbacks = sorted_ids(o.compile_id for o in fallback_occurrences(kernel))
     if fallbacks:
         clauses.append(f"mutation analysis fell back in {', '.join(fallbacks)} (every input assumed written)")
+    return clauses
+
+
+def _inside_forward_clauses(kernel: Kernel) -> list[str]:
+    """Launches from graphs compiled inside an autograd.Function's forward that ran outside every graph (a
+    graph break inside it): said, or "visible" beside that Function's eager backward reads as a contradiction."""
+    forwards: dict[str, list[Occurrence]] = {}
+    for o in kernel.occurrences:
+        if o.stage == "runtime" and o.inside_forward and o.compile_id:
+            forwards.setdefault(o.inside_forward, []).append(o)
+    clauses = []
+    for forward, occurrences in forwards.items():
+        location, _, function = forward.rpartition(" in ")
+        file, _, line = location.rpartition(":")
+        place = short_location(file, int(line) if line.isdigit() else None)
+        ids = ", ".join(sorted_ids(o.compile_id for o in occurrences))
+        graphs = "inference graph" if all(o.placement == "inference" for o in occurrences) else "graph"
+        clauses.append(f"launched inside {function} ({place}), which ran outside every compiled graph: Dynamo "
+                       f"compiled that forward's own code apart ({graphs} {ids}), so no backward is compiled with it")
     return clauses
 
 

@@ -17,7 +17,17 @@ def render_check(result: CheckResult) -> str:
     findings condition is the only one, `ok: no error finding for TARGET; no other condition given`."""
     if result.failures:
         return safe_text("\n".join(f"FAIL {line}" for line in result.failures))
-    return safe_text(_ok_line(result.conditions, result.target))
+    return safe_text(_ok_line(result.conditions, result.target) + mode_text(result.mode, "; "))
+
+
+#: What a pass says about the mode that made the report: compile-only mode checked no GPU behaviour.
+MODES = {"compile-only": "compile-only (CPU, kernels in Triton's interpreter: no GPU behaviour checked)",
+         "trace": "trace (read from a TORCH_TRACE log)"}
+
+
+def mode_text(mode: str, lead: str) -> str:
+    """`; mode: compile-only (...)` after `lead`, or "" when the mode is not known."""
+    return f"{lead}mode: {MODES.get(mode, mode)}" if mode else ""
 
 
 def _ok_line(conditions: tuple[str, ...], target: str) -> str:
@@ -47,6 +57,7 @@ def _entry_lines(entry: EntryResult) -> list[str]:
     if entry.status == "pass":
         conditions = entry.result.conditions if entry.result else ()
         listed = f"{fmt.plural(len(conditions), 'condition')}: {', '.join(conditions)}" if conditions else ""
-        return [f"{head} ({listed or 'no condition'}{took})"]
+        mode = f"{entry.result.mode}; " if entry.result and entry.result.mode else ""
+        return [f"{head} ({mode}{listed or 'no condition'}{took})"]
     first, *rest = entry.failures
     return [f"{head}: {first}", *(f"      {line}" for line in rest)]

@@ -8,7 +8,7 @@ from pathlib import Path
 from rich.console import RenderableType
 from rich.text import Text
 
-from tritoninspect.analyse.cudagraphs import site_text
+from tritoninspect.analyse.cudagraphs import launch_place, site_text
 from tritoninspect.render._widgets import heading
 from tritoninspect.model.report import CudagraphReason, CudagraphUse, EpilogueFusion, Report
 
@@ -54,13 +54,15 @@ def reason_text(reason: CudagraphReason) -> str:
 
 
 def epilogue_section(report: Report, cwd: Path, *, all_kernels: bool = True) -> list[RenderableType]:
-    """Each user kernel's candidate epilogues (--detail); the default view shows it only when fusion was on."""
+    """Each user kernel's candidate epilogues (--detail); the default view shows it only when fusion was on.
+    Each launch says its graph (`[0/0 backward]`): one compile id holds a forward and a backward graph,
+    and a kernel launched in both has a line for each."""
     shown = [f for f in report.epilogues if all_kernels or (f.available and f.enabled)]
     if not shown:
         return []
     lines: list[RenderableType] = [heading("Epilogue fusion into user kernels", len(shown))]
     for fusion in shown:
-        lines.append(Text(f"[{fusion.compile_id}] {fusion.kernel}: {_state(fusion)}"))
+        lines.append(Text(f"{launch_place(fusion)} {fusion.kernel}: {_state(fusion)}"))
         for n in fusion.neighbours:
             verdict = {True: "fused", False: "refused", None: "not considered"}[n.fused]
             why = f": {n.reason}" if n.reason else ""
@@ -93,11 +95,11 @@ def cudagraph_html(report: Report) -> str:
         parts.append('<section id="cudagraphs"><h2>CUDA graphs (reduce-overhead)</h2>'
                      + grid_table(("compile id", "graph", "verdict", "reason"), rows) + "</section>")
     if report.epilogues:
-        rows = [[esc(f.compile_id), esc(f.kernel or "?"), esc(_state(f)),
+        rows = [[esc(f.compile_id), esc(f.part), esc(f.kernel or "?"), esc(_state(f)),
                  esc("; ".join(f"{n.node} ({', '.join(n.ops)}): "
                                f"{ {True: 'fused', False: 'refused', None: 'not considered'}[n.fused]}"
                                + (f" ({n.reason})" if n.reason else "") for n in f.neighbours))]
                 for f in report.epilogues]
         parts.append('<section id="epilogues"><h2>Epilogue fusion into user kernels</h2>'
-                     + grid_table(("compile id", "kernel", "state", "neighbours"), rows) + "</section>")
+                     + grid_table(("compile id", "graph", "kernel", "state", "neighbours"), rows) + "</section>")
     return "".join(parts)

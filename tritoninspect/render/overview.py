@@ -108,11 +108,12 @@ def _kernel_block(report: Report, kernels: Sequence[KernelSummary], width: int) 
     title = heading("Kernels", len(kernels))
     if not kernels:
         return [title, Text(fmt.no_kernels_text(report), style="yellow")]
-    table = kernel_rows(kernels)
+    by_part = _by_part(report, kernels)
+    table = kernel_rows(kernels, by_part)
     if _min_width(table) <= width:
         return [title, table]
     # Too narrow for the table without splitting a word: one block per kernel instead.
-    return [title, *(line for k in kernels for line in _stacked(k))]
+    return [title, *(line for k in kernels for line in _stacked(k, by_part))]
 
 
 def _opaque_block(report: Report) -> list[RenderableType]:
@@ -142,9 +143,10 @@ HEADERS = ("kernel", "entry", "graphs", "clones", "before/after", "eager", "verd
 GAP = 2
 
 
-def kernel_rows(kernels: Sequence[KernelSummary]) -> Table:
-    """One row per kernel: name and source, entry, graphs, clones, neighbours, eager launches, verdict."""
-    cells = [_cells(k) for k in kernels]
+def kernel_rows(kernels: Sequence[KernelSummary], by_part: bool = False) -> Table:
+    """One row per kernel: name and source, entry, graphs, clones, neighbours (`by_part`: per part of the
+    program), eager launches, verdict."""
+    cells = [_cells(k, by_part) for k in kernels]
     t = Table(box=None, show_edge=False, pad_edge=False, header_style="bold", padding=(0, GAP, 0, 0))
     for i, name in enumerate(HEADERS):
         longest = max([len(name)] + [_longest_word(row[i]) for row in cells])
@@ -154,12 +156,18 @@ def kernel_rows(kernels: Sequence[KernelSummary]) -> Table:
     return t
 
 
+def _by_part(report: Report, kernels: Sequence[KernelSummary]) -> bool:
+    """A run with a backward compiles a forward and a backward (and, where grad is off, inference graphs):
+    then every row names the part of each before/after pair. An inference-only run has one part, and says none."""
+    return any(g.part == "backward" for g in report.graphs) or any(len(k.around) > 1 for k in kernels)
+
+
 def _min_width(table: Table) -> int:
     return sum(c.min_width or 0 for c in table.columns) + GAP * (len(table.columns) - 1)
 
 
-def _stacked(k: KernelSummary) -> list[RenderableType]:
-    cells = _cells(k)
+def _stacked(k: KernelSummary, by_part: bool) -> list[RenderableType]:
+    cells = _cells(k, by_part, sep="; ")
     facts = Text()
     for i, (label, cell) in enumerate(zip(HEADERS[1:], cells[1:])):
         facts.append(" · " if i else "")
@@ -168,7 +176,7 @@ def _stacked(k: KernelSummary) -> list[RenderableType]:
     return [cells[0], Padding(facts, (0, 0, 0, 2))]
 
 
-def _cells(k: KernelSummary) -> list[Text]:
+def _cells(k: KernelSummary, by_part: bool, sep: str = "\n") -> list[Text]:
     name = Text(k.name, style="bold")
     name.append("\n" + k.source, style="dim")
     entry = Text()
@@ -178,8 +186,8 @@ def _cells(k: KernelSummary) -> list[Text]:
     for i, word in enumerate(k.verdict.split("+")):
         verdict.append((" " if i else "") + word, style=VERDICT_STYLES.get(word, ""))
     eager = Text("?" if k.eager_launches is None else str(k.eager_launches), style="red" if k.eager_launches else "")
-    return [name, entry, Text(" ".join(k.compile_ids) or NONE), Text(clones_cell(k)), Text(around_cell(k)),
-            eager, verdict]
+    return [name, entry, Text(" ".join(k.compile_ids) or NONE), Text(clones_cell(k)),
+            Text(around_cell(k, by_part, sep)), eager, verdict]
 
 
 def clones_cell(k: KernelSummary) -> str:
@@ -192,11 +200,16 @@ def clones_cell(k: KernelSummary) -> str:
     return " ".join(k.cloned) + size
 
 
-def around_cell(k: KernelSummary) -> str:
-    """The ops of the Inductor kernels just before and after its launch: `sin / cos mul`."""
+def around_cell(k: KernelSummary, by_part: bool = False, sep: str = "\n") -> str:
+    """The ops of the Inductor kernels just before and after its launch: `sin / cos mul`; `by_part`, a pair
+    per part of the program it is launched in, joined by `sep` (`forward: - / tanh`, `backward:
+    tanh_backward / -`), which one pair of a forward's and a backward's neighbours would mix."""
+    fused = " (epilogue fused)" if k.epilogue == "fused" else ""
+    if by_part and k.around:
+        pairs = [f"{a.part}: {' '.join(a.before) or NONE} / {' '.join(a.after) or NONE}" for a in k.around]
+        return sep.join(pairs) + fused
     if not k.before and not k.after:
         return NONE
-    fused = " (epilogue fused)" if k.epilogue == "fused" else ""
     return f"{' '.join(k.before) or NONE} / {' '.join(k.after) or NONE}{fused}"
 
 

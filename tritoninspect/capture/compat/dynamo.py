@@ -98,6 +98,19 @@ def autograd_function_backward(frame: FrameType) -> type | None:
     return cls if isinstance(cls, type) else None
 
 
+def autograd_function_forward(frame: FrameType) -> type | None:
+    """The autograd.Function class whose forward runs eagerly from this frame, else None.
+
+    `Function.apply` is a classmethod that calls the forward through `super().apply(*args)` (C++, which runs
+    it with grad off), so the frame of `apply` holds the class as `cls` (torch/autograd/function.py, torch
+    2.0-2.14); a compiled training graph's own `CompiledFunction.apply` is one too (its forward is torch's)."""
+    code = frame.f_code
+    if code.co_name != "apply" or not code.co_filename.replace("\\", "/").endswith("torch/autograd/function.py"):
+        return None
+    cls = frame.f_locals.get("cls")
+    return cls if isinstance(cls, type) and issubclass(cls, torch.autograd.Function) else None
+
+
 def graph_module_code_file(gm: torch.fx.GraphModule) -> str:
     """The file name of `gm`'s generated forward (e.g. "<eval_with_key>.3").
 

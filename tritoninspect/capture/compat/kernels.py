@@ -94,6 +94,13 @@ def autotune_key(layer: Autotuner) -> list[str]:
     return list(getattr(layer, "keys", []) or [])
 
 
+def autotune_cache_results(layer: Autotuner) -> bool:
+    """Whether the Autotuner keeps its tuning in Triton's disk cache: `Autotuner.cache_results`, the
+    `cache_results=` argument or `knobs.autotuning.cache` (TRITON_CACHE_AUTOTUNING=1), False under the
+    interpreter (triton/runtime/autotuner.py, triton 3.6-3.8; PR not found)."""
+    return bool(getattr(layer, "cache_results", False))
+
+
 def heuristic_names(layer: Heuristics) -> list[str]:
     # Heuristics.values (name -> function), triton 3.6-3.8; PR not found.
     return list(layer.values)
