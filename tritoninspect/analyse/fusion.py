@@ -70,10 +70,52 @@ class _Code:
 def enrich_fusion(capture: Capture, fields: dict[str, Any]) -> dict[str, Any]:
     """`graphs` with output-code launches and totals, `kernels` with clones,
     neighbourhoods and dropped nodes."""
-    codes = {(c.compile_id, c.part): _code(capture, c) for c in capture.output_code}
-    graphs = tuple(_graph(g, codes) for g in fields.get("graphs", ()))
-    kernels = tuple(_kernel(capture, k, codes) for k in fields.get("kernels", ()))
-    return {"graphs": graphs, "kernels": kernels}
+    graphs = list(fields.get("graphs", ()))
+    kernels = tuple(fields.get("kernels", ()))
+    occurrences = [list(k.occurrences) for k in kernels]
+    graphs_of, occurrences_of = _rows_by_compile(graphs, kernels)
+    # Occurrences without a compile id read the modules of compile id None or "" (`_recomputes`), after.
+    unplaced = occurrences_of.pop(None, [])
+    for cid, records in _codes_by_compile(capture).items():
+        # One compile's output modules at a time: their buffer flow (`_Code`) is some KiB a module,
+        # and every row that reads it has this compile id (a log's thousands of compiles held
+        # theirs all at once: the peak of reading a trace, docs/speed.md).
+        codes = {(c.compile_id, c.part): _code(capture, c) for c in records}
+        for i in graphs_of.pop(cid, ()):
+            graphs[i] = _graph(graphs[i], codes)
+        for k, i in occurrences_of.pop(cid, ()):
+            occurrences[k][i] = _occurrence(capture, kernels[k], occurrences[k][i], codes)
+    for k, i in (place for places in occurrences_of.values() for place in places):  # no output code: none read
+        occurrences[k][i] = _occurrence(capture, kernels[k], occurrences[k][i], {})
+    if unplaced:
+        codes = {(c.compile_id, c.part): _code(capture, c) for c in capture.output_code if c.compile_id in (None, "")}
+        for k, i in unplaced:
+            occurrences[k][i] = _occurrence(capture, kernels[k], occurrences[k][i], codes)
+    return {"graphs": tuple(graphs),
+            "kernels": tuple(_kernel(capture, k, tuple(o)) for k, o in zip(kernels, occurrences))}
+
+
+def _codes_by_compile(capture: Capture) -> dict[str | None, list[OutputCodeRecord]]:
+    """The output modules of each compile id, in capture order."""
+    found: dict[str | None, list[OutputCodeRecord]] = {}
+    for code in capture.output_code:
+        found.setdefault(code.compile_id, []).append(code)
+    return found
+
+
+def _rows_by_compile(graphs: list[Graph], kernels: tuple[Kernel, ...]
+                     ) -> tuple[dict[str, list[int]], dict[str | None, list[tuple[int, int]]]]:
+    """Where the output-code graphs (by index) and the kernels' occurrences (kernel, occurrence index)
+    of each compile id are."""
+    graphs_of: dict[str, list[int]] = {}
+    for i, g in enumerate(graphs):
+        if g.stage == "output_code":
+            graphs_of.setdefault(g.compile_id, []).append(i)
+    occurrences_of: dict[str | None, list[tuple[int, int]]] = {}
+    for k, kernel in enumerate(kernels):
+        for i, o in enumerate(kernel.occurrences):
+            occurrences_of.setdefault(o.compile_id, []).append((k, i))
+    return graphs_of, occurrences_of
 
 
 # --- one output module -------------------------------------------------------
@@ -250,8 +292,7 @@ def _graph(graph: Graph, codes: dict[tuple[str, str], _Code]) -> Graph:
 # --- kernels ---------------------------------------------------------------------
 
 
-def _kernel(capture: Capture, kernel: Kernel, codes: dict[tuple[str, str], _Code]) -> Kernel:
-    occurrences = tuple(_occurrence(capture, kernel, o, codes) for o in kernel.occurrences)
+def _kernel(capture: Capture, kernel: Kernel, occurrences: tuple[Occurrence, ...]) -> Kernel:
     dropped = dropped_nodes(capture, kernel)
     missing = tuple(dict.fromkeys([*kernel.missing_from_output_code, *(d.compile_id for d in dropped)]))
     return dataclasses.replace(kernel, occurrences=occurrences, dropped_nodes=dropped, missing_from_output_code=missing)
