@@ -20,6 +20,7 @@ import contextlib
 import gzip
 import json
 import re
+import sys
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -389,7 +390,9 @@ def _finish(log: TraceLog, head: tuple[dict[str, Any], int, bool], joined: tuple
         meta = {**meta, "stack": [_unintern(frame, strings) for frame in meta["stack"]]}
     artifact = str(meta.get("name", "")) if name == "artifact" else ""
     rank = record.get("rank")
-    event = TraceEvent(name, artifact, compile_id(record), meta, payload, number,
+    cid = compile_id(record)
+    # One string per compile id, not one per event: the records of a compile (tens of them) keep it.
+    event = TraceEvent(name, artifact, cid and sys.intern(cid), meta, payload, number,
                        int(rank) if isinstance(rank, int) else None, stored)
     _note(log, event)
     return event
