@@ -183,3 +183,50 @@ def test_json_written_in_pieces_fails_before_its_first_piece_when_a_text_no_long
     with pytest.raises(ReportError, match="changed while"):
         report.write_json(pieces.append)
     assert pieces == []
+
+
+def test_fusion_follows_one_compiles_buffer_flow_at_a_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each output module's buffer flow (`fusion._Code`: its calls' reads and writes, a few KiB) is alive
+    while its own compile's rows are enriched only: held for every compile at once, they were the peak
+    of reading a 100 MiB trace (docs/speed.md, Traces)."""
+    import weakref
+    from collections import Counter
+
+    from tritoninspect.analyse import fusion
+
+    made: list[weakref.ref[object]] = []
+    most_alive = 0
+    real = fusion._code
+
+    def counted(capture: object, record: object) -> object:
+        nonlocal most_alive
+        code = real(capture, record)  # type: ignore[arg-type]
+        made.append(weakref.ref(code))
+        most_alive = max(most_alive, sum(r() is not None for r in made))
+        return code
+
+    monkeypatch.setattr(fusion, "_code", counted)
+    log = _generated(tmp_path, 3 << 20)
+    report = traces.file_report(log, str(log))
+    per_compile = Counter(g.compile_id for g in report.graphs if g.stage == "output_code")
+    assert len(made) == sum(per_compile.values()) > 20 * max(per_compile.values())
+    # This compile's, and the previous compile's until this one's are all made.
+    assert most_alive <= 2 * max(per_compile.values())
+    assert any(g.code_calls for g in report.graphs)  # the enrichment itself happened
+
+
+def test_what_repeats_in_a_traces_records_is_held_once(tmp_path: Path) -> None:
+    """A compile's id is one string for all its records; findings share their torch evidence; a stored
+    text gives its record no instance dict of its own (model/stored.py)."""
+    import gc
+
+    log = _generated(tmp_path, 3 << 20)
+    report = traces.file_report(log, str(log))
+    ids: dict[str, str] = {}
+    rows = [*report.graphs, *(o for k in report.kernels for o in k.occurrences)]
+    assert all(ids.setdefault(r.compile_id, r.compile_id) is r.compile_id for r in rows if r.compile_id)
+    torch = [e for f in report.findings for e in f.evidence if e.kind == "torch"]
+    assert len(torch) > 1 and len({id(e) for e in torch}) == 1
+    graph = dataclasses.replace(report.graphs[0], code="def forward(self): pass")
+    assert graph.code == "def forward(self): pass" and stored_text(graph) == graph.code
+    assert not any(type(r) is dict for r in gc.get_referents(graph))
