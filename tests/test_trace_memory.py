@@ -119,7 +119,7 @@ def test_a_log_changed_after_it_was_read_is_refused_not_misread(tmp_path: Path) 
     with pytest.raises(ReportError, match="changed while"):
         _ = report.graphs[-1].code
     with pytest.raises(ReportError, match="cannot read this TORCH_TRACE log again"):
-        str(LogText(str(tmp_path / "gone.log"), 0, 10, 0))
+        str(LogText.at(str(tmp_path / "gone.log"), 0, 10, 0))
 
 
 def test_stored_texts_survive_pickling_copies_and_equality(tmp_path: Path) -> None:

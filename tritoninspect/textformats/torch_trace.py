@@ -341,7 +341,7 @@ def _joined(at: str | None, start: int, lines: list[bytes]) -> tuple[str, LogTex
     """The payload of its lines as read and where they lie (None: a .gz log, or no payload)."""
     data = b"".join(lines)
     text = payload_text(data)
-    return text, LogText(at, start, len(data), zlib.crc32(data)) if at and data else None
+    return text, LogText.at(at, start, len(data), zlib.crc32(data)) if at and data else None
 
 
 def _head(log: TraceLog, line: str, number: int, strings: dict[int, str],
