@@ -227,6 +227,21 @@ def test_what_repeats_in_a_traces_records_is_held_once(tmp_path: Path) -> None:
     assert all(ids.setdefault(r.compile_id, r.compile_id) is r.compile_id for r in rows if r.compile_id)
     torch = [e for f in report.findings for e in f.evidence if e.kind == "torch"]
     assert len(torch) > 1 and len({id(e) for e in torch}) == 1
+    # The modules that launch the same calls share one sequence of them (analyse/fusion.py).
+    launches = [g.code_calls for g in report.graphs if g.code_calls]
+    assert len(set(launches)) < len(launches) / 2 and len({id(c) for c in launches}) == len(set(launches))
     graph = dataclasses.replace(report.graphs[0], code="def forward(self): pass")
     assert graph.code == "def forward(self): pass" and stored_text(graph) == graph.code
     assert not any(type(r) is dict for r in gc.get_referents(graph))
+
+
+def test_a_traces_graph_records_are_its_reports_graph_rows(tmp_path: Path) -> None:
+    """The trace reader makes each graph's record as the report's `Graph` row (analyse/trace.py), which the
+    report then holds itself: not a copy of it made while the capture's records are alive too."""
+    from tritoninspect.analyse import build_report
+    from tritoninspect.analyse.trace import capture_from_trace
+    from tritoninspect.textformats.torch_trace import read_trace
+
+    capture = capture_from_trace(read_trace(LOG), str(LOG))
+    report = build_report(capture)
+    assert capture.graphs and all(a is b for a, b in zip(capture.graphs, report.graphs))

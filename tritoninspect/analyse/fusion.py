@@ -76,13 +76,14 @@ def enrich_fusion(capture: Capture, fields: dict[str, Any]) -> dict[str, Any]:
     graphs_of, occurrences_of = _rows_by_compile(graphs, kernels)
     # Occurrences without a compile id read the modules of compile id None or "" (`_recomputes`), after.
     unplaced = occurrences_of.pop(None, [])
+    calls_made: dict[tuple[CodeCall, ...], tuple[CodeCall, ...]] = {}
     for cid, records in _codes_by_compile(capture).items():
         # One compile's output modules at a time: their buffer flow (`_Code`) is some KiB a module,
         # and every row that reads it has this compile id (a log's thousands of compiles held
         # theirs all at once: the peak of reading a trace, docs/speed.md).
         codes = {(c.compile_id, c.part): _code(capture, c) for c in records}
         for i in graphs_of.pop(cid, ()):
-            graphs[i] = _graph(graphs[i], codes)
+            graphs[i] = _graph(graphs[i], codes, calls_made)
         for k, i in occurrences_of.pop(cid, ()):
             occurrences[k][i] = _occurrence(capture, kernels[k], occurrences[k][i], codes)
     for k, i in (place for places in occurrences_of.values() for place in places):  # no output code: none read
@@ -274,11 +275,15 @@ def _is_copy(call: CallRecord, ops: tuple[str, ...]) -> bool:
 # --- graphs --------------------------------------------------------------------
 
 
-def _graph(graph: Graph, codes: dict[tuple[str, str], _Code]) -> Graph:
+def _graph(graph: Graph, codes: dict[tuple[str, str], _Code],
+           calls_made: dict[tuple[CodeCall, ...], tuple[CodeCall, ...]] | None = None) -> Graph:
+    """`graph` with its module's launches and totals. `calls_made`: the launches of the modules done
+    so far, each sequence held once (a module compiled again, a model's repeated layers, launch the
+    same; CodeCall rows are frozen, so sharing them is safe)."""
     code = codes.get((graph.compile_id, graph.part))
     if graph.stage != "output_code" or code is None or not same_text(code.record, graph):
         return graph
-    calls = code.report_calls
+    calls = code.report_calls if calls_made is None else calls_made.setdefault(code.report_calls, code.report_calls)
     return replaced(
         graph,
         code_calls=calls,
