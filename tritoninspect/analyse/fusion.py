@@ -17,22 +17,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from tritoninspect.analyse.indexes import codes_of_compile, nodes_of_compile, nodes_of_kernel
 from tritoninspect.analyse.cloned_args import cloned_arg, merged_args
+from tritoninspect.analyse.dropped import dropped_nodes
+from tritoninspect.analyse.indexes import codes_of_compile, nodes_of_compile
 from tritoninspect.model.records import ArgRecord, CallRecord, Capture, NodeRecord, OutputCodeRecord
-from tritoninspect.model.report import (
-    STAGES,
-    Clones,
-    CodeCall,
-    DroppedNode,
-    Entry,
-    Graph,
-    Kernel,
-    Neighbour,
-    Neighbourhood,
-    Occurrence,
-    SharedBuffer,
-)
+from tritoninspect.model.report import (Clones, CodeCall, Entry, Graph, Kernel, Neighbour, Neighbourhood, Occurrence,
+                                        SharedBuffer)
 from tritoninspect.model.stored import replaced, same_text
 from tritoninspect.textformats.output_code import subgraph_kind
 
@@ -77,11 +67,10 @@ def enrich_fusion(capture: Capture, fields: dict[str, Any]) -> dict[str, Any]:
     # Occurrences without a compile id read the modules of compile id None or "" (`_recomputes`), after.
     unplaced = occurrences_of.pop(None, [])
     calls_made: dict[tuple[CodeCall, ...], tuple[CodeCall, ...]] = {}
-    for cid, records in _codes_by_compile(capture).items():
-        # One compile's output modules at a time: their buffer flow (`_Code`) is some KiB a module,
-        # and every row that reads it has this compile id (a log's thousands of compiles held
-        # theirs all at once: the peak of reading a trace, docs/speed.md).
-        codes = {(c.compile_id, c.part): _code(capture, c) for c in records}
+    for cid in dict.fromkeys(c.compile_id for c in capture.output_code):
+        # One compile's modules at a time: their buffer flow (`_Code`, KiB a module) is read by rows of this
+        # compile id only (held for a log's thousands of compiles at once, it was the peak: docs/speed.md).
+        codes = {(c.compile_id, c.part): _code(capture, c) for c in codes_of_compile(capture, cid)}
         for i in graphs_of.pop(cid, ()):
             graphs[i] = _graph(graphs[i], codes, calls_made)
         for k, i in occurrences_of.pop(cid, ()):
@@ -94,14 +83,6 @@ def enrich_fusion(capture: Capture, fields: dict[str, Any]) -> dict[str, Any]:
             occurrences[k][i] = _occurrence(capture, kernels[k], occurrences[k][i], codes)
     return {"graphs": tuple(graphs),
             "kernels": tuple(_kernel(capture, k, tuple(o)) for k, o in zip(kernels, occurrences))}
-
-
-def _codes_by_compile(capture: Capture) -> dict[str | None, list[OutputCodeRecord]]:
-    """The output modules of each compile id, in capture order."""
-    found: dict[str | None, list[OutputCodeRecord]] = {}
-    for code in capture.output_code:
-        found.setdefault(code.compile_id, []).append(code)
-    return found
 
 
 def _rows_by_compile(graphs: list[Graph], kernels: tuple[Kernel, ...]
@@ -503,37 +484,6 @@ def _epilogue(record: OutputCodeRecord, call: CallRecord) -> str | None:
     if record.epilogue_fusion is None:
         return None
     return "on" if record.epilogue_fusion else "off"
-
-
-# --- kernels that vanished ---------------------------------------------------------
-
-
-def dropped_nodes(capture: Capture, kernel: Kernel) -> tuple[DroppedNode, ...]:
-    """Graph nodes of `kernel` whose compile's output code exists but never launches it."""
-    dropped = []
-    for cid in dict.fromkeys(c.compile_id for c in capture.output_code):
-        nodes = nodes_of_kernel(capture, kernel.id, cid)
-        later = [n for n in nodes if n.stage != "dynamo"]
-        for part in dict.fromkeys(n.part for n in later):
-            if not _launched(capture, kernel, cid, part) and _has_code(capture, cid, part):
-                last = max((n for n in later if n.part == part), key=lambda n: STAGES.index(n.stage))
-                dropped.append(DroppedNode(cid, part, last.node, last.stage))
-        if nodes and not later and not _launched(capture, kernel, cid, None):
-            dropped.append(DroppedNode(cid, "", nodes[-1].node, "dynamo"))
-    return tuple(dropped)
-
-
-def _has_code(capture: Capture, cid: str, part: str) -> bool:
-    return any(c.part == part for c in codes_of_compile(capture, cid))
-
-
-def _launched(capture: Capture, kernel: Kernel, cid: str, part: str | None) -> bool:
-    for code in codes_of_compile(capture, cid):
-        if part is not None and code.part != part:
-            continue
-        if any((k.name, k.file, k.line) == (kernel.name, kernel.file, kernel.line) and k.launched for k in code.user_kernels):
-            return True
-    return False
 
 
 def _kernel_id(capture: Capture, name: str, file: str | None, line: int | None) -> str | None:
