@@ -119,7 +119,7 @@ def test_a_log_changed_after_it_was_read_is_refused_not_misread(tmp_path: Path) 
     with pytest.raises(ReportError, match="changed while"):
         _ = report.graphs[-1].code
     with pytest.raises(ReportError, match="cannot read this TORCH_TRACE log again"):
-        str(LogText(str(tmp_path / "gone.log"), 0, 10, 0))
+        str(LogText.at(str(tmp_path / "gone.log"), 0, 10, 0))
 
 
 def test_stored_texts_survive_pickling_copies_and_equality(tmp_path: Path) -> None:
@@ -183,3 +183,95 @@ def test_json_written_in_pieces_fails_before_its_first_piece_when_a_text_no_long
     with pytest.raises(ReportError, match="changed while"):
         report.write_json(pieces.append)
     assert pieces == []
+
+
+def test_fusion_follows_one_compiles_buffer_flow_at_a_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each output module's buffer flow (`fusion._Code`: its calls' reads and writes, a few KiB) is alive
+    while its own compile's rows are enriched only: held for every compile at once, they were the peak
+    of reading a 100 MiB trace (docs/speed.md, Traces)."""
+    import weakref
+    from collections import Counter
+
+    from tritoninspect.analyse import fusion
+
+    made: list[weakref.ref[object]] = []
+    most_alive = 0
+    real = fusion._code
+
+    def counted(capture: object, record: object) -> object:
+        nonlocal most_alive
+        code = real(capture, record)  # type: ignore[arg-type]
+        made.append(weakref.ref(code))
+        most_alive = max(most_alive, sum(r() is not None for r in made))
+        return code
+
+    monkeypatch.setattr(fusion, "_code", counted)
+    log = _generated(tmp_path, 3 << 20)
+    report = traces.file_report(log, str(log))
+    per_compile = Counter(g.compile_id for g in report.graphs if g.stage == "output_code")
+    assert len(made) == sum(per_compile.values()) > 20 * max(per_compile.values())
+    # This compile's, and the previous compile's until this one's are all made.
+    assert most_alive <= 2 * max(per_compile.values())
+    assert any(g.code_calls for g in report.graphs)  # the enrichment itself happened
+
+
+def test_what_repeats_in_a_traces_records_is_held_once(tmp_path: Path) -> None:
+    """A compile's id is one string for all its records; findings share their torch evidence; a stored
+    text gives its record no instance dict of its own (model/stored.py)."""
+    import gc
+
+    log = _generated(tmp_path, 3 << 20)
+    report = traces.file_report(log, str(log))
+    ids: dict[str, str] = {}
+    rows = [*report.graphs, *(o for k in report.kernels for o in k.occurrences)]
+    assert all(ids.setdefault(r.compile_id, r.compile_id) is r.compile_id for r in rows if r.compile_id)
+    torch = [e for f in report.findings for e in f.evidence if e.kind == "torch"]
+    assert len(torch) > 1 and len({id(e) for e in torch}) == 1
+    # The modules that launch the same calls share one sequence of them (analyse/fusion.py).
+    launches = [g.code_calls for g in report.graphs if g.code_calls]
+    assert len(set(launches)) < len(launches) / 2 and len({id(c) for c in launches}) == len(set(launches))
+    graph = dataclasses.replace(report.graphs[0], code="def forward(self): pass")
+    assert graph.code == "def forward(self): pass" and stored_text(graph) == graph.code
+    assert not any(type(r) is dict for r in gc.get_referents(graph))
+
+
+def test_a_traces_graph_records_are_its_reports_graph_rows(tmp_path: Path) -> None:
+    """The trace reader makes each graph's record as the report's `Graph` row (analyse/trace.py), which the
+    report then holds itself: not a copy of it made while the capture's records are alive too."""
+    from tritoninspect.analyse import build_report
+    from tritoninspect.analyse.trace import capture_from_trace
+    from tritoninspect.textformats.torch_trace import read_trace
+
+    capture = capture_from_trace(read_trace(LOG), str(LOG))
+    report = build_report(capture)
+    assert capture.graphs and all(a is b for a, b in zip(capture.graphs, report.graphs))
+
+
+@pytest.mark.parametrize("size", [2 << 20, 6 << 20])
+def test_what_fusion_holds_while_it_works_is_a_small_part_of_what_it_adds(tmp_path: Path, size: int) -> None:
+    """Measured with tracemalloc on generated logs of two sizes: while the fusion analysis works, what it
+    holds beyond the rows it returns (each compile's buffer flow, dropped after that compile) stays under a
+    fifth of what it adds to the report. Holding every compile's flow at once, it was near half (0.43 and
+    0.50 of it on these logs at 4e03c47)."""
+    import tracemalloc
+
+    from tritoninspect.analyse import ANALYSES
+    from tritoninspect.analyse.fusion import enrich_fusion
+    from tritoninspect.analyse.trace import capture_from_trace
+    from tritoninspect.textformats.torch_trace import read_trace
+
+    (tmp_path / "log").mkdir()
+    log = _generated(tmp_path / "log", size)
+    capture = capture_from_trace(read_trace(log), str(log))
+    fields: dict[str, object] = {}
+    for _, analysis in ANALYSES:
+        fields.update(analysis(capture))
+    tracemalloc.start()
+    try:
+        start = tracemalloc.get_traced_memory()[0]
+        enriched = enrich_fusion(capture, fields)
+        end, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert enriched["graphs"] and end - start > 50_000
+    assert (peak - end) / (end - start) < 0.2

@@ -17,22 +17,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from tritoninspect.analyse.indexes import codes_of_compile, nodes_of_compile, nodes_of_kernel
 from tritoninspect.analyse.cloned_args import cloned_arg, merged_args
+from tritoninspect.analyse.dropped import dropped_nodes
+from tritoninspect.analyse.indexes import codes_of_compile, nodes_of_compile
 from tritoninspect.model.records import ArgRecord, CallRecord, Capture, NodeRecord, OutputCodeRecord
-from tritoninspect.model.report import (
-    STAGES,
-    Clones,
-    CodeCall,
-    DroppedNode,
-    Entry,
-    Graph,
-    Kernel,
-    Neighbour,
-    Neighbourhood,
-    Occurrence,
-    SharedBuffer,
-)
+from tritoninspect.model.report import (Clones, CodeCall, Entry, Graph, Kernel, Neighbour, Neighbourhood, Occurrence,
+                                        SharedBuffer)
 from tritoninspect.model.stored import replaced, same_text
 from tritoninspect.textformats.output_code import subgraph_kind
 
@@ -70,10 +60,44 @@ class _Code:
 def enrich_fusion(capture: Capture, fields: dict[str, Any]) -> dict[str, Any]:
     """`graphs` with output-code launches and totals, `kernels` with clones,
     neighbourhoods and dropped nodes."""
-    codes = {(c.compile_id, c.part): _code(capture, c) for c in capture.output_code}
-    graphs = tuple(_graph(g, codes) for g in fields.get("graphs", ()))
-    kernels = tuple(_kernel(capture, k, codes) for k in fields.get("kernels", ()))
-    return {"graphs": graphs, "kernels": kernels}
+    graphs = list(fields.get("graphs", ()))
+    kernels = tuple(fields.get("kernels", ()))
+    occurrences = [list(k.occurrences) for k in kernels]
+    graphs_of, occurrences_of = _rows_by_compile(graphs, kernels)
+    # Occurrences without a compile id read the modules of compile id None or "" (`_recomputes`), after.
+    unplaced = occurrences_of.pop(None, [])
+    calls_made: dict[tuple[CodeCall, ...], tuple[CodeCall, ...]] = {}
+    for cid in dict.fromkeys(c.compile_id for c in capture.output_code):
+        # One compile's modules at a time: their buffer flow (`_Code`, KiB a module) is read by rows of this
+        # compile id only (held for a log's thousands of compiles at once, it was the peak: docs/speed.md).
+        codes = {(c.compile_id, c.part): _code(capture, c) for c in codes_of_compile(capture, cid)}
+        for i in graphs_of.pop(cid, ()):
+            graphs[i] = _graph(graphs[i], codes, calls_made)
+        for k, i in occurrences_of.pop(cid, ()):
+            occurrences[k][i] = _occurrence(capture, kernels[k], occurrences[k][i], codes)
+    for k, i in (place for places in occurrences_of.values() for place in places):  # no output code: none read
+        occurrences[k][i] = _occurrence(capture, kernels[k], occurrences[k][i], {})
+    if unplaced:
+        codes = {(c.compile_id, c.part): _code(capture, c) for c in capture.output_code if c.compile_id in (None, "")}
+        for k, i in unplaced:
+            occurrences[k][i] = _occurrence(capture, kernels[k], occurrences[k][i], codes)
+    return {"graphs": tuple(graphs),
+            "kernels": tuple(_kernel(capture, k, tuple(o)) for k, o in zip(kernels, occurrences))}
+
+
+def _rows_by_compile(graphs: list[Graph], kernels: tuple[Kernel, ...]
+                     ) -> tuple[dict[str, list[int]], dict[str | None, list[tuple[int, int]]]]:
+    """Where the output-code graphs (by index) and the kernels' occurrences (kernel, occurrence index)
+    of each compile id are."""
+    graphs_of: dict[str, list[int]] = {}
+    for i, g in enumerate(graphs):
+        if g.stage == "output_code":
+            graphs_of.setdefault(g.compile_id, []).append(i)
+    occurrences_of: dict[str | None, list[tuple[int, int]]] = {}
+    for k, kernel in enumerate(kernels):
+        for i, o in enumerate(kernel.occurrences):
+            occurrences_of.setdefault(o.compile_id, []).append((k, i))
+    return graphs_of, occurrences_of
 
 
 # --- one output module -------------------------------------------------------
@@ -232,11 +256,15 @@ def _is_copy(call: CallRecord, ops: tuple[str, ...]) -> bool:
 # --- graphs --------------------------------------------------------------------
 
 
-def _graph(graph: Graph, codes: dict[tuple[str, str], _Code]) -> Graph:
+def _graph(graph: Graph, codes: dict[tuple[str, str], _Code],
+           calls_made: dict[tuple[CodeCall, ...], tuple[CodeCall, ...]] | None = None) -> Graph:
+    """`graph` with its module's launches and totals. `calls_made`: the launches of the modules done
+    so far, each sequence held once (a module compiled again, a model's repeated layers, launch the
+    same; CodeCall rows are frozen, so sharing them is safe)."""
     code = codes.get((graph.compile_id, graph.part))
     if graph.stage != "output_code" or code is None or not same_text(code.record, graph):
         return graph
-    calls = code.report_calls
+    calls = code.report_calls if calls_made is None else calls_made.setdefault(code.report_calls, code.report_calls)
     return replaced(
         graph,
         code_calls=calls,
@@ -250,8 +278,7 @@ def _graph(graph: Graph, codes: dict[tuple[str, str], _Code]) -> Graph:
 # --- kernels ---------------------------------------------------------------------
 
 
-def _kernel(capture: Capture, kernel: Kernel, codes: dict[tuple[str, str], _Code]) -> Kernel:
-    occurrences = tuple(_occurrence(capture, kernel, o, codes) for o in kernel.occurrences)
+def _kernel(capture: Capture, kernel: Kernel, occurrences: tuple[Occurrence, ...]) -> Kernel:
     dropped = dropped_nodes(capture, kernel)
     missing = tuple(dict.fromkeys([*kernel.missing_from_output_code, *(d.compile_id for d in dropped)]))
     return dataclasses.replace(kernel, occurrences=occurrences, dropped_nodes=dropped, missing_from_output_code=missing)
@@ -457,37 +484,6 @@ def _epilogue(record: OutputCodeRecord, call: CallRecord) -> str | None:
     if record.epilogue_fusion is None:
         return None
     return "on" if record.epilogue_fusion else "off"
-
-
-# --- kernels that vanished ---------------------------------------------------------
-
-
-def dropped_nodes(capture: Capture, kernel: Kernel) -> tuple[DroppedNode, ...]:
-    """Graph nodes of `kernel` whose compile's output code exists but never launches it."""
-    dropped = []
-    for cid in dict.fromkeys(c.compile_id for c in capture.output_code):
-        nodes = nodes_of_kernel(capture, kernel.id, cid)
-        later = [n for n in nodes if n.stage != "dynamo"]
-        for part in dict.fromkeys(n.part for n in later):
-            if not _launched(capture, kernel, cid, part) and _has_code(capture, cid, part):
-                last = max((n for n in later if n.part == part), key=lambda n: STAGES.index(n.stage))
-                dropped.append(DroppedNode(cid, part, last.node, last.stage))
-        if nodes and not later and not _launched(capture, kernel, cid, None):
-            dropped.append(DroppedNode(cid, "", nodes[-1].node, "dynamo"))
-    return tuple(dropped)
-
-
-def _has_code(capture: Capture, cid: str, part: str) -> bool:
-    return any(c.part == part for c in codes_of_compile(capture, cid))
-
-
-def _launched(capture: Capture, kernel: Kernel, cid: str, part: str | None) -> bool:
-    for code in codes_of_compile(capture, cid):
-        if part is not None and code.part != part:
-            continue
-        if any((k.name, k.file, k.line) == (kernel.name, kernel.file, kernel.line) and k.launched for k in code.user_kernels):
-            return True
-    return False
 
 
 def _kernel_id(capture: Capture, name: str, file: str | None, line: int | None) -> str | None:

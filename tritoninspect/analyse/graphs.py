@@ -15,7 +15,8 @@ _LAUNCH_RE = re.compile(r"\.run\(|\bcpp_fused_\w+\(|\btorch\.ops\.\w+\.\w+\.\w+\
 
 def analyse_graphs(capture: Capture) -> dict[str, tuple]:
     """Every captured graph and output-code module, in capture order."""
-    graphs = [extended(g, Graph) for g in capture.graphs]
+    # A record made as a `Graph` already (a trace's: analyse/trace.py) is its own row: records never change.
+    graphs = [g if type(g) is Graph else extended(g, Graph) for g in capture.graphs]
     for code in capture.output_code:
         graphs.append(Graph(code.compile_id, "output_code", code.part, stored_text(code), CALL_COUNTS(code.code)))
     return {"graphs": tuple(graphs)}

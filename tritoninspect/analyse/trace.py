@@ -39,6 +39,7 @@ from tritoninspect.model.records import (
     RecompileLimit,
     RecompileRecord,
 )
+from tritoninspect.model.report import Graph
 from tritoninspect.model.stored import StoredText, replaced, stored_text
 from tritoninspect.textformats import fx_readable as fx_graph
 from tritoninspect.textformats.memo import TextMemo
@@ -210,15 +211,17 @@ def _ops_from_provenance(reader: _Reader) -> None:
 
 
 def _graph_record(g: _Graph, metrics: dict[str, dict[str, Any]]) -> GraphRecord:
+    """The graph's record, made as the report's `Graph` (a `GraphRecord` with the output-code fields
+    empty, as `analyse_graphs` would copy it): the capture's record is then the report's row, not a
+    second copy of it alive while the report is built (docs/speed.md, Traces)."""
     op_count = g.parsed.op_count
     compile_time = None
     if g.stage == "dynamo":
         m = metrics.get(g.compile_id, {})
         op_count = int(m.get("graph_op_count") or op_count)
         compile_time = m.get("backend_compile_time_s")
-    return GraphRecord(g.compile_id, g.stage, g.part, stored_text(g), op_count,
-                       tuple(g.parsed.subgraphs),
-                       compile_time_s=float(compile_time) if compile_time is not None else None)
+    return Graph(g.compile_id, g.stage, g.part, stored_text(g), op_count, tuple(g.parsed.subgraphs),
+                 compile_time_s=float(compile_time) if compile_time is not None else None)
 
 
 # --- graph breaks, recompiles, failures ------------------------------------------------------

@@ -20,6 +20,7 @@ import contextlib
 import gzip
 import json
 import re
+import sys
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -340,7 +341,7 @@ def _joined(at: str | None, start: int, lines: list[bytes]) -> tuple[str, LogTex
     """The payload of its lines as read and where they lie (None: a .gz log, or no payload)."""
     data = b"".join(lines)
     text = payload_text(data)
-    return text, LogText(at, start, len(data), zlib.crc32(data)) if at and data else None
+    return text, LogText.at(at, start, len(data), zlib.crc32(data)) if at and data else None
 
 
 def _head(log: TraceLog, line: str, number: int, strings: dict[int, str],
@@ -389,7 +390,9 @@ def _finish(log: TraceLog, head: tuple[dict[str, Any], int, bool], joined: tuple
         meta = {**meta, "stack": [_unintern(frame, strings) for frame in meta["stack"]]}
     artifact = str(meta.get("name", "")) if name == "artifact" else ""
     rank = record.get("rank")
-    event = TraceEvent(name, artifact, compile_id(record), meta, payload, number,
+    cid = compile_id(record)
+    # One string per compile id, not one per event: the records of a compile (tens of them) keep it.
+    event = TraceEvent(name, artifact, cid and sys.intern(cid), meta, payload, number,
                        int(rank) if isinstance(rank, int) else None, stored)
     _note(log, event)
     return event

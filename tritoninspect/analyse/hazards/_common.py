@@ -3,6 +3,7 @@ helpers, the torch version. Pure functions over records (no torch)."""
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -128,8 +129,14 @@ def kernel_evidence(record: KernelRecord) -> Evidence:
 
 def torch_evidence(capture: Capture) -> Evidence:
     mode = capture.meta.get("mode", "")
-    return Evidence("torch", f"torch {torch_version(capture)}, triton {capture.meta.get('triton', '')}"
-                    + (f", {mode} mode" if mode else ""))
+    return _torch_evidence(f"torch {torch_version(capture)}, triton {capture.meta.get('triton', '')}"
+                           + (f", {mode} mode" if mode else ""))
+
+
+@functools.lru_cache(maxsize=16)
+def _torch_evidence(text: str) -> Evidence:
+    """One (frozen) record per text: most findings carry it (8,600 copies of one text for a 100 MiB trace)."""
+    return Evidence("torch", text)
 
 
 def size_text(n: int | None) -> str:
