@@ -50,3 +50,15 @@ def test_the_neighbours_column_keeps_forward_and_backward_apart(runs: CliRuns, t
     rows = text[text.index("Kernels (1)"):].split("\n\n")[0]
     assert "forward: - / tanh" in rows and "backward: tanh_backward / -" in rows, rows
     assert "tanh_backward / tanh" not in rows, rows
+
+
+def test_no_epilogue_is_fused_while_the_fusion_is_off(runs: CliRuns, tmp_path: Path) -> None:
+    """A backward pointwise node named like the forward's launch (op1: names restart in each graph) was taken
+    for the launch: its fusion with op4 was listed under "[0/0 forward] mul_kernel: off" as "op4 (mul, sub):
+    fused"."""
+    report = saved(runs, "autograd", tmp_path)
+    assert report.epilogues and not any(e.enabled for e in report.epilogues)
+    fused = [(e.part, n.node) for e in report.epilogues for n in e.neighbours if n.fused]
+    assert fused == [], fused
+    forward = next(e for e in report.epilogues if e.part == "forward")
+    assert [(n.node, n.ops) for n in forward.neighbours] == [("op2", ("tanh",))]

@@ -95,8 +95,14 @@ class EpilogueRecorder:
             self._launches.append(launch)
 
     def _launch_of(self, snode: Any) -> _Launch | None:
-        names = compat.operation_names(snode)
-        return next((lau for lau in reversed(self._launches) if lau.node in names), None)
+        """The launch `snode` is, in the graph being scheduled: node names restart at op0 in each graph, and a
+        backward's pointwise op1 was taken for the forward's launch op1 (its fusion with op4 was listed as the
+        launch's epilogue, "fused", with the fusion off)."""
+        if compat.user_kernel(snode) is None:
+            return None
+        names, where = compat.operation_names(snode), self._where()
+        return next((lau for lau in reversed(self._launches)
+                     if lau.node in names and (lau.compile_id, lau.part) == where), None)
 
     def _can_fuse(self, original: Any, scheduler: Any, node1: Any, node2: Any, *args: Any, **kwargs: Any) -> Any:
         launch = self._launch_of(node1) if self._launches else None
