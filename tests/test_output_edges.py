@@ -43,6 +43,18 @@ def test_a_closed_stdout_is_a_usage_error(json_out: bool) -> None:
     assert done.stderr.startswith("error: stdout is closed") and "Traceback" not in done.stderr
 
 
+@pytest.mark.parametrize("json_out", [True, False], ids=["json", "text"])
+def test_a_closed_pipe_taking_stderr_too_is_a_usage_error(json_out: bool) -> None:
+    """`tritoninspect graph LOG 2>&1 | head -1`: the report and then the error line both met the closed pipe,
+    and the error line's own BrokenPipeError made the exit 1 (or 120), not the documented 2."""
+    args = [sys.executable, "-m", "tritoninspect", "graph", str(LOG), *(["--json"] if json_out else [])]
+    for _ in range(3):  # the reader is gone before the first write: every run meets the closed pipe
+        proc = subprocess.Popen(args, cwd=REPO, env=cli_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        assert proc.stdout is not None
+        proc.stdout.close()
+        assert proc.wait(timeout=120) == 2
+
+
 def test_o_refuses_a_fifo_even_with_force(tmp_path: Path) -> None:
     fifo = tmp_path / "out.json"
     os.mkfifo(fifo)

@@ -39,6 +39,16 @@ if TYPE_CHECKING:
     from tritoninspect.model.report import Report
 
 
+class _StderrConsole(Console):
+    """stderr's console. Rich's answer to a closed pipe is SystemExit(1) (`Console.on_broken_pipe`, which
+    Rich's docs leave to subclasses); here stderr is quieted and the run keeps the exit code of what went
+    wrong: `tritoninspect graph LOG 2>&1 | head -1` exited 1 instead of the documented 2."""
+
+    def on_broken_pipe(self) -> None:
+        self.quiet = True
+        _quiet_stderr()
+
+
 @contextlib.contextmanager
 def edge(*, json_out: bool = False, debug: bool = False) -> Iterator[Console]:
     """Run a command body; map every error it raises to stderr, an exit code and the JSON envelope.
@@ -46,7 +56,7 @@ def edge(*, json_out: bool = False, debug: bool = False) -> Iterator[Console]:
     Yields the stderr console. A `typer.Exit` raised by the body (its own exit code,
     e.g. findings) passes through unchanged.
     """
-    err = Console(stderr=True, highlight=False)
+    err = _StderrConsole(stderr=True, highlight=False)
     try:
         yield err
     except typer.Exit:
@@ -83,15 +93,28 @@ def say_error(message: str, *, kind: str = "", code: int = 0, json_out: bool = F
     stdout, or on `stdout_fd` (a copy of stdout kept while the stdout guard moves fd 1)."""
     lines = [("error", message), ("hint", hint), ("usage", usage)]
     said = [(label, one_line(text)) for label, text in lines if text]
-    if err is not None:
-        for label, text in said:
-            style = "bold red" if label == "error" else "dim"
-            err.print(f"[{style}]{label}:[/] {escape(text)}", highlight=False, soft_wrap=True)
-    else:
-        sys.stderr.write("".join(f"{label}: {text}\n" for label, text in said))
-        sys.stderr.flush()
+    try:
+        if err is not None:
+            for label, text in said:
+                style = "bold red" if label == "error" else "dim"
+                err.print(f"[{style}]{label}:[/] {escape(text)}", highlight=False, soft_wrap=True)
+        else:
+            sys.stderr.write("".join(f"{label}: {text}\n" for label, text in said))
+            sys.stderr.flush()
+    except (OSError, ValueError):  # stderr is a closed pipe too (`2>&1 | head -1`): the exit code says it
+        _quiet_stderr()
     if json_out:
         _say_envelope(json.dumps({"error": envelope(kind, message, code)}) + "\n", stdout_fd)
+
+
+def _quiet_stderr() -> None:
+    """stderr cannot be written: point it at /dev/null, so that nothing written later (Python's flush at exit
+    included, which would make the exit 120) fails again."""
+    with contextlib.suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 2)
+        os.close(devnull)
+        sys.stderr = open(2, "w", closefd=False)  # noqa: SIM115 - fd 2 stays open for the interpreter
 
 
 def _say_envelope(document: str, stdout_fd: int | None) -> None:
