@@ -7,8 +7,8 @@ the capture layer) happen inside commands, so `tritoninspect --help` starts fast
 
 No `from __future__ import annotations` here nor in the command modules (graph, diff, breaks, check,
 export): typer reads each command's parameters from their annotations at every start, `--help` too, and
-string annotations cost it an `eval` each (374 of them, about 15 ms of a 150 ms `--help`); names imported
-only for type checking are quoted instead (tests/test_help.py).
+string annotations cost it an `eval` each (374 of them: building the commands took 12 ms, 4 ms without);
+names imported only for type checking are quoted instead (tests/test_help.py).
 """
 
 import contextlib
