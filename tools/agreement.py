@@ -98,7 +98,7 @@ _REGION_PER_CALL = (
     "region twice: Dynamo's subgraph_0 and subgraph_1, AOT's repeated_subgraph0 and repeated_subgraph1, the kernel "
     "in both); torch 2.13 traces it once and calls subgraph_0 twice. Seen in the H200's reports of the sample on "
     "2.11, in gpu mode and in compile-only mode alike (scripts/gpu-tests: the two agree), and in compile-only mode "
-    "here on 2.13; tests/gpu/test_gpu_samples.py expects it by version (issue 22)."
+    "here on 2.13 and 2.14; tests/gpu/test_gpu_samples.py expects it by version (issue 22)."
 )
 
 _ONE_DEFINITION_PER_LAUNCH = (
@@ -116,8 +116,8 @@ KNOWN_DIFFERENCES: tuple[KnownDifference, ...] = (
     *(KnownDifference("torch", ("2.11", "2.13"), f"kernels[{kernel}].occurrences[*].{field}", _FLOAT_TO)
       for kernel in ("_rms_norm_forward_kernel", "_rms_norm_backward_kernel")
       for field in ("mutation_analysis_fallback", "tensors_to_clone")),
-    *(KnownDifference("torch", ("2.11", "2.13"), path, _REGION_PER_CALL, target="samples/nested_region.py")
-      for path in ("graphs[*].code", "graphs[*].subgraphs",
+    *(KnownDifference("torch", ("2.11", later), path, _REGION_PER_CALL, target="samples/nested_region.py")
+      for later in ("2.13", "2.14") for path in ("graphs[*].code", "graphs[*].subgraphs",
                    *(f"kernels[scale_kernel].occurrences[*].{field}" for field in (
                        "args", "entry", "grid", "in_output_code", "inductor_name", "mutation_analysis_fallback",
                        "tensors_to_clone")))),
@@ -240,8 +240,11 @@ def device_guards(code: str) -> int:
 #: directory scripts/gpu-tests and scripts/gpu-reallib install the wheels into on the GPU machine.
 _INSTALLED = re.compile(r"(^|/)(?:(?:site|dist)-packages|tritoninspect-site)/")
 #: `# File: ...`, or with activation checkpointing's prefix: `# ac_graph_id: 2 - PREFER_RECOMPUTE File: ...`.
+#: torch 2.14 prefixes a backward node's source comment with "Backward of forward node: " (torch/fx/graph.py);
+#: left out, as a version's text.
 _SOURCE_COMMENT = re.compile(
-    r"^(?P<indent>\s*)# (?P<pre>ac_graph_id: [^\n]*? )?File: (?P<file>.+?):(?P<line>\d+) in (?P<rest>.*)$", re.M)
+    r"^(?P<indent>\s*)# (?P<pre>ac_graph_id: [^\n]*? )?(?:Backward of forward node: )?File: (?P<file>.+?):"
+    r"(?P<line>\d+) in (?P<rest>.*)$", re.M)
 
 
 def graph_code(code: str, paths: _Paths) -> str:
@@ -259,7 +262,14 @@ def graph_code(code: str, paths: _Paths) -> str:
         return f"{match['indent']}# {match['pre'] or ''}File: {rel}:{match['line']} in {match['rest']}"
 
     kept = _SOURCE_COMMENT.sub(source, _DEVICE.sub("device(…)", without_device_guards(code)))
+    kept = _LAUNCH_KWARGS.sub("", kept)
     return "\n".join(line for line in kept.split("\n") if line != "\x00")
+
+
+#: torch 2.14's triton_kernel_wrapper nodes name the arguments the launch gave as keywords
+#: (`launch_kwargs = ('BLOCK',)`, only when there are some; torch/_higher_order_ops/triton_kernel_wrap.py);
+#: torch 2.11-2.13 print no such argument. A version's text, the same in gpu and compile-only mode.
+_LAUNCH_KWARGS = re.compile(r", launch_kwargs = \([^)]*\)")
 
 
 def without_device_guards(code: str) -> str:
