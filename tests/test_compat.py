@@ -301,3 +301,28 @@ def test_mutation_timing_patches_do_not_call_module_getattr(monkeypatch: pytest.
     patches = mutation.timing_patches(lambda kernel, seconds: None)
     assert asked == []
     assert any(module is holder and patched == name for module, patched, _ in patches)
+
+
+def test_an_autograd_function_is_found_from_its_forward_s_frame() -> None:
+    """torch 2.14's Function.apply is C++ (no frame holding `cls`): the Function is found from the frame of its
+    own forward, by its ctx (tests/test_eager_causes.py failed on 2.14: no inside_forward)."""
+    import sys
+
+    import torch
+
+    from tritoninspect.capture.compat.dynamo import autograd_function_forward
+
+    found: list[object] = []
+
+    class Seen(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):  # noqa: ANN001, ANN205
+            found.append(autograd_function_forward(sys._getframe()))
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, grad):  # noqa: ANN001, ANN205
+            return grad * 2
+
+    Seen.apply(torch.ones(2, requires_grad=True))
+    assert found == [Seen]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import inspect
+
 import re
 import sys
 from collections.abc import Callable, Iterator
@@ -106,9 +108,27 @@ def autograd_function_forward(frame: FrameType) -> type | None:
     2.0-2.14); a compiled training graph's own `CompiledFunction.apply` is one too (its forward is torch's)."""
     code = frame.f_code
     if code.co_name != "apply" or not code.co_filename.replace("\\", "/").endswith("torch/autograd/function.py"):
-        return None
+        return _forward_of_its_ctx(frame)
     cls = frame.f_locals.get("cls")
     return cls if isinstance(cls, type) and issubclass(cls, torch.autograd.Function) else None
+
+
+def _forward_of_its_ctx(frame: FrameType) -> type | None:
+    """The Function whose own `forward(ctx, ...)` this frame runs, found from its `ctx`: torch 2.14's
+    `Function.apply` is C++ (`_C._FunctionBase.__dict__["apply"]`, torch/autograd/function.py), no frame of
+    its own. An eager ctx is an instance of the Function's backward class, whose `_forward_cls` is the
+    Function (torch 2.0-2.14). A forward without ctx (`setup_context` style) is not found this way."""
+    code = frame.f_code
+    if code.co_name != "forward" or not code.co_argcount:
+        return None
+    cls = getattr(type(frame.f_locals.get(code.co_varnames[0])), "_forward_cls", None)
+    if not (isinstance(cls, type) and issubclass(cls, torch.autograd.Function)):
+        return None
+    forward = inspect.unwrap(cls.__dict__.get("forward", getattr(cls, "forward", None)))
+    own = getattr(getattr(forward, "__func__", forward), "__code__", None)
+    # The same function, not the same code object: Dynamo runs a frame it transformed with code of its own.
+    same = own is not None and (own.co_filename, own.co_firstlineno) == (code.co_filename, code.co_firstlineno)
+    return cls if same else None
 
 
 def graph_module_code_file(gm: torch.fx.GraphModule) -> str:
