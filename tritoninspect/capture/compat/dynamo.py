@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import inspect
-
 import re
 import sys
 from collections.abc import Callable, Iterator
