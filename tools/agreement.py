@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -263,7 +263,22 @@ def graph_code(code: str, paths: _Paths) -> str:
 
     kept = _SOURCE_COMMENT.sub(source, _DEVICE.sub("device(…)", without_device_guards(code)))
     kept = _LAUNCH_KWARGS.sub("", kept)
-    return "\n".join(line for line in kept.split("\n") if line != "\x00")
+    return "\n".join(_one_comment_a_source(line for line in kept.split("\n") if line != "\x00"))
+
+
+def _one_comment_a_source(lines: Iterable[str]) -> Iterator[str]:
+    """`lines` without blank lines and without a source comment that repeats the last one: torch 2.14 starts
+    a new group of nodes, after a blank line, where only the comment's "Backward of forward node: " prefix
+    changes, so the same `# File:` comment comes again (torch/fx/graph.py); 2.11-2.13 print it once."""
+    last = None
+    for line in lines:
+        if not line.strip():
+            continue
+        if line.lstrip().startswith("# ") and "File: " in line:
+            if line.strip() == last:
+                continue
+            last = line.strip()
+        yield line
 
 
 #: torch 2.14's triton_kernel_wrapper nodes name the arguments the launch gave as keywords
