@@ -162,8 +162,11 @@ def test_two_equal_allocations_the_compile_merged_are_not_an_aliasing_error() ->
             torch._dynamo.reset()
     torch.testing.assert_close(compiled, eager)
     aot = [lay for lay in recorder.capture.hazards.layouts if lay.stage == "aot_forward"]
-    assert aot and len({a.storage for a in aot[0].args if a.param in ("mean_ptr", "rstd_ptr")}) == 1  # merged
+    assert aot
     report = build_report(recorder.capture)
     assert [f.rule for f in report.findings if f.rule == "aliased_args_split"] == []
+    if len({a.storage for a in aot[0].args if a.param in ("mean_ptr", "rstd_ptr")}) != 1:
+        # torch 2.14's AOTAutograd keeps the two apart (two storages): nothing merged, no copy to explain
+        pytest.skip(f"torch {torch.__version__} did not merge the two allocations")
     costs = [f for f in report.findings if f.rule == "clone_cost"]
     assert all("merged by the compile" in f.summary for f in costs), costs
