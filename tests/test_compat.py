@@ -326,3 +326,61 @@ def test_an_autograd_function_is_found_from_its_forward_s_frame() -> None:
 
     Seen.apply(torch.ones(2, requires_grad=True))
     assert found == [Seen]
+
+
+# --- torch and Triton outside the tested releases -------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("torch_version", "triton_version", "named"), [
+    ("2.13.0+cpu", "3.7.1", None),
+    ("2.11.0", "3.6.0", None),
+    ("2.14.1+cu130", "3.8.0", None),
+    ("2.15.0+cu132", "3.9.0", "torch 2.15.0+cu132 and triton 3.9.0 are"),
+    ("2.10.0", "3.7.0", "torch 2.10.0 is"),
+    ("2.14.0a0+git1234", "3.10.0", "triton 3.10.0 is"),
+    ("nightly", "3.7.0", "torch nightly is"),
+])
+def test_untested_names_what_is_outside_the_tested_releases(torch_version: str, triton_version: str,
+                                                              named: str | None) -> None:
+    said = compat.versions.untested(torch_version, triton_version)
+    if named is None:
+        assert said is None
+    else:
+        assert said is not None and said.startswith(named + " outside the releases"), said
+        assert "(torch 2.11-2.14, triton 3.6-3.8)" in said
+
+
+def test_a_capture_error_on_an_untested_torch_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    """torch 2.15's has_triton asks the CUDA device interface, which compile-only mode does not answer: the
+    error alone ("could not make torch see Triton") would not tell a user that the release is the cause."""
+    from tritoninspect.capture import session
+
+    def refuse() -> None:
+        raise CaptureError("could not make torch see Triton in compile-only mode")
+
+    monkeypatch.setattr(compat.compile_only, "prime_has_triton", refuse)
+    info = session.ModeInfo("compile-only", "test", "cpu")
+    with pytest.raises(CaptureError) as raised:
+        with session.mode_environment(info):
+            pass
+    assert raised.value.hint is None  # a tested torch: no guess about the cause
+    monkeypatch.setattr(compat.versions, "untested", lambda: "torch 2.15.0 is outside the releases ...")
+    with pytest.raises(CaptureError) as raised:
+        with session.mode_environment(info):
+            pass
+    assert raised.value.message == "could not make torch see Triton in compile-only mode"
+    assert raised.value.hint == "torch 2.15.0 is outside the releases ...: install a tested release, or report this"
+
+
+def test_a_report_from_an_untested_torch_warns(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A capture that works on an untested release still says which facts may be off."""
+    import torch
+
+    from tritoninspect.analyse import build_report
+    from tritoninspect.capture import session
+
+    monkeypatch.setattr(compat.versions, "untested", lambda: "torch 2.15.0 is outside the releases ...")
+    capture = session.capture_run(torch.nn.ReLU(), [(torch.ones(2),)], info=session.ModeInfo("gpu", "x", "cpu"))
+    warnings = [d for d in build_report(capture).diagnostics if d.source == "versions"]
+    assert [(d.severity, d.message) for d in warnings] == [
+        ("warning", "torch 2.15.0 is outside the releases ...: facts read from torch's internals may be missing or wrong")]

@@ -30,7 +30,7 @@ from tritoninspect.capture.patching import Patcher
 from tritoninspect.capture.recorder import Recorder
 from tritoninspect.model.records import Capture, DeviceProbeRecord, DeviceQueryRecord, EmulationRecord
 from tritoninspect.capture.resources import measure
-from tritoninspect.model.errors import EnvironmentProblem, TritonInspectError, UsageError, ends_the_run
+from tritoninspect.model.errors import CaptureError, EnvironmentProblem, TritonInspectError, UsageError, ends_the_run
 
 #: The GPU architecture compile-only mode compiles for (sm_90: Hopper).
 DEFAULT_ARCH = 90
@@ -236,12 +236,19 @@ def compile_only(arch: int = DEFAULT_ARCH) -> Iterator[Environment]:
 
 @contextlib.contextmanager
 def mode_environment(info: ModeInfo) -> Iterator[Environment]:
-    """Enter the environment a mode needs (nothing to patch in GPU mode)."""
-    if info.mode == "compile-only":
-        with compile_only(info.arch) as env:
-            yield env
-    else:
-        yield Environment()
+    """Enter the environment a mode needs (nothing to patch in GPU mode). A CaptureError raised inside it,
+    on a torch or Triton outside the tested releases, says so in its hint: that is the likely cause."""
+    try:
+        if info.mode == "compile-only":
+            with compile_only(info.arch) as env:
+                yield env
+        else:
+            yield Environment()
+    except CaptureError as exc:
+        outside = compat.versions.untested()
+        if outside is None or exc.hint:
+            raise
+        raise CaptureError(exc.message, hint=f"{outside}: install a tested release, or report this") from exc
 
 
 def capture_run(
@@ -310,6 +317,9 @@ def capture_run(
         recorder.capture.meta["cudagraphs"] = True
     if backward and recorder.capture.failure is None:
         recorder.capture.meta.update(_backward_facts(module, recorder.progress))
+    if outside := compat.versions.untested():
+        recorder.capture.problems.append(("versions", f"{outside}: facts read from torch's internals may be "
+                                          "missing or wrong"))
     if env is not None:
         recorder.capture.problems.extend(env.problems)
         recorder.capture.emulation = env.emulation()
