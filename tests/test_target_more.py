@@ -157,3 +157,32 @@ def test_a_tensor_subclass_input_reaches_the_model_and_the_inputs_line_as_itself
     from tritoninspect.source.inputs import describe_inputs
 
     assert describe_inputs(loaded.input_sets)[1] == "16x32:float32 (_Int8Tensor: qdata 16x32:int8, scale 16:float32)"
+
+
+class _Unwrapping(torch.Tensor):
+    """A wrapper subclass without `__tensor_flatten__` whose dispatch returns plain tensors: its detach() is one."""
+
+    @staticmethod
+    def __new__(cls, inner: torch.Tensor) -> _Unwrapping:
+        return torch.Tensor._make_wrapper_subclass(cls, inner.shape, dtype=inner.dtype, device=inner.device)
+
+    def __init__(self, inner: torch.Tensor) -> None:
+        self.inner = inner
+
+    @classmethod
+    def __torch_dispatch__(cls, func, types, args=(), kwargs=None):  # type: ignore[no-untyped-def]
+        unwrap = lambda t: t.inner if isinstance(t, _Unwrapping) else t  # noqa: E731
+        return func(*torch.utils._pytree.tree_map(unwrap, args), **torch.utils._pytree.tree_map(unwrap, kwargs or {}))
+
+
+def test_a_subclass_whose_detach_unwraps_it_reaches_the_model_as_itself(tmp_path: Path) -> None:
+    """Copied with detach() it reached the model as a plain tensor: Dynamo's graph break on it (explain: 2 graphs,
+    1 break) was missing from the report (hostile, finding A)."""
+    source = ("import torch\nfrom test_target_more import _Unwrapping\n"
+              "class Net(torch.nn.Module):\n    def forward(self, x):\n        return x * 2\n"
+              "def example_inputs():\n    return (_Unwrapping(torch.ones(4)),)\n")
+    spec = parse_spec(f"{write(tmp_path, 'unwrapping.py', source)}:Net")
+    loaded = load_target(spec, device="cpu")
+    assert type(loaded.input_sets[0][0]) is _Unwrapping
+    with pytest.raises(InputsError, match="an example input is a _Unwrapping on cpu whose detach.* create it on meta"):
+        load_target(spec, device="meta")

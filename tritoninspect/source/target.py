@@ -376,6 +376,8 @@ def _move(value: Any, device: torch.device, moved: dict[int, torch.Tensor]) -> A
             # A fresh leaf, so a tensor that required grad is still a leaf that does; with the
             # user's mark_dynamic & co. marks, which the copy would otherwise lose.
             copy = value.detach().to(device).requires_grad_(value.requires_grad)
+            if type(copy) is not type(value):
+                copy = _subclass_as_given(value, device)
             if copy is not value:
                 from tritoninspect.capture import compat  # here: importing it costs seconds
 
@@ -387,6 +389,18 @@ def _move(value: Any, device: torch.device, moved: dict[int, torch.Tensor]) -> A
     if isinstance(value, dict):
         return {key: _move(item, device, moved) for key, item in value.items()}
     return value
+
+
+def _subclass_as_given(value: torch.Tensor, device: torch.device) -> torch.Tensor:
+    """A tensor subclass whose `detach()` or `.to()` gives a plain tensor (a wrapper whose
+    `__torch_dispatch__` returns unwrapped results) reaches the model as itself: copied, it would be a
+    plain tensor, and the graph breaks and guards Dynamo has for the subclass would be missing. It cannot
+    be moved to another device without that loss."""
+    if value.device == device:
+        return value
+    raise InputsError(
+        f"an example input is a {type(value).__name__} on {value.device} whose detach() and .to() give a plain "
+        f"torch.Tensor: moved to {device} it would no longer be a {type(value).__name__}; create it on {device}")
 
 
 def _iter_tensors(value: Any) -> Iterator[torch.Tensor]:
