@@ -54,7 +54,12 @@ def test_a_log_gz_that_is_not_gzip_is_one_error_naming_it_in_graph_and_diff(tmp_
     one_error(cli("diff", str(fake), str(ONE_LOG)), ExitCode.REPORT, str(fake), "not a valid gzip file")
 
 
-@pytest.mark.parametrize("bad", ['{"str": 5}', '{"str": ["a", "zz"]}', '{"str": ["a"]}', '{}', '{"x": '])
+#: A line nested deeper than Python's json reads (RecursionError, not ValueError: it was exit 6).
+_DEEP = '{"a":' * 100_000 + "1" + "}" * 100_000
+
+
+@pytest.mark.parametrize("bad", ['{"str": 5}', '{"str": ["a", "zz"]}', '{"str": ["a"]}', '{}', '{"x": ', _DEEP],
+                         ids=["str-int", "str-key", "str-short", "empty", "cut", "deep"])
 def test_malformed_lines_are_skipped_and_reported(tmp_path: Path, bad: str) -> None:
     log = tmp_path / "t.log"
     log.write_text(GLOG + bad + "\n" + ONE_LOG.read_text())
