@@ -229,3 +229,38 @@ def test_a_failed_compiles_frame_is_the_users_only_when_it_is_in_the_users_code(
     failure = traces.file_report(log, str(log)).failure
     assert failure is not None and failure.message.startswith("Attempted to call function marked as skipped")
     assert (failure.user_frame, failure.torch_frame) == ((f"{frame}:18", None) if mine else (None, f"{frame}:18"))
+
+
+#: Header fields of another type than torch writes (an edited log, another torch): each was an
+#: internal error (exit 6), or an `Infinity` that made the --json output and a saved report unreadable.
+_EDITS = {
+    "artifact name a list": ('{"name": "before_post_grad_graph"', '{"name": ["before_post_grad_graph"]'),
+    "inductor_config a number": ('"inductor_config": "', '"inductor_config": 5, "x": "'),
+    "op count a string": ('"graph_op_count": 5', '"graph_op_count": "5"'),
+    "op count infinite": ('"graph_op_count": 5', '"graph_op_count": 1e999'),
+    "compile time a list": ('"backend_compile_time_s": 30.498909', '"backend_compile_time_s": [30]'),
+    "compile time infinite": ('"backend_compile_time_s": 30.498909', '"backend_compile_time_s": 1e999'),
+    "compile time NaN": ('"backend_compile_time_s": 30.498909', '"backend_compile_time_s": NaN'),
+}
+
+
+@pytest.mark.parametrize("edit", list(_EDITS))
+def test_header_fields_of_the_wrong_type_leave_the_report_strict_json(tmp_path: Path, edit: str) -> None:
+    import json
+
+    old, new = _EDITS[edit]
+    text = ONE_LOG.read_text()
+    assert old in text
+    log = tmp_path / "t.log"
+    log.write_text(text.replace(old, new, 1))
+    result = cli("graph", str(log), "--json")
+    assert result.exit_code == 0, result.output
+
+    def refuse(constant: str) -> None:
+        raise AssertionError(f"{constant} in the --json output")
+
+    document = json.loads(result.stdout, parse_constant=refuse)
+    assert document["graphs"][0]["compile_time_s"] in (None, 30.498909)
+    saved = tmp_path / "r.json"
+    assert cli("graph", str(log), "-o", str(saved)).exit_code == 0
+    assert cli("graph", str(saved)).exit_code == 0

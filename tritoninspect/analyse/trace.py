@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import linecache
+import math
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
@@ -218,10 +219,23 @@ def _graph_record(g: _Graph, metrics: dict[str, dict[str, Any]]) -> GraphRecord:
     compile_time = None
     if g.stage == "dynamo":
         m = metrics.get(g.compile_id, {})
-        op_count = int(m.get("graph_op_count") or op_count)
-        compile_time = m.get("backend_compile_time_s")
+        op_count = _count(m.get("graph_op_count")) or op_count
+        compile_time = _seconds(m.get("backend_compile_time_s"))
     return Graph(g.compile_id, g.stage, g.part, stored_text(g), op_count, tuple(g.parsed.subgraphs),
-                 compile_time_s=float(compile_time) if compile_time is not None else None)
+                 compile_time_s=compile_time)
+
+
+def _count(value: Any) -> int | None:
+    """A metrics count as torch writes it (an int >= 0); anything else (a damaged or edited line) is none."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+
+def _seconds(value: Any) -> float | None:
+    """A metrics duration as torch writes it (a finite number >= 0); anything else is none: an infinite
+    or NaN one would make the report's JSON unreadable (`Infinity` is not JSON)."""
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return None
+    return float(value) if math.isfinite(value) and value >= 0 else None
 
 
 # --- graph breaks, recompiles, failures ------------------------------------------------------
@@ -282,7 +296,7 @@ def _epilogue_setting(reader: _Reader, cid: str, config: Any) -> None:
     kernel's own source to compare with)."""
     try:
         value = json.loads(config).get("epilogue_fusion_user_defined_triton_kernel") if config else None
-    except (ValueError, AttributeError):
+    except (ValueError, AttributeError, TypeError, RecursionError):  # not a JSON object's text
         return
     if value is False:
         reader.codes = [replaced(c, epilogue_fusion=False) if c.compile_id == cid else c

@@ -370,7 +370,8 @@ def _head(log: TraceLog, line: str, number: int, strings: dict[int, str],
     if name not in WANTED:
         return None
     meta = record[name]
-    keep = artifacts is None or name != "artifact" or not isinstance(meta, dict) or meta.get("name") in artifacts
+    keep = (artifacts is None or name != "artifact" or not isinstance(meta, dict)
+            or (isinstance(meta.get("name"), str) and meta["name"] in artifacts))
     return record, number, keep
 
 
