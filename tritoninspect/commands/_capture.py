@@ -22,7 +22,14 @@ from typing import TYPE_CHECKING, Any
 from rich.console import Console
 
 from tritoninspect.commands._edge import say_error
-from tritoninspect.model.errors import CaptureTimeout, EnvironmentProblem, ExitCode, TimeoutProblem, UsageError
+from tritoninspect.model.errors import (
+    CaptureTimeout,
+    EnvironmentProblem,
+    ExitCode,
+    ProcessExit,
+    TimeoutProblem,
+    UsageError,
+)
 
 if TYPE_CHECKING:
     from tritoninspect.model.report import Report
@@ -78,7 +85,7 @@ def capture_here(spec: TargetSpec, options: Options, *, err: Console, timeout: f
     display = ProgressDisplay(err, f"{verb} {spec.name}", lines=progress, live=not quiet, debug=debug)
     # The time limit outside the stdout guard: its watchdog keeps the real stdout for the JSON envelope;
     # after the guard, fd 1 stays on stderr (threads the user's code left running print there).
-    with one_process(), display, _cwd_kept():
+    with one_process(), exits_raised(), display, _cwd_kept():
         ready_to_capture()  # its first stage: importing torch and Triton takes seconds
         with time_limit(timeout, json_out=json_out), stdout_to_stderr(for_good=True):
             # --debug lets torch's own log lines (TORCH_LOGS) through, as docs/commands/index.md promises.
@@ -182,6 +189,28 @@ def one_process() -> Iterator[None]:
     finally:
         if os.getpid() != pid:
             os._exit(0)
+
+
+@contextlib.contextmanager
+def exits_raised() -> Iterator[None]:
+    """`os._exit()` in the block, called by this process's main thread (the user's import, `forward`,
+    `example_inputs`), raises `ProcessExit` instead: the user's code failing, said as such (exit 4),
+    where the real call ended the run silently with the user's exit code (`os._exit(0)`: exit 0, an
+    empty stdout). A forked copy or another thread gets the real call (a fork's child ends with it)."""
+    import threading
+
+    real, pid = os._exit, os.getpid()
+
+    def _exit(code: int) -> None:
+        if os.getpid() == pid and threading.current_thread() is threading.main_thread():
+            raise ProcessExit(code)
+        real(code)
+
+    os._exit = _exit  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        os._exit = real
 
 
 @contextlib.contextmanager
