@@ -157,3 +157,23 @@ def test_a_tensor_subclass_input_reaches_the_model_and_the_inputs_line_as_itself
     from tritoninspect.source.inputs import describe_inputs
 
     assert describe_inputs(loaded.input_sets)[1] == "16x32:float32 (_Int8Tensor: qdata 16x32:int8, scale 16:float32)"
+
+
+META_INPUT = "import torch\nclass Net(torch.nn.Module):\n    def forward(self, x):\n        return x.sin()\n" \
+             "def example_inputs():\n    return (torch.ones(4, device='meta'),)\n"
+META_WEIGHT = "import torch\nclass Net(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n" \
+              "        self.lin = torch.nn.Linear(4, 4, device='meta')\n    def forward(self, x):\n" \
+              "        return self.lin(x)\ndef example_inputs():\n    return (torch.ones(4),)\n"
+
+
+@pytest.mark.parametrize(("source", "error", "says"), [
+    (META_INPUT, InputsError, "example_inputs() gave a meta tensor"),
+    (META_WEIGHT, TargetError, "Net.lin.weight is on the meta device"),
+])
+def test_meta_tensors_are_a_wrong_target_not_an_internal_error(tmp_path: Path, source: str, error: type,
+                                                               says: str) -> None:
+    """A meta tensor has no data to run the model on: copying the inputs to the device raised
+    NotImplementedError (exit 6), the model's `.to()` said the machine could not (exit 5)."""
+    with pytest.raises(error) as info:
+        load_target(parse_spec(write(tmp_path, "meta.py", source)))
+    assert says in info.value.message and info.value.exit_code == ExitCode.TARGET
