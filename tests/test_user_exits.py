@@ -43,3 +43,15 @@ def test_os_exit_in_the_users_code_is_their_code_failing(tmp_path: Path, top: st
     errors = [line for line in proc.stderr.splitlines() if line.startswith("error:")]
     assert len(errors) == 1 and where in errors[0] and "os._exit(" in errors[0], proc.stderr
     json.loads(proc.stdout)  # the report of the failure, or the envelope: JSON either way
+
+
+def test_os_exit_in_a_diff_side_is_that_sides_code_failing(tmp_path: Path) -> None:
+    """diff captures each side in a child process, which `os._exit(0)` ended without an answer: an
+    internal error (exit 6, 'ended (exit 0) without a result')."""
+    (tmp_path / "model.py").write_text(textwrap.dedent(MODEL).format(top="", forward="os._exit(0)"))
+    (tmp_path / "other.py").write_text(textwrap.dedent(MODEL).format(top="", forward="pass"))
+    proc = run_cli(["diff", "model.py:Net", "other.py:Net", "--stage", "dynamo", "--json"], cwd=tmp_path)
+    assert proc.returncode == 4, explain(proc)
+    errors = [line for line in proc.stderr.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and errors[0].startswith("error: A: ") and "os._exit(0)" in errors[0], proc.stderr
+    json.loads(proc.stdout)

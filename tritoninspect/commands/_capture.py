@@ -22,14 +22,7 @@ from typing import TYPE_CHECKING, Any
 from rich.console import Console
 
 from tritoninspect.commands._edge import say_error
-from tritoninspect.model.errors import (
-    CaptureTimeout,
-    EnvironmentProblem,
-    ExitCode,
-    ProcessExit,
-    TimeoutProblem,
-    UsageError,
-)
+from tritoninspect.model.errors import CaptureTimeout, EnvironmentProblem, ExitCode, TimeoutProblem, UsageError
 
 if TYPE_CHECKING:
     from tritoninspect.model.report import Report
@@ -77,6 +70,7 @@ def capture_here(spec: TargetSpec, options: Options, *, err: Console, timeout: f
     frozen first and its progress on stderr."""
     from tritoninspect.commands._progress import ProgressDisplay
     from tritoninspect.run import pipeline
+    from tritoninspect.run.exits import exits_raised
     from tritoninspect.run.pipeline_export import ExportOptions, run_export
     from tritoninspect.run.stdout_guard import stdout_to_stderr
 
@@ -189,28 +183,6 @@ def one_process() -> Iterator[None]:
     finally:
         if os.getpid() != pid:
             os._exit(0)
-
-
-@contextlib.contextmanager
-def exits_raised() -> Iterator[None]:
-    """`os._exit()` in the block, called by this process's main thread (the user's import, `forward`,
-    `example_inputs`), raises `ProcessExit` instead: the user's code failing, said as such (exit 4),
-    where the real call ended the run silently with the user's exit code (`os._exit(0)`: exit 0, an
-    empty stdout). A forked copy or another thread gets the real call (a fork's child ends with it)."""
-    import threading
-
-    real, pid = os._exit, os.getpid()
-
-    def _exit(code: int) -> None:
-        if os.getpid() == pid and threading.current_thread() is threading.main_thread():
-            raise ProcessExit(code)
-        real(code)
-
-    os._exit = _exit  # type: ignore[assignment]
-    try:
-        yield
-    finally:
-        os._exit = real
 
 
 @contextlib.contextmanager
