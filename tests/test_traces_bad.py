@@ -264,3 +264,17 @@ def test_header_fields_of_the_wrong_type_leave_the_report_strict_json(tmp_path: 
     saved = tmp_path / "r.json"
     assert cli("graph", str(log), "-o", str(saved)).exit_code == 0
     assert cli("graph", str(saved)).exit_code == 0
+
+
+def test_a_compile_without_its_dynamo_graph_says_the_entry_is_a_guess(tmp_path: Path) -> None:
+    """A raw launch (hop) read from AOTAutograd's graphs alone looks like a triton_op's: with the Dynamo
+    graph's event named as another torch might name it, add_raw's kernel was reported as a triton_op,
+    with nothing saying the log lacked what tells them apart."""
+    log = tmp_path / "t.log"
+    log.write_text(ONE_LOG.read_text().replace('"dynamo_output_graph"', '"dynamo_output_graph_v2"'))
+    result = cli("graph", str(log))
+    assert result.exit_code == 0, result.output
+    text = " ".join(result.output.split())
+    assert "holds no Dynamo graph for compile 0/0" in text and "is a guess" in text, result.output
+    assert cli("graph", str(log), "--strict").exit_code == ExitCode.FINDINGS
+    assert "holds no Dynamo graph" not in " ".join(cli("graph", str(ONE_LOG), "--detail").output.split())
