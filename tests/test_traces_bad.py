@@ -278,3 +278,17 @@ def test_a_compile_without_its_dynamo_graph_says_the_entry_is_a_guess(tmp_path: 
     assert "holds no Dynamo graph for compile 0/0" in text and "is a guess" in text, result.output
     assert cli("graph", str(log), "--strict").exit_code == ExitCode.FINDINGS
     assert "holds no Dynamo graph" not in " ".join(cli("graph", str(ONE_LOG), "--detail").output.split())
+
+
+def test_a_log_cut_inside_the_output_code_reports_no_kernel_it_never_launches(tmp_path: Path) -> None:
+    """Cut in the middle of the output code's text (the job crashed while logging it), the launch past
+    the cut was missing from what was read: the report said the compiled code never launches the kernel,
+    with advice to use its outputs, a finding the log does not support."""
+    text = ONE_LOG.read_text()
+    start = text.index('"inductor_output_code"')
+    log = tmp_path / "t.log"
+    log.write_text(text[:text.index("\n", start) + 200])
+    result = cli("graph", str(log), "--detail")
+    assert result.exit_code == 0, result.output
+    out = " ".join(result.output.split())
+    assert "never launches it" not in out and "output code left out: the log ends in it" in out, result.output

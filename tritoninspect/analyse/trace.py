@@ -97,9 +97,11 @@ class _Reader:
 def capture_from_trace(log: TraceLog, target: str, events: Iterable[TraceEvent] | None = None) -> Capture:
     """The records of one trace log (one rank), as a live capture would hold them: from
     `events` as they stream past (`textformats.torch_trace.stream_trace`), else `log.events`."""
-    reader = _Reader()
+    reader, last = _Reader(), None
     for event in log.events if events is None else events:
         _read_event(reader, event)
+        last = event
+    cut = _drop_cut_code(reader, log, last)
     _assign_post_grad_parts(reader)
     _ops_from_provenance(reader)
     capture = reader.capture
@@ -111,8 +113,21 @@ def capture_from_trace(log: TraceLog, target: str, events: Iterable[TraceEvent] 
     capture.nodes = _nodes(reader, index)
     capture.problems.extend(index.problems)
     notes = [("kernel_idx", n) for n in index.mapping_notes(reader.graphs)] + [("trace", n) for n in index.notes]
+    notes += [("trace", cut)] if cut else []
     capture.meta = {**_meta(log, reader, target), "notes": notes}
     return capture
+
+
+def _drop_cut_code(reader: _Reader, log: TraceLog, last: TraceEvent | None) -> str:
+    """The log's last event, when it is the output code of a compile that never ended (a job that crashed or
+    is still running), may be cut in the middle of its text: a launch missing from it says nothing, and was
+    reported as a kernel its compiled code never launches, with advice to use its outputs. It is left out,
+    as the output code of a compile that got no further; the note saying so is returned ("" if none)."""
+    if last is None or last.name != "inductor_output_code" or last.compile_id in log.ended or not reader.codes:
+        return ""
+    reader.codes.pop()
+    return (f"[{last.compile_id}] output code left out: the log ends in it (line {last.line}), in a compile that "
+            "never finished, so it may be cut")
 
 
 def _read_event(reader: _Reader, event: TraceEvent) -> None:
