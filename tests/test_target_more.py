@@ -186,3 +186,23 @@ def test_a_subclass_whose_detach_unwraps_it_reaches_the_model_as_itself(tmp_path
     assert type(loaded.input_sets[0][0]) is _Unwrapping
     with pytest.raises(InputsError, match="an example input is a _Unwrapping on cpu whose detach.* create it on meta"):
         load_target(spec, device="meta")
+
+
+META_INPUT = "import torch\nclass Net(torch.nn.Module):\n    def forward(self, x):\n        return x.sin()\n" \
+             "def example_inputs():\n    return (torch.ones(4, device='meta'),)\n"
+META_WEIGHT = "import torch\nclass Net(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n" \
+              "        self.lin = torch.nn.Linear(4, 4, device='meta')\n    def forward(self, x):\n" \
+              "        return self.lin(x)\ndef example_inputs():\n    return (torch.ones(4),)\n"
+
+
+@pytest.mark.parametrize(("source", "error", "says"), [
+    (META_INPUT, InputsError, "example_inputs() gave a meta tensor"),
+    (META_WEIGHT, TargetError, "Net.lin.weight is on the meta device"),
+])
+def test_meta_tensors_are_a_wrong_target_not_an_internal_error(tmp_path: Path, source: str, error: type,
+                                                               says: str) -> None:
+    """A meta tensor has no data to run the model on: copying the inputs to the device raised
+    NotImplementedError (exit 6), the model's `.to()` said the machine could not (exit 5)."""
+    with pytest.raises(error) as info:
+        load_target(parse_spec(write(tmp_path, "meta.py", source)))
+    assert says in info.value.message and info.value.exit_code == ExitCode.TARGET

@@ -54,7 +54,12 @@ def test_a_log_gz_that_is_not_gzip_is_one_error_naming_it_in_graph_and_diff(tmp_
     one_error(cli("diff", str(fake), str(ONE_LOG)), ExitCode.REPORT, str(fake), "not a valid gzip file")
 
 
-@pytest.mark.parametrize("bad", ['{"str": 5}', '{"str": ["a", "zz"]}', '{"str": ["a"]}', '{}', '{"x": '])
+#: A line nested deeper than Python's json reads (RecursionError, not ValueError: it was exit 6).
+_DEEP = '{"a":' * 100_000 + "1" + "}" * 100_000
+
+
+@pytest.mark.parametrize("bad", ['{"str": 5}', '{"str": ["a", "zz"]}', '{"str": ["a"]}', '{}', '{"x": ', _DEEP],
+                         ids=["str-int", "str-key", "str-short", "empty", "cut", "deep"])
 def test_malformed_lines_are_skipped_and_reported(tmp_path: Path, bad: str) -> None:
     log = tmp_path / "t.log"
     log.write_text(GLOG + bad + "\n" + ONE_LOG.read_text())
@@ -224,3 +229,66 @@ def test_a_failed_compiles_frame_is_the_users_only_when_it_is_in_the_users_code(
     failure = traces.file_report(log, str(log)).failure
     assert failure is not None and failure.message.startswith("Attempted to call function marked as skipped")
     assert (failure.user_frame, failure.torch_frame) == ((f"{frame}:18", None) if mine else (None, f"{frame}:18"))
+
+
+#: Header fields of another type than torch writes (an edited log, another torch): each was an
+#: internal error (exit 6), or an `Infinity` that made the --json output and a saved report unreadable.
+_EDITS = {
+    "artifact name a list": ('{"name": "before_post_grad_graph"', '{"name": ["before_post_grad_graph"]'),
+    "inductor_config a number": ('"inductor_config": "', '"inductor_config": 5, "x": "'),
+    "op count a string": ('"graph_op_count": 5', '"graph_op_count": "5"'),
+    "op count infinite": ('"graph_op_count": 5', '"graph_op_count": 1e999'),
+    "compile time a list": ('"backend_compile_time_s": 30.498909', '"backend_compile_time_s": [30]'),
+    "compile time infinite": ('"backend_compile_time_s": 30.498909', '"backend_compile_time_s": 1e999'),
+    "compile time NaN": ('"backend_compile_time_s": 30.498909', '"backend_compile_time_s": NaN'),
+}
+
+
+@pytest.mark.parametrize("edit", list(_EDITS))
+def test_header_fields_of_the_wrong_type_leave_the_report_strict_json(tmp_path: Path, edit: str) -> None:
+    import json
+
+    old, new = _EDITS[edit]
+    text = ONE_LOG.read_text()
+    assert old in text
+    log = tmp_path / "t.log"
+    log.write_text(text.replace(old, new, 1))
+    result = cli("graph", str(log), "--json")
+    assert result.exit_code == 0, result.output
+
+    def refuse(constant: str) -> None:
+        raise AssertionError(f"{constant} in the --json output")
+
+    document = json.loads(result.stdout, parse_constant=refuse)
+    assert document["graphs"][0]["compile_time_s"] in (None, 30.498909)
+    saved = tmp_path / "r.json"
+    assert cli("graph", str(log), "-o", str(saved)).exit_code == 0
+    assert cli("graph", str(saved)).exit_code == 0
+
+
+def test_a_compile_without_its_dynamo_graph_says_the_entry_is_a_guess(tmp_path: Path) -> None:
+    """A raw launch (hop) read from AOTAutograd's graphs alone looks like a triton_op's: with the Dynamo
+    graph's event named as another torch might name it, add_raw's kernel was reported as a triton_op,
+    with nothing saying the log lacked what tells them apart."""
+    log = tmp_path / "t.log"
+    log.write_text(ONE_LOG.read_text().replace('"dynamo_output_graph"', '"dynamo_output_graph_v2"'))
+    result = cli("graph", str(log))
+    assert result.exit_code == 0, result.output
+    text = " ".join(result.output.split())
+    assert "holds no Dynamo graph for compile 0/0" in text and "is a guess" in text, result.output
+    assert cli("graph", str(log), "--strict").exit_code == ExitCode.FINDINGS
+    assert "holds no Dynamo graph" not in " ".join(cli("graph", str(ONE_LOG), "--detail").output.split())
+
+
+def test_a_log_cut_inside_the_output_code_reports_no_kernel_it_never_launches(tmp_path: Path) -> None:
+    """Cut in the middle of the output code's text (the job crashed while logging it), the launch past
+    the cut was missing from what was read: the report said the compiled code never launches the kernel,
+    with advice to use its outputs, a finding the log does not support."""
+    text = ONE_LOG.read_text()
+    start = text.index('"inductor_output_code"')
+    log = tmp_path / "t.log"
+    log.write_text(text[:text.index("\n", start) + 200])
+    result = cli("graph", str(log), "--detail")
+    assert result.exit_code == 0, result.output
+    out = " ".join(result.output.split())
+    assert "never launches it" not in out and "output code left out: the log ends in it" in out, result.output

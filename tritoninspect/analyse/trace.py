@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import linecache
+import math
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
@@ -96,9 +97,11 @@ class _Reader:
 def capture_from_trace(log: TraceLog, target: str, events: Iterable[TraceEvent] | None = None) -> Capture:
     """The records of one trace log (one rank), as a live capture would hold them: from
     `events` as they stream past (`textformats.torch_trace.stream_trace`), else `log.events`."""
-    reader = _Reader()
+    reader, last = _Reader(), None
     for event in log.events if events is None else events:
         _read_event(reader, event)
+        last = event
+    cut = _drop_cut_code(reader, log, last)
     _assign_post_grad_parts(reader)
     _ops_from_provenance(reader)
     capture = reader.capture
@@ -110,8 +113,21 @@ def capture_from_trace(log: TraceLog, target: str, events: Iterable[TraceEvent] 
     capture.nodes = _nodes(reader, index)
     capture.problems.extend(index.problems)
     notes = [("kernel_idx", n) for n in index.mapping_notes(reader.graphs)] + [("trace", n) for n in index.notes]
+    notes += [("trace", cut)] if cut else []
     capture.meta = {**_meta(log, reader, target), "notes": notes}
     return capture
+
+
+def _drop_cut_code(reader: _Reader, log: TraceLog, last: TraceEvent | None) -> str:
+    """The log's last event, when it is the output code of a compile that never ended (a job that crashed or
+    is still running), may be cut in the middle of its text: a launch missing from it says nothing, and was
+    reported as a kernel its compiled code never launches, with advice to use its outputs. It is left out,
+    as the output code of a compile that got no further; the note saying so is returned ("" if none)."""
+    if last is None or last.name != "inductor_output_code" or last.compile_id in log.ended or not reader.codes:
+        return ""
+    reader.codes.pop()
+    return (f"[{last.compile_id}] output code left out: the log ends in it (line {last.line}), in a compile that "
+            "never finished, so it may be cut")
 
 
 def _read_event(reader: _Reader, event: TraceEvent) -> None:
@@ -218,10 +234,23 @@ def _graph_record(g: _Graph, metrics: dict[str, dict[str, Any]]) -> GraphRecord:
     compile_time = None
     if g.stage == "dynamo":
         m = metrics.get(g.compile_id, {})
-        op_count = int(m.get("graph_op_count") or op_count)
-        compile_time = m.get("backend_compile_time_s")
+        op_count = _count(m.get("graph_op_count")) or op_count
+        compile_time = _seconds(m.get("backend_compile_time_s"))
     return Graph(g.compile_id, g.stage, g.part, stored_text(g), op_count, tuple(g.parsed.subgraphs),
-                 compile_time_s=float(compile_time) if compile_time is not None else None)
+                 compile_time_s=compile_time)
+
+
+def _count(value: Any) -> int | None:
+    """A metrics count as torch writes it (an int >= 0); anything else (a damaged or edited line) is none."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+
+def _seconds(value: Any) -> float | None:
+    """A metrics duration as torch writes it (a finite number >= 0); anything else is none: an infinite
+    or NaN one would make the report's JSON unreadable (`Infinity` is not JSON)."""
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return None
+    return float(value) if math.isfinite(value) and value >= 0 else None
 
 
 # --- graph breaks, recompiles, failures ------------------------------------------------------
@@ -282,7 +311,7 @@ def _epilogue_setting(reader: _Reader, cid: str, config: Any) -> None:
     kernel's own source to compare with)."""
     try:
         value = json.loads(config).get("epilogue_fusion_user_defined_triton_kernel") if config else None
-    except (ValueError, AttributeError):
+    except (ValueError, AttributeError, TypeError, RecursionError):  # not a JSON object's text
         return
     if value is False:
         reader.codes = [replaced(c, epilogue_fusion=False) if c.compile_id == cid else c

@@ -13,6 +13,7 @@ import re
 import traceback
 from dataclasses import dataclass
 from tritoninspect.capture import compat
+from tritoninspect.model.errors import ProcessExit
 from tritoninspect.model.records import Failure
 from tritoninspect.textformats.breaks import original_function
 from tritoninspect.textformats.origin import is_library_file, is_own_file
@@ -263,8 +264,8 @@ def _torch_frame(chain: list[BaseException]) -> str | None:
 
 
 def _in_tool(exc: BaseException) -> bool:
-    if isinstance(exc, _SAYS_WHERE):
-        return False  # compile-only mode's answer to the user's code, raised in ours on purpose
+    if isinstance(exc, (*_SAYS_WHERE, ProcessExit)):
+        return False  # compile-only mode's answer to the user's code, or their os._exit(), raised in ours on purpose
     frames = traceback.extract_tb(exc.__traceback__)
     return bool(frames) and frames[-1].filename.startswith(_PACKAGE_DIR)
 

@@ -22,9 +22,10 @@ from tritoninspect.model.errors import TritonInspectError, error_to_dict, intern
 def main(argv: Sequence[str] | None = None) -> int:
     """Answer the request in argv[0] into the file argv[1]; return the exit code."""
     request_file, out = (sys.argv[1:] if argv is None else argv)[:2]
+    from tritoninspect.run.exits import exits_raised
     from tritoninspect.run.stdout_guard import stdout_to_stderr
 
-    with stdout_to_stderr():  # the target's prints go to stderr, marked
+    with stdout_to_stderr(), exits_raised():  # the target's prints go to stderr, marked; its os._exit() raises
         answer, code = respond(json.loads(Path(request_file).read_text()))
     Path(out).write_text(json.dumps(answer, default=str))
     return code

@@ -70,6 +70,7 @@ def capture_here(spec: TargetSpec, options: Options, *, err: Console, timeout: f
     frozen first and its progress on stderr."""
     from tritoninspect.commands._progress import ProgressDisplay
     from tritoninspect.run import pipeline
+    from tritoninspect.run.exits import exits_raised
     from tritoninspect.run.pipeline_export import ExportOptions, run_export
     from tritoninspect.run.stdout_guard import stdout_to_stderr
 
@@ -78,7 +79,7 @@ def capture_here(spec: TargetSpec, options: Options, *, err: Console, timeout: f
     display = ProgressDisplay(err, f"{verb} {spec.name}", lines=progress, live=not quiet, debug=debug)
     # The time limit outside the stdout guard: its watchdog keeps the real stdout for the JSON envelope;
     # after the guard, fd 1 stays on stderr (threads the user's code left running print there).
-    with one_process(), display, _cwd_kept():
+    with one_process(), exits_raised(), display, _cwd_kept():
         ready_to_capture()  # its first stage: importing torch and Triton takes seconds
         with time_limit(timeout, json_out=json_out), stdout_to_stderr(for_good=True):
             # --debug lets torch's own log lines (TORCH_LOGS) through, as docs/commands/index.md promises.

@@ -115,6 +115,15 @@ class Terminated(SystemExit):
     """
 
 
+class ProcessExit(SystemExit):
+    """`os._exit(code)` called by the user's code in the capturing thread, raised instead of ending the
+    process (commands/_capture.py, `exits_raised`): it is the user's code failing, as `sys.exit()` is,
+    where the real call ended the run with the user's code, no error line and no report."""
+
+    def __str__(self) -> str:
+        return f"os._exit({self.code}) called"
+
+
 def ends_the_run(exc: BaseException) -> bool:
     """Ctrl-C, SIGTERM and `--timeout` end the run whatever code they interrupt. Any other
     exception out of the user's code, `sys.exit()` and their own BaseException subclasses

@@ -7,4 +7,5 @@
   `aoti`: AOTInductor built, loaded and run in a child process (`children/aoti_child.py`).
 - `traces`: TORCH_TRACE logs -> reports, without torch.
 - `stdout_guard`: what the user's code prints goes to stderr, marked: stdout carries the report.
+- `exits`: the user's `os._exit()` raised as their code failing (the CLI's capture, `diff`'s sides).
 """

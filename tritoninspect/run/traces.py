@@ -182,7 +182,24 @@ def _report(log: object, target: str, events: Iterable[object] | None = None) ->
     notes = tuple(Diagnostic("note", source, text) for source, text in capture.meta.get("notes", ()))
     notes += tuple(Diagnostic("note", "trace", f"unknown from a trace: {u}") for u in TRACE_UNKNOWNS)
     meta = dataclasses.replace(report.meta, rank=capture.meta.get("rank"), unknown=TRACE_UNKNOWNS)
-    return dataclasses.replace(report, meta=meta, diagnostics=cut_off(log) + report.diagnostics + notes)
+    found = cut_off(log) + _without_dynamo_graph(capture.graphs, str(log.path))  # type: ignore[attr-defined]
+    return dataclasses.replace(report, meta=meta, diagnostics=found + report.diagnostics + notes)
+
+
+def _without_dynamo_graph(graphs: Iterable[Any], name: str) -> tuple[Diagnostic, ...]:
+    """A warning per compile whose later graphs the log holds but not its Dynamo graph (a damaged line, or
+    a torch that names the event differently): how its kernels entered is then read from AOTAutograd's
+    graphs alone, where a raw launch looks like a triton_op's (analyse/trace_kernels.py)."""
+    from tritoninspect.analyse.checks import INCOMPLETE_LOG
+
+    graphs = list(graphs)
+    traced = {g.compile_id for g in graphs if g.stage == "dynamo"}
+    missing = sorted({g.compile_id for g in graphs if g.compile_id not in traced}, key=str)
+    return tuple(Diagnostic(
+        "warning", INCOMPLETE_LOG,
+        f"{name} holds no Dynamo graph for compile {cid}, only later stages' (a damaged line, or a torch whose "
+        "event this reader does not know): whether its kernels were raw launches or triton_ops is a guess")
+        for cid in missing)
 
 
 def cut_off(log: object) -> tuple[Diagnostic, ...]:

@@ -174,6 +174,7 @@ def load_target(spec: TargetSpec, *, inputs: str | None = None, device: str = "c
     model = _resolve_model(user_module, spec)
     input_sets, source = _find_input_sets(spec, user_module, model, inputs)
     _check_fits_forward(model, input_sets, source)  # before copying inputs to a GPU
+    _refuse_meta(model, input_sets, source)
     model, input_sets = _to_device(model, input_sets, target_device)
     requires_grad = any(t.requires_grad for t in _iter_tensors(input_sets)) or any(
         p.requires_grad for p in model.parameters()
@@ -355,6 +356,18 @@ def _parse_device(device: str) -> torch.device:
     if parsed.type == "cuda" and not torch.cuda.is_available():
         raise EnvironmentProblem(f"device {device!r} asked for, but torch sees no CUDA GPU")
     return parsed
+
+
+def _refuse_meta(model: torch.nn.Module, input_sets: list[tuple[Any, ...]], source: str) -> None:
+    """A meta tensor has a shape and no data: the capture runs the model, and copying one to the device
+    was an internal error (exit 6, "Cannot copy out of meta tensor")."""
+    if any(t.is_meta for t in _iter_tensors(input_sets)):
+        raise InputsError(f"{source} gave a meta tensor (a shape without data): the capture runs the model; "
+                          "give tensors with data (torch.randn(..., device=\"cpu\"))")
+    name = next((n for n, t in (*model.named_parameters(), *model.named_buffers()) if t.is_meta), None)
+    if name is not None:
+        raise TargetError(f"{type(model).__name__}.{name} is on the meta device (a shape without data): the "
+                          "capture runs the model; build it with real weights (or call to_empty() and initialise them)")
 
 
 def _to_device(

@@ -354,7 +354,7 @@ def _head(log: TraceLog, line: str, number: int, strings: dict[int, str],
         return None
     try:
         record = json.loads(match["json"])
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested deeper than Python's json can read
         record = None
     if not isinstance(record, dict) or not record:
         _unreadable(log, number)
@@ -370,7 +370,8 @@ def _head(log: TraceLog, line: str, number: int, strings: dict[int, str],
     if name not in WANTED:
         return None
     meta = record[name]
-    keep = artifacts is None or name != "artifact" or not isinstance(meta, dict) or meta.get("name") in artifacts
+    keep = (artifacts is None or name != "artifact" or not isinstance(meta, dict)
+            or (isinstance(meta.get("name"), str) and meta["name"] in artifacts))
     return record, number, keep
 
 
@@ -414,7 +415,7 @@ def _note(log: TraceLog, event: TraceEvent) -> None:
 def _torch_version(payload: str) -> str:
     try:
         return str(json.loads(payload).get("pytorch_version", ""))
-    except (ValueError, AttributeError):
+    except (ValueError, AttributeError, RecursionError):
         return ""
 
 
