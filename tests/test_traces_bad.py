@@ -292,3 +292,30 @@ def test_a_log_cut_inside_the_output_code_reports_no_kernel_it_never_launches(tm
     assert result.exit_code == 0, result.output
     out = " ".join(result.output.split())
     assert "never launches it" not in out and "output code left out: the log ends in it" in out, result.output
+
+
+def test_break_lines_come_from_a_source_unchanged_since_the_log(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A trace holds no source: the break's lines are read from the file here. Edited after the run, its lines
+    may have moved, and another line would be shown as the break's (hostile: a log from elsewhere)."""
+    import os
+
+    from tritoninspect.run import traces
+
+    (tmp_path / "samples").mkdir()
+    source = tmp_path / "samples" / "graph_break.py"
+    shutil.copy(REPO / "samples" / "graph_break.py", source)
+    log = tmp_path / "dedicated_log_torch_trace_g.log"
+    shutil.copy(next((TRACES / "graph_break").glob("*.log")), log)
+    monkeypatch.chdir(tmp_path)  # the log names samples/graph_break.py, relative to where torch ran
+
+    def first_break() -> tuple[tuple[str, ...], list[str]]:
+        report = traces.file_report(log, str(log))
+        notes = [d.message for d in report.diagnostics if "changed since the log" in d.message]
+        return report.graph_breaks[0].context, notes
+
+    os.utime(log, (source.stat().st_mtime + 60,) * 2)
+    context, notes = first_break()
+    assert any("h = scale(h, 0.5).relu()" in line for line in context) and not notes
+    os.utime(source, (log.stat().st_mtime + 60,) * 2)
+    context, notes = first_break()
+    assert context == () and len(notes) == 1 and "samples/graph_break.py" in notes[0], notes

@@ -92,12 +92,15 @@ class _Reader:
     last_part: dict[str, str] = field(default_factory=dict)
     #: The devices the graphs' tensor types name ("cuda", "cpu"), read as each graph passes.
     devices: set[str] = field(default_factory=set)
+    #: When the log was last written (its mtime; None unknown), and the source files changed after it.
+    written: float | None = None
+    stale: set[str] = field(default_factory=set)
 
 
 def capture_from_trace(log: TraceLog, target: str, events: Iterable[TraceEvent] | None = None) -> Capture:
     """The records of one trace log (one rank), as a live capture would hold them: from
     `events` as they stream past (`textformats.torch_trace.stream_trace`), else `log.events`."""
-    reader, last = _Reader(), None
+    reader, last = _Reader(written=_mtime(log.path)), None
     for event in log.events if events is None else events:
         _read_event(reader, event)
         last = event
@@ -114,6 +117,7 @@ def capture_from_trace(log: TraceLog, target: str, events: Iterable[TraceEvent] 
     capture.problems.extend(index.problems)
     notes = [("kernel_idx", n) for n in index.mapping_notes(reader.graphs)] + [("trace", n) for n in index.notes]
     notes += [("trace", cut)] if cut else []
+    notes += [("trace", _stale_note(reader.stale))] if reader.stale else []
     capture.meta = {**_meta(log, reader, target), "notes": notes}
     return capture
 
@@ -141,7 +145,7 @@ def _read_event(reader: _Reader, event: TraceEvent) -> None:
         reader.codes.append(_output_code(cid, event))
         reader.last_part[cid] = reader.codes[-1].part
     elif event.artifact == "dynamo_graph_break_reason":
-        reader.capture.breaks.append(_break(cid, event.payload))
+        reader.capture.breaks.append(_break(reader, cid, event.payload))
     elif event.name == "compilation_metrics":
         _metrics(reader, cid, event.meta)
     elif event.artifact == "inductor_provenance_tracking_node_mappings":
@@ -256,24 +260,47 @@ def _seconds(value: Any) -> float | None:
 # --- graph breaks, recompiles, failures ------------------------------------------------------
 
 
-def _break(cid: str, payload: str) -> BreakRecord:
+def _break(reader: _Reader, cid: str, payload: str) -> BreakRecord:
     reason, file, line, stack, skipped = textformats.breaks.parse_graph_break(payload, ())
     details = textformats.breaks.graph_break_details(payload)
-    context, start = _context(file, line)
-    library_context, library_start = _context(*textformats.breaks.frame_location(details["library_frame"] or ""))
+    context, start = _context(reader, file, line)
+    library_frame = textformats.breaks.frame_location(details["library_frame"] or "")
+    library_context, library_start = _context(reader, *library_frame)
     return BreakRecord(cid, reason, file, line, stack, skipped, context=context, context_start=start,
                        library_context=library_context, library_context_start=library_start, **details)
 
 
-def _context(file: str | None, line: int | None) -> tuple[tuple[str, ...], int | None]:
-    """Source lines around a break when the file is here too (a trace holds no source)."""
+def _context(reader: _Reader, file: str | None, line: int | None) -> tuple[tuple[str, ...], int | None]:
+    """Source lines around a break when the file is here too (a trace holds no source), and unchanged since
+    the log was written: edited later, its lines may have moved, and another line would be shown as the break's."""
     if not file or not line or not Path(file).is_file():
+        return (), None
+    changed = _mtime(Path(file))
+    if reader.written is not None and changed is not None and changed > reader.written + _MTIME_SLACK_S:
+        reader.stale.add(file)
         return (), None
     start = max(1, line - _CONTEXT_RADIUS)
     lines = [linecache.getline(file, n).rstrip("\n") for n in range(start, line + _CONTEXT_RADIUS + 1)]
     while lines and not lines[-1]:
         lines.pop()
     return tuple(lines), start if lines else None
+
+
+#: Files written in one checkout or copy get mtimes a little apart: only a source newer than the log by more than
+#: this is taken as edited after the run.
+_MTIME_SLACK_S = 2.0
+
+
+def _mtime(path: Path) -> float | None:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return None
+
+
+def _stale_note(files: set[str]) -> str:
+    return (f"source lines of graph breaks are not shown from {len(files)} file(s) changed since the log was written "
+            f"(their lines may have moved): {', '.join(sorted(files))}")
 
 
 #: What a compile's metrics are kept for (`_graph_record`, `_meta`): a compile's whole metrics (its Inductor
