@@ -23,10 +23,11 @@ def op_of(op_codes: dict[Any, str], code: Any) -> str | None:
         return None
 
 
-def kernel_record(jf: Any, kid: str) -> KernelRecord:
+def kernel_record(jf: Any, kid: str, launched: Any = None) -> KernelRecord:
     """The record of the live jit function `jf` (under id `kid`): where it is defined, its decorators,
-    constexpr parameters, autotune configs, key and `cache_results`, heuristics."""
-    user_obj = compat.kernels.user_kernel_object(jf)
+    constexpr parameters, autotune configs, key and `cache_results`, heuristics. `launched`: the object
+    a launch of it used, which picks among several decorated objects around `jf`."""
+    user_obj = compat.kernels.user_kernel_object(jf, launched)
     layers = compat.kernels.decorator_stack(user_obj)
     configs, key, heuristics, cache_results = (), (), (), False
     for layer in layers:
