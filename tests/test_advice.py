@@ -260,6 +260,26 @@ def test_a_break_in_a_library_says_whose_code_it_is() -> None:
     assert "https://github.com/linkedin/Liger-Kernel" in forward.action and "drop the" not in forward.action
 
 
+def test_a_library_launch_torch_refuses_is_not_sent_to_a_triton_op() -> None:
+    """torchao 0.18's hqq kernel with Config pre_hooks breaks the graph in the library (GB0361); the action was
+    "launch the library's kernels from an op of your own registered with triton_op and wrap_triton", and doing
+    so fails the compile (RuntimeError: pre_hook and post_hook are not supported, torch 2.13): wrap_triton runs
+    the same checks. A custom_op around the call keeps one graph."""
+    report = gpu("break_pre_hook")
+    assert any("pre_hook and post_hook are not supported" in b.reason for b in report.graph_breaks)
+    breaks = tuple(dataclasses.replace(b, library="torchao") for b in report.graph_breaks)
+    lib = Library("torchao", "0.18.0", "torchao", "https://github.com/pytorch/ao")
+    found = advise(dataclasses.replace(report, graph_breaks=breaks, libraries=(lib,)))
+    eager = next(a for a in found if a.rule == "eager_launches")
+    assert "The break is in torchao 0.18.0's code" in eager.action
+    assert "wrap_triton checks it the same way" in eager.action and "torch.library.custom_op of your own" in eager.action
+    assert "registered with torch.library.triton_op" not in eager.action
+    assert "reset_to_zero" in eager.action  # the change the library can make
+    other = GraphBreak("0/0", "reason", "m.py", 3, headline="Unsupported Tensor.item() call", library="torchao")
+    (a,) = advise(dataclasses.replace(gpu("add_raw"), graph_breaks=(other,), libraries=(lib,)))
+    assert "registered with torch.library.triton_op" in a.action  # a break elsewhere in the library: as before
+
+
 def test_graph_breaks_grouped_and_not_repeated_for_eager_kernels() -> None:
     report = gpu("graph_break")
     found = run("graph_breaks", report)

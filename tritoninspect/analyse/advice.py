@@ -45,6 +45,7 @@ from tritoninspect.analyse.advice_text import (
     times,
     upstream,
 )
+from tritoninspect.analyse.break_causes import refused_by_wrap_triton
 from tritoninspect.analyse.hazards.bridge import HAZARD_PRECONDITION, hazard_advice
 from tritoninspect.analyse.summary import KernelSummary, short_location, summarise
 from tritoninspect.model.report import Advice, GraphBreak, Report
@@ -273,6 +274,14 @@ def _library_break_action(report: Report, brk: GraphBreak) -> str:
     where = short_location(*_frame(brk.library_frame))
     what = ("disables compilation around its code (torch.compiler.disable)" if "compiler.disable" in brk.headline
             else f"breaks the graph ({brk.title()})")
+    if refused_by_wrap_triton(f"{brk.headline}\n{brk.reason}"):
+        # wrap_triton runs the same checks on the launch: an own triton_op fails the compile instead.
+        change = f" (the change: {brk.hint.rstrip('.')})" if brk.hint else ""
+        return (f"The break is in {name}'s code at {where} (installed library, not yours): it {what}, so its "
+                "kernels run eagerly. Torch refuses that launch inside a torch.library.triton_op too (wrap_triton "
+                "checks it the same way, and the compile fails), so from your side: call the library from a "
+                f"torch.library.custom_op of your own ({TRITON_OP_DOC}), which keeps one graph with the kernels "
+                f"opaque inside the op, or {upstream(lib, brk.library)}{change}.")
     return (f"The break is in {name}'s code at {where} (installed library, not yours): it {what}, so its "
             "kernels run eagerly. From your side: launch the library's kernels from an op of your own "
             f"registered with torch.library.triton_op and torch.library.wrap_triton ({TRITON_OP_DOC}), or "
