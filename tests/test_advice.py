@@ -142,6 +142,20 @@ def test_custom_op_of_a_library_says_whose_code_it_is() -> None:
     assert "https://github.com/echogujy/moe_ops/issues" in a.action
 
 
+def test_a_custom_op_whose_kernel_torch_refuses_to_trace_is_not_sent_to_a_triton_op() -> None:
+    """torchao 0.18's hqq kernel with Config pre_hooks in a custom_op: the advice was "register the op with
+    torch.library.triton_op ... wrap_triton"; doing so fails the compile (torch 2.13: RuntimeError: pre_hook and
+    post_hook are not supported). `Kernel.untraceable_autotune` is what a capture of it records."""
+    report = gpu("custom_op")
+    (plain,) = run("custom_op_hides_kernel", report)
+    assert plain.action.startswith("Register the op with torch.library.triton_op")
+    kernels = tuple(dataclasses.replace(k, untraceable_autotune=("Config.pre_hook",)) for k in report.kernels)
+    (a,) = run("custom_op_hides_kernel", dataclasses.replace(report, kernels=kernels))
+    assert a.action.startswith("Keep the custom_op: torch refuses") and "Config.pre_hook" in a.action
+    assert "reset_to_zero" in a.action and "Register the op with torch.library.triton_op" not in a.action
+    assert a.finding == plain.finding
+
+
 def test_an_op_the_user_registered_around_a_library_kernel_is_the_users() -> None:
     report = gpu("custom_op")
     ops = tuple(dataclasses.replace(o, library=None) for o in report.opaque_ops)

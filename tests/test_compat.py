@@ -300,6 +300,18 @@ def test_the_launched_autotuner_is_the_user_object_among_several_around_one_kern
     assert compat.kernels.user_kernel_object(jf, jf) is two.add_one_zeroed  # a bare launch cannot tell
 
 
+def test_a_kernel_record_names_the_autotune_settings_torch_refuses() -> None:
+    """A Config pre_hook: Dynamo breaks the graph, and wrap_triton in a triton_op fails the compile."""
+    from tritoninspect.capture.plain import kernel_record
+
+    two = _asset("two_autotuners_kernel")
+    jf = two._add_one_kernel
+    assert kernel_record(jf, "k", two.add_one_zeroed).untraceable_autotune == ("Config.pre_hook",)
+    assert kernel_record(jf, "k", two.add_one_plain).untraceable_autotune == ()
+    tuned = triton.autotune(configs=[triton.Config({"BLOCK": 32})], key=["n"], warmup=5, rep=100)(jf)
+    assert compat.autotune.refused(tuned) == ("warmup",)
+
+
 @pytest.mark.slow
 def test_the_hooks_finding_reads_the_autotuner_the_model_launched() -> None:
     """A false error before: the capture took the other Autotuner's Config pre_hooks for the launched one's."""
