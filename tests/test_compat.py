@@ -300,6 +300,25 @@ def test_the_launched_autotuner_is_the_user_object_among_several_around_one_kern
     assert compat.kernels.user_kernel_object(jf, jf) is two.add_one_zeroed  # a bare launch cannot tell
 
 
+def test_an_eager_launch_finds_the_autotuner_it_came_through() -> None:
+    """A launch seen only as the bare JITFunction (eager, or inside a custom_op at run time): the Autotuner in the
+    calling frames is the user's object, not the first of several around the kernel (torchao's hqq kernels)."""
+    import torch
+
+    from tritoninspect.capture.recorder import Recorder
+
+    two = _asset("two_autotuners_kernel")
+    recorder = Recorder("inductor", compile_only=True)
+    with compile_only(), recorder.installed():
+        x = torch.randn(256)
+        out = torch.empty_like(x)
+        two.add_one_plain[lambda meta: (triton.cdiv(256, meta["BLOCK"]),)](x, out, 256)
+    assert torch.equal(out, x + 1)
+    (record,) = recorder.capture.kernels.values()
+    assert [c["BLOCK"] for c in record.autotune_configs] == [32, 128] and record.untraceable_autotune == ()
+    assert compat.kernels.launching_wrapper(two._add_one_kernel) is None  # no launch under way here
+
+
 def test_a_kernel_record_names_the_autotune_settings_torch_refuses() -> None:
     """A Config pre_hook: Dynamo breaks the graph, and wrap_triton in a triton_op fails the compile."""
     from tritoninspect.capture.plain import kernel_record

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import sys
 from typing import Any
 
 from triton.runtime.autotuner import Autotuner, Heuristics
@@ -93,6 +94,31 @@ def _copied_configs(user: Autotuner, rebuilt: list[Any]) -> bool:
     return all(getattr(new, "pre_hook", None) is getattr(old, "pre_hook", None)
                and all(k in new.kwargs and (k in derived or new.kwargs[k] == v) for k, v in old.kwargs.items())
                for old, new in zip(user.configs, rebuilt))
+
+
+def launched_object(jf: JITFunction, obj: Any) -> Any:
+    """What a launch of kernel `jf` used, given `obj` (the side table's entry, or the JITFunction a run hook
+    saw): a launch of the bare JITFunction (eager, or inside a custom_op) came through the user's Autotuner,
+    if any, which picks the user's object among several around `jf` (`user_kernel_object`)."""
+    return (launching_wrapper(jf) or obj) if obj is jf else obj
+
+
+def launching_wrapper(jf: JITFunction, depth: int = 32) -> Any:
+    """The Autotuner or Heuristics launching `jf` right now, from the calling frames, else None: an eager
+    launch reaches `JITFunction.run` from `Autotuner.run` and `Heuristics.run` (`self.fn.run(...)`, triton
+    3.6-3.8, and compile-only mode's `autotuner_run_first_config`), so the outermost frame whose first
+    argument wraps `jf` holds the object the user launched. Read once per kernel, at its first launch."""
+    frame = sys._getframe(1)
+    found = None
+    for _ in range(depth):
+        if frame is None:
+            break
+        code = frame.f_code
+        first = frame.f_locals.get(code.co_varnames[0]) if code.co_argcount else None
+        if isinstance(first, (Autotuner, Heuristics)) and innermost_jit(first) is jf:
+            found = first
+        frame = frame.f_back
+    return found
 
 
 def decorator_stack(obj: Any) -> list[Any]:
