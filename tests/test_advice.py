@@ -142,6 +142,20 @@ def test_custom_op_of_a_library_says_whose_code_it_is() -> None:
     assert "https://github.com/echogujy/moe_ops/issues" in a.action
 
 
+def test_a_custom_op_whose_kernel_torch_refuses_to_trace_is_not_sent_to_a_triton_op() -> None:
+    """torchao 0.18's hqq kernel with Config pre_hooks in a custom_op: the advice was "register the op with
+    torch.library.triton_op ... wrap_triton"; doing so fails the compile (torch 2.13: RuntimeError: pre_hook and
+    post_hook are not supported). `Kernel.untraceable_autotune` is what a capture of it records."""
+    report = gpu("custom_op")
+    (plain,) = run("custom_op_hides_kernel", report)
+    assert plain.action.startswith("Register the op with torch.library.triton_op")
+    kernels = tuple(dataclasses.replace(k, untraceable_autotune=("Config.pre_hook",)) for k in report.kernels)
+    (a,) = run("custom_op_hides_kernel", dataclasses.replace(report, kernels=kernels))
+    assert a.action.startswith("Keep the custom_op: torch refuses") and "Config.pre_hook" in a.action
+    assert "reset_to_zero" in a.action and "Register the op with torch.library.triton_op" not in a.action
+    assert a.finding == plain.finding
+
+
 def test_an_op_the_user_registered_around_a_library_kernel_is_the_users() -> None:
     report = gpu("custom_op")
     ops = tuple(dataclasses.replace(o, library=None) for o in report.opaque_ops)
@@ -258,6 +272,26 @@ def test_a_break_in_a_library_says_whose_code_it_is() -> None:
     assert "The break is in liger_kernel 0.8.5's code at liger_kernel/functional.py:268" in forward.action
     assert "disables compilation around its code" in forward.action and "not yours" in forward.action
     assert "https://github.com/linkedin/Liger-Kernel" in forward.action and "drop the" not in forward.action
+
+
+def test_a_library_launch_torch_refuses_is_not_sent_to_a_triton_op() -> None:
+    """torchao 0.18's hqq kernel with Config pre_hooks breaks the graph in the library (GB0361); the action was
+    "launch the library's kernels from an op of your own registered with triton_op and wrap_triton", and doing
+    so fails the compile (RuntimeError: pre_hook and post_hook are not supported, torch 2.13): wrap_triton runs
+    the same checks. A custom_op around the call keeps one graph."""
+    report = gpu("break_pre_hook")
+    assert any("pre_hook and post_hook are not supported" in b.reason for b in report.graph_breaks)
+    breaks = tuple(dataclasses.replace(b, library="torchao") for b in report.graph_breaks)
+    lib = Library("torchao", "0.18.0", "torchao", "https://github.com/pytorch/ao")
+    found = advise(dataclasses.replace(report, graph_breaks=breaks, libraries=(lib,)))
+    eager = next(a for a in found if a.rule == "eager_launches")
+    assert "The break is in torchao 0.18.0's code" in eager.action
+    assert "wrap_triton checks it the same way" in eager.action and "torch.library.custom_op of your own" in eager.action
+    assert "registered with torch.library.triton_op" not in eager.action
+    assert "reset_to_zero" in eager.action  # the change the library can make
+    other = GraphBreak("0/0", "reason", "m.py", 3, headline="Unsupported Tensor.item() call", library="torchao")
+    (a,) = advise(dataclasses.replace(gpu("add_raw"), graph_breaks=(other,), libraries=(lib,)))
+    assert "registered with torch.library.triton_op" in a.action  # a break elsewhere in the library: as before
 
 
 def test_graph_breaks_grouped_and_not_repeated_for_eager_kernels() -> None:

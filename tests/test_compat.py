@@ -269,6 +269,96 @@ def test_user_kernel_object_is_the_outermost_decorator() -> None:
     assert [compat.kernels.layer_name(layer) for layer in layers] == ["autotune", "heuristics", "jit"]
 
 
+def _asset(name: str) -> types.ModuleType:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(name, Path(__file__).parent / "assets" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_launched_autotuner_is_the_user_object_among_several_around_one_kernel() -> None:
+    """torchao's hqq kernels: two Autotuners around one heuristics kernel; the launch decides which is the user's."""
+    import copy
+
+    from triton.runtime.autotuner import Autotuner
+
+    two = _asset("two_autotuners_kernel")
+    jf = two._add_one_kernel
+    assert compat.kernels.user_kernel_object(jf) is two.add_one_zeroed  # no launch known: the first one found
+    assert compat.kernels.user_kernel_object(jf, two.add_one_plain) is two.add_one_plain
+    assert compat.kernels.user_kernel_object(jf, two.add_one_zeroed) is two.add_one_zeroed
+    # Dynamo's rebuild for the heuristics: the configs deep-copied, each heuristic's value set in each
+    rebuilt = copy.deepcopy(two.add_one_plain.configs)
+    for config in rebuilt:
+        config.kwargs["BLOCK"] = min(config.kwargs["BLOCK"], 64)
+        config.kwargs["EVEN"] = True
+    side_table = Autotuner(jf, jf.arg_names, rebuilt, key=[], reset_to_zero=None, restore_value=None)
+    assert compat.kernels.user_kernel_object(jf, side_table) is two.add_one_plain
+    assert compat.kernels.user_kernel_object(jf, jf) is two.add_one_zeroed  # a bare launch cannot tell
+
+
+def test_an_eager_launch_finds_the_autotuner_it_came_through() -> None:
+    """A launch seen only as the bare JITFunction (eager, or inside a custom_op at run time): the Autotuner in the
+    calling frames is the user's object, not the first of several around the kernel (torchao's hqq kernels)."""
+    import torch
+
+    from tritoninspect.capture.recorder import Recorder
+
+    two = _asset("two_autotuners_kernel")
+    recorder = Recorder("inductor", compile_only=True)
+    with compile_only(), recorder.installed():
+        x = torch.randn(256)
+        out = torch.empty_like(x)
+        two.add_one_plain[lambda meta: (triton.cdiv(256, meta["BLOCK"]),)](x, out, 256)
+    assert torch.equal(out, x + 1)
+    (record,) = recorder.capture.kernels.values()
+    assert [c["BLOCK"] for c in record.autotune_configs] == [32, 128] and record.untraceable_autotune == ()
+    assert compat.kernels.launching_wrapper(two._add_one_kernel) is None  # no launch under way here
+
+
+def test_a_kernel_record_names_the_autotune_settings_torch_refuses() -> None:
+    """A Config pre_hook: Dynamo breaks the graph, and wrap_triton in a triton_op fails the compile."""
+    from tritoninspect.capture.plain import kernel_record
+
+    two = _asset("two_autotuners_kernel")
+    jf = two._add_one_kernel
+    assert kernel_record(jf, "k", two.add_one_zeroed).untraceable_autotune == ("Config.pre_hook",)
+    assert kernel_record(jf, "k", two.add_one_plain).untraceable_autotune == ()
+    tuned = triton.autotune(configs=[triton.Config({"BLOCK": 32})], key=["n"], warmup=5, rep=100)(jf)
+    assert compat.autotune.refused(tuned) == ("warmup",)
+
+
+@pytest.mark.slow
+def test_the_hooks_finding_reads_the_autotuner_the_model_launched() -> None:
+    """A false error before: the capture took the other Autotuner's Config pre_hooks for the launched one's."""
+    import torch
+
+    from tritoninspect.analyse.hazards.autotune import autotune_hooks
+    from tritoninspect.capture.recorder import Recorder
+
+    recorder = Recorder("inductor", compile_only=True)
+    torch._dynamo.reset()
+    try:
+        with compile_only(), recorder.installed():
+            two = _asset("two_autotuners_kernel")
+            x = two.Net.example_inputs()[0]
+            out = torch.compile(two.Net(), backend=recorder.backend)(x)
+    finally:
+        torch._dynamo.reset()
+    assert torch.equal(out, (x + 1) * 2)
+    (kid,) = recorder.capture.kernels
+    assert len(recorder.capture.kernels[kid].autotune_configs) == 2
+    user = recorder.capture.hazards.user_autotune[kid]
+    assert (user.configs, user.config_pre_hooks) == (2, 0)
+    (side,) = recorder.capture.hazards.side_table
+    assert side.folded == ("heuristics",)
+    findings = autotune_hooks(recorder.capture)
+    assert findings and all(f.severity == "note" for f in findings), [f.summary for f in findings]
+
+
 def test_kernel_id_and_source() -> None:
     inner = compat.kernels.innermost_jit(stacked_kernel)
     assert compat.kernels.kernel_id(plain_kernel) == f"{__name__}.plain_kernel"

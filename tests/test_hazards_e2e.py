@@ -170,3 +170,17 @@ def test_two_equal_allocations_the_compile_merged_are_not_an_aliasing_error() ->
         pytest.skip(f"torch {torch.__version__} did not merge the two allocations")
     costs = [f for f in report.findings if f.rule == "clone_cost"]
     assert all("merged by the compile" in f.summary for f in costs), costs
+
+
+def test_a_view_of_a_new_tensor_is_told_to_be_allocated_with_its_strides() -> None:
+    """torchao 0.18's `x.new_empty(...).as_strided(...)` scales: the clone stays because functionalization writes
+    the result back into the new tensor (as_strided_scatter). The finding said "read after the launch" and told
+    the user to write into a fresh torch.empty, which the code already does; torch.empty_strided removes it."""
+    target = str(ASSETS / "view_of_new_kernel.py")
+    report = json_report(run_cli(["graph", f"{target}:Net", "--json", *CPU]))
+    (found,) = [f for f in report["findings"] if f["rule"] == "clone_cost" and f["kernel"] == "triple_kernel"]
+    assert found["severity"] == "warning" and "y_ptr: a view of a new tensor, written back into it" in found["summary"]
+    assert "torch.empty_strided(size, stride)" in found["action"] and "read after" not in found["summary"]
+    fixed = json_report(run_cli(["graph", f"{target}:StridedNet", "--json", *CPU]))
+    (note,) = [f for f in fixed["findings"] if f["rule"] == "clone_cost" and f["kernel"] == "triple_kernel"]
+    assert note["severity"] == "note" and "costs no copies" in note["summary"]

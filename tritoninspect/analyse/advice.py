@@ -19,9 +19,10 @@ from __future__ import annotations
 
 import dataclasses
 import shlex
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 
 from tritoninspect.analyse.advice_clones import CLONE_PRECONDITIONS, CLONE_RULES
+from tritoninspect.analyse.advice_custom_op import custom_op_hides_kernel
 from tritoninspect.analyse.advice_eager import (
     backward_advice,
     disable_action,
@@ -45,6 +46,7 @@ from tritoninspect.analyse.advice_text import (
     times,
     upstream,
 )
+from tritoninspect.analyse.break_causes import refused_by_wrap_triton
 from tritoninspect.analyse.hazards.bridge import HAZARD_PRECONDITION, hazard_advice
 from tritoninspect.analyse.summary import KernelSummary, short_location, summarise
 from tritoninspect.model.report import Advice, GraphBreak, Report
@@ -55,68 +57,6 @@ __all__ = [
 ]
 
 Rule = Callable[[Report, Sequence[KernelSummary]], list[Advice]]
-
-
-def custom_op_hides_kernel(report: Report, kernels: Sequence[KernelSummary]) -> list[Advice]:
-    """A kernel launched inside a `torch.library.custom_op`: Inductor sees only the op."""
-    advice = []
-    for k in kernels:
-        if "custom_op" not in k.entries:
-            continue
-        ops = [op for op in k.ops if not _is_triton_op(report, op)] or list(k.ops)
-        owner = _op_library(report, ops)
-        advice.append(_library_custom_op(report, k, ops, owner) if owner else _user_custom_op(k, ops))
-    return advice
-
-
-_CUSTOM_OP_BECAUSE = ("Inductor lowers a custom_op to a FallbackKernel it calls as a black box; a triton_op is "
-                      "decomposed into triton_kernel_wrapper_functional, which Inductor lowers to a "
-                      "UserDefinedTritonKernel it can see.")
-_CUSTOM_OP_CITE = ("torch/_library/triton.py (triton_op, wrap_triton); torch/_inductor/ir.py (FallbackKernel, "
-                   "UserDefinedTritonKernel)")
-
-
-def _user_custom_op(k: KernelSummary, ops: list[str]) -> Advice:
-    op = ", ".join(ops) or "a custom op"
-    return Advice(
-        rule="custom_op_hides_kernel", impact=HIDDEN, kernel=k.name, kernels=(k.name,),
-        finding=f"custom_op {op} hides {k.name} from Inductor: the compiled code makes one extern call "
-                f"to the op{_between(k)}, and {k.name} launches inside it at run time.",
-        action="Register the op with torch.library.triton_op instead of torch.library.custom_op and launch its "
-               f"kernel through torch.library.wrap_triton ({TRITON_OP_DOC}). Expected effect: the extern call "
-               "becomes a launch of the kernel that Inductor sees, with its reads and writes: it schedules it "
-               "among its own kernels with no dispatcher call per run.",
-        because=_CUSTOM_OP_BECAUSE, cite=_CUSTOM_OP_CITE,
-        cause="custom ops hide the kernels they launch from Inductor (extern calls)",
-    )
-
-
-def _library_custom_op(report: Report, k: KernelSummary, ops: list[str], owner: str) -> Advice:
-    lib = library_of(report, owner)
-    name = f"{lib.distribution} {lib.version}" if lib else owner
-    op = ", ".join(ops)
-    return Advice(
-        rule="custom_op_hides_kernel", impact=HIDDEN, kernel=k.name, kernels=(k.name,), library=owner,
-        finding=f"custom_op {op} of {name} (installed library code, not yours) hides {k.name} from Inductor: "
-                f"the compiled code makes one extern call to the op{_between(k)}.",
-        action=f"The ops are {name}'s: your model cannot change how they are registered. From your side: register "
-               f"an op of your own with torch.library.triton_op that launches {name}'s kernel through "
-               f"torch.library.wrap_triton, and call it instead of the library's function ({TRITON_OP_DOC}); "
-               f"or {upstream(lib, owner)} to register its ops with triton_op. Expected effect: the kernel is "
-               "launched in Inductor's code, where it is scheduled with Inductor's own kernels.",
-        because=_CUSTOM_OP_BECAUSE, cite=_CUSTOM_OP_CITE,
-        cause=f"custom ops of {name} (installed library code) hide their kernels from Inductor",
-    )
-
-
-def _is_triton_op(report: Report, op: str) -> bool:
-    return any(o.custom_op == op and o.entry == "triton_op" for k in report.kernels for o in k.occurrences)
-
-
-def _op_library(report: Report, ops: Iterable[str]) -> str | None:
-    """The library that registered these ops (all of them), else None (the user's, or unknown)."""
-    owners = {o.library for o in report.opaque_ops if o.op in set(ops)}
-    return owners.pop() if len(owners) == 1 and None not in owners else None
 
 
 def kernel_missing(report: Report, kernels: Sequence[KernelSummary]) -> list[Advice]:
@@ -273,6 +213,14 @@ def _library_break_action(report: Report, brk: GraphBreak) -> str:
     where = short_location(*_frame(brk.library_frame))
     what = ("disables compilation around its code (torch.compiler.disable)" if "compiler.disable" in brk.headline
             else f"breaks the graph ({brk.title()})")
+    if refused_by_wrap_triton(f"{brk.headline}\n{brk.reason}"):
+        # wrap_triton runs the same checks on the launch: an own triton_op fails the compile instead.
+        change = f" (the change: {brk.hint.rstrip('.')})" if brk.hint else ""
+        return (f"The break is in {name}'s code at {where} (installed library, not yours): it {what}, so its "
+                "kernels run eagerly. Torch refuses that launch inside a torch.library.triton_op too (wrap_triton "
+                "checks it the same way, and the compile fails), so from your side: call the library from a "
+                f"torch.library.custom_op of your own ({TRITON_OP_DOC}), which keeps one graph with the kernels "
+                f"opaque inside the op, or {upstream(lib, brk.library)}{change}.")
     return (f"The break is in {name}'s code at {where} (installed library, not yours): it {what}, so its "
             "kernels run eagerly. From your side: launch the library's kernels from an op of your own "
             f"registered with torch.library.triton_op and torch.library.wrap_triton ({TRITON_OP_DOC}), or "
@@ -468,14 +416,3 @@ def with_advice(report: Report) -> Report:
     if report.advice:
         return report
     return dataclasses.replace(report, advice=tuple(advise(report)))
-
-
-def _between(k: KernelSummary) -> str:
-    if k.before and k.after:
-        return f" (between the Inductor kernels of {', '.join(k.before)} and of {', '.join(k.after)})"
-    if k.before:
-        return f" (after the Inductor kernel of {', '.join(k.before)})"
-    if k.after:
-        return f" (before the Inductor kernel of {', '.join(k.after)})"
-    return ""
-

@@ -21,10 +21,15 @@ class KnownCause:
     hint: str
     #: The torch graph-break id and/or issue (and source file) the entry is based on.
     source: str
+    #: Torch's TritonHOPifier refuses the launch itself: `wrap_triton` in a `torch.library.triton_op` runs the
+    #: same checks (TracingTritonHOPifier raises them as a RuntimeError, failing the compile instead of breaking
+    #: the graph: torch/_higher_order_ops/triton_kernel_wrap.py, read in 2.13 and run there with torchao 0.18's
+    #: hqq kernel and its Config pre_hooks), so a triton_op around the same launch is no way out.
+    refused_by_wrap_triton: bool = False
 
 
-def _cause(pattern: str, hint: str, source: str) -> KnownCause:
-    return KnownCause(re.compile(pattern), hint, source)
+def _cause(pattern: str, hint: str, source: str, refused_by_wrap_triton: bool = False) -> KnownCause:
+    return KnownCause(re.compile(pattern), hint, source, refused_by_wrap_triton)
 
 
 #: Known causes, most specific first; the first match gives a break its hint.
@@ -44,28 +49,33 @@ KNOWN_CAUSES: tuple[KnownCause, ...] = (
         "@triton.autotune(reset_to_zero=[...]) or restore_value=[...], which Dynamo supports; or do the work "
         "(e.g. out.zero_()) before the launch.",
         "GB0361, pytorch/pytorch#139059 (torch/_higher_order_ops/triton_kernel_wrap.py)",
+        refused_by_wrap_triton=True,
     ),
     _cause(
         r"Only configs, keys, restore_value, and reset_to_zero are supported",
         "Remove warmup=, rep= or use_cuda_graph= from @triton.autotune, or set "
         "torch._inductor.config.unsafe_ignore_unsupported_triton_autotune_args = True (they are then ignored).",
         "GB0361 (torch/_higher_order_ops/triton_kernel_wrap.py)",
+        refused_by_wrap_triton=True,
     ),
     _cause(
         r"Passing num_ctas directly to the Triton kernel is not supported",
         "Move num_ctas from the call site into a triton.Config of @triton.autotune, e.g. "
         "configs=[triton.Config({...}, num_ctas=2)].",
         "GB0361 (torch/_higher_order_ops/triton_kernel_wrap.py, call_triton_kernel)",
+        refused_by_wrap_triton=True,
     ),
     _cause(
         r"multiple @triton\.autotune decorators",
         "Keep a single @triton.autotune on the kernel (merge the configs).",
         "GB0361 (torch/_higher_order_ops/triton_kernel_wrap.py, call_triton_kernel)",
+        refused_by_wrap_triton=True,
     ),
     _cause(
         r"called with a grid|single grid|Only tuple grids|Grid can have at most rank 3",
         "Launch the kernel as kernel[grid](...) with a tuple (or a function returning a tuple) of at most 3 dims.",
         "GB0361 (torch/_higher_order_ops/triton_kernel_wrap.py)",
+        refused_by_wrap_triton=True,
     ),
     _cause(
         r"Tensor\.item\(\)",
@@ -133,6 +143,12 @@ def item_hint(value_uses: dict[str, int] | None) -> KnownCause | None:
         line = min(value_uses.values())
         return dataclasses.replace(ITEM_FEEDS_SIZES, hint=ITEM_FEEDS_SIZES.hint.format(uses=uses, line=line))
     return None
+
+
+def refused_by_wrap_triton(text: str) -> bool:
+    """The break's text (headline and reason) names a cause torch also refuses inside a triton_op."""
+    cause = known_cause(text)
+    return cause is not None and cause.refused_by_wrap_triton
 
 
 def known_cause(text: str) -> KnownCause | None:

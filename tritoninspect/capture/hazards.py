@@ -113,7 +113,7 @@ class HazardRecorder:
         self._side_table_seen.add(key)
         kernel = compat.hops.side_table_kernel(fields["kernel_idx"])
         jf = compat.kernels.innermost_jit(kernel)
-        user = compat.kernels.user_kernel_object(jf) if jf is not None else None
+        user = compat.kernels.user_kernel_object(jf, kernel) if jf is not None else None
         users = _layers_of(user)
         own = any(kernel is layer for layer in users)
         folded = () if own else tuple(n for n in autotune.layers(user) if n not in autotune.layers(kernel))

@@ -23,24 +23,26 @@ def op_of(op_codes: dict[Any, str], code: Any) -> str | None:
         return None
 
 
-def kernel_record(jf: Any, kid: str) -> KernelRecord:
+def kernel_record(jf: Any, kid: str, launched: Any = None) -> KernelRecord:
     """The record of the live jit function `jf` (under id `kid`): where it is defined, its decorators,
-    constexpr parameters, autotune configs, key and `cache_results`, heuristics."""
-    user_obj = compat.kernels.user_kernel_object(jf)
+    constexpr parameters, autotune configs, key and `cache_results`, heuristics. `launched`: the object
+    a launch of it used, which picks among several decorated objects around `jf`."""
+    user_obj = compat.kernels.user_kernel_object(jf, launched)
     layers = compat.kernels.decorator_stack(user_obj)
-    configs, key, heuristics, cache_results = (), (), (), False
+    configs, key, heuristics, cache_results, refused = (), (), (), False, ()
     for layer in layers:
         name = compat.kernels.layer_name(layer)
         if name == "autotune":
             configs = tuple(_plain_dict(c) for c in compat.kernels.autotune_configs(layer))
             key = tuple(compat.kernels.autotune_key(layer))
             cache_results = compat.kernels.autotune_cache_results(layer)
+            refused = compat.autotune.refused(layer)
         elif name == "heuristics":
             heuristics = tuple(compat.kernels.heuristic_names(layer))
     file, line = compat.kernels.kernel_source(jf)
     return KernelRecord(
         kid, jf.fn.__name__, file, line, tuple(compat.kernels.layer_name(x) for x in layers),
-        compat.kernels.constexpr_params(jf), configs, key, heuristics, cache_results,
+        compat.kernels.constexpr_params(jf), configs, key, heuristics, cache_results, refused,
     )
 
 

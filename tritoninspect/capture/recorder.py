@@ -304,9 +304,10 @@ class Recorder:
             return None
         kid = compat.kernels.kernel_id(jf)
         if kid not in self.capture.kernels:
-            self.capture.kernels[kid] = kernel_record(jf, kid)
+            launched = compat.kernels.launched_object(jf, obj)
+            self.capture.kernels[kid] = kernel_record(jf, kid, launched)
             self._sources[kid] = getattr(jf, "src", "")
-            self.hazards.on_kernel(kid, jf, compat.kernels.user_kernel_object(jf))
+            self.hazards.on_kernel(kid, jf, compat.kernels.user_kernel_object(jf, launched))
             self._arg_facts.remember(kid, jf)
         return kid
 

@@ -329,6 +329,10 @@ class KernelRecord:
     #: `@triton.autotune(cache_results=True)` (or TRITON_CACHE_AUTOTUNING=1): eager launches keep the chosen
     #: config in Triton's disk cache. Inductor tunes a compiled launch's configs itself, without it.
     autotune_cache_results: bool = False
+    #: Settings of its `@triton.autotune` torch refuses to trace a launch with ("pre_hook", "post_hook",
+    #: "Config.pre_hook", "warmup", "rep", "use_cuda_graph"): Dynamo breaks the graph there, and `wrap_triton`
+    #: inside a `torch.library.triton_op` fails the compile.
+    untraceable_autotune: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

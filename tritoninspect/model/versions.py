@@ -88,15 +88,19 @@ Schema changelog:
      forward run eagerly (a graph break inside it): that forward. Dynamo compiled the forward's code as
      inference graphs of their own, with no backward; a `hop` row beside the Function's eager backward read
      as a contradiction. Versions 1-9 still read: they lack it (null: not known).
+ 11  Kernel.untraceable_autotune: the settings of the kernel's @triton.autotune torch refuses to trace a launch
+     with (a Config pre_hook, ...): the custom_op advice no longer sends such a kernel to a triton_op, where
+     wrap_triton fails the compile (torchao 0.18's hqq kernel, torch 2.13). Versions 1-10 still read: they lack
+     it (empty: not known).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-SCHEMA_VERSION = 10
+SCHEMA_VERSION = 11
 #: Versions this tritoninspect reads: every change so far only added fields.
-READABLE_VERSIONS = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10)
+READABLE_VERSIONS = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11)
 
 #: Fields added to schema 1 after its first release: a report written before them lacks them and
 #: reads with their defaults. Every other field must be present. Closed: a new field bumps the version.
@@ -128,6 +132,7 @@ MAY_BE_ABSENT = ADDED_IN_VERSION_1 | {
     "Occurrence.placement", "Occurrence.function", "Occurrence.line", "Kernel.guards", "Kernel.symbolic_args",
     "Meta.grad", "Occurrence.disabled_by", "Occurrence.disabled_library", "Occurrence.backward_of",
     "Occurrence.forward_break", "Kernel.autotune_cache_results", "Occurrence.inside_forward",
+    "Kernel.untraceable_autotune",
 } | ADDED_IN_VERSION_5
 
 

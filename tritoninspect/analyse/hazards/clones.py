@@ -116,6 +116,7 @@ KINDS = {
     "view_of_input": "a view of a graph input",
     "input": "a graph input the kernel writes",
     "view": "a view",
+    "view_of_new": "a view of a new tensor, written back into it",
     "read_after": "read after the launch",
     "unknown": "re-inplacing kept it",
 }
@@ -131,6 +132,9 @@ ACTIONS = {
                      "launch: torch never re-inplaces a view of an input.",
     "view": "Pass the kernel the whole tensor and an offset argument instead of a view: the copy of a view spans its "
             "storage from the start.",
+    "view_of_new": "Allocate the tensor in the layout the kernel writes, torch.empty_strided(size, stride), instead of "
+                   "a view (.as_strided(...)) of a new tensor: functionalization writes the kernel's result back into "
+                   "the new tensor through the view (an *_scatter after the launch), a use that keeps the copy.",
     "read_after": "Write into a fresh tensor (torch.empty: the kernel only writes it) instead of one that is "
                   "read after the launch: "
                   "re-inplacing then drops the copy.",
@@ -146,6 +150,10 @@ ACTIONS_READ = {
     **ACTIONS,
     "view_of_input": _APART + "pass it a new tensor, and copy that into the input's slice after the launch: torch "
                               "never re-inplaces a view of an input.",
+    "view_of_new": "Allocate the tensor in the layout the kernel writes, torch.empty_strided(size, stride), and fill "
+                   "it as now (the kernel reads it: e.g. .zero_()), instead of a view (.as_strided(...)) of a new "
+                   "tensor: functionalization writes the kernel's result back into the new tensor through the view "
+                   "(an *_scatter after the launch), a use that keeps the copy.",
     "read_after": _APART + "and pass it a new tensor, so the tensor read after the launch is never written: "
                            "re-inplacing then drops the copy.",
     "input": _APART + "and pass it a new tensor instead of the input, or return the written input so the copy back "
@@ -189,7 +197,11 @@ def _reason(capture: Capture, launch: Launch, param: str, fell_back: bool) -> tu
         elif cause.view:
             kinds.append("view")
             words.append("it is a view (the copy spans its storage up to the view's end)")
-        if cause.read_after:
+        if cause.read_after and _view_of_new(launch, param):
+            kinds.append("view_of_new")
+            words.append(f"it is a view of a tensor made in the graph, which functionalization writes the kernel's result "
+                         f"back into (by {joined(cause.read_after[:3])}): re-inplacing counts that as a later use")
+        elif cause.read_after:
             kinds.append("read_after")
             words.append(f"its old value is read after the launch (by {joined(cause.read_after[:3])})")
     if not kinds:
@@ -198,10 +210,20 @@ def _reason(capture: Capture, launch: Launch, param: str, fell_back: bool) -> tu
     return tuple(kinds), "; ".join(words)
 
 
+def _view_of_new(launch: Launch, param: str) -> bool:
+    """The argument is a view of a tensor allocated in the graph (torch.empty/zeros...), written back into it
+    through the view and read by nothing else after the launch (`BufferRecord`, the functional node's): the
+    later "reads" torch sees are functionalization's own write-back (`as_strided_scatter`), as for torchao
+    0.18's `x.new_empty(...).as_strided(...)` scales. An allocation with its strides (torch.empty_strided) is no
+    view, and re-inplacing drops its copy (checked on torch 2.13)."""
+    buf = next((b for b in launch.node.buffers or () if b.arg == param), None)
+    return buf is not None and buf.made_by == "alloc" and buf.view and buf.written_back and not buf.read_after
+
+
 def _action(kinds: list[str], reads: bool) -> str:
     """The action for the first cause in order; `reads`: the kernel loads a parameter torch copies."""
     actions = ACTIONS_READ if reads else ACTIONS
-    for kind in ("fallback", "alias", "merged", "view_of_input", "view", "read_after", "input", "unknown"):
+    for kind in ("fallback", "alias", "merged", "view_of_input", "view", "view_of_new", "read_after", "input", "unknown"):
         if kind in kinds:
             return actions[kind]
     return actions["unknown"]

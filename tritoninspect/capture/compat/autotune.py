@@ -52,6 +52,29 @@ def settings(obj: Any) -> AutotuneSettings | None:
     )
 
 
+def refused(obj: Any) -> tuple[str, ...]:
+    """The settings of an Autotuner torch refuses to trace a launch with, as Dynamo does (a graph break) and
+    `wrap_triton` inside a `triton_op` does (a RuntimeError: the compile fails): a pre_hook or post_hook, a
+    `Config(pre_hook=...)`, warmup/rep other than Triton's defaults, use_cuda_graph. Read from
+    torch/_higher_order_ops/triton_kernel_wrap.py (`TritonHOPifier.call_triton_kernel`, torch 2.13; the
+    pre_hook check since pytorch/pytorch#139059); none when
+    `torch._inductor.config.unsafe_ignore_unsupported_triton_autotune_args` is set."""
+    found = settings(obj)
+    if found is None or _ignored_by_inductor():
+        return ()
+    names = [name for name, given in (("pre_hook", found.pre_hook), ("post_hook", found.post_hook),
+                                      ("Config.pre_hook", bool(found.config_pre_hooks)),
+                                      ("warmup", found.warmup not in (None, 25)), ("rep", found.rep not in (None, 100)),
+                                      ("use_cuda_graph", found.use_cuda_graph)) if given]
+    return tuple(names)
+
+
+def _ignored_by_inductor() -> bool:
+    import torch._inductor.config as inductor_config
+
+    return bool(getattr(inductor_config, "unsafe_ignore_unsupported_triton_autotune_args", False))
+
+
 def layers(obj: Any) -> tuple[str, ...]:
     """The decorator layers above the JITFunction, outermost first ("autotune", "heuristics")."""
     names = []

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import sys
 from typing import Any
 
 from triton.runtime.autotuner import Autotuner, Heuristics
@@ -45,12 +46,18 @@ def constexpr_params(jf: JITFunction) -> tuple[str, ...]:
     return tuple(p.name for p in jf.params if p.is_constexpr)
 
 
-def user_kernel_object(jf: JITFunction) -> Any:
+def user_kernel_object(jf: JITFunction, launched: Any = None) -> Any:
     """The outermost decorated object the user defined around `jf`.
 
     The side table loses the user's decorator stack (Heuristics folded into
     configs), so look in the kernel module's globals for the Autotuner /
     Heuristics that wraps this very JITFunction (`.fn` chains, triton 3.6-3.8).
+    A module can wrap one JITFunction in several (torchao 0.18's
+    prototype/hqq/kernels.py: `mixed_mm_kernel_compute_bound`, 18 configs, and
+    `mixed_mm_kernel_max_autotune`, 418 with Config pre_hooks, around one
+    `@triton.heuristics` kernel): `launched`, the object the launch used (the
+    side table's entry), says which; without it, or when it cannot tell, the
+    first one found.
     """
     candidates = [
         v
@@ -59,7 +66,59 @@ def user_kernel_object(jf: JITFunction) -> Any:
     ]
     inner = {id(getattr(c, "fn", None)) for c in candidates}
     outer = [c for c in candidates if id(c) not in inner]
+    if len(outer) > 1 and launched is not None:
+        outer = _launched_first(outer, launched)
     return outer[0] if outer else jf
+
+
+def _launched_first(outer: list[Any], launched: Any) -> list[Any]:
+    """`outer` with the one `launched` came from first: `launched` itself (or a layer of it), else the one
+    whose configs Dynamo copied into the Autotuner it rebuilt (`copy.deepcopy(variable.kernel.configs)`, then
+    each config's kwargs set from the heuristics and the launch options: triton_kernel_wrap.py,
+    `TritonHOPifier.call_triton_kernel`, torch 2.11-2.14), in order; unchanged when none or several match."""
+    stack = [id(layer) for layer in decorator_stack(launched)]
+    mine = [c for c in outer if id(c) in stack]
+    if not mine and isinstance(launched, Autotuner):
+        mine = [c for c in outer if isinstance(c, Autotuner) and _copied_configs(c, launched.configs)]
+    return mine + [c for c in outer if c not in mine] if len(mine) == 1 else outer
+
+
+def _copied_configs(user: Autotuner, rebuilt: list[Any]) -> bool:
+    """`rebuilt` is `user`'s configs, one by one: the same pre_hook (deepcopy keeps a function), and each
+    kwarg kept, with its value unless a heuristic of `user` sets it (torchao's hqq kernel clamps BLOCK_K).
+    `Autotuner.configs`, `Config.kwargs` / `pre_hook`, `Heuristics.values`: triton 3.6-3.8."""
+    if len(user.configs) != len(rebuilt):
+        return False
+    derived = {name for layer in decorator_stack(user) if isinstance(layer, Heuristics)
+               for name in heuristic_names(layer)}
+    return all(getattr(new, "pre_hook", None) is getattr(old, "pre_hook", None)
+               and all(k in new.kwargs and (k in derived or new.kwargs[k] == v) for k, v in old.kwargs.items())
+               for old, new in zip(user.configs, rebuilt))
+
+
+def launched_object(jf: JITFunction, obj: Any) -> Any:
+    """What a launch of kernel `jf` used, given `obj` (the side table's entry, or the JITFunction a run hook
+    saw): a launch of the bare JITFunction (eager, or inside a custom_op) came through the user's Autotuner,
+    if any, which picks the user's object among several around `jf` (`user_kernel_object`)."""
+    return (launching_wrapper(jf) or obj) if obj is jf else obj
+
+
+def launching_wrapper(jf: JITFunction, depth: int = 32) -> Any:
+    """The Autotuner or Heuristics launching `jf` right now, from the calling frames, else None: an eager
+    launch reaches `JITFunction.run` from `Autotuner.run` and `Heuristics.run` (`self.fn.run(...)`, triton
+    3.6-3.8, and compile-only mode's `autotuner_run_first_config`), so the outermost frame whose first
+    argument wraps `jf` holds the object the user launched. Read once per kernel, at its first launch."""
+    frame = sys._getframe(1)
+    found = None
+    for _ in range(depth):
+        if frame is None:
+            break
+        code = frame.f_code
+        first = frame.f_locals.get(code.co_varnames[0]) if code.co_argcount else None
+        if isinstance(first, (Autotuner, Heuristics)) and innermost_jit(first) is jf:
+            found = first
+        frame = frame.f_back
+    return found
 
 
 def decorator_stack(obj: Any) -> list[Any]:
