@@ -537,3 +537,21 @@ def test_a_constexpr_is_not_the_guarded_value_of_a_size_guard(in_repo: Path) -> 
     block = next(c for c in first.changes if c.name == "BLOCK")
     assert block.before == "64" and not block.guarded
     assert first.hint and "automatic dynamic" in first.hint and "plain argument" not in first.hint
+
+
+def test_the_breaks_view_says_whose_change_a_library_break_s_hint_is() -> None:
+    """The hint names a change to the code that launches the kernel ("use reset_to_zero"): for a break in an
+    installed library's code the view said it as if the code were the user's (newcomer, torchao 0.18 hqq)."""
+    from tritoninspect.model.report import GraphBreak
+    from tritoninspect.render.breaks import BreaksRenderer
+
+    hint = "use @triton.autotune(reset_to_zero=[...])"
+    brk = GraphBreak("0/0", "pre_hook and post_hook are not supported", "m.py", 16, headline="unsupported",
+                     hint=hint, library_frame="/venv/site-packages/torchao/mm.py:121 in mm", library="torchao")
+    base = report_of("break_disabled_dispatch")
+    for library, said in (("torchao", True), (None, False)):
+        report = dataclasses.replace(base, graph_breaks=(dataclasses.replace(brk, library=library),))
+        text = " ".join(BreaksRenderer().render(report).split())
+        assert hint in text
+        assert ("the break is in torchao's code (installed library, not yours): the change below is for its "
+                "maintainers" in text) is said, text

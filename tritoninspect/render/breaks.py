@@ -139,7 +139,13 @@ def _hints(group: list[GraphBreak]) -> list[RenderableType]:
     """Each distinct hint once, with where it comes from; numbered when there are several,
     and the records above say which applies to each."""
     numbers = _hint_numbers(group)
+    library = next((x.library for x in group if x.library), None)
     lines: list[RenderableType] = []
+    if library and numbers:
+        # The hint names a change to the code that launches the kernel: here the library's, not the user's.
+        lines.append(_paragraph(Text(f"the break is in {library}'s code (installed library, not yours): the change "
+                                     "below is for its maintainers; `tritoninspect graph` advises what you can do "
+                                     "from your side", style="cyan")))
     for (hint, source), n in numbers.items():
         label = f"hint {n}: " if len(numbers) > 1 else "hint: "
         lines.append(_paragraph(Text.assemble((label, "bold cyan"), hint)))
