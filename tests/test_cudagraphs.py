@@ -201,7 +201,7 @@ def test_states_the_default_view_hides(available: bool, enabled: bool, words: st
 
 
 def test_analysis_without_launches_adds_nothing() -> None:
-    assert analyse_epilogues(capture()) == {}
+    assert analyse_epilogues(capture(epilogues=[])) == {}
 
 
 # --- round trips ---------------------------------------------------------------------------------------
