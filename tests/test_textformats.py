@@ -333,6 +333,16 @@ def test_traced_frames_go_back_in_order() -> None:
     assert breaks.with_traced_frames(stack, ("b.py:5 in torch_dynamo_resume_in_forward_at_4",)) == stack
 
 
+def test_frames_above_the_trace_keep_a_callers_forward_of_another_file() -> None:
+    """torch 2.14's C++ `Function.apply` leaves the model's `forward` right above the Function's own
+    `forward`: that frame stays; a frame its resume function carries on (same file, same function) goes."""
+    above = ("run.py:9 in <module>", "m.py:37 in forward", "lib.py:548 in forward")
+    assert breaks.without_resumed(above) == above
+    resumed = ("m.py:27 in forward", "m.py:28 in torch_dynamo_resume_in_forward_at_27", "c.py:9 in helper")
+    assert breaks.without_resumed(resumed) == resumed[1:]
+    assert breaks.without_resumed(()) == ()
+
+
 def test_unknown_layout_gives_a_headline_and_no_id() -> None:
     details = breaks.graph_break_details("something torch never said\nmore")
     assert details == {"headline": "something torch never said", "gb_id": None, "doc_url": None,

@@ -89,6 +89,17 @@ def with_traced_frames(stack: tuple[str, ...], traced: tuple[str, ...]) -> tuple
     return tuple(result)
 
 
+def without_resumed(frames: tuple[str, ...]) -> tuple[str, ...]:
+    """`frames` less each frame that the next one resumes (the same file and function: Dynamo's
+    resume function `torch_dynamo_resume_in_forward_at_27` carrying on `forward`), as torch's
+    collapse of resume frames means; a frame followed by another file's function of the same name
+    stays (a model's `forward` calling a library's `forward`)."""
+    def key(frame: str) -> tuple[str | None, str]:
+        return frame_location(frame)[0], original_function(frame.rpartition(" in ")[2])
+
+    return tuple(f for f, after in zip(frames, (*frames[1:], None)) if after is None or key(f) != key(after))
+
+
 def frame_location(frame: str) -> tuple[str | None, int | None]:
     """(file, line) of a "file:line in func" frame; (None, None) when it is not one."""
     file, _, line = frame.rsplit(" in ", 1)[0].rpartition(":")
