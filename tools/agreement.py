@@ -121,6 +121,24 @@ _BIND_ERROR_RAISED = (
     "frame_skipped) and only the Function's forward compiles. Seen here in compile-only mode, torch 2.14.1."
 )
 
+_COND_AS_SWITCH = (
+    "Which of a torch.cond's two branch kernels Inductor defines first: torch 2.11-2.13 generate the true branch, "
+    "then the false one (wrapper.py codegen_conditional), so samples/cond_kernel.py's true branch launches "
+    "scale_kernel_0; torch 2.14 lowers cond as an ir.Switch over the branches reordered [false_fn, true_fn] "
+    "(torch/_inductor/lowering.py `cond`, https://github.com/pytorch/pytorch/pull/188976), so the false branch's "
+    "definition comes first and the true branch launches scale_kernel_1. The same launches under other names: each "
+    "graph node names the definition its own branch uses, and the run-time launch is keyed by that name."
+)
+
+_MUL_BY_ONE_REMOVED = (
+    "samples/hazard_autotune_hooks.py copies its input with `x = x * 1.0` before the kernel writes it. torch 2.14's "
+    "Inductor joint-graph pass removes a multiplication by a scalar 1 (torch/_inductor/fx_passes/joint_graph.py "
+    "`remove_no_ops`: `isScalarValue(e) and e == 1`, https://github.com/pytorch/pytorch/pull/166552; 2.11-2.13 "
+    "removed only a multiplication by a tensor of ones), so the AOT and post-grad graphs lack the `mul` and pass "
+    "the graph input to the kernel, and the final graph copies it instead (as_strided, clone: op count 3 -> 5). "
+    "The kernel's occurrences (tensors_to_clone, grids, launches) still agree."
+)
+
 KNOWN_DIFFERENCES: tuple[KnownDifference, ...] = (
     KnownDifference("torch", ("2.11", "2.13"), "kernels[add_inplace_kernel].occurrences[*].inductor_name",
                     _ONE_DEFINITION_PER_LAUNCH, target="samples/inplace.py"),
@@ -132,6 +150,14 @@ KNOWN_DIFFERENCES: tuple[KnownDifference, ...] = (
                    *(f"kernels[scale_kernel].occurrences[*].{field}" for field in (
                        "args", "entry", "grid", "in_output_code", "inductor_name", "mutation_analysis_fallback",
                        "tensors_to_clone")))),
+    *(KnownDifference("torch", ("2.11", "2.14"), f"kernels[scale_kernel].occurrences[{where}].{field}",
+                      _COND_AS_SWITCH, target="samples/cond_kernel.py")
+      for where, fields in (("*", ("inductor_name",)),
+                            ("0/0 runtime scale_kernel_*", ("entry", "inductor_name", "launches")))
+      for field in fields),
+    *(KnownDifference("torch", ("2.11", "2.14"), f"graphs[0/0 {stage} inference].{field}", _MUL_BY_ONE_REMOVED,
+                      target="samples/hazard_autotune_hooks.py")
+      for stage in ("aot_inference", "post_grad", "post_grad_final") for field in ("code", "op_count")),
     *(KnownDifference("torch", ("2.11", "2.14"), path, _BIND_ERROR_RAISED, target="tests/reallib/triformer_softmax.py")
       for path in ("graph_breaks[*].reason", "graph_breaks[*].frame_skipped", "graphs[0/0 output_code *].present",
                    "graphs[3/0 output_code *].present")),
