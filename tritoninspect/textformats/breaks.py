@@ -89,15 +89,23 @@ def with_traced_frames(stack: tuple[str, ...], traced: tuple[str, ...]) -> tuple
     return tuple(result)
 
 
-def without_resumed(frames: tuple[str, ...]) -> tuple[str, ...]:
-    """`frames` less each frame that the next one resumes (the same file and function: Dynamo's
-    resume function `torch_dynamo_resume_in_forward_at_27` carrying on `forward`), as torch's
-    collapse of resume frames means; a frame followed by another file's function of the same name
-    stays (a model's `forward` calling a library's `forward`)."""
-    def key(frame: str) -> tuple[str | None, str]:
-        return frame_location(frame)[0], original_function(frame.rpartition(" in ")[2])
+def with_callers(above: tuple[str, ...], traced: tuple[str, ...], converted: str | None = None) -> tuple[str, ...]:
+    """`traced` after the frames that called the traced frame (`above`, outermost first), less each caller
+    that the next frame resumes: a `forward` followed, in its file, by Dynamo's resume function
+    `torch_dynamo_resume_in_forward_at_27` is the same call, carried on. `converted`: the name of the code
+    Dynamo converts (the first traced frame's; torch's collapse renames a resume function's frame to the
+    function it resumes, so the traced frame's own name does not tell). Any other caller stays, also a
+    `forward` right above another `forward` (a model calling a submodule, or an autograd.Function's)."""
+    if not traced:
+        return above
+    names = [f.rpartition(" in ")[2] for f in above] + [converted or traced[0].rpartition(" in ")[2]]
+    files = [frame_location(f)[0] for f in (*above, traced[0])]
 
-    return tuple(f for f, after in zip(frames, (*frames[1:], None)) if after is None or key(f) != key(after))
+    def resumed_next(i: int) -> bool:
+        return (_RESUME_RE.match(names[i + 1]) is not None and files[i] == files[i + 1]
+                and original_function(names[i]) == original_function(names[i + 1]))
+
+    return tuple(f for i, f in enumerate(above) if not resumed_next(i)) + traced
 
 
 def frame_location(frame: str) -> tuple[str | None, int | None]:

@@ -229,6 +229,21 @@ def stack_above_trace() -> tuple[str, ...]:
     return tuple(f"{f.filename}:{f.lineno} in {f.name}" for f in above())
 
 
+def converted_function() -> str | None:
+    """The name of the code Dynamo is converting (`torch_dynamo_resume_in_forward_at_27` for a resume
+    function), read from the instruction translator tracing it (`InstructionTranslator.current_tx()`,
+    its `f_code`: torch/_dynamo/symbolic_convert.py, torch 2.11-2.14; PR not found): torch's collapse of
+    resume frames renames the frame in the traceback it logs. None outside a trace."""
+    from torch._dynamo.symbolic_convert import InstructionTranslator
+
+    try:
+        tx = InstructionTranslator.current_tx()
+    except AttributeError:  # no translator on this thread
+        return None
+    code = getattr(tx, "f_code", None)
+    return code.co_name if code is not None else None
+
+
 def trace_compile_id(record: Any) -> str | None:
     # `record.metadata` frame_id / frame_compile_id (pytorch/pytorch#120289), 2.11-2.14.
     meta = getattr(record, "metadata", {})
