@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from _zygote import cli_env, run as zygote_run
 from tritoninspect.analyse.advice import advise
 from tritoninspect.model.report import Advice, ClonedArg, Report, read_report
@@ -108,7 +110,25 @@ def all_of(*checks: Check) -> Check:
 # --- the proofs -------------------------------------------------------------------------------------
 
 
+def skip_unless_merged(run: Run, kernel: str, params: tuple[str, ...]) -> None:
+    """Skips the proof, saying so, where this torch's compile kept the equal allocations apart: the AOT
+    graph passes `params` separate tensors (no argument shares one, none merged), so nothing is copied and
+    the rule rightly says nothing; both are checked first. torch 2.14.1's AOTAutograd keeps the two
+    torch.zeros apart; 2.11-2.13 merge them."""
+    args = [a for k in run.report.kernels if k.name == kernel for o in k.occurrences
+            if o.clones is not None and o.stage.startswith("aot_") for a in o.clones.arguments if a.arg in params]
+    if not args or any(a.merged or a.shares_with for a in args):
+        return
+    assert still_cloned(run.report, kernel) == [], "arguments kept apart, yet cloned"
+    assert run.advice("clone_merged_allocations") == [], "nothing merged, yet the rule fired"
+    import torch
+
+    pytest.skip(f"torch {torch.__version__} kept {', '.join(params)} apart in the AOT graph: no merged allocation "
+                "for the advice to explain (and no copy, no advice: checked)")
+
+
 def _merged_fires(run: Run) -> None:
+    skip_unless_merged(run, "ln_bwd_kernel", ("DW", "DB"))
     a = one(run.advice("clone_merged_allocations"), "clone_merged_allocations")
     assert a.kernels == ("ln_bwd_kernel",) and "DW and DB" in a.finding
     assert "torch._functorch.config.cse = False" in a.action and "allocate one tensor for both" in a.action
@@ -118,6 +138,7 @@ def _merged_fires(run: Run) -> None:
 
 
 def _merged_write_only_fires(run: Run) -> None:
+    skip_unless_merged(run, "write_and_add_kernel", ("out_ptr", "acc_ptr"))
     a = one(run.advice("clone_merged_allocations"), "clone_merged_allocations")
     assert a.kernels == ("write_and_add_kernel",) and "out_ptr and acc_ptr" in a.finding, a.finding
     assert "torch.empty (AOTAutograd never merges torch.empty)" in a.action

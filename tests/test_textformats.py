@@ -333,6 +333,23 @@ def test_traced_frames_go_back_in_order() -> None:
     assert breaks.with_traced_frames(stack, ("b.py:5 in torch_dynamo_resume_in_forward_at_4",)) == stack
 
 
+def test_callers_of_the_traced_frame_go_back_but_a_resumed_one() -> None:
+    """torch 2.14's C++ `Function.apply` leaves the model's `forward` right above the Function's own
+    `forward`: that caller stays, as a caller `forward` of the same file (a submodule's) does; a caller
+    that the converted resume function carries on goes, also where torch's traceback renamed the traced
+    frame to the function it resumes; the traced frames stay as they are."""
+    above = ("run.py:9 in <module>", "m.py:37 in forward")
+    traced = ("lib.py:548 in forward", "lib.py:389 in helper")
+    assert breaks.with_callers(above, traced, "forward") == above + traced
+    assert breaks.with_callers(("m.py:51 in forward",), ("m.py:36 in forward",), "forward") == (
+        "m.py:51 in forward", "m.py:36 in forward")
+    resumed = ("m.py:55 in forward", "c.py:9 in helper")  # the resume function's frame, renamed
+    assert breaks.with_callers(("m.py:54 in forward",), resumed, "torch_dynamo_resume_in_forward_at_54") == resumed
+    chain = ("m.py:54 in forward", "m.py:60 in torch_dynamo_resume_in_forward_at_54")
+    assert breaks.with_callers(chain, resumed, "torch_dynamo_resume_in_forward_at_60") == resumed
+    assert breaks.with_callers(above, (), None) == above
+
+
 def test_unknown_layout_gives_a_headline_and_no_id() -> None:
     details = breaks.graph_break_details("something torch never said\nmore")
     assert details == {"headline": "something torch never said", "gb_id": None, "doc_url": None,

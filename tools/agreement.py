@@ -90,7 +90,8 @@ _FLOAT_TO = (
     "(liger_kernel/ops/rms_norm.py:58 and :154: `.to()` on a float argument; 'CompilationError: at 58:14' / "
     "'at 41:24' in tests/fixtures/gpu-reallib/, in gpu mode and in compile-only mode alike) and falls back to "
     "'every input mutated' (more tensors_to_clone); torch 2.13's does not fall back (its analysis compiles the "
-    "float argument as a runtime fp32). A torch difference, not compile-only mode's; the PR not located."
+    "float argument as a runtime fp32), nor does torch 2.14's (compile-only mode, torch 2.14.1, triton 3.8.0: the "
+    "same fields as 2.13, no fallback). A torch difference, not compile-only mode's; the PR not located."
 )
 
 _REGION_PER_CALL = (
@@ -110,17 +111,56 @@ _ONE_DEFINITION_PER_LAUNCH = (
     "for each graph node, the definition its own launch uses (analyse/kernels.py `_definition_of`)."
 )
 
+_BIND_ERROR_RAISED = (
+    "triformer's SoftmaxFunction has classmethod forward/backward taking (self, ctx, ...), which Dynamo fails to "
+    "bind when it inlines the Function's forward. torch 2.11-2.13 break the graph there ('failed to bind arguments "
+    "when attempting to inline', gb7312): the model's frame compiles around the call (compiles 0/0 and 3/0, each "
+    "with its output code). torch 2.14 raises the binding failure as the TypeError eager would "
+    "(https://github.com/pytorch/pytorch/pull/190797, exc.raise_type_error in symbolic_convert.py "
+    "build_inline_tracer); nothing catches it, so Dynamo skips the model's frame ('Observed exception', "
+    "frame_skipped) and only the Function's forward compiles. Seen here in compile-only mode, torch 2.14.1."
+)
+
+_COND_AS_SWITCH = (
+    "Which of a torch.cond's two branch kernels Inductor defines first: torch 2.11-2.13 generate the true branch, "
+    "then the false one (wrapper.py codegen_conditional), so samples/cond_kernel.py's true branch launches "
+    "scale_kernel_0; torch 2.14 lowers cond as an ir.Switch over the branches reordered [false_fn, true_fn] "
+    "(torch/_inductor/lowering.py `cond`, https://github.com/pytorch/pytorch/pull/188976), so the false branch's "
+    "definition comes first and the true branch launches scale_kernel_1. The same launches under other names: each "
+    "graph node names the definition its own branch uses, and the run-time launch is keyed by that name."
+)
+
+_MUL_BY_ONE_REMOVED = (
+    "samples/hazard_autotune_hooks.py copies its input with `x = x * 1.0` before the kernel writes it. torch 2.14's "
+    "Inductor joint-graph pass removes a multiplication by a scalar 1 (torch/_inductor/fx_passes/joint_graph.py "
+    "`remove_no_ops`: `isScalarValue(e) and e == 1`, https://github.com/pytorch/pytorch/pull/166552; 2.11-2.13 "
+    "removed only a multiplication by a tensor of ones), so the AOT and post-grad graphs lack the `mul` and pass "
+    "the graph input to the kernel, and the final graph copies it instead (as_strided, clone: op count 3 -> 5). "
+    "The kernel's occurrences (tensors_to_clone, grids, launches) still agree."
+)
+
 KNOWN_DIFFERENCES: tuple[KnownDifference, ...] = (
     KnownDifference("torch", ("2.11", "2.13"), "kernels[add_inplace_kernel].occurrences[*].inductor_name",
                     _ONE_DEFINITION_PER_LAUNCH, target="samples/inplace.py"),
-    *(KnownDifference("torch", ("2.11", "2.13"), f"kernels[{kernel}].occurrences[*].{field}", _FLOAT_TO)
-      for kernel in ("_rms_norm_forward_kernel", "_rms_norm_backward_kernel")
+    *(KnownDifference("torch", ("2.11", later), f"kernels[{kernel}].occurrences[*].{field}", _FLOAT_TO)
+      for later in ("2.13", "2.14") for kernel in ("_rms_norm_forward_kernel", "_rms_norm_backward_kernel")
       for field in ("mutation_analysis_fallback", "tensors_to_clone")),
     *(KnownDifference("torch", ("2.11", later), path, _REGION_PER_CALL, target="samples/nested_region.py")
       for later in ("2.13", "2.14") for path in ("graphs[*].code", "graphs[*].subgraphs",
                    *(f"kernels[scale_kernel].occurrences[*].{field}" for field in (
                        "args", "entry", "grid", "in_output_code", "inductor_name", "mutation_analysis_fallback",
                        "tensors_to_clone")))),
+    *(KnownDifference("torch", ("2.11", "2.14"), f"kernels[scale_kernel].occurrences[{where}].{field}",
+                      _COND_AS_SWITCH, target="samples/cond_kernel.py")
+      for where, fields in (("*", ("inductor_name",)),
+                            ("0/0 runtime scale_kernel_*", ("entry", "inductor_name", "launches")))
+      for field in fields),
+    *(KnownDifference("torch", ("2.11", "2.14"), f"graphs[0/0 {stage} inference].{field}", _MUL_BY_ONE_REMOVED,
+                      target="samples/hazard_autotune_hooks.py")
+      for stage in ("aot_inference", "post_grad", "post_grad_final") for field in ("code", "op_count")),
+    *(KnownDifference("torch", ("2.11", "2.14"), path, _BIND_ERROR_RAISED, target="tests/reallib/triformer_softmax.py")
+      for path in ("graph_breaks[*].reason", "graph_breaks[*].frame_skipped", "graphs[0/0 output_code *].present",
+                   "graphs[3/0 output_code *].present")),
 )
 
 

@@ -25,8 +25,11 @@ SITE_DEPTH = 8
 
 def break_record(compile_id: str, payload: str) -> BreakRecord:
     """A `BreakRecord` from a `dynamo_graph_break_reason` artifact, as Dynamo logs it (the
-    frames it was tracing are read now: torch's traceback may have lost the user's own)."""
-    reason, file, line, stack, skipped = textformats.breaks.parse_graph_break(payload, compat.dynamo.traced_stack())
+    frames it was tracing, and those that called it, are read now: torch's traceback may have lost
+    the user's own)."""
+    frames = textformats.breaks.with_callers(compat.dynamo.stack_above_trace(), compat.dynamo.traced_stack(),
+                                             compat.dynamo.converted_function())
+    reason, file, line, stack, skipped = textformats.breaks.parse_graph_break(payload, frames)
     details = textformats.breaks.graph_break_details(payload)
     context, start = context_lines(file, line)
     library_context, library_start = context_lines(*textformats.breaks.frame_location(details["library_frame"] or ""))

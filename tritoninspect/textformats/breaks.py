@@ -89,6 +89,25 @@ def with_traced_frames(stack: tuple[str, ...], traced: tuple[str, ...]) -> tuple
     return tuple(result)
 
 
+def with_callers(above: tuple[str, ...], traced: tuple[str, ...], converted: str | None = None) -> tuple[str, ...]:
+    """`traced` after the frames that called the traced frame (`above`, outermost first), less each caller
+    that the next frame resumes: a `forward` followed, in its file, by Dynamo's resume function
+    `torch_dynamo_resume_in_forward_at_27` is the same call, carried on. `converted`: the name of the code
+    Dynamo converts (the first traced frame's; torch's collapse renames a resume function's frame to the
+    function it resumes, so the traced frame's own name does not tell). Any other caller stays, also a
+    `forward` right above another `forward` (a model calling a submodule, or an autograd.Function's)."""
+    if not traced:
+        return above
+    names = [f.rpartition(" in ")[2] for f in above] + [converted or traced[0].rpartition(" in ")[2]]
+    files = [frame_location(f)[0] for f in (*above, traced[0])]
+
+    def resumed_next(i: int) -> bool:
+        return (_RESUME_RE.match(names[i + 1]) is not None and files[i] == files[i + 1]
+                and original_function(names[i]) == original_function(names[i + 1]))
+
+    return tuple(f for i, f in enumerate(above) if not resumed_next(i)) + traced
+
+
 def frame_location(frame: str) -> tuple[str | None, int | None]:
     """(file, line) of a "file:line in func" frame; (None, None) when it is not one."""
     file, _, line = frame.rsplit(" in ", 1)[0].rpartition(":")

@@ -213,6 +213,37 @@ def traced_stack() -> tuple[str, ...]:
     return tuple(f"{f.filename}:{f.lineno} in {f.name}" for f in stack)
 
 
+def stack_above_trace() -> tuple[str, ...]:
+    """The Python frames that called the frame Dynamo is converting, outermost first, as
+    "file:line in func"; () where torch has no such helper.
+
+    The payload's "User code traceback" starts with them (symbolic_convert.py `log_graph_break`:
+    `get_stack_above_dynamo() + user_stack`, then `collapse_resume_frames`; torch/_dynamo/exc.py,
+    torch 2.11-2.14; PR not found). On torch 2.14 `autograd.Function.apply` is C++: a model's
+    `forward` calling `Fn.apply` is followed directly by the Function's `forward`, and the collapse,
+    meant for resume functions, drops the model's frame (on 2.11-2.13 function.py's `apply` frame
+    stood between them). Read here, the same way, before that collapse."""
+    above = getattr(torch._dynamo.exc, "get_stack_above_dynamo", None)
+    if above is None:
+        return ()
+    return tuple(f"{f.filename}:{f.lineno} in {f.name}" for f in above())
+
+
+def converted_function() -> str | None:
+    """The name of the code Dynamo is converting (`torch_dynamo_resume_in_forward_at_27` for a resume
+    function), read from the instruction translator tracing it (`InstructionTranslator.current_tx()`,
+    its `f_code`: torch/_dynamo/symbolic_convert.py, torch 2.11-2.14; PR not found): torch's collapse of
+    resume frames renames the frame in the traceback it logs. None outside a trace."""
+    from torch._dynamo.symbolic_convert import InstructionTranslator
+
+    try:
+        tx = InstructionTranslator.current_tx()
+    except AttributeError:  # no translator on this thread
+        return None
+    code = getattr(tx, "f_code", None)
+    return code.co_name if code is not None else None
+
+
 def trace_compile_id(record: Any) -> str | None:
     # `record.metadata` frame_id / frame_compile_id (pytorch/pytorch#120289), 2.11-2.14.
     meta = getattr(record, "metadata", {})
