@@ -50,13 +50,18 @@ def _refused_custom_op(report: Report, k: KernelSummary, ops: list[str], owner: 
             f"Autotuner) to {change}." if k.library else f" To let Inductor see the kernel, {change}.")
     return Advice(
         rule="custom_op_hides_kernel", impact=HIDDEN, kernel=k.name, kernels=(k.name,), library=owner,
-        finding=(f"custom_op {op} of {name} (installed library code, not yours) hides {k.name} from Inductor: "
-                 f"the compiled code makes one extern call to the op{_between(k)}." if owner else
-                 f"custom_op {op} hides {k.name} from Inductor: the compiled code makes one extern call to the "
-                 f"op{_between(k)}, and {k.name} launches inside it at run time."),
-        action=keep + then, because=_CUSTOM_OP_BECAUSE, cite=_CUSTOM_OP_CITE,
+        finding=_finding(k, op, name if owner else None), action=keep + then, because=_CUSTOM_OP_BECAUSE, cite=_CUSTOM_OP_CITE,
         cause="custom ops hide the kernels they launch from Inductor (extern calls)",
     )
+
+
+def _finding(k: KernelSummary, op: str, library: str | None) -> str:
+    """What the rule found: the op (of `library`, "distribution version", when installed code) and the extern call."""
+    if library:
+        return (f"custom_op {op} of {library} (installed library code, not yours) hides {k.name} from Inductor: "
+                f"the compiled code makes one extern call to the op{_between(k)}.")
+    return (f"custom_op {op} hides {k.name} from Inductor: the compiled code makes one extern call to the "
+            f"op{_between(k)}, and {k.name} launches inside it at run time.")
 
 
 def _owner_text(report: Report, owner: str | None) -> str:
@@ -72,11 +77,9 @@ _CUSTOM_OP_CITE = ("torch/_library/triton.py (triton_op, wrap_triton); torch/_in
 
 
 def _user_custom_op(k: KernelSummary, ops: list[str]) -> Advice:
-    op = ", ".join(ops) or "a custom op"
     return Advice(
         rule="custom_op_hides_kernel", impact=HIDDEN, kernel=k.name, kernels=(k.name,),
-        finding=f"custom_op {op} hides {k.name} from Inductor: the compiled code makes one extern call "
-                f"to the op{_between(k)}, and {k.name} launches inside it at run time.",
+        finding=_finding(k, ", ".join(ops) or "a custom op", None),
         action="Register the op with torch.library.triton_op instead of torch.library.custom_op and launch its "
                f"kernel through torch.library.wrap_triton ({TRITON_OP_DOC}). Expected effect: the extern call "
                "becomes a launch of the kernel that Inductor sees, with its reads and writes: it schedules it "
@@ -88,12 +91,10 @@ def _user_custom_op(k: KernelSummary, ops: list[str]) -> Advice:
 
 def _library_custom_op(report: Report, k: KernelSummary, ops: list[str], owner: str) -> Advice:
     lib = library_of(report, owner)
-    name = f"{lib.distribution} {lib.version}" if lib else owner
-    op = ", ".join(ops)
+    name = _owner_text(report, owner)
     return Advice(
         rule="custom_op_hides_kernel", impact=HIDDEN, kernel=k.name, kernels=(k.name,), library=owner,
-        finding=f"custom_op {op} of {name} (installed library code, not yours) hides {k.name} from Inductor: "
-                f"the compiled code makes one extern call to the op{_between(k)}.",
+        finding=_finding(k, ", ".join(ops), name),
         action=f"The ops are {name}'s: your model cannot change how they are registered. From your side: register "
                f"an op of your own with torch.library.triton_op that launches {name}'s kernel through "
                f"torch.library.wrap_triton, and call it instead of the library's function ({TRITON_OP_DOC}); "
