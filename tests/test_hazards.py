@@ -72,6 +72,24 @@ def test_dropped_hooks_on_a_benchmarked_kernel_that_writes_are_an_error() -> Non
     assert "single triton.Config" in f.action and "torch.compiler.disable" in f.action
 
 
+def test_where_mutation_analysis_failed_only_what_the_source_writes_is_named() -> None:
+    """torch's tensors_to_clone lists every tensor argument when mutation analysis falls back: a read-only
+    input is not among what the benchmark runs leave behind (a newcomer's torchao model said it was)."""
+    cap = capture("autotune_hooks")
+    kid = next(k for k, r in cap.kernels.items() if r.name == "scale_sum_kernel")
+    source = cap.hazards.kernel_sources[kid]
+    store = "    tl.store(x_ptr + offs, x, mask=mask)\n"
+    assert store in source.source
+    cap.hazards.kernel_sources[kid] = KernelSource(source.def_line, source.source.replace(store, "", 1))
+    assert "x_ptr and sum_ptr" in only(autotune.autotune_hooks(cap), "autotune_hooks").summary  # torch's word
+    cap.fallbacks = [FallbackRecord("0/0", kid, "CompilationError: at 2:11:")]
+    f = only(autotune.autotune_hooks(cap), "autotune_hooks")
+    assert f.severity == "error" and "so sum_ptr keeps what the benchmark runs wrote" in f.summary
+    assert "x_ptr keep" not in f.summary
+    params = [e for e in f.evidence if e.kind == "kernel parameter"]
+    assert [e.param for e in params] == ["sum_ptr"] and "mutation analysis failed" in params[0].text
+
+
 def test_hooks_in_inductors_metadata_are_kept() -> None:
     """What the NoPruneNet variant records: the user's own Autotuner in the side table, and Inductor's
     triton_meta carrying both hooks."""

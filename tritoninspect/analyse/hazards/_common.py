@@ -12,6 +12,7 @@ from tritoninspect.analyse.indexes import codes_of_compile, nodes_of_kernel, use
 from tritoninspect.model.hazard_records import ArgLayout, KernelSource, TensorArg
 from tritoninspect.model.records import Capture, FallbackRecord, KernelRecord, NodeRecord, OutputCodeRecord
 from tritoninspect.model.report import Evidence
+from tritoninspect.textformats.kernel_access import pointer_uses
 from tritoninspect.textformats.user_kernels import UserKernelMeta
 
 #: Stages whose launch nodes hold the tensors as the user's code made them (eager's view).
@@ -51,12 +52,26 @@ def hop_nodes(capture: Capture, kid: str, stages: Iterable[str], compile_id: str
 
 
 def written(capture: Capture, kid: str, compile_id: str) -> tuple[str, ...]:
-    """The arguments the kernel writes in a compile: its AOT nodes' `tensors_to_clone` (every tensor
-    argument when mutation analysis fell back, which `fell_back` says)."""
+    """The arguments the kernel writes in a compile: its AOT nodes' `tensors_to_clone`. When mutation
+    analysis fell back (`fell_back`) torch lists every tensor argument there, read-only inputs too; then
+    those its source stores to or updates atomically (`stored`), when the source says."""
     names: list[str] = []
     for node in hop_nodes(capture, kid, AOT_STAGES, compile_id):
         names += list(node.tensors_to_clone or ())
-    return tuple(dict.fromkeys(names))
+    names = list(dict.fromkeys(names))
+    if fell_back(capture, kid, compile_id):
+        stores = stored(capture.hazards.kernel_sources.get(kid))
+        names = names if stores is None else [n for n in names if n in stores]
+    return tuple(names)
+
+
+def stored(source: KernelSource | None) -> frozenset[str] | None:
+    """The parameters the kernel's body stores to or updates atomically; None when its source is unknown or
+    shows no memory operation at all (pointers it cannot follow: `textformats/kernel_access.py`)."""
+    uses = pointer_uses(source.source) if source is not None else {}
+    if not uses:
+        return None
+    return frozenset(p for p, kinds in uses.items() if {"store", "atomic"} & set(kinds))
 
 
 def fell_back(capture: Capture, kid: str, compile_id: str) -> bool:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from tritoninspect.analyse.hazards._common import (
     CompiledLaunch,
     compiled_launches,
+    fell_back,
     joined,
     torch_evidence,
     torch_version,
@@ -110,6 +111,9 @@ def _finding(capture: Capture, record: KernelRecord, user: AutotuneSettings, sid
     fates = hooks(user, side, compiled)
     configs = _benchmarked(side, compiled)
     writes = written(capture, record.id, side.compile_id)
+    how_written = ("stored to by the kernel's source (mutation analysis failed, so torch's tensors_to_clone lists "
+                   "every tensor argument):" if fell_back(capture, record.id, side.compile_id)
+                   else "written by the kernel (tensors_to_clone):")
     dropped = [h for h in fates if h.fate == "dropped" and h.stateful]
     error = bool(dropped) and configs > 1 and bool(writes)
     evidence = [
@@ -117,8 +121,8 @@ def _finding(capture: Capture, record: KernelRecord, user: AutotuneSettings, sid
         Evidence("graph node", _side_text(side), compile_id=side.compile_id, node=side.node),
         *([Evidence("output code", _compiled_text(compiled), compile_id=compiled.compile_id,
                     node=compiled.meta.inductor_name, line=compiled.meta.line)] if compiled is not None else []),
-        *(Evidence("kernel parameter", f"written by the kernel (tensors_to_clone): {name}", compile_id=side.compile_id,
-                   param=name) for name in writes),
+        *(Evidence("kernel parameter", f"{how_written} {name}", compile_id=side.compile_id, param=name)
+          for name in writes),
         *(Evidence("decorator", f"{h.fate}: {h.detail}") for h in fates),
         torch_evidence(capture),
     ]
