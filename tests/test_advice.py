@@ -407,6 +407,18 @@ def test_backward_cut_names_the_raw_launch_not_an_op_that_may_have_a_formula() -
     assert b.kernels == ("softmax_kernel",)
 
 
+def test_backward_cut_tells_two_kernels_of_one_name_apart() -> None:
+    """Two modules' `scale_kernel`s (a newcomer's model) read "scale_kernel and scale_kernel"."""
+    raw = gpu("add_raw")
+    (kernel,) = raw.kernels
+    other = dataclasses.replace(kernel, id="other", file="/repo/other.py", line=3)
+    both = dataclasses.replace(raw, kernels=(kernel, other), meta=dataclasses.replace(
+        raw.meta, backward=True, backward_skipped_calls=1, params_without_grad=("lin.weight",)))
+    (a,) = run("backward_cut", both)
+    assert "add_kernel (" in a.finding and "other.py:3) have no autograd formula" in a.finding, a.finding
+    assert a.finding.count("add_kernel") == 2 and a.kernels == ("add_kernel", "add_kernel")
+
+
 def test_backward_cut_does_not_blame_a_kernel_with_a_backward() -> None:
     report = gpu("autograd_function")
     cut = dataclasses.replace(report, meta=dataclasses.replace(report.meta, backward=True, params_without_grad=("w",)))

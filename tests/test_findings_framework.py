@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tritoninspect.analyse import build_report, hazards
-from tritoninspect.analyse.advice import advise
+from tritoninspect.analyse.advice import advise, with_advice
 from tritoninspect.analyse.checks import check_report, parse_allow, run_checks
 from tritoninspect.analyse.hazards.bridge import as_advice
 from tritoninspect.model.hazard_records import (
@@ -125,6 +125,17 @@ def test_errors_and_warnings_rank_with_the_advice_notes_stay_out() -> None:
     assert [a.finding.split(":")[0] for a in mine] == ["error [demo_rule]", "warning [demo_rule]"]
     assert advice[0] == as_advice(report.findings[2])  # an error outranks every other advice
     assert "Torch versions: 2.11 and 2.13 (seen)" in mine[1].because and "Fixed in torch 2.99" in mine[1].because
+
+
+def test_the_same_finding_in_two_compiles_is_ranked_once_naming_both() -> None:
+    """A kernel launched alike on both sides of a graph break gets the same finding in each compile: the default
+    view listed the same sentence twice. Report.findings keeps both, each with its compile's evidence."""
+    first, second = finding("warning"), dataclasses.replace(finding("warning"), compile_ids=("1/0",))
+    report = small(first, second, dataclasses.replace(finding("warning"), summary="another thing"))
+    mine = [a for a in advise(report) if a.rule == "demo_rule"]
+    assert [a.finding for a in mine] == ["warning [demo_rule] (compiles 0/0, 1/0): a warning about add_kernel",
+                                         "warning [demo_rule]: another thing"]
+    assert len(with_advice(report).findings) == 3
 
 
 def test_default_text_shows_the_finding_and_its_action() -> None:

@@ -282,11 +282,11 @@ def backward_cut(report: Report, kernels: Sequence[KernelSummary]) -> list[Advic
     # unless it sits in a function with a backward (autograd.Function: a backward graph of its own). A
     # triton_op or custom_op passes one when register_autograd gave it a formula, which the report cannot
     # see (its backward need not launch the kernel): it is named only when no raw launch explains the cut.
-    raw = [k.name for k in kernels if {"hop", "eager"} & set(k.entries) and not _has_backward(report, k.name)]
-    cut = raw or [k.name for k in kernels
+    raw = [k for k in kernels if {"hop", "eager"} & set(k.entries) and not _has_backward(report, k.name)]
+    cut = raw or [k for k in kernels
                   if {"custom_op", "triton_op"} & set(k.entries) and not _has_backward(report, k.name)]
     params = ", ".join(meta.params_without_grad) or "the model's parameters"
-    who = (f"{join(cut)} {'has' if len(cut) == 1 else 'have'} no autograd formula, so"
+    who = (f"{join(_told_apart(cut))} {'has' if len(cut) == 1 else 'have'} no autograd formula, so"
            if cut else "an operation without an autograd formula cut the graph, so")
     if meta.backward_skipped_calls:
         # Not "requested": backward is on by default when parameters require grad (most models).
@@ -296,7 +296,8 @@ def backward_cut(report: Report, kernels: Sequence[KernelSummary]) -> list[Advic
     else:
         finding = f"backward ran, but {who} no gradient reaches {params}."
     return [Advice(
-        rule="backward_cut", impact=BROKEN, kernel=cut[0] if len(cut) == 1 else None, kernels=tuple(cut),
+        rule="backward_cut", impact=BROKEN, kernel=cut[0].name if len(cut) == 1 else None,
+        kernels=tuple(k.name for k in cut),
         finding=finding,
         action="Give the kernel a backward: register it with torch.library.triton_op and "
                "torch.library.register_autograd, or wrap the launch in a torch.autograd.Function with a "
@@ -306,6 +307,12 @@ def backward_cut(report: Report, kernels: Sequence[KernelSummary]) -> list[Advic
                 "from register_autograd.",
         cite="torch/_library/autograd.py (register_autograd); torch/autograd/function.py (Function)",
     )]
+
+
+def _told_apart(kernels: Sequence[KernelSummary]) -> list[str]:
+    """The kernels' names, each with its source where two of them share a name (two modules' `scale_kernel`)."""
+    names = [k.name for k in kernels]
+    return [f"{k.name} ({k.source})" if names.count(k.name) > 1 else k.name for k in kernels]
 
 
 def _has_backward(report: Report, name: str) -> bool:

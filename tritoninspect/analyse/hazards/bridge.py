@@ -31,8 +31,18 @@ def hazard_advice(report: Report, kernels: Sequence[KernelSummary]) -> list[Advi
     the action, saying whose action removes it too: the same action is not advised twice."""
     owners = {k.name: k.library for k in kernels if k.library}
     shown = [f for f in report.findings if f.severity in IMPACT]
-    return [in_library(report, as_advice(f, by=_subsumed_by(f, shown)), owners.get(f.kernel or ""))
-            for f in shown]
+    return [in_library(report, as_advice(f, by=_subsumed_by(f, shown), compiles=ids), owners.get(f.kernel or ""))
+            for f, ids in _once(shown)]
+
+
+def _once(findings: Sequence[Finding]) -> list[tuple[Finding, tuple[str, ...]]]:
+    """Each finding once with the compiles it was found in: a kernel launched alike in two compiled graphs (a
+    graph break between two launches) gets the same finding in each, which the default view said twice."""
+    seen: dict[tuple[object, ...], tuple[Finding, list[str]]] = {}
+    for f in findings:
+        first, ids = seen.setdefault((f.rule, f.severity, f.kernel, f.summary, f.action), (f, []))
+        ids += [c for c in f.compile_ids if c not in ids]
+    return [(f, tuple(ids)) for f, ids in seen.values()]
 
 
 def _subsumed_by(finding: Finding, findings: Sequence[Finding]) -> str | None:
@@ -40,15 +50,17 @@ def _subsumed_by(finding: Finding, findings: Sequence[Finding]) -> str | None:
     return next((f.rule for f in findings if f.rule in rules and f.kernel == finding.kernel), None)
 
 
-def as_advice(finding: Finding, *, by: str | None = None) -> Advice:
+def as_advice(finding: Finding, *, by: str | None = None, compiles: Sequence[str] = ()) -> Advice:
     """The finding as the default view shows it, its rule named (what `check --allow` takes); `by`: the rule
-    of another finding whose action removes this one too."""
+    of another finding whose action removes this one too; `compiles`: where it was found, named when more
+    than one."""
     versions = f" Torch versions: {finding.versions}" if finding.versions else ""
     fixed = f" Fixed in torch {finding.fixed_in}." if finding.fixed_in else ""
     summary = f"{finding.summary.rstrip('.')} ({by}'s action removes this too)." if by else finding.summary
+    where = f" (compiles {', '.join(compiles)})" if len(compiles) > 1 else ""
     return Advice(
         rule=finding.rule, impact=IMPACT.get(finding.severity, 10), kernel=finding.kernel,
-        finding=f"{finding.severity} [{finding.rule}]: {summary}", action="" if by else finding.action,
+        finding=f"{finding.severity} [{finding.rule}]{where}: {summary}", action="" if by else finding.action,
         because=f"{finding.basis}{versions}{fixed}".strip(), cite=finding.cite,
     )
 
