@@ -119,6 +119,18 @@ def test_missing_kernel_verdict(in_repo: Path) -> None:
     assert kernels["sub_kernel"].verdict == "missing" and kernels["sub_kernel"].missing == ("1/1",)
 
 
+def test_a_triton_version_the_report_does_not_know_is_said_unknown(in_repo: Path) -> None:
+    """A TORCH_TRACE of a CPU run names no Triton version (its compilation_metrics hold none): the header read
+    "triton ·"."""
+    from tritoninspect.render.terminal import TerminalRenderer
+
+    report = load("add_raw")
+    unknown = dataclasses.replace(report, meta=dataclasses.replace(report.meta, triton=""))
+    assert f"triton {report.meta.triton} " in render_overview(report, color=False, width=120)
+    assert "· triton unknown" in render_overview(unknown, color=False, width=120)
+    assert "· triton unknown ·" in TerminalRenderer(color=False, width=120).render(unknown)
+
+
 def test_compile_time_per_stage_in_the_text(in_repo: Path) -> None:
     report = load("add_raw")
     backend = sum(g.compile_time_s or 0 for g in report.graphs if g.stage == "dynamo")

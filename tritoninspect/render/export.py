@@ -188,7 +188,7 @@ def _header(report: Report, cwd: Path) -> list[RenderableType]:
         mode = Text(f"mode: {meta.mode} ({meta.device})", style="bold green" if meta.mode == "gpu" else "bold")
     lines: list[RenderableType] = [
         Text.assemble((f"{meta.tool} {meta.tool_version} export", "bold"), "  target: ", (meta.target, "bold")),
-        mode, Text(f"torch {meta.torch} · triton {meta.triton} · python {meta.python}", style="dim"),
+        mode, Text(f"torch {meta.torch} · triton {meta.triton or 'unknown'} · python {meta.python}", style="dim"),
     ]
     if meta.inputs:
         lines.append(Text("inputs: " + ", ".join(meta.inputs), style="dim"))

@@ -70,7 +70,7 @@ def render_html(report: Report, *, breaks_first: bool = False) -> str:
 def header(report: Report, label: str = "") -> str:
     """The report's title block: target, versions, options, the mode banner, a failure line."""
     m = report.meta
-    versions = f"torch {m.torch} · triton {m.triton} · python {m.python}"
+    versions = f"torch {m.torch} · triton {m.triton or 'unknown'} · python {m.python}"
     dynamic = "auto" if m.dynamic is None else "yes" if m.dynamic else "no"
     options = f"stage: {m.stage} · dynamic: {dynamic} · backward: {fmt.backward_text(m)}"
     inputs = f" · inputs: {', '.join(m.inputs)}" if m.inputs else ""

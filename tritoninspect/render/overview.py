@@ -74,7 +74,7 @@ def kernels_line(report: Report) -> str:
 
 def _header(report: Report, cwd: Path) -> list[RenderableType]:
     meta = report.meta
-    versions = [f"torch {meta.torch}", f"triton {meta.triton}"]
+    versions = [f"torch {meta.torch}", f"triton {meta.triton or 'unknown'}"]
     inputs = [f"inputs {', '.join(meta.inputs)}"] if meta.inputs else []
     lines: list[RenderableType] = [
         Text.assemble((f"{meta.tool} {meta.tool_version}", "bold"), "  ", (meta.target, "bold")),

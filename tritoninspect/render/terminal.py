@@ -62,7 +62,7 @@ def header(report: Report, cwd: Path) -> list[RenderableType]:
         Text.assemble((f"{meta.tool} {meta.tool_version}", "bold"), "  target: ", (meta.target, "bold")),
         mode_line(report),
     ]
-    versions = [f"torch {meta.torch}", f"triton {meta.triton}", f"python {meta.python}"]
+    versions = [f"torch {meta.torch}", f"triton {meta.triton or 'unknown'}", f"python {meta.python}"]
     options = [f"stage: {meta.stage}", f"dynamic: {_dynamic(meta.dynamic)}", f"backward: {fmt.backward_text(meta)}"]
     lines.append(Items(versions, style="dim"))
     lines.append(Items(options, style="dim"))
