@@ -9,6 +9,7 @@ import types
 from pathlib import Path
 
 import pytest
+import torch
 import triton
 import triton.language as tl
 
@@ -474,3 +475,42 @@ def test_a_report_from_an_untested_torch_warns(monkeypatch: pytest.MonkeyPatch) 
     warnings = [d for d in build_report(capture).diagnostics if d.source == "versions"]
     assert [(d.severity, d.message) for d in warnings] == [
         ("warning", "torch 2.15.0 is outside the releases ...: facts read from torch's internals may be missing or wrong")]
+
+
+# --- nested torch.compile regions ---------------------------------------------------------------
+
+
+@torch.compile(fullgraph=True)
+def _fullgraph_print(x: torch.Tensor) -> torch.Tensor:
+    y = x + 1
+    print("printed in a fullgraph region")
+    return y
+
+
+@torch.compile
+def _plain_print(x: torch.Tensor) -> torch.Tensor:
+    y = x + 1
+    print("printed in a plain region")
+    return y
+
+
+class _CallsFullgraph(torch.nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return _fullgraph_print(x.sin()).cos()
+
+
+class _CallsPlain(torch.nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return _plain_print(x.sin()).cos()
+
+
+def test_a_fullgraph_region_the_model_calls_still_raises_on_a_break() -> None:
+    """`torch.compile(Net())` raises Unsupported where a `fullgraph=True` function Net calls breaks; sent to the
+    recorder by force_backend alone, that region only broke, and the report showed a model that runs."""
+    from tritoninspect.run.pipeline import inspect_module
+
+    report = inspect_module(_CallsFullgraph(), (torch.randn(8),), device="cpu", stage="dynamo")
+    assert report.failure is not None and report.failure.exc_type == "Unsupported", report.failure
+    assert "print" in report.failure.message
+    plain = inspect_module(_CallsPlain(), (torch.randn(8),), device="cpu", stage="dynamo")
+    assert plain.failure is None and plain.graph_breaks

@@ -62,13 +62,51 @@ def every_compile_to(backend: Callable[..., Any]) -> Iterator[None]:
     its own backend (Inductor), which the recorder never sees (and which fails in compile-only
     mode). `torch.compiler.set_stance("default", force_backend=...)`: public since torch 2.6
     (torch/_dynamo/eval_frame.py `_callback_from_stance`, 2.13 and 2.14.1 read). Checked on 2.13:
-    the outer compile's `dynamic=True` still gives symbolic sizes, and calls do not recompile."""
+    the outer compile's `dynamic=True` still gives symbolic sizes, and calls do not recompile.
+
+    force_backend alone makes every region a plain one: `_callback_from_stance` gives it a new
+    `convert_frame` (2.11-2.15 read), so a `torch.compile(fullgraph=True)` function graph-broke where
+    torch.compile raises (a model that fails looked as if it only broke). Such a region keeps its kind
+    (`fullgraph_kept`)."""
     set_stance = getattr(torch.compiler, "set_stance", None)
     if set_stance is None:
         yield
         return
+    import torch._dynamo.eval_frame as eval_frame
+
+    from_stance = getattr(eval_frame, "_callback_from_stance", None)
     with set_stance("default", force_backend=backend):
-        yield
+        if from_stance is None:
+            yield
+            return
+
+        def keeping_fullgraph(callback: Any) -> Any:
+            return fullgraph_kept(callback, backend) or from_stance(callback)
+
+        eval_frame._callback_from_stance = keeping_fullgraph
+        try:
+            yield
+        finally:
+            eval_frame._callback_from_stance = from_stance
+
+
+def fullgraph_kept(callback: Any, backend: Callable[..., Any]) -> Any:
+    """The callback of a `fullgraph=True` region (`CatchErrorsWrapper` around a `ConvertFrameAssert`,
+    torch/_dynamo/convert_frame.py, 2.11-2.15) remade around `backend` by its own `_clone_with_backend`
+    (what DDPOptimizer uses to swap a backend), so it still raises on a graph break; None for any other
+    callback, or when the stance is not the default one (the model set its own)."""
+    import torch._dynamo.eval_frame as eval_frame
+    from torch._dynamo import convert_frame
+
+    stance = getattr(getattr(eval_frame, "_stance", None), "stance", None)
+    wrapper, assert_ = getattr(convert_frame, "CatchErrorsWrapper", None), getattr(convert_frame, "ConvertFrameAssert", None)
+    if stance != "default" or wrapper is None or assert_ is None or not isinstance(callback, wrapper):
+        return None
+    inner = getattr(callback, "_torchdynamo_orig_backend", None)
+    if not isinstance(inner, assert_) or getattr(inner, "_export", False) or not hasattr(inner, "_clone_with_backend"):
+        return None
+    return convert_frame.catch_errors_wrapper(inner._clone_with_backend(eval_frame.get_compiler_fn(backend)),
+                                              callback.hooks)
 
 
 # --- ShapeEnv: guards and symbol sources -----------------------------------------------------
