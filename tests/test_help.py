@@ -48,3 +48,17 @@ def test_command_annotations_are_not_strings() -> None:
     for command in (graph.graph, diff.diff, breaks.breaks, check.check, export.export):
         strings = [name for name, p in inspect.signature(command).parameters.items() if isinstance(p.annotation, str)]
         assert not strings, f"{command.__name__}: string annotations {strings}"
+
+
+@pytest.mark.parametrize("command", [*COMMANDS, "export"])
+def test_a_paragraph_is_wrapped_to_the_terminal_not_the_source(command: str) -> None:
+    """Typer's rich markup keeps a docstring's line breaks: `diff --help` read "...share no state; the" then
+    "diff opens ..." on the next line, at any width. At 1000 columns each paragraph of the description fits one
+    line."""
+    from tritoninspect.cli import app as cli
+
+    result = CliRunner().invoke(cli, [command, "--help"], env={"COLUMNS": "1000", "NO_COLOR": "1"})
+    lines = [line.strip() for line in result.output.split("╭")[0].splitlines()]  # before the panels
+    description = "\n".join(lines[lines.index(next(x for x in lines if x.startswith("Usage:"))) + 1:])
+    paragraphs = [p.strip() for p in description.split("\n\n") if p.strip()]
+    assert paragraphs and all("\n" not in p for p in paragraphs), description

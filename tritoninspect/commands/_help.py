@@ -79,6 +79,7 @@ class HelpCommand(TyperCommand):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        self.help = reflowed(self.help)
         for param in self.params:
             if param.param_type_name == "argument":
                 # The metavar says what to type (TARGET, A B [C ...]); Typer would add <str>.
@@ -96,6 +97,15 @@ class HelpCommand(TyperCommand):
         # Typer writes a required argument as {TARGET} and a repeated one as A...; the metavar says it.
         pieces = [piece.replace("{", "").replace("}", "") for piece in super().collect_usage_pieces(ctx)]
         return [p.removesuffix("...") if p.count("...") > 1 or " ..." in p else p for p in pieces]
+
+
+def reflowed(text: str | None) -> str | None:
+    """Each paragraph of a command's docstring on one line: Typer's "rich" markup keeps a docstring's line
+    breaks, so a paragraph wrapped at 100 columns in the source came out ragged at any other width
+    ("...share no state; the" / "diff opens ..."); Rich wraps the joined line to the terminal."""
+    if not text:
+        return text
+    return "\n\n".join(" ".join(line.strip() for line in part.splitlines()) for part in text.split("\n\n"))
 
 
 class HelpGroup(TyperGroup):
