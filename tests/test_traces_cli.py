@@ -125,6 +125,35 @@ def test_logs_are_ranks_of_one_job_only_when_each_names_a_different_rank(tmp_pat
     assert len(trace_runs(twice)) == 2
 
 
+def test_a_folder_others_write_to_is_read_as_far_as_it_lasts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`breaks /tmp` was an internal error (FileNotFoundError): a subfolder another process removed between its
+    listing and its scan; and `-o`'s check of what is read walked every file under the folder (whole virtual
+    environments in /tmp). A vanished subfolder holds no logs; what is read is the runs' logs."""
+    import os
+
+    from tritoninspect.textformats.torch_trace import trace_runs
+
+    job = tmp_path / "job"
+    for rank in (0, 1):
+        copy_log(Path(rank_log(rank)), job / f"node{rank}" / f"trace_{rank}.log")
+    (job / "gone").mkdir()
+    (job / "venv" / "lib" / "deep").mkdir(parents=True)
+    (job / "venv" / "lib" / "deep" / "module.py").write_text("x = 1\n")
+    (job / "notes.txt").write_text("not a log\n")
+    scandir = os.scandir
+
+    def vanishing(path: object = ".") -> object:
+        if Path(os.fsdecode(path)).name == "gone":  # type: ignore[arg-type]
+            raise FileNotFoundError(2, "No such file or directory", str(path))
+        return scandir(path)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "scandir", vanishing)
+    (run,) = trace_runs(job)
+    assert run.ranks == (0, 1)
+    source = parse_source(str(job))
+    assert sorted(source.files) == sorted(run.files)  # type: ignore[union-attr]
+
+
 def test_a_log_without_trace_events_is_one_error_line(tmp_path: Path) -> None:
     log = tmp_path / "train.log"
     log.write_text("epoch 1 loss 0.3\n")

@@ -56,9 +56,10 @@ class TraceLogs:
 
     @property
     def files(self) -> tuple[Path, ...]:
-        """What reading it reads: the log, or every file under the folder."""
-        path = self.path
-        return tuple(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else (path,)
+        """What reading it reads (an `-o` must not overwrite it): the log, or the logs of the folder's runs
+        (`trace_runs`: the folder's and its subfolders' logs). Not every file under the folder: for a folder
+        like /tmp that walked whole virtual environments, and failed on a file removed meanwhile."""
+        return tuple(f for run in self.runs for f in run.files) if self.path.is_dir() else (self.path,)
 
 
 #: What a command's TARGET names.

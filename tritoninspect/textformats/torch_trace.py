@@ -192,7 +192,7 @@ def _by_rank(files: list[Path]) -> list[Path]:
 def _log_files(directory: Path) -> Iterator[Path]:
     seen: set[Path] = set()  # a link to the folder itself (me -> .) must not show its logs as a second run
     for pattern in ("*.log", "*.log.gz", "*/*.log", "*/*.log.gz"):
-        for candidate in sorted(directory.glob(pattern)):
+        for candidate in _listed(directory, pattern):
             real = candidate.resolve() if candidate.exists() else candidate
             if real in seen:
                 continue
@@ -204,6 +204,27 @@ def _log_files(directory: Path) -> Iterator[Path]:
             # broken link: read, and refused naming it, rather than silently left out of the job.
             if (candidate.is_file() and _looks_like_trace(candidate)) or _torch_named(candidate):
                 yield candidate
+
+
+def _listed(directory: Path, pattern: str) -> list[Path]:
+    """`directory.glob(pattern)` in glob's order, for a folder others write to while it is read (a job still
+    running, /tmp): pathlib's glob raised FileNotFoundError for a subfolder removed between its listing and its
+    scan; such a subfolder, or one that cannot be listed, holds no logs here."""
+    folder, _, name = pattern.rpartition("/")
+    if not folder:
+        return sorted(directory.glob(name))
+    found: list[Path] = []
+    for sub in _subfolders(directory):
+        with contextlib.suppress(OSError):
+            found += sub.glob(name)
+    return sorted(found)
+
+
+def _subfolders(directory: Path) -> list[Path]:
+    try:
+        return [p for p in directory.iterdir() if p.is_dir()]
+    except OSError:
+        return []
 
 
 #: How torch names the logs it writes into the TORCH_TRACE folder (torch/_logging/_internal.py).
