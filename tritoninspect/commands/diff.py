@@ -28,6 +28,7 @@ from tritoninspect.commands._options import (
     Stage,
     StageOpt,
     TimeoutOpt,
+    output_file,
 )
 from tritoninspect.model.errors import ExitCode, UsageError, usage_errors
 
@@ -61,8 +62,9 @@ def diff(
     json_out: JsonOpt = False,
     quiet: QuietOpt = False,
     output: Annotated[
-        Optional[Path], typer.Option("--output", "-o", metavar="FILE",
-                                     help="Also write the diff to a file (.json, .html or text).")
+        Optional[Path], typer.Option("--output", "-o", metavar="FILE", parser=output_file,
+                                     help="Also write the diff to a file (.json, .html or text; - is stdout, "
+                                          "which prints the diff anyway).")
     ] = None,
     save: Annotated[
         Optional[Path], typer.Option("--save", metavar="DIR",
