@@ -207,3 +207,17 @@ def test_o_dash_is_stdout_as_without_o(tmp_path: Path, args: list[str]) -> None:
     assert list(tmp_path.iterdir()) == []
     named = run_cli([*args, "-o", "./-", "-q"], cwd=tmp_path)
     assert named.returncode == 0 and [p.name for p in tmp_path.iterdir()] == ["-"], named.stderr
+
+
+@pytest.mark.parametrize("args", [
+    ["graph", str(REPORT), "--dump", "-"], ["graph", str(REPORT), "--trace", "-"], ["export", str(REPORT), "--dump", "-"],
+    ["breaks", str(REPORT), "--dump", "-"], ["diff", str(REPORT), str(REPORT), "--save", "-"],
+    ["check", str(REPORT), "--junit-xml", "-"],
+], ids=["graph-dump", "graph-trace", "export-dump", "breaks-dump", "diff-save", "check-junit"])
+def test_dash_for_a_folder_or_junit_is_refused_in_one_line(tmp_path: Path, args: list[str]) -> None:
+    """`--dump -` made a folder named `-`, `check --junit-xml -` a file named `-` (hostile user): stdout cannot
+    take a folder, and carries check's own results; exit 2 before any work, `./-` for that name."""
+    done = run_cli(args, cwd=tmp_path)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.splitlines()[0].startswith("error: Invalid value for '--") and "./-" in done.stderr
+    assert "Traceback" not in done.stderr and list(tmp_path.iterdir()) == []

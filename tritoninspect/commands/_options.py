@@ -79,6 +79,17 @@ OutputOpt = Annotated[
                  help="Write to a file (.json, .html or text; - is stdout, as without -o). Refuses to replace a "
                       "file tritoninspect did not write."),
 ]
+
+
+def folder(value: str) -> Path:
+    """A folder option (`--dump`, `--trace`, `--save`) as typed: `-` would be stdout, which cannot take a
+    folder (they made a folder named `-`); `./-` names such a folder."""
+    if value == "-":
+        raise typer.BadParameter("- would be stdout, which cannot take a folder; give a folder name "
+                                 "(./- for one named -)")
+    return Path(value)
+
+
 ForceOpt = Annotated[bool, typer.Option("--force", help="Let -o replace an existing file that is not a report.")]
 #: `--timeout`'s range, in seconds. At most a million: `inf` or 1e300 would overflow the alarm's timer (exit 6).
 TIMEOUT_RANGE = (0.1, 1e6)
@@ -103,7 +114,7 @@ TimeoutOpt = Annotated[
                  help="Stop a capture (import, compile, run) that takes longer (0.1 to 1000000 s): exit 8."),
 ]
 DumpOpt = Annotated[
-    Optional[Path], typer.Option("--dump", metavar="DIR",
+    Optional[Path], typer.Option("--dump", metavar="DIR", parser=folder,
                                  help="Write every artifact to DIR, named by compile id and stage.")
 ]
 DebugOpt = Annotated[bool, typer.Option("--debug", help="Show full tracebacks, and torch's own log lines (TORCH_LOGS).")]

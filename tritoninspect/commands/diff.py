@@ -28,6 +28,7 @@ from tritoninspect.commands._options import (
     Stage,
     StageOpt,
     TimeoutOpt,
+    folder,
     output_file,
 )
 from tritoninspect.model.errors import ExitCode, UsageError, usage_errors
@@ -67,7 +68,7 @@ def diff(
                                           "which prints the diff anyway).")
     ] = None,
     save: Annotated[
-        Optional[Path], typer.Option("--save", metavar="DIR",
+        Optional[Path], typer.Option("--save", metavar="DIR", parser=folder,
                                      help="Write each side's report to DIR/A.json, DIR/B.json, ...")
     ] = None,
     context: Annotated[int, typer.Option("--context", min=0, metavar="LINES", help="Lines of context in graph diffs.")] = 3,
