@@ -6,6 +6,7 @@ internal error."""
 from __future__ import annotations
 
 import gzip
+import os
 import shutil
 from pathlib import Path
 
@@ -319,3 +320,24 @@ def test_break_lines_come_from_a_source_unchanged_since_the_log(tmp_path: Path, 
     os.utime(source, (log.stat().st_mtime + 60,) * 2)
     context, notes = first_break()
     assert context == () and len(notes) == 1 and "samples/graph_break.py" in notes[0], notes
+
+
+@pytest.mark.parametrize("kind", ["fifo", "link-to-fifo", "target-fifo"])
+def test_a_named_pipe_among_the_ranks_is_named_not_waited_on(tmp_path: Path, kind: str) -> None:
+    """Found by a hostile user: a rank torch named that is a named pipe was silently left out of the job, a link
+    to one hung the run (opening a pipe waits for a writer), and a pipe given as the target was "Bad target
+    (no ':')". A log that is no regular file is refused naming it, exit 7, as a dangling link is."""
+    from _expect import run_cli
+
+    shutil.copytree(TRACES / "ranks", tmp_path / "ranks")
+    pipe = tmp_path / "ranks" / "dedicated_log_torch_trace_rank_2_pipe.log"
+    if kind == "link-to-fifo":
+        os.mkfifo(tmp_path / "elsewhere")
+        pipe.symlink_to(tmp_path / "elsewhere")
+    else:
+        os.mkfifo(pipe)
+    target = pipe if kind == "target-fifo" else tmp_path / "ranks"
+    done = run_cli(["graph", str(target)], timeout=60)
+    assert done.returncode == ExitCode.REPORT, done.stderr
+    assert done.stderr.splitlines() == [f"error: {pipe}: cannot read this TORCH_TRACE log: a named pipe, "
+                                        "not a regular file"], done.stderr

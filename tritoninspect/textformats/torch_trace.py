@@ -29,6 +29,7 @@ from typing import IO, Any
 
 from tritoninspect.model.errors import ReportError
 from tritoninspect.textformats.log_text import LogText, payload_text
+from tritoninspect.textformats.trace_damage import refuse_special
 
 _GLOG_RE = re.compile(
     r"^[VIWEC]\d{4} \d{2}:\d{2}:\d{2}\.\d{6} (?P<thread>\d+) (?P<path>[^:\]]+):(?P<line>\d+)\] (?P<json>\{.*)$"
@@ -112,7 +113,8 @@ def is_trace_path(text: str) -> bool:
     path = Path(text)
     if path.is_dir():
         return any(_log_files(path))
-    return path.name.endswith((".log", ".log.gz")) and path.is_file()
+    # A named pipe or device is read, and refused naming it (`_open`), not taken for a model spec.
+    return path.name.endswith((".log", ".log.gz")) and path.exists()
 
 
 def trace_files(path: Path) -> list[Path]:
@@ -139,7 +141,7 @@ def trace_runs(path: Path) -> list[TraceRun]:
     repeats: then a folder of logs, or of per-rank folders, is one run. Otherwise each
     folder whose logs are one job is a run, and each remaining log is a run of its own
     (a TORCH_TRACE folder shared by several processes, a folder of unrelated traces)."""
-    if path.is_file():
+    if not path.is_dir():
         return [_run(path, [path])]
     every = list(_log_files(path))
     if _one_job(every):
@@ -211,7 +213,8 @@ TORCH_LOG_PREFIX = "dedicated_log_torch_trace"
 
 
 def _torch_named(path: Path) -> bool:
-    return path.name.startswith(TORCH_LOG_PREFIX) and (path.is_file() or path.is_symlink())
+    """Named as torch names its logs, and no folder: a file, a link (dangling too) or a named pipe."""
+    return path.name.startswith(TORCH_LOG_PREFIX) and (path.is_symlink() or path.exists()) and not path.is_dir()
 
 
 def _looks_like_trace(path: Path) -> bool:
@@ -252,7 +255,9 @@ def unreadable_log(path: Path, exc: BaseException) -> ReportError:
 
 
 def _open(path: Path, binary: bool = False) -> IO[Any]:
-    """A log as text (or bytes); `.gz` ones (a cluster's compressed copy) decompressed as read."""
+    """A log as text (or bytes); `.gz` ones (a cluster's compressed copy) decompressed as read. A path that
+    is no regular file is an OSError before it is opened (`refuse_special`)."""
+    refuse_special(path)
     if binary:  # (a plain log only: `_raw_lines` reads a .gz one as text)
         return path.open("rb")
     if path.name.endswith(".gz"):
