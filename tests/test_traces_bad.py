@@ -6,6 +6,7 @@ internal error."""
 from __future__ import annotations
 
 import gzip
+import json
 import os
 import shutil
 from pathlib import Path
@@ -341,3 +342,19 @@ def test_a_named_pipe_among_the_ranks_is_named_not_waited_on(tmp_path: Path, kin
     assert done.returncode == ExitCode.REPORT, done.stderr
     assert done.stderr.splitlines() == [f"error: {pipe}: cannot read this TORCH_TRACE log: a named pipe, "
                                         "not a regular file"], done.stderr
+
+
+def test_a_lone_surrogate_in_a_logs_json_is_read_as_a_replacement_character(tmp_path: Path) -> None:
+    """Found by a hostile user: torch's json.dumps writes `\\udcff` for a name read with surrogateescape (a path
+    holding bytes that are not UTF-8), json.loads makes it a str no UTF-8 can hold, and printing the report
+    failed: exit 2, "'utf-8' codec can't encode character '\\ud800'". Read as U+FFFD, as invalid bytes are."""
+    log = tmp_path / "t.log"
+    text = RECOMPILE.read_text()
+    assert '"recompile_reason": "' in text
+    log.write_text(text.replace('"recompile_reason": "', '"recompile_reason": "bad\\udcff\\ud800 '))
+    for args in ((), ("--detail",), ("--json",), ("-o", str(tmp_path / "r.html")), ("-o", str(tmp_path / "r.json"))):
+        result = cli("graph", str(log), *args)
+        assert result.exit_code == 0, (args, result.output)
+    assert "bad\ufffd\ufffd " in cli("breaks", str(log)).output
+    saved = json.loads((tmp_path / "r.json").read_text())
+    assert "bad\ufffd\ufffd " in json.dumps(saved, ensure_ascii=False)

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import contextlib
 import gzip
-import json
 import re
 import sys
 import zlib
@@ -29,7 +28,7 @@ from typing import IO, Any
 
 from tritoninspect.model.errors import ReportError
 from tritoninspect.textformats.log_text import LogText, payload_text
-from tritoninspect.textformats.trace_damage import refuse_special
+from tritoninspect.textformats.trace_damage import refuse_special, trace_json
 
 _GLOG_RE = re.compile(
     r"^[VIWEC]\d{4} \d{2}:\d{2}:\d{2}\.\d{6} (?P<thread>\d+) (?P<path>[^:\]]+):(?P<line>\d+)\] (?P<json>\{.*)$"
@@ -358,7 +357,7 @@ def _head(log: TraceLog, line: str, number: int, strings: dict[int, str],
             log.first_stray = log.first_stray or number
         return None
     try:
-        record = json.loads(match["json"])
+        record = trace_json(match["json"])
     except (ValueError, RecursionError):  # RecursionError: nested deeper than Python's json can read
         record = None
     if not isinstance(record, dict) or not record:
@@ -419,7 +418,7 @@ def _note(log: TraceLog, event: TraceEvent) -> None:
 
 def _torch_version(payload: str) -> str:
     try:
-        return str(json.loads(payload).get("pytorch_version", ""))
+        return str(trace_json(payload).get("pytorch_version", ""))
     except (ValueError, AttributeError, RecursionError):
         return ""
 

@@ -1,14 +1,19 @@
 """What a TORCH_TRACE log is or holds that torch never writes, refused or read all the same.
 
-torch writes each log as a regular file. `refuse_special` refuses a path that is none (a named pipe,
-a device, a link to one) before it is opened: opening a pipe waits for a writer.
+torch writes each log as a regular file, in UTF-8, its JSON with `json.dumps`. `refuse_special` refuses a
+path that is no regular file (a named pipe, a device, a link to one) before it is opened: opening a pipe
+waits for a writer. `trace_json` reads a lone surrogate (`\\udcff`, which json.dumps writes for a str that
+held bytes not UTF-8: a path read with surrogateescape) as U+FFFD, as a damaged log's invalid bytes are read.
 """
 
 from __future__ import annotations
 
 import errno
+import json
+import re
 import stat
 from pathlib import Path
+from typing import Any
 
 #: What a path that is no regular file is, as the error line says it (`stat.S_IFMT`).
 _SPECIAL = {stat.S_IFIFO: "a named pipe", stat.S_IFSOCK: "a socket", stat.S_IFCHR: "a device",
@@ -26,3 +31,27 @@ def refuse_special(path: Path) -> None:
     if not stat.S_ISREG(mode):
         kind = _SPECIAL.get(stat.S_IFMT(mode), "a special file")
         raise OSError(errno.EINVAL, f"{kind}, not a regular file", str(path))
+
+
+#: A JSON escape of a UTF-16 surrogate, `\ud800` to `\udfff` (json.loads pairs a valid pair into one character).
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def trace_json(text: str) -> Any:
+    """`json.loads(text)` of a log's JSON (an event's line, a JSON payload), each lone surrogate in its
+    strings replaced by U+FFFD, as the log's invalid bytes are: torch's json.dumps writes `\\udcff` for a
+    str that held bytes not UTF-8 (a path read with surrogateescape), json.loads makes that a str no
+    UTF-8 can hold, and printing the report failed (exit 2). Only a text holding such an escape is walked."""
+    value = json.loads(text)
+    return _replaced(value) if _SURROGATE_ESCAPE.search(text) else value
+
+
+def _replaced(value: Any) -> Any:
+    if isinstance(value, str):
+        return _SURROGATE.sub("\ufffd", value)
+    if isinstance(value, dict):
+        return {_replaced(key): _replaced(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_replaced(item) for item in value]
+    return value
