@@ -358,3 +358,28 @@ def test_a_lone_surrogate_in_a_logs_json_is_read_as_a_replacement_character(tmp_
     assert "bad\ufffd\ufffd " in cli("breaks", str(log)).output
     saved = json.loads((tmp_path / "r.json").read_text())
     assert "bad\ufffd\ufffd " in json.dumps(saved, ensure_ascii=False)
+
+
+@pytest.mark.parametrize("packed", [False, True], ids=["log", "log.gz"])
+def test_bytes_that_are_not_utf8_are_read_as_replacement_characters_and_said(tmp_path: Path, packed: bool) -> None:
+    """Found by a hostile user: a log whose kernel name holds bytes that are not UTF-8 (a damaged log) was read
+    with U+FFFD in their place, silently: the name no longer matched the graph's, and the report said the
+    compiled code never launches the kernel. The damage is said, as stray lines are (an incomplete-log warning,
+    which `check` fails on), and the texts are still read back from the log by byte offset and checksum."""
+    (source,) = (TRACES / "triton_op").glob("*.log")
+    log = tmp_path / ("t.log.gz" if packed else "t.log")
+    data = source.read_bytes().replace(b"add_kernel", b"add_\xff\xfekernel")
+    log.write_bytes(gzip.compress(data) if packed else data)  # a .gz log is read as text, not by offset
+    lines = data.split(b"\n")
+    damaged = [i + 1 for i, line in enumerate(lines) if b"\xff" in line]
+    report = json.loads(cli("graph", str(log), "--json").output)
+    warnings = [d["message"] for d in report["diagnostics"] if d["source"] == "incomplete log"]
+    assert warnings == [f"{len(damaged)} lines of {log} hold bytes that are not UTF-8 (first: line {damaged[0]}; "
+                        "the log is damaged), read as \ufffd: a kernel or file name in them may not match the "
+                        "rest of the log"]
+    shown = cli("graph", str(log), "--show", "code")
+    assert shown.exit_code == 0 and "add_\ufffd\ufffdkernel_0 = async_compile.triton(" in shown.output
+    checked = cli("check", str(log))
+    assert checked.exit_code == ExitCode.FINDINGS and f"FAIL incomplete log: {len(damaged)} lines of" in checked.output
+    # The log as torch wrote it: no such warning.
+    assert "not UTF-8" not in cli("graph", str(source), "--detail").output

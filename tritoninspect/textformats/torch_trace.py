@@ -28,7 +28,7 @@ from typing import IO, Any
 
 from tritoninspect.model.errors import ReportError
 from tritoninspect.textformats.log_text import LogText, payload_text
-from tritoninspect.textformats.trace_damage import refuse_special, trace_json
+from tritoninspect.textformats.trace_damage import NotUtf8, refuse_special, trace_json
 
 _GLOG_RE = re.compile(
     r"^[VIWEC]\d{4} \d{2}:\d{2}:\d{2}\.\d{6} (?P<thread>\d+) (?P<path>[^:\]]+):(?P<line>\d+)\] (?P<json>\{.*)$"
@@ -91,6 +91,8 @@ class TraceLog:
     stray: int = 0
     #: 1-based number of the first of them.
     first_stray: int | None = None
+    #: Lines read (an event's, or its payload's) holding bytes that are not UTF-8, read as U+FFFD.
+    not_utf8: NotUtf8 = field(default_factory=NotUtf8)
     #: The events read, whether kept in `events` or streamed (`stream_trace`).
     count: int = 0
     #: (compile id, line) of each `dynamo_start` read, in order.
@@ -259,9 +261,10 @@ def _open(path: Path, binary: bool = False) -> IO[Any]:
     refuse_special(path)
     if binary:  # (a plain log only: `_raw_lines` reads a .gz one as text)
         return path.open("rb")
+    # surrogateescape: a byte that is not UTF-8 stays itself, for `_encoded` to give back as read.
     if path.name.endswith(".gz"):
-        return gzip.open(path, "rt", encoding="utf-8", errors="replace")
-    return path.open(encoding="utf-8", errors="replace")
+        return gzip.open(path, "rt", encoding="utf-8", errors="surrogateescape")
+    return path.open(encoding="utf-8", errors="surrogateescape")
 
 
 def log_rank_in_name(path: Path) -> int | None:
@@ -302,16 +305,18 @@ def stream_trace(log: TraceLog, artifacts: frozenset[str] | None = None) -> Iter
                     offset += len(raw)
                     continue
                 if head is not None:
-                    yield _finish(log, head, _joined(at, start, payload), strings)
+                    yield _finish(log, head, _joined(log, at, start, payload, head[1] + 1), strings)
                 line = raw.decode("utf-8", "replace").rstrip("\n")
                 head, payload = _head(log, line, number, strings, artifacts), []
+                if head is not None and "\ufffd" in line:
+                    log.not_utf8.count([raw], number)
                 keep = head is not None and head[2]
                 offset += len(raw)
                 start = offset
     except _UNREADABLE as exc:
         raise unreadable_log(path, exc) from exc
     if head is not None:
-        yield _finish(log, head, _joined(at, start, payload), strings)
+        yield _finish(log, head, _joined(log, at, start, payload, head[1] + 1), strings)
 
 
 def _raw_lines(path: Path) -> tuple[Any, str | None]:
@@ -330,7 +335,7 @@ def _raw_lines(path: Path) -> tuple[Any, str | None]:
 @contextlib.contextmanager
 def _encoded(f: IO[str]) -> Iterator[Iterator[bytes]]:
     with f:
-        yield (line.encode("utf-8", "surrogatepass") for line in f)
+        yield (line.encode("utf-8", "surrogateescape") for line in f)  # the bytes `_open` read
 
 
 def _holds_cr(path: Path) -> bool:
@@ -341,10 +346,13 @@ def _holds_cr(path: Path) -> bool:
     return False
 
 
-def _joined(at: str | None, start: int, lines: list[bytes]) -> tuple[str, LogText | None]:
-    """The payload of its lines as read and where they lie (None: a .gz log, or no payload)."""
+def _joined(log: TraceLog, at: str | None, start: int, lines: list[bytes], number: int) -> tuple[str, LogText | None]:
+    """The payload of its lines as read (the first is line `number`) and where they lie (None: a .gz
+    log, or no payload)."""
     data = b"".join(lines)
     text = payload_text(data)
+    if "\ufffd" in text:
+        log.not_utf8.count(lines, number)
     return text, LogText.at(at, start, len(data), zlib.crc32(data)) if at and data else None
 
 

@@ -3,7 +3,9 @@
 torch writes each log as a regular file, in UTF-8, its JSON with `json.dumps`. `refuse_special` refuses a
 path that is no regular file (a named pipe, a device, a link to one) before it is opened: opening a pipe
 waits for a writer. `trace_json` reads a lone surrogate (`\\udcff`, which json.dumps writes for a str that
-held bytes not UTF-8: a path read with surrogateescape) as U+FFFD, as a damaged log's invalid bytes are read.
+held bytes not UTF-8: a path read with surrogateescape) as U+FFFD, as a damaged log's invalid bytes are read;
+`NotUtf8` counts the lines holding those, which a report says: a name in them no longer matches the same name
+elsewhere in the log.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import errno
 import json
 import re
 import stat
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -55,3 +58,23 @@ def _replaced(value: Any) -> Any:
     if isinstance(value, list):
         return [_replaced(item) for item in value]
     return value
+
+
+@dataclass
+class NotUtf8:
+    """The lines of a log read so far that hold bytes that are not UTF-8 (a damaged log: torch writes UTF-8)."""
+
+    #: How many.
+    lines: int = 0
+    #: 1-based number of the first of them.
+    first: int | None = None
+
+    def count(self, lines: list[bytes], number: int) -> None:
+        """Count those of `lines` (as read, the first being line `number`): a U+FFFD decoded from valid
+        UTF-8 is text torch wrote, not damage."""
+        for i, raw in enumerate(lines):
+            try:
+                raw.decode("utf-8")
+            except UnicodeDecodeError:
+                self.lines += 1
+                self.first = self.first or number + i
