@@ -68,6 +68,8 @@ class TraceEvent:
     rank: int | None = None
     #: Where the payload lies in the log (None: none, or a .gz log): what records keep in its place.
     stored: LogText | None = None
+    #: Dynamo's attempt at the compile (`attempt`: 1, 2, ... after a restart), which `compile_id` leaves out.
+    attempt: int = 0
 
     @property
     def text(self) -> str | LogText:
@@ -406,7 +408,7 @@ def _finish(log: TraceLog, head: tuple[dict[str, Any], int, bool], joined: tuple
     cid = compile_id(record)
     # One string per compile id, not one per event: the records of a compile (tens of them) keep it.
     event = TraceEvent(name, artifact, cid and sys.intern(cid), meta, payload, number,
-                       int(rank) if isinstance(rank, int) else None, stored)
+                       int(rank) if isinstance(rank, int) else None, stored, _int(record.get("attempt")) or 0)
     _note(log, event)
     return event
 
@@ -441,7 +443,7 @@ def compile_id(record: dict[str, Any]) -> str | None:
     """The compile id as torch prints it (torch._guards.CompileId.__str__, the same in tlparse):
     "0/1"; compiled autograd's "!2/0/1", or "!2" outside a Dynamo frame. The attempt (Dynamo's
     restarts of one compile) is left out, as in a live capture's ids: a break logged by an
-    attempt Dynamo restarted belongs to that compile."""
+    attempt Dynamo restarted belongs to that compile (`TraceEvent.attempt` keeps the attempt)."""
     frame, count = _int(record.get("frame_id")), _int(record.get("frame_compile_id"))
     autograd = _int(record.get("compiled_autograd_id"))
     text = f"{frame}/{count}" if frame is not None and count is not None else None
