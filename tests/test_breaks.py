@@ -555,3 +555,55 @@ def test_the_breaks_view_says_whose_change_a_library_break_s_hint_is() -> None:
         assert hint in text
         assert ("the break is in torchao's code (installed library, not yours): the change below is for its "
                 "maintainers" in text) is said, text
+
+
+# --- a break logged again by a restarted attempt ----------------------------------------------------
+
+
+def _restarted_trace(tmp_path: Path) -> Path:
+    """The graph_break trace with its first break logged a second time by attempt 1 of the same compile, as
+    Dynamo does when the restart cannot resume (samples/break_pre_hook.py, torch 2.13: `[1/0]`, then
+    `[1/0_1]` "Failed to handle graph break gracefully. Skipping the function")."""
+    (source,) = (REPO / "tests" / "fixtures" / "traces" / "graph_break").glob("*.log")
+    lines = source.read_text().splitlines(keepends=True)
+    start = next(i for i, line in enumerate(lines) if '"dynamo_graph_break_reason"' in line)
+    end = next(i for i in range(start + 1, len(lines)) if not lines[i].startswith("\t"))
+    again = [lines[start].replace('"attempt": 0', '"attempt": 1')] + [
+        line.replace("Encountered graph break when attempting to trace CALL: a function call, e.g. f(x, y):",
+                     "Failed to handle graph break gracefully. Skipping the function and falling back to eager. "
+                     "Graph break encountered:") for line in lines[start + 1:end]]
+    assert '"attempt": 1' in again[0] and "gracefully" in "".join(again)
+    log = tmp_path / "restarted.log"
+    log.write_text("".join(lines[:end] + again + lines[end:]))
+    return log
+
+
+def test_a_break_logged_again_by_a_restarted_attempt_shows_torchs_id(tmp_path: Path) -> None:
+    """Found by a hostile user: `breaks` listed `[0/0]` twice where the log says `[0/0]` and `[0/0_1]`: the
+    second is Dynamo's restarted attempt at the same compile (torch's TraceId, `compile id _ attempt`). Shown as
+    torch writes it; the compile id (what graphs, kernels and launches are matched by) stays `0/0`."""
+    from tritoninspect.run.traces import one_report
+    from tritoninspect.source.parse import parse_source
+
+    report = one_report(parse_source(str(_restarted_trace(tmp_path))))
+    first, again = (b for b in report.graph_breaks if b.compile_id == "0/0")
+    assert (first.attempt, again.attempt, again.frame_skipped) == (0, 1, True)
+    text = render_breaks(report, color=False)
+    assert "     [0/0]\n     [0/0_1] · frame skipped" in text, text
+    assert json.loads(report.to_json())["graph_breaks"][1]["attempt"] == 1
+
+
+def test_the_capture_records_the_attempt_that_logged_a_break() -> None:
+    import logging
+
+    from tritoninspect.capture.recorder import Recorder
+
+    recorder = Recorder("dynamo", compile_only=True)
+    for attempt in (0, 1):
+        recorder._on_trace(logging.makeLogRecord({
+            "metadata": {"artifact": {"name": "dynamo_graph_break_reason", "encoding": "string"},
+                         "frame_id": 1, "frame_compile_id": 0, "attempt": attempt},
+            "payload": f"Graph break in user code at {REPO}/samples/graph_break.py:55\nGraph Break Reason: "
+                       f"Call to `torch._dynamo.graph_break()` (attempt {attempt})\n",
+        }))
+    assert [(b.compile_id, b.attempt) for b in recorder.capture.breaks] == [("1/0", 0), ("1/0", 1)]

@@ -230,6 +230,16 @@ def test_saved_export_report_rerenders_and_refuses_capture_options(tmp_path: Pat
     assert refused.exit_code == ExitCode.USAGE and "--strict" in refused.output
 
 
+def test_o_dash_is_stdout_as_without_o(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`export ... -o -` wrote a file named `-` (hostile user): it is stdout, as without `-o`."""
+    saved = tmp_path / "r.json"
+    saved.write_text(built_report().to_json())
+    monkeypatch.chdir(tmp_path)
+    plain, dashed = invoke(["export", str(saved)]), invoke(["export", str(saved), "-o", "-"])
+    assert dashed.exit_code == 0 and dashed.stdout == plain.stdout and "AOTInductor" in dashed.stdout
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.json"]
+
+
 def test_a_saved_compile_report_is_refused_in_one_line(tmp_path: Path) -> None:
     """`export graph_report.json` printed the torch.compile report as export's output, exit 0 (hostile, finding
     K f): a saved report re-renders with `export` only when it is an export's."""

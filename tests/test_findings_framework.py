@@ -57,7 +57,7 @@ def small(*findings: Finding) -> Report:
 def test_findings_round_trip_through_json_and_the_schema() -> None:
     report = small(finding("error"), finding("warning"), finding("note", kernel=None))
     text = report.to_json()
-    assert json.loads(text)["schema_version"] == SCHEMA_VERSION == 11
+    assert json.loads(text)["schema_version"] == SCHEMA_VERSION == 12
     again = Report.from_json(text)
     assert again.findings == report.findings
     assert again.findings[0].evidence[1].line == 12

@@ -188,3 +188,36 @@ def test_a_probe_left_by_an_earlier_run_does_not_block_the_next(tmp_path: Path) 
     first = emit._new_temp(tmp_path, ".probe")  # left behind, as by a killed run of the same pid
     emit.check_output(tmp_path / "report.json")
     assert list(tmp_path.iterdir()) == [first]
+
+
+REPORT = REPO / "tests" / "fixtures" / "report_small.json"
+
+
+@pytest.mark.parametrize("args", [
+    ["graph", str(REPORT)], ["graph", str(REPORT), "--kernel", "add_kernel"], ["graph", str(RANKS)],
+    ["graph", str(REPORT), "--json"], ["breaks", str(REPORT)], ["diff", str(REPORT), str(REPORT)],
+], ids=["graph", "graph-kernel", "ranks", "graph-json", "breaks", "diff"])
+def test_o_dash_is_stdout_as_without_o(tmp_path: Path, args: list[str]) -> None:
+    """`-o -` wrote a file named `-` in the current folder (hostile user): it is stdout, as for Unix tools,
+    and prints what the command prints without `-o` (docs/commands/index.md); `./-` names that file."""
+    plain = run_cli(args, cwd=tmp_path)
+    dashed = run_cli([*args, "-o", "-"], cwd=tmp_path)
+    assert dashed.returncode == plain.returncode == 0, dashed.stderr
+    assert dashed.stdout == plain.stdout and dashed.stdout and "wrote" not in dashed.stderr
+    assert list(tmp_path.iterdir()) == []
+    named = run_cli([*args, "-o", "./-", "-q"], cwd=tmp_path)
+    assert named.returncode == 0 and [p.name for p in tmp_path.iterdir()] == ["-"], named.stderr
+
+
+@pytest.mark.parametrize("args", [
+    ["graph", str(REPORT), "--dump", "-"], ["graph", str(REPORT), "--trace", "-"], ["export", str(REPORT), "--dump", "-"],
+    ["breaks", str(REPORT), "--dump", "-"], ["diff", str(REPORT), str(REPORT), "--save", "-"],
+    ["check", str(REPORT), "--junit-xml", "-"],
+], ids=["graph-dump", "graph-trace", "export-dump", "breaks-dump", "diff-save", "check-junit"])
+def test_dash_for_a_folder_or_junit_is_refused_in_one_line(tmp_path: Path, args: list[str]) -> None:
+    """`--dump -` made a folder named `-`, `check --junit-xml -` a file named `-` (hostile user): stdout cannot
+    take a folder, and carries check's own results; exit 2 before any work, `./-` for that name."""
+    done = run_cli(args, cwd=tmp_path)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.splitlines()[0].startswith("error: Invalid value for '--") and "./-" in done.stderr
+    assert "Traceback" not in done.stderr and list(tmp_path.iterdir()) == []

@@ -6,6 +6,8 @@ internal error."""
 from __future__ import annotations
 
 import gzip
+import json
+import os
 import shutil
 from pathlib import Path
 
@@ -319,3 +321,65 @@ def test_break_lines_come_from_a_source_unchanged_since_the_log(tmp_path: Path, 
     os.utime(source, (log.stat().st_mtime + 60,) * 2)
     context, notes = first_break()
     assert context == () and len(notes) == 1 and "samples/graph_break.py" in notes[0], notes
+
+
+@pytest.mark.parametrize("kind", ["fifo", "link-to-fifo", "target-fifo"])
+def test_a_named_pipe_among_the_ranks_is_named_not_waited_on(tmp_path: Path, kind: str) -> None:
+    """Found by a hostile user: a rank torch named that is a named pipe was silently left out of the job, a link
+    to one hung the run (opening a pipe waits for a writer), and a pipe given as the target was "Bad target
+    (no ':')". A log that is no regular file is refused naming it, exit 7, as a dangling link is."""
+    from _expect import run_cli
+
+    shutil.copytree(TRACES / "ranks", tmp_path / "ranks")
+    pipe = tmp_path / "ranks" / "dedicated_log_torch_trace_rank_2_pipe.log"
+    if kind == "link-to-fifo":
+        os.mkfifo(tmp_path / "elsewhere")
+        pipe.symlink_to(tmp_path / "elsewhere")
+    else:
+        os.mkfifo(pipe)
+    target = pipe if kind == "target-fifo" else tmp_path / "ranks"
+    done = run_cli(["graph", str(target)], timeout=60)
+    assert done.returncode == ExitCode.REPORT, done.stderr
+    assert done.stderr.splitlines() == [f"error: {pipe}: cannot read this TORCH_TRACE log: a named pipe, "
+                                        "not a regular file"], done.stderr
+
+
+def test_a_lone_surrogate_in_a_logs_json_is_read_as_a_replacement_character(tmp_path: Path) -> None:
+    """Found by a hostile user: torch's json.dumps writes `\\udcff` for a name read with surrogateescape (a path
+    holding bytes that are not UTF-8), json.loads makes it a str no UTF-8 can hold, and printing the report
+    failed: exit 2, "'utf-8' codec can't encode character '\\ud800'". Read as U+FFFD, as invalid bytes are."""
+    log = tmp_path / "t.log"
+    text = RECOMPILE.read_text()
+    assert '"recompile_reason": "' in text
+    log.write_text(text.replace('"recompile_reason": "', '"recompile_reason": "bad\\udcff\\ud800 '))
+    for args in ((), ("--detail",), ("--json",), ("-o", str(tmp_path / "r.html")), ("-o", str(tmp_path / "r.json"))):
+        result = cli("graph", str(log), *args)
+        assert result.exit_code == 0, (args, result.output)
+    assert "bad\ufffd\ufffd " in cli("breaks", str(log)).output
+    saved = json.loads((tmp_path / "r.json").read_text())
+    assert "bad\ufffd\ufffd " in json.dumps(saved, ensure_ascii=False)
+
+
+@pytest.mark.parametrize("packed", [False, True], ids=["log", "log.gz"])
+def test_bytes_that_are_not_utf8_are_read_as_replacement_characters_and_said(tmp_path: Path, packed: bool) -> None:
+    """Found by a hostile user: a log whose kernel name holds bytes that are not UTF-8 (a damaged log) was read
+    with U+FFFD in their place, silently: the name no longer matched the graph's, and the report said the
+    compiled code never launches the kernel. The damage is said, as stray lines are (an incomplete-log warning,
+    which `check` fails on), and the texts are still read back from the log by byte offset and checksum."""
+    (source,) = (TRACES / "triton_op").glob("*.log")
+    log = tmp_path / ("t.log.gz" if packed else "t.log")
+    data = source.read_bytes().replace(b"add_kernel", b"add_\xff\xfekernel")
+    log.write_bytes(gzip.compress(data) if packed else data)  # a .gz log is read as text, not by offset
+    lines = data.split(b"\n")
+    damaged = [i + 1 for i, line in enumerate(lines) if b"\xff" in line]
+    report = json.loads(cli("graph", str(log), "--json").output)
+    warnings = [d["message"] for d in report["diagnostics"] if d["source"] == "incomplete log"]
+    assert warnings == [f"{len(damaged)} lines of {log} hold bytes that are not UTF-8 (first: line {damaged[0]}; "
+                        "the log is damaged), read as \ufffd: a kernel or file name in them may not match the "
+                        "rest of the log"]
+    shown = cli("graph", str(log), "--show", "code")
+    assert shown.exit_code == 0 and "add_\ufffd\ufffdkernel_0 = async_compile.triton(" in shown.output
+    checked = cli("check", str(log))
+    assert checked.exit_code == ExitCode.FINDINGS and f"FAIL incomplete log: {len(damaged)} lines of" in checked.output
+    # The log as torch wrote it: no such warning.
+    assert "not UTF-8" not in cli("graph", str(source), "--detail").output

@@ -143,7 +143,8 @@ def _kernel_names(capture: Capture) -> list[str]:
 
 
 def _detailed(first: BreakRecord, record: BreakRecord, launches: list[_Launch], names: list[str]) -> GraphBreak:
-    b = extended(record, GraphBreak, user_stack=first.user_stack, frame_skipped=first.frame_skipped)
+    b = extended(record, GraphBreak, user_stack=first.user_stack, frame_skipped=first.frame_skipped,
+                 attempt=first.attempt)
     frame = _break_frame(b)
     eager = _eager_kernels(b, record, frame, launches)
     kernel, relation = _break_kernel(b, record, frame, launches, eager, names)

@@ -145,7 +145,7 @@ def _read_event(reader: _Reader, event: TraceEvent) -> None:
         reader.codes.append(_output_code(cid, event))
         reader.last_part[cid] = reader.codes[-1].part
     elif event.artifact == "dynamo_graph_break_reason":
-        reader.capture.breaks.append(_break(reader, cid, event.payload))
+        reader.capture.breaks.append(_break(reader, cid, event.payload, event.attempt))
     elif event.name == "compilation_metrics":
         _metrics(reader, cid, event.meta)
     elif event.artifact == "inductor_provenance_tracking_node_mappings":
@@ -260,14 +260,15 @@ def _seconds(value: Any) -> float | None:
 # --- graph breaks, recompiles, failures ------------------------------------------------------
 
 
-def _break(reader: _Reader, cid: str, payload: str) -> BreakRecord:
+def _break(reader: _Reader, cid: str, payload: str, attempt: int = 0) -> BreakRecord:
     reason, file, line, stack, skipped = textformats.breaks.parse_graph_break(payload, ())
     details = textformats.breaks.graph_break_details(payload)
     context, start = _context(reader, file, line)
     library_frame = textformats.breaks.frame_location(details["library_frame"] or "")
     library_context, library_start = _context(reader, *library_frame)
     return BreakRecord(cid, reason, file, line, stack, skipped, context=context, context_start=start,
-                       library_context=library_context, library_context_start=library_start, **details)
+                       library_context=library_context, library_context_start=library_start, attempt=attempt,
+                       **details)
 
 
 def _context(reader: _Reader, file: str | None, line: int | None) -> tuple[tuple[str, ...], int | None]:

@@ -12,7 +12,6 @@ version 2.0): `cppCodeToPost` maps each kernel Inductor wrote, as `name:debug_ha
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
@@ -139,9 +138,11 @@ def named_by_provenance(graphs: list[Any], codes: list[OutputCodeRecord],
 
 def _mapping(payload: str, key: str) -> dict[Any, Any]:
     """The dict under `key` of a provenance payload; {} when the payload is not JSON or has none."""
+    from tritoninspect.textformats.trace_damage import trace_json
+
     try:
-        data = json.loads(payload)
-    except ValueError:
+        data = trace_json(payload)
+    except (ValueError, RecursionError):
         return {}
     mapping = data.get(key) if isinstance(data, dict) else None
     return mapping if isinstance(mapping, dict) else {}

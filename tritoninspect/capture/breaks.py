@@ -23,7 +23,7 @@ CONTEXT_RADIUS = 2
 SITE_DEPTH = 8
 
 
-def break_record(compile_id: str, payload: str) -> BreakRecord:
+def break_record(compile_id: str, payload: str, attempt: int = 0) -> BreakRecord:
     """A `BreakRecord` from a `dynamo_graph_break_reason` artifact, as Dynamo logs it (the
     frames it was tracing, and those that called it, are read now: torch's traceback may have lost
     the user's own)."""
@@ -36,7 +36,7 @@ def break_record(compile_id: str, payload: str) -> BreakRecord:
     return BreakRecord(
         compile_id, reason, file, line, stack, skipped, context=context, context_start=start,
         library_context=library_context, library_context_start=library_start,
-        value_uses=value_uses(reason, file, line), **details,
+        value_uses=value_uses(reason, file, line), attempt=attempt, **details,
     )
 
 

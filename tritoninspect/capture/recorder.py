@@ -438,7 +438,7 @@ class Recorder:
             payload = str(getattr(record, "payload", "") or "")
             problem = tool_break(cid, payload)
             if problem is None:
-                self.capture.breaks.append(break_record(cid, payload))
+                self.capture.breaks.append(break_record(cid, payload, compat.dynamo.trace_attempt(record)))
             else:  # Dynamo compiled one of our hooks: the tool's break, never the model's
                 self.capture.problems.append(problem)
         elif name == "compilation_metrics":

@@ -61,9 +61,13 @@ StageOpt = Annotated[Stage, typer.Option(help="Stop after this stage (faster).")
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON on stdout and nothing else (errors too).")]
 
 
-def _output_file(value: str) -> Path:
-    """`-o` as typed: a name ending in a slash means a folder, which `Path` would silently drop
-    (`-o out/` wrote a file named `out`)."""
+def output_file(value: str) -> Optional[Path]:
+    """`-o` as typed. `-` is stdout, as for Unix tools: the same as no `-o` (what the command prints
+    without it; `-` has no suffix to pick another format), where it wrote a file named `-`; `./-` names
+    that file. A name ending in a slash means a folder, which `Path` would silently drop (`-o out/`
+    wrote a file named `out`)."""
+    if value == "-":
+        return None
     if value.endswith(("/", os.sep)):
         raise typer.BadParameter(f"{value} names a folder; give a file name such as {value}report.json")
     return Path(value)
@@ -71,9 +75,21 @@ def _output_file(value: str) -> Path:
 
 OutputOpt = Annotated[
     Optional[Path],
-    typer.Option("--output", "-o", metavar="FILE", parser=_output_file,
-                 help="Write to a file (.json, .html or text). Refuses to replace a file tritoninspect did not write."),
+    typer.Option("--output", "-o", metavar="FILE", parser=output_file,
+                 help="Write to a file (.json, .html or text; - is stdout, as without -o). Refuses to replace a "
+                      "file tritoninspect did not write."),
 ]
+
+
+def folder(value: str) -> Path:
+    """A folder option (`--dump`, `--trace`, `--save`) as typed: `-` would be stdout, which cannot take a
+    folder (they made a folder named `-`); `./-` names such a folder."""
+    if value == "-":
+        raise typer.BadParameter("- would be stdout, which cannot take a folder; give a folder name "
+                                 "(./- for one named -)")
+    return Path(value)
+
+
 ForceOpt = Annotated[bool, typer.Option("--force", help="Let -o replace an existing file that is not a report.")]
 #: `--timeout`'s range, in seconds. At most a million: `inf` or 1e300 would overflow the alarm's timer (exit 6).
 TIMEOUT_RANGE = (0.1, 1e6)
@@ -98,7 +114,7 @@ TimeoutOpt = Annotated[
                  help="Stop a capture (import, compile, run) that takes longer (0.1 to 1000000 s): exit 8."),
 ]
 DumpOpt = Annotated[
-    Optional[Path], typer.Option("--dump", metavar="DIR",
+    Optional[Path], typer.Option("--dump", metavar="DIR", parser=folder,
                                  help="Write every artifact to DIR, named by compile id and stage.")
 ]
 DebugOpt = Annotated[bool, typer.Option("--debug", help="Show full tracebacks, and torch's own log lines (TORCH_LOGS).")]

@@ -32,6 +32,7 @@ from tritoninspect.commands._options import (
     Stage,
     TargetArg,
     TimeoutOpt,
+    folder,
 )
 
 #: Prefix of depyf's files in a `--dump` directory (the dump keeps bare names).
@@ -58,7 +59,7 @@ def breaks(
     json_out: JsonOpt = False,
     output: OutputOpt = None,
     dump: Annotated[
-        Optional[Path], typer.Option("--dump", metavar="DIR", help="Write the artifacts (and depyf's dump with --decompile) to DIR.")
+        Optional[Path], typer.Option("--dump", metavar="DIR", parser=folder, help="Write the artifacts (and depyf's dump with --decompile) to DIR.")
     ] = None,
     force: ForceOpt = False,
     timeout: TimeoutOpt = None,

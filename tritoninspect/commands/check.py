@@ -28,6 +28,15 @@ if TYPE_CHECKING:
     from tritoninspect.source.project import CheckEntry, Project
 
 
+def _junit_file(value: str) -> Path:
+    """`--junit-xml` as typed: `-` would be stdout, which carries check's own results (and GitHub's
+    annotations): refused, where it wrote a file named `-`; `./-` names that file."""
+    if value == "-":
+        raise typer.BadParameter("- would be stdout, where check prints its results; give a file name such as "
+                                 "junit.xml (./- for one named -)")
+    return Path(value)
+
+
 def check(
     target: Annotated[
         Optional[str],
@@ -62,7 +71,7 @@ def check(
                                       "an earlier stage checks only the findings it shows.")
     ] = None,
     junit_xml: Annotated[
-        Optional[Path], typer.Option("--junit-xml", metavar="PATH",
+        Optional[Path], typer.Option("--junit-xml", metavar="PATH", parser=_junit_file,
                                      help="Also write JUnit XML: one testcase per pyproject entry (or for TARGET).")
     ] = None,
     jobs: Annotated[

@@ -28,6 +28,8 @@ from tritoninspect.commands._options import (
     Stage,
     StageOpt,
     TimeoutOpt,
+    folder,
+    output_file,
 )
 from tritoninspect.model.errors import ExitCode, UsageError, usage_errors
 
@@ -61,11 +63,12 @@ def diff(
     json_out: JsonOpt = False,
     quiet: QuietOpt = False,
     output: Annotated[
-        Optional[Path], typer.Option("--output", "-o", metavar="FILE",
-                                     help="Also write the diff to a file (.json, .html or text).")
+        Optional[Path], typer.Option("--output", "-o", metavar="FILE", parser=output_file,
+                                     help="Also write the diff to a file (.json, .html or text; - is stdout, "
+                                          "which prints the diff anyway).")
     ] = None,
     save: Annotated[
-        Optional[Path], typer.Option("--save", metavar="DIR",
+        Optional[Path], typer.Option("--save", metavar="DIR", parser=folder,
                                      help="Write each side's report to DIR/A.json, DIR/B.json, ...")
     ] = None,
     context: Annotated[int, typer.Option("--context", min=0, metavar="LINES", help="Lines of context in graph diffs.")] = 3,

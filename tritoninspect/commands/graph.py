@@ -26,6 +26,7 @@ from tritoninspect.commands._options import (
     StageOpt,
     TargetArg,
     TimeoutOpt,
+    folder,
 )
 from tritoninspect.commands._traces import emit_ranks
 from tritoninspect.model.errors import ExitCode, UsageError
@@ -60,7 +61,7 @@ def graph(
         Optional[str], typer.Option("--kernel", metavar="NAME", help="The stage-by-stage tables of this kernel only.")
     ] = None,
     trace: Annotated[
-        Optional[Path], typer.Option("--trace", metavar="DIR",
+        Optional[Path], typer.Option("--trace", metavar="DIR", parser=folder,
                                      help="Also write the run's TORCH_TRACE log into DIR (tlparse opens it).")
     ] = None,
     force: ForceOpt = False,

@@ -42,6 +42,15 @@ class DynamoBreak:
     #: The source lines around `line`, the first of them being line `context_start`.
     context: tuple[str, ...] = ()
     context_start: int | None = None
+    #: Dynamo's attempt at the compile that logged it: 0, or 1, 2, ... once Dynamo restarted its analysis of
+    #: the frame (a second log of one break, the restart's: "Skipping the function"). Breaks are matched to
+    #: graphs and launches by `compile_id` alone.
+    attempt: int = 0
+
+    @property
+    def trace_id(self) -> str:
+        """The id as torch prints it (torch._guards.TraceId, tlparse too): `1/0`, `1/0_1` for attempt 1."""
+        return f"{self.compile_id}_{self.attempt}" if self.attempt else self.compile_id
 
     def title(self) -> str:
         """The break in one line: its headline (else the reason's first line), with what it is about

@@ -92,15 +92,18 @@ Schema changelog:
      with (a Config pre_hook, ...): the custom_op advice no longer sends such a kernel to a triton_op, where
      wrap_triton fails the compile (torchao 0.18's hqq kernel, torch 2.13). Versions 1-10 still read: they lack
      it (empty: not known).
+ 12  GraphBreak.attempt: Dynamo's attempt at the compile that logged the break (torch's TraceId, `1/0_1`): the
+     restart of a compile logs the same break again ("Skipping the function"), and both showed as `[1/0]`.
+     Versions 1-11 still read: they lack it (0: the first attempt).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-SCHEMA_VERSION = 11
+SCHEMA_VERSION = 12
 #: Versions this tritoninspect reads: every change so far only added fields.
-READABLE_VERSIONS = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11)
+READABLE_VERSIONS = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12)
 
 #: Fields added to schema 1 after its first release: a report written before them lacks them and
 #: reads with their defaults. Every other field must be present. Closed: a new field bumps the version.
@@ -122,7 +125,7 @@ ADDED_IN_VERSION_5 = frozenset({
     "Report.libraries", "Advice.kernels", "Advice.cause", "Advice.details", "Advice.library",
     "Report.findings", "Evidence.seconds", "Report.cudagraphs", "Report.epilogues",
 })
-#: Fields a readable report may lack: those added in version 1, and versions 2 to 10's additions.
+#: Fields a readable report may lack: those added in version 1, and versions 2 to 12's additions.
 MAY_BE_ABSENT = ADDED_IN_VERSION_1 | {
     "Report.failure", "Report.recompile_limits", "CodeCall.ops_source", "Neighbour.ops_source",
     "Meta.rank", "Meta.unknown", "Report.export", "GraphBreak.device_probe",
@@ -132,7 +135,7 @@ MAY_BE_ABSENT = ADDED_IN_VERSION_1 | {
     "Occurrence.placement", "Occurrence.function", "Occurrence.line", "Kernel.guards", "Kernel.symbolic_args",
     "Meta.grad", "Occurrence.disabled_by", "Occurrence.disabled_library", "Occurrence.backward_of",
     "Occurrence.forward_break", "Kernel.autotune_cache_results", "Occurrence.inside_forward",
-    "Kernel.untraceable_autotune",
+    "Kernel.untraceable_autotune", "GraphBreak.attempt",
 } | ADDED_IN_VERSION_5
 
 

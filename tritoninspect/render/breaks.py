@@ -173,7 +173,7 @@ def _records(group: list[GraphBreak]) -> list[RenderableType]:
     lines: list[RenderableType] = [_indented(f"Dynamo logged it {fmt.plural(len(group), 'time')}:")]
     numbers = _hint_numbers(group)
     for b in group:
-        text = Text(f"[{b.compile_id}]")
+        text = Text(f"[{b.trace_id}]")  # as torch writes it: a restarted attempt's log is `[1/0_1]`
         if _headline(b) != _headline(group[0]):
             text.append(f" {_headline(b)}" + (f" ({b.gb_id})" if b.gb_id else ""))
         if b.library_frame:
@@ -183,7 +183,7 @@ def _records(group: list[GraphBreak]) -> list[RenderableType]:
         elif b.skipped_rest:
             text.append(" · could not resume: compiled up to here, the rest of the frame ran eagerly", style=ALERT)
         if len(numbers) > 1 and b.hint:
-            separator = " · " if text.plain != f"[{b.compile_id}]" else " "
+            separator = " · " if text.plain != f"[{b.trace_id}]" else " "
             text.append(f"{separator}hint {numbers[(b.hint, b.hint_source)]}", style="cyan")
         lines.append(_paragraph(text, len(INDENT) + 2))
     return lines

@@ -85,7 +85,7 @@ def graph_breaks_text(breaks: tuple[GraphBreak, ...]) -> str:
 def _graph_break_block(b: GraphBreak) -> str:
     where = f"{b.file}:{b.line}" if b.file else "unknown location"
     skipped = "frame skipped: Dynamo ran the whole frame eagerly" if b.frame_skipped else "frame not skipped"
-    lines = [f"[{b.compile_id}] {where} ({skipped})"]
+    lines = [f"[{b.trace_id}] {where} ({skipped})"]
     # The `breaks` analysis's findings, when the report has them.
     details = [("headline", b.headline), ("graph-break id", b.gb_id), ("library frame", b.library_frame),
                ("kernel", f"{b.kernel} ({b.kernel_relation})" if b.kernel else None),

@@ -284,7 +284,7 @@ def _breaks(report: Report, cwd: Path) -> str:
 def _break(number: int, group: list[GraphBreak], cwd: Path) -> str:
     b = group[0]
     where = fmt.location(b.file, b.line, cwd=cwd) if b.file else (b.library_frame or "unknown place")
-    rows = [("where", esc(where)), ("compile ids", esc(", ".join(dict.fromkeys(x.compile_id for x in group)))),
+    rows = [("where", esc(where)), ("compile ids", esc(", ".join(dict.fromkeys(x.trace_id for x in group)))),
             ("kernel", esc(f"{b.kernel} ({b.kernel_relation})") if b.kernel else ""),
             ("ran eagerly", esc(", ".join(dict.fromkeys(k for x in group for k in x.eager_kernels)))),
             ("docs", " ".join(x for x in (esc(b.gb_id or ""), link(b.doc_url)) if x))]

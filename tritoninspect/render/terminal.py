@@ -171,7 +171,7 @@ def _graph_breaks(report: Report, cwd: Path) -> list[RenderableType]:
         headline = Text(b.title())
         if b.device_probe:
             headline.append(f" · {DEVICE_PROBE_MEANING} ({probe_place(b.device_probe, cwd)})", style=ALERT)
-        add_row(t, b.compile_id, fmt.location(b.file, b.line, cwd=cwd), headline, skipped)
+        add_row(t, b.trace_id, fmt.location(b.file, b.line, cwd=cwd), headline, skipped)
     return [title, t]
 
 

@@ -222,6 +222,13 @@ def cut_off(log: object) -> tuple[Diagnostic, ...]:
             "warning", INCOMPLETE_LOG,
             f"{stray} line{'s' if stray > 1 else ''} of {name} {'are' if stray > 1 else 'is'} not TORCH_TRACE output "
             f"(first: line {first}; the log is damaged, or another program wrote into it); what they held is missing"))
+    damaged, first = log.not_utf8.lines, log.not_utf8.first  # type: ignore[attr-defined]
+    if damaged:
+        found.append(Diagnostic(
+            "warning", INCOMPLETE_LOG,
+            f"{damaged} line{'s' if damaged > 1 else ''} of {name} hold{'' if damaged > 1 else 's'} bytes that are "
+            f"not UTF-8 (first: line {first}; the log is damaged), read as \ufffd: a kernel or file name in them "
+            "may not match the rest of the log"))
     ended = log.ended  # type: ignore[attr-defined]
     for cid, line in log.started:  # type: ignore[attr-defined]
         if cid in ended:

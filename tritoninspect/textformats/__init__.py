@@ -10,6 +10,8 @@
 - `fx_readable`: `print_readable` graphs of a TORCH_TRACE (kernel HOP nodes with their kwargs, op calls, source lines).
 - `torch_trace`: TORCH_TRACE log records.
 - `log_text`: a payload kept as its place in the log, read back from there.
+- `trace_damage`: what a log is or holds that torch never writes (a named pipe, lone surrogates in its JSON,
+  bytes that are not UTF-8), refused or read all the same.
 
 Anything derived from live torch (e.g. the aten op names) is passed in as an argument.
 """

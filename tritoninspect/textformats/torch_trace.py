@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import contextlib
 import gzip
-import json
 import re
 import sys
 import zlib
@@ -29,6 +28,7 @@ from typing import IO, Any
 
 from tritoninspect.model.errors import ReportError
 from tritoninspect.textformats.log_text import LogText, payload_text
+from tritoninspect.textformats.trace_damage import NotUtf8, refuse_special, trace_json
 
 _GLOG_RE = re.compile(
     r"^[VIWEC]\d{4} \d{2}:\d{2}:\d{2}\.\d{6} (?P<thread>\d+) (?P<path>[^:\]]+):(?P<line>\d+)\] (?P<json>\{.*)$"
@@ -68,6 +68,8 @@ class TraceEvent:
     rank: int | None = None
     #: Where the payload lies in the log (None: none, or a .gz log): what records keep in its place.
     stored: LogText | None = None
+    #: Dynamo's attempt at the compile (`attempt`: 1, 2, ... after a restart), which `compile_id` leaves out.
+    attempt: int = 0
 
     @property
     def text(self) -> str | LogText:
@@ -91,6 +93,8 @@ class TraceLog:
     stray: int = 0
     #: 1-based number of the first of them.
     first_stray: int | None = None
+    #: Lines read (an event's, or its payload's) holding bytes that are not UTF-8, read as U+FFFD.
+    not_utf8: NotUtf8 = field(default_factory=NotUtf8)
     #: The events read, whether kept in `events` or streamed (`stream_trace`).
     count: int = 0
     #: (compile id, line) of each `dynamo_start` read, in order.
@@ -112,7 +116,8 @@ def is_trace_path(text: str) -> bool:
     path = Path(text)
     if path.is_dir():
         return any(_log_files(path))
-    return path.name.endswith((".log", ".log.gz")) and path.is_file()
+    # A named pipe or device is read, and refused naming it (`_open`), not taken for a model spec.
+    return path.name.endswith((".log", ".log.gz")) and path.exists()
 
 
 def trace_files(path: Path) -> list[Path]:
@@ -139,7 +144,7 @@ def trace_runs(path: Path) -> list[TraceRun]:
     repeats: then a folder of logs, or of per-rank folders, is one run. Otherwise each
     folder whose logs are one job is a run, and each remaining log is a run of its own
     (a TORCH_TRACE folder shared by several processes, a folder of unrelated traces)."""
-    if path.is_file():
+    if not path.is_dir():
         return [_run(path, [path])]
     every = list(_log_files(path))
     if _one_job(every):
@@ -232,7 +237,8 @@ TORCH_LOG_PREFIX = "dedicated_log_torch_trace"
 
 
 def _torch_named(path: Path) -> bool:
-    return path.name.startswith(TORCH_LOG_PREFIX) and (path.is_file() or path.is_symlink())
+    """Named as torch names its logs, and no folder: a file, a link (dangling too) or a named pipe."""
+    return path.name.startswith(TORCH_LOG_PREFIX) and (path.is_symlink() or path.exists()) and not path.is_dir()
 
 
 def _looks_like_trace(path: Path) -> bool:
@@ -273,12 +279,15 @@ def unreadable_log(path: Path, exc: BaseException) -> ReportError:
 
 
 def _open(path: Path, binary: bool = False) -> IO[Any]:
-    """A log as text (or bytes); `.gz` ones (a cluster's compressed copy) decompressed as read."""
+    """A log as text (or bytes); `.gz` ones (a cluster's compressed copy) decompressed as read. A path that
+    is no regular file is an OSError before it is opened (`refuse_special`)."""
+    refuse_special(path)
     if binary:  # (a plain log only: `_raw_lines` reads a .gz one as text)
         return path.open("rb")
+    # surrogateescape: a byte that is not UTF-8 stays itself, for `_encoded` to give back as read.
     if path.name.endswith(".gz"):
-        return gzip.open(path, "rt", encoding="utf-8", errors="replace")
-    return path.open(encoding="utf-8", errors="replace")
+        return gzip.open(path, "rt", encoding="utf-8", errors="surrogateescape")
+    return path.open(encoding="utf-8", errors="surrogateescape")
 
 
 def log_rank_in_name(path: Path) -> int | None:
@@ -319,16 +328,18 @@ def stream_trace(log: TraceLog, artifacts: frozenset[str] | None = None) -> Iter
                     offset += len(raw)
                     continue
                 if head is not None:
-                    yield _finish(log, head, _joined(at, start, payload), strings)
+                    yield _finish(log, head, _joined(log, at, start, payload, head[1] + 1), strings)
                 line = raw.decode("utf-8", "replace").rstrip("\n")
                 head, payload = _head(log, line, number, strings, artifacts), []
+                if head is not None and "\ufffd" in line:
+                    log.not_utf8.count([raw], number)
                 keep = head is not None and head[2]
                 offset += len(raw)
                 start = offset
     except _UNREADABLE as exc:
         raise unreadable_log(path, exc) from exc
     if head is not None:
-        yield _finish(log, head, _joined(at, start, payload), strings)
+        yield _finish(log, head, _joined(log, at, start, payload, head[1] + 1), strings)
 
 
 def _raw_lines(path: Path) -> tuple[Any, str | None]:
@@ -347,7 +358,7 @@ def _raw_lines(path: Path) -> tuple[Any, str | None]:
 @contextlib.contextmanager
 def _encoded(f: IO[str]) -> Iterator[Iterator[bytes]]:
     with f:
-        yield (line.encode("utf-8", "surrogatepass") for line in f)
+        yield (line.encode("utf-8", "surrogateescape") for line in f)  # the bytes `_open` read
 
 
 def _holds_cr(path: Path) -> bool:
@@ -358,10 +369,13 @@ def _holds_cr(path: Path) -> bool:
     return False
 
 
-def _joined(at: str | None, start: int, lines: list[bytes]) -> tuple[str, LogText | None]:
-    """The payload of its lines as read and where they lie (None: a .gz log, or no payload)."""
+def _joined(log: TraceLog, at: str | None, start: int, lines: list[bytes], number: int) -> tuple[str, LogText | None]:
+    """The payload of its lines as read (the first is line `number`) and where they lie (None: a .gz
+    log, or no payload)."""
     data = b"".join(lines)
     text = payload_text(data)
+    if "\ufffd" in text:
+        log.not_utf8.count(lines, number)
     return text, LogText.at(at, start, len(data), zlib.crc32(data)) if at and data else None
 
 
@@ -374,7 +388,7 @@ def _head(log: TraceLog, line: str, number: int, strings: dict[int, str],
             log.first_stray = log.first_stray or number
         return None
     try:
-        record = json.loads(match["json"])
+        record = trace_json(match["json"])
     except (ValueError, RecursionError):  # RecursionError: nested deeper than Python's json can read
         record = None
     if not isinstance(record, dict) or not record:
@@ -415,7 +429,7 @@ def _finish(log: TraceLog, head: tuple[dict[str, Any], int, bool], joined: tuple
     cid = compile_id(record)
     # One string per compile id, not one per event: the records of a compile (tens of them) keep it.
     event = TraceEvent(name, artifact, cid and sys.intern(cid), meta, payload, number,
-                       int(rank) if isinstance(rank, int) else None, stored)
+                       int(rank) if isinstance(rank, int) else None, stored, _int(record.get("attempt")) or 0)
     _note(log, event)
     return event
 
@@ -435,7 +449,7 @@ def _note(log: TraceLog, event: TraceEvent) -> None:
 
 def _torch_version(payload: str) -> str:
     try:
-        return str(json.loads(payload).get("pytorch_version", ""))
+        return str(trace_json(payload).get("pytorch_version", ""))
     except (ValueError, AttributeError, RecursionError):
         return ""
 
@@ -450,7 +464,7 @@ def compile_id(record: dict[str, Any]) -> str | None:
     """The compile id as torch prints it (torch._guards.CompileId.__str__, the same in tlparse):
     "0/1"; compiled autograd's "!2/0/1", or "!2" outside a Dynamo frame. The attempt (Dynamo's
     restarts of one compile) is left out, as in a live capture's ids: a break logged by an
-    attempt Dynamo restarted belongs to that compile."""
+    attempt Dynamo restarted belongs to that compile (`TraceEvent.attempt` keeps the attempt)."""
     frame, count = _int(record.get("frame_id")), _int(record.get("frame_compile_id"))
     autograd = _int(record.get("compiled_autograd_id"))
     text = f"{frame}/{count}" if frame is not None and count is not None else None

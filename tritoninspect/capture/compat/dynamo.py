@@ -252,6 +252,14 @@ def trace_compile_id(record: Any) -> str | None:
     return f"{meta['frame_id']}/{meta['frame_compile_id']}"
 
 
+def trace_attempt(record: Any) -> int:
+    """Dynamo's attempt at the compile a trace record was logged in (`record.metadata["attempt"]`, from
+    `CompileContext.current_trace_id()`; torch._guards.TraceId prints it as `1/0_1`), torch 2.11-2.14;
+    0 when the record has none."""
+    attempt = getattr(record, "metadata", {}).get("attempt")
+    return attempt if isinstance(attempt, int) and not isinstance(attempt, bool) else 0
+
+
 def trace_event(record: Any) -> tuple[str, str | None, dict[str, Any]]:
     """(event name, artifact name, event metadata) of a trace record: the
     metadata's first key is the event (pytorch/pytorch#120289), torch 2.11-2.14."""
