@@ -593,6 +593,35 @@ def test_a_break_logged_again_by_a_restarted_attempt_shows_torchs_id(tmp_path: P
     assert json.loads(report.to_json())["graph_breaks"][1]["attempt"] == 1
 
 
+def _failed_compile(log: Path) -> Path:
+    """`log` with its compile 0/0's metrics saying it failed (`fail_type` Unsupported), as torch writes them for
+    a frame it skipped after a graph break, and for a model that raised."""
+    lines = log.read_text().splitlines(keepends=True)
+    i = next(i for i, line in enumerate(lines) if '{"compilation_metrics": {"compile_id": "0/0"' in line)
+    assert '"fail_type": null, "fail_reason": null' in lines[i]
+    lines[i] = lines[i].replace('"fail_type": null, "fail_reason": null',
+                                '"fail_type": "Unsupported", "fail_reason": "Call to `torch._dynamo.graph_break()`"')
+    log.write_text("".join(lines))
+    return log
+
+
+def test_a_frame_skipped_after_a_break_is_no_failure_of_the_model(tmp_path: Path) -> None:
+    """Found by a hostile user: the trace of samples/break_pre_hook.py (two frames skipped, the run went on) was
+    reported as the model failing at [1/0], exit 4, where the live run of the same model exits 0: torch writes a
+    skipped frame's compile with fail_type Unsupported. A failed compile whose break skipped no frame still is one."""
+    from tritoninspect.run.traces import one_report
+    from tritoninspect.source.parse import parse_source
+
+    skipped = one_report(parse_source(str(_failed_compile(_restarted_trace(tmp_path)))))
+    assert skipped.failure is None and any(b.frame_skipped for b in skipped.graph_breaks)
+    (source,) = (REPO / "tests" / "fixtures" / "traces" / "graph_break").glob("*.log")
+    plain = tmp_path / "failed" / "failed.log"
+    plain.parent.mkdir()
+    plain.write_text(source.read_text())
+    failed = one_report(parse_source(str(_failed_compile(plain))))
+    assert failed.failure is not None and (failed.failure.compile_id, failed.failure.exc_type) == ("0/0", "Unsupported")
+
+
 def test_the_capture_records_the_attempt_that_logged_a_break() -> None:
     import logging
 

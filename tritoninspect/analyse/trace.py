@@ -321,7 +321,7 @@ def _metrics(reader: _Reader, cid: str, m: dict[str, Any]) -> None:
         return
     if m.get("recompile_reason") and not fail_type:
         capture.recompiles.append(RecompileRecord(cid, str(m["recompile_reason"])))
-    if fail_type and capture.failure is None:
+    if fail_type and capture.failure is None and not _skipped_frame(capture, cid):
         stage = "inductor" if any(c.compile_id == cid for c in reader.codes) else "dynamo"
         file, line = m.get("fail_user_frame_filename"), m.get("fail_user_frame_lineno")
         frame = f"{file}:{line}" if file and line else None
@@ -330,6 +330,13 @@ def _metrics(reader: _Reader, cid: str, m: dict[str, Any]) -> None:
         exc_type, message = failure_summary(str(fail_type), fail_reason)
         capture.failure = Failure(stage, cid, "", exc_type, message, user_frame=mine,
                                   user_stack=(mine,) if mine else (), torch_frame=None if mine else frame)
+
+
+def _skipped_frame(capture: Capture, cid: str) -> bool:
+    """The compile's failure is a graph break where Dynamo skipped the frame (it logged the break "frame
+    skipped" before its metrics): the frame ran eagerly and the run went on, as a live capture of the same
+    model shows; it was reported as the model failing (exit 4)."""
+    return any(b.compile_id == cid and b.frame_skipped for b in capture.breaks)
 
 
 def _epilogue_setting(reader: _Reader, cid: str, config: Any) -> None:
