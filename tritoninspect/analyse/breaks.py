@@ -20,6 +20,7 @@ from tritoninspect.analyse.break_causes import (  # noqa: F401 - KNOWN_CAUSES, k
     cause_of,
     item_hint,
     known_cause,
+    runtime_follow_on,
 )
 from tritoninspect.analyse.indexes import nodes_of_kernel
 from tritoninspect.analyse.libraries import library_name
@@ -64,14 +65,66 @@ def analyse_graph_breaks(capture: Capture) -> dict[str, tuple]:
     """Graph breaks (each once), each with its kernel, eager kernels and hint."""
     launches = _eager_launches(capture)
     names = _kernel_names(capture)
-    detailed = (_detailed(first, last, launches, names) for first, last in _each_once(capture))
+    pairs = _each_once(capture)
+    deepest = _deepest_claims(pairs, launches)
+    detailed = (_detailed(first, last, launches, names, deepest) for first, last in pairs)
     return {"graph_breaks": tuple(_in_library(capture, b) for b in detailed)}
 
 
+def _deepest_claims(pairs: list[tuple[BreakRecord, BreakRecord]], launches: list[_Launch]) -> dict[_Launch, int]:
+    """For each eager launch, how far along its call the most specific break that made it eager reached
+    (`_depth`). A break at the user's line in one call of a library (cut-cross-entropy's `nonzero()` in
+    `_build_flat_valids`) does not make eager a kernel that another call at the same line launches and
+    whose own launch broke (its heuristics): that launch's break does. Follow-ons in Triton's runtime
+    never count: they come after the break they follow."""
+    deepest: dict[_Launch, int] = {}
+    for first, record in pairs:
+        if runtime_follow_on(record.library_frame, record.traced_from):
+            continue
+        b = extended(record, GraphBreak, user_stack=first.user_stack, frame_skipped=first.frame_skipped)
+        frame = _break_frame(b)
+        for la in launches:
+            if frame is not None and any(_made_eager(f, frame, b.frame_skipped, record.skipped_rest) for f in la.site):
+                deepest[la] = max(deepest.get(la, 0), _depth(b.user_stack, frame, la.site))
+    return deepest
+
+
+def _depth(user_stack: tuple[str, ...], frame: _Frame, site: tuple[_Frame, ...]) -> int:
+    """How many frames below the break's own `frame` its user stack shares with a launch's `site`
+    (0: they part at that frame, or it is not on the site)."""
+    stack = [f for f in (_parse_frame(s) for s in user_stack) if f is not None]
+    at_stack = [i for i, f in enumerate(stack) if (f.file, f.line) == (frame.file, frame.line)]
+    at_site = [i for i, f in enumerate(site) if (f.file, f.line) == (frame.file, frame.line)]
+    if not at_stack or not at_site:
+        return 0
+    below, along = stack[at_stack[-1] + 1:], site[at_site[-1] + 1:]
+    shared = 0
+    for mine, theirs in zip(below, along):
+        if (mine.file, mine.line) != (theirs.file, theirs.line):
+            break
+        shared += 1
+    return shared
+
+
 def _in_library(capture: Capture, b: GraphBreak) -> GraphBreak:
-    """`b` with the distribution whose code it broke in (its `library_frame`'s)."""
-    file = frame_location(b.library_frame or "")[0]
+    """`b` with the distribution whose code it broke in (its `library_frame`'s); for a break inside
+    Triton's own code (a bare `triton.heuristics` launch Dynamo inlined), the library whose launch
+    that is (the innermost frame of the user stack), as cut-cross-entropy's num_ctas heuristics."""
+    file = frame_location(library_place(b) or "")[0]
     return dataclasses.replace(b, library=library_name(capture, file)) if file else b
+
+
+#: Triton's own code, where a launch of a library's kernel can break (Heuristics.run).
+_TRITON_CODE = re.compile(r"(^|/)triton/")
+
+
+def library_place(b: DynamoBreak) -> str | None:
+    """"file:line in func" the break is at in installed code: its `library_frame`, or, when that is
+    Triton's own code, the innermost frame of its user stack (the launch Triton's code runs)."""
+    if b.library_frame and _TRITON_CODE.search(frame_location(b.library_frame)[0] or "") and b.user_stack:
+        return b.user_stack[-1]
+    return b.library_frame
+
 
 
 def _each_once(capture: Capture) -> list[tuple[BreakRecord, BreakRecord]]:
@@ -142,18 +195,30 @@ def _kernel_names(capture: Capture) -> list[str]:
     return sorted({k.name for k in capture.kernels.values()}, key=lambda n: (-len(n), n))
 
 
-def _detailed(first: BreakRecord, record: BreakRecord, launches: list[_Launch], names: list[str]) -> GraphBreak:
+def _detailed(
+    first: BreakRecord, record: BreakRecord, launches: list[_Launch], names: list[str], deepest: dict[_Launch, int]
+) -> GraphBreak:
     b = extended(record, GraphBreak, user_stack=first.user_stack, frame_skipped=first.frame_skipped)
     frame = _break_frame(b)
-    eager = _eager_kernels(b, record, frame, launches)
-    kernel, relation = _break_kernel(b, record, frame, launches, eager, names)
-    cause = cause_of(record.headline, b.reason, record.library_frame, kernel)
+    # Only the launches this break made eager itself: another break further along their call is theirs.
+    own = [la for la in launches if frame is None or _depth(b.user_stack, frame, la.site) >= deepest.get(la, 0)]
+    eager = _eager_kernels(b, record, frame, own)
+    kernel, relation = _break_kernel(b, record, frame, _most_specific(b, frame, launches), eager, names)
+    cause = cause_of(record.headline, b.reason, record.library_frame, kernel, record.traced_from)
     if cause is not None and cause.pattern.pattern == r"Tensor\.item\(\)":
         cause = item_hint(record.value_uses) or cause
     return dataclasses.replace(
         b, kernel=kernel, kernel_relation=relation, eager_kernels=tuple(eager),
         hint=cause.hint if cause else None, hint_source=cause.source if cause else None,
     )
+
+
+def _most_specific(b: GraphBreak, frame: _Frame | None, launches: list[_Launch]) -> list[_Launch]:
+    """`launches`, those that share most of the break's call first (a break inside the second
+    kernel's launch of a line concerns that kernel, not the line's first one); stable otherwise."""
+    if frame is None:
+        return launches
+    return sorted(launches, key=lambda la: -_depth(b.user_stack, frame, la.site))
 
 
 def _break_frame(b: GraphBreak) -> _Frame | None:
