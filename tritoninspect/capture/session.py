@@ -148,6 +148,17 @@ class Environment:
         if ("interpreter", message) not in self.problems:
             self.problems.append(("interpreter", message))
 
+    def bf16_launch(self, kernel: str, ops: list[str]) -> None:
+        """The launch computed on bfloat16 values, which Triton's interpreter holds as their bits."""
+        message = (
+            f"{kernel} computed on bfloat16 values ({', '.join(ops)}), which Triton's interpreter holds as their "
+            "uint16 bits and converts only in a cast to or from float32: its arithmetic, tl.dot and reductions "
+            "ran on the bits. A limit of compile-only mode, not of torch.compile: the values it wrote, and those "
+            "computed after it, are not meaningful (graphs and code are)"
+        )
+        if ("interpreter", message) not in self.problems:
+            self.problems.append(("interpreter", message))
+
     def uncompiled_launch(self, kernel: str, exc: BaseException) -> None:
         """The launch's real compile could not be tried (not Triton's verdict on the kernel)."""
         target = f"sm_{self.gpu.arch}" if self.gpu is not None else "the target"
@@ -213,14 +224,15 @@ def compile_only(arch: int = DEFAULT_ARCH) -> Iterator[Environment]:
         # Disabled for Dynamo so a break inside a launch never traces the interpreter.
         # Warmups still compile (for the stub's target): that is how --resources measures.
         run = compat.interpreter.make_jit_run(env.skipped_launch, original=JITFunction.run,
-                                              compile_launch=compiler.compile, on_note=env.passed_bools)
+                                              compile_launch=compiler.compile, on_note=env.passed_bools,
+                                              on_bf16=env.bf16_launch)
         patcher.set(JITFunction, "run", torch.compiler.disable(run, recursive=True))
         patcher.set(JITFunction, "__call__", compat.interpreter.jit_call_interpreted)
         first_config = compat.interpreter.autotuner_run_first_config
         patcher.set(Autotuner, "run", torch.compiler.disable(first_config, recursive=True))
         autotuner = compat.inductor.caching_autotuner_class()
         inductor_run = compat.interpreter.inductor_run_interpreted(autotuner.run, env.skipped_launch, compiler.compile,
-                                                                   on_note=env.passed_bools)
+                                                                   on_note=env.passed_bools, on_bf16=env.bf16_launch)
         patcher.set(autotuner, "run", inductor_run)
         patcher.set(*compat.inductor.interpreting_inductor_wrapper())
         yield env
