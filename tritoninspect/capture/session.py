@@ -96,6 +96,13 @@ class Environment:
         if count[1].startswith("<") and not caller.startswith("<"):
             count[1] = caller  # a graph line repeating the call says less than the call itself
 
+    def queried_in(self, where: str) -> tuple[str, ...]:
+        """The emulated queries first answered in the file of `where` ("file:line in function"), as
+        "device_count() at line 18"."""
+        file = where.rsplit(" in ", 1)[0].rpartition(":")[0]
+        return tuple(f"{function}() at line {caller.rpartition(':')[2]}" for function, (_, caller) in self.queries.items()
+                     if caller.rpartition(":")[0] == file)
+
     def probed(self, probe: Any) -> None:
         """A device probe answered for the CPU to `probe.place` (a compat.device_probes.Probe)."""
         # Dynamo's resume function (`torch_dynamo_resume_in_forward_at_14`) is the user's `forward`, as a
@@ -219,7 +226,7 @@ def compile_only(arch: int = DEFAULT_ARCH) -> Iterator[Environment]:
             env.problems.append(("compile-only", "this torch's torch.cuda.is_available() cannot be watched: where it "
                                  "answered False to your code (a device probe) is not reported"))
         tensors = compat.device_probes.tensor_device_watch(env.probed)
-        for obj, name, value in queries + watch + tensors + compat.no_cuda.patches():
+        for obj, name, value in queries + watch + tensors + compat.no_cuda.patches(emulated=env.queried_in):
             patcher.set(obj, name, value)
         # Disabled for Dynamo so a break inside a launch never traces the interpreter.
         # Warmups still compile (for the stub's target): that is how --resources measures.
