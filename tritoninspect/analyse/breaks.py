@@ -73,7 +73,7 @@ def analyse_graph_breaks(capture: Capture) -> dict[str, tuple]:
 
 def _deepest_claims(pairs: list[tuple[BreakRecord, BreakRecord]], launches: list[_Launch]) -> dict[_Launch, int]:
     """For each eager launch, how far along its call the most specific break that made it eager reached
-    (`_depth`). A break at the user's line in one call of a library (cut-cross-entropy's `nonzero()` in
+    (`_reach`). A break at the user's line in one call of a library (cut-cross-entropy's `nonzero()` in
     `_build_flat_valids`) does not make eager a kernel that another call at the same line launches and
     whose own launch broke (its heuristics): that launch's break does. Follow-ons in Triton's runtime
     never count: they come after the break they follow."""
@@ -84,26 +84,30 @@ def _deepest_claims(pairs: list[tuple[BreakRecord, BreakRecord]], launches: list
         b = extended(record, GraphBreak, user_stack=first.user_stack, frame_skipped=first.frame_skipped)
         frame = _break_frame(b)
         for la in launches:
-            if frame is not None and any(_made_eager(f, frame, b.frame_skipped, record.skipped_rest) for f in la.site):
-                deepest[la] = max(deepest.get(la, 0), _depth(b.user_stack, frame, la.site))
+            reach = _reach(b, record.skipped_rest, la.site)
+            made = frame is not None and any(_made_eager(f, frame, b.frame_skipped, record.skipped_rest) for f in la.site)
+            if made and reach is not None:
+                deepest[la] = max(deepest.get(la, reach), reach)
     return deepest
 
 
-def _depth(user_stack: tuple[str, ...], frame: _Frame, site: tuple[_Frame, ...]) -> int:
-    """How many frames below the break's own `frame` its user stack shares with a launch's `site`
-    (0: they part at that frame, or it is not on the site)."""
-    stack = [f for f in (_parse_frame(s) for s in user_stack) if f is not None]
-    at_stack = [i for i, f in enumerate(stack) if (f.file, f.line) == (frame.file, frame.line)]
-    at_site = [i for i, f in enumerate(site) if (f.file, f.line) == (frame.file, frame.line)]
-    if not at_stack or not at_site:
-        return 0
-    below, along = stack[at_stack[-1] + 1:], site[at_site[-1] + 1:]
-    shared = 0
-    for mine, theirs in zip(below, along):
-        if (mine.file, mine.line) != (theirs.file, theirs.line):
-            break
-        shared += 1
-    return shared
+def _reach(b: GraphBreak, skipped_rest: bool, site: tuple[_Frame, ...]) -> int | None:
+    """How close to a launch the break's user stack came along the launch's `site` (outermost first):
+    minus the number of the site's frames below the last one it runs through (0: the launch's own
+    frame; the same lines from where they meet, then the function the break skipped, all of it or its
+    rest after the break's line, when the launch is in it). Counted from the launch's end: a site keeps
+    only its innermost frames, more or fewer of the outer ones. None when they never meet."""
+    stack = [f for f in (_parse_frame(s) for s in b.user_stack) if f is not None]
+    lines = [(f.file, f.line) for f in stack]
+    start = next(((i, lines.index((f.file, f.line))) for i, f in enumerate(site) if (f.file, f.line) in lines), (0, 0))
+    i, j = start
+    while i < len(site) and j < len(stack) and (site[i].file, site[i].line) == lines[j]:
+        i, j = i + 1, j + 1
+    skipped = i < len(site) and j < len(stack) and bool(stack[j].func) and (
+        (site[i].file, site[i].func) == (stack[j].file, stack[j].func)
+        and (b.frame_skipped or (skipped_rest and site[i].line > stack[j].line)))
+    i += int(skipped)
+    return i - len(site) if i > start[0] else None
 
 
 def _in_library(capture: Capture, b: GraphBreak) -> GraphBreak:
@@ -201,9 +205,9 @@ def _detailed(
     b = extended(record, GraphBreak, user_stack=first.user_stack, frame_skipped=first.frame_skipped)
     frame = _break_frame(b)
     # Only the launches this break made eager itself: another break further along their call is theirs.
-    own = [la for la in launches if frame is None or _depth(b.user_stack, frame, la.site) >= deepest.get(la, 0)]
+    own = [la for la in launches if la not in deepest or _at_least(_reach(b, record.skipped_rest, la.site), deepest[la])]
     eager = _eager_kernels(b, record, frame, own)
-    kernel, relation = _break_kernel(b, record, frame, _most_specific(b, frame, launches), eager, names)
+    kernel, relation = _break_kernel(b, record, frame, _most_specific(b, record.skipped_rest, launches), eager, names)
     cause = cause_of(record.headline, b.reason, record.library_frame, kernel, record.traced_from)
     if cause is not None and cause.pattern.pattern == r"Tensor\.item\(\)":
         cause = item_hint(record.value_uses) or cause
@@ -213,12 +217,18 @@ def _detailed(
     )
 
 
-def _most_specific(b: GraphBreak, frame: _Frame | None, launches: list[_Launch]) -> list[_Launch]:
-    """`launches`, those that share most of the break's call first (a break inside the second
+def _at_least(reach: int | None, deepest: int) -> bool:
+    return reach is not None and reach >= deepest
+
+
+def _most_specific(b: GraphBreak, skipped_rest: bool, launches: list[_Launch]) -> list[_Launch]:
+    """`launches`, those whose call the break reaches furthest first (a break inside the second
     kernel's launch of a line concerns that kernel, not the line's first one); stable otherwise."""
-    if frame is None:
-        return launches
-    return sorted(launches, key=lambda la: -_depth(b.user_stack, frame, la.site))
+    def closeness(la: _Launch) -> int:
+        reach = _reach(b, skipped_rest, la.site)
+        return reach if reach is not None else -len(la.site) - 1
+
+    return sorted(launches, key=lambda la: -closeness(la))
 
 
 def _break_frame(b: GraphBreak) -> _Frame | None:
