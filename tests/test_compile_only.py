@@ -430,3 +430,16 @@ def test_a_cuda_allocation_after_an_emulated_device_count_says_so() -> None:
     assert message.startswith("compile-only mode cannot create CUDA tensors: ")
     assert (f"compile-only mode's emulated GPU answered device_count() at line {count_line} in that file first"
             in message), message
+
+
+@pytest.mark.skipif(hasattr(torch._C, "_cuda_exchangeDevice"), reason="a CUDA build takes torch.cuda.device(None) itself")
+def test_torch_cuda_device_of_a_cpu_tensors_index_is_a_no_op() -> None:
+    """FlagGems 5.0's generated wrappers enter `torch.cuda.device(in0.device.index)` around each launch:
+    None for compile-only mode's CPU tensors, which a build without CUDA turned into a TypeError
+    ("'<' not supported between instances of 'NoneType' and 'int'") where torch documents a no-op."""
+    with compile_only():
+        with torch.cuda.device(torch.zeros(1).device.index):
+            pass
+    with pytest.raises(TypeError, match="not supported between instances of 'NoneType' and 'int'"):
+        with torch.cuda.device(None):  # torch's own again, after the mode
+            pass

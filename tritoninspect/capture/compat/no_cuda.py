@@ -70,7 +70,27 @@ def patches(on_refused: Callable[[str], None] | None = None,
     about the emulated device queries answered in the asking code's file."""
     if torch.cuda.is_available():
         return []
-    return [_fake_tensor_patch(on_refused, emulated), _lazy_init_patch(on_refused, emulated)]
+    return [_fake_tensor_patch(on_refused, emulated), _lazy_init_patch(on_refused, emulated), *_device_none_patch()]
+
+
+def _device_none_patch() -> list[tuple[Any, str, Any]]:
+    """`torch.cuda.device(None)` as torch documents it, a no-op, on a build without CUDA.
+
+    Libraries enter `torch.cuda.device(x.device.index)` around a launch (FlagGems 5.0's generated
+    pointwise wrappers, unconditionally): a CUDA tensor's index is 0, a CPU tensor's (compile-only
+    mode's) None. `device.__enter__` passes None to `torch.cuda._exchange_device`, whose fallback on a
+    build without `torch._C._cuda_exchangeDevice` compares `device < 0` and raises TypeError
+    ("'<' not supported between instances of 'NoneType' and 'int'"; torch/cuda/__init__.py, torch
+    2.11-2.14; PR not found). Given None, it now answers -1 (no device was current), as for a negative index."""
+    if hasattr(torch._C, "_cuda_exchangeDevice"):
+        return []
+    original = torch.cuda._exchange_device
+
+    def _exchange_device(device: Any) -> int:
+        return -1 if device is None else original(device)
+
+    _exchange_device.__name__ = _exchange_device.__qualname__ = "_exchange_device"
+    return [(torch.cuda, "_exchange_device", _exchange_device)]
 
 
 def _fake_tensor_patch(on_refused: Callable[[str], None] | None, emulated: Emulated | None) -> tuple[Any, str, Any]:
