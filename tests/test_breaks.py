@@ -636,3 +636,25 @@ def test_the_capture_records_the_attempt_that_logged_a_break() -> None:
                        f"Call to `torch._dynamo.graph_break()` (attempt {attempt})\n",
         }))
     assert [(b.compile_id, b.attempt) for b in recorder.capture.breaks] == [("1/0", 0), ("1/0", 1)]
+
+
+def test_a_break_is_tied_to_the_launch_its_call_comes_closest_to_whatever_the_sites_length() -> None:
+    """Launch sites keep only their innermost frames, so two launches from one line can keep more or
+    fewer outer frames (under pytest-xdist one kept `remote.py:427` and the other not): how close a break
+    came is counted from the launch's end. Before, counted from where they met, the break inside the
+    second launch's heuristic tied with the first launch, and the first won."""
+    from tritoninspect.analyse.breaks import _Frame, _reach
+    from tritoninspect.model.report import GraphBreak
+
+    outer, test, fwd, loss = (_Frame("remote.py", 427, "<module>"), _Frame("t.py", 5, "test"),
+                              _Frame("m.py", 14, "forward"), _Frame("lib.py", 59, "loss"))
+    scale = (outer, test, fwd, loss, _Frame("lib.py", 47, "_scaled"))
+    shift = (test, fwd, loss, _Frame("lib.py", 53, "_shifted"))
+    stack = ("remote.py:427 in <module>", "t.py:5 in test", "m.py:14 in forward", "lib.py:59 in loss",
+             "lib.py:53 in _shifted", "lib.py:33 in <lambda>")
+    b = GraphBreak("8/0", "torch.* op returned non-Tensor", "m.py", 14, user_stack=stack)
+    assert (_reach(b, False, shift), _reach(b, False, scale)) == (0, -1)
+    # A frame Dynamo skipped holds every launch in it: the break at line 10 reaches the launch at 12.
+    skipped = GraphBreak("0/0", "r", "m.py", 10, user_stack=("t.py:5 in test", "m.py:10 in forward"), frame_skipped=True)
+    assert _reach(skipped, False, (test, _Frame("m.py", 12, "forward"))) == 0
+    assert _reach(GraphBreak("0/0", "r", "x.py", 1, user_stack=("x.py:1 in f",)), False, scale) is None

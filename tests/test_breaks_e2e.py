@@ -9,6 +9,7 @@ runs in fresh processes: `breaks --decompile --dump`, and `check` failing and pa
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import json
 import sys
@@ -265,3 +266,44 @@ def test_break_in_a_library_module_called_from_forward() -> None:
         assert (b.file, b.line, b.user_stack[-3:], b.library_frame) == (str(path), user_line, frames, frames[-1]), b
     first = report.graph_breaks[0]
     assert (first.compile_id, first.kernel, first.kernel_relation) == ("0/0", "lib_halve_kernel", "launched eagerly from this line")
+
+
+def test_bare_heuristics_launches_break_themselves() -> None:
+    """tests/assets/site-packages/tiheurlib, cut-cross-entropy 25.1.1's pattern: a `nonzero()` break in
+    one call of the library, then two kernels under bare `triton.heuristics` launched from other calls at
+    the same user line. Dynamo inlines Triton's `Heuristics.run` at each launch and breaks there (num_ctas
+    from a Config's `all_kwargs()`; `torch.get_float32_matmul_precision()` in a heuristic): each kernel
+    ran eagerly because of its own launch's break, not the `nonzero()` one, and a break inside Triton's
+    runtime is a follow-on only in a frame Dynamo compiled from Triton's own code. Before: every
+    num_ctas break had the follow-on hint, both kernels were pinned on the `nonzero()` break, and
+    the recompile of Triton's launch lambda was advised as the user's guard."""
+    from tritoninspect import inspect_module
+    from tritoninspect.analyse.advice import _library_break_action
+    from tritoninspect.analyse.breaks import RUNTIME_FOLLOW_ON
+
+    path, module = _asset("uses_heuristics_library")
+    report = inspect_module(module.Net(), module.example_inputs(), device="cpu", stage="dynamo")
+    lib = Path(module.tiheurlib.__file__)
+    by_gb: dict[str, list[Any]] = {}
+    for b in report.graph_breaks:
+        assert (b.file, b.line) == (str(path), line_of(path, "return tiheurlib.loss("))
+        by_gb.setdefault(b.gb_id or "", []).append(b)
+    assert set(by_gb) == {"GB0036", "GB0361", "GB0208"}, by_gb
+    assert all(b.eager_kernels == () for b in by_gb["GB0036"])  # nonzero(): no kernel launched from its call
+    for gb, kernel in (("GB0361", "_scale"), ("GB0208", "shift_kernel")):
+        assert {b.kernel for b in by_gb[gb]} == {kernel} and {b.eager_kernels for b in by_gb[gb]} == {(kernel,)}
+    own = [b for b in by_gb["GB0361"] if b.hint != RUNTIME_FOLLOW_ON.hint]
+    assert own and all(b.hint and b.hint.startswith("Move num_ctas") for b in own), by_gb["GB0361"]
+    assert own[0].user_stack[-1] == f"{lib}:{line_of(lib, 'scale_kernel[(')} in _scaled"
+    # Both heuristics layers, outermost first (the Config's values, num_ctas among them, then EVEN).
+    assert report.kernel("_scale").heuristics == ("BLOCK", "num_warps", "num_ctas", "num_stages", "EVEN")
+
+    eager = {a.kernel: a for a in report.advice if a.rule == "eager_launches"}
+    assert eager["_scale"].action.startswith("Move num_ctas"), eager
+    assert report.recompiles and all(
+        "Triton's own launch code" in a.action for a in report.advice if a.rule == "recompiles")
+    # Were the stand-in installed: wrap_triton refuses a bare Heuristics, so no triton_op advice.
+    brk = dataclasses.replace(own[0], library="tiheurlib")
+    action = _library_break_action(report, brk)
+    assert "wrap_triton refuses _scale: its outermost decorator is @triton.heuristics" in action, action
+    assert "torch.library.custom_op" in action and "triton_op and torch.library.wrap_triton" not in action

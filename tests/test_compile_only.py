@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 import torch
 
-from _expect import REPO, CliRuns, cli_env, explain, json_report
+from _expect import REPO, CliRuns, cli_env, explain, json_report, line_of
 from tritoninspect.analyse import build_report
 from tritoninspect.analyse.emulation import emulation_notes
 from tritoninspect.capture import compat
@@ -413,3 +413,33 @@ def test_launch_kwargs_are_parsed_for_the_stub_target(monkeypatch: pytest.Monkey
     assert (seen[0].backend, seen[0].arch) == ("cuda", 90)
     with pytest.raises(unavailable_error, match="'cpu' backend"):  # restored after the mode
         device_interface.CpuInterface.raise_if_triton_unavailable(torch.device("cpu"))
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="compile-only mode allocates for real on a GPU machine")
+def test_a_cuda_allocation_after_an_emulated_device_count_says_so() -> None:
+    """gemlite 0.6 allocates a tensor on each of `range(torch.cuda.device_count())` devices when imported:
+    the emulated GPU makes it ask for one, which a CPU-only machine without tritoninspect never does. The
+    refusal says which emulated answer its file got first."""
+    with compile_only():
+        tables = []
+        with pytest.raises(AssertionError) as raised:
+            for g in range(torch.cuda.device_count()):
+                tables.append(torch.zeros(4, device=f"cuda:{g}"))
+    count_line = line_of(Path(__file__), "for g in range(torch.cuda.device_count()):")
+    message = str(raised.value)
+    assert message.startswith("compile-only mode cannot create CUDA tensors: ")
+    assert (f"compile-only mode's emulated GPU answered device_count() at line {count_line} in that file first"
+            in message), message
+
+
+@pytest.mark.skipif(hasattr(torch._C, "_cuda_exchangeDevice"), reason="a CUDA build takes torch.cuda.device(None) itself")
+def test_torch_cuda_device_of_a_cpu_tensors_index_is_a_no_op() -> None:
+    """FlagGems 5.0's generated wrappers enter `torch.cuda.device(in0.device.index)` around each launch:
+    None for compile-only mode's CPU tensors, which a build without CUDA turned into a TypeError
+    ("'<' not supported between instances of 'NoneType' and 'int'") where torch documents a no-op."""
+    with compile_only():
+        with torch.cuda.device(torch.zeros(1).device.index):
+            pass
+    with pytest.raises(TypeError, match="not supported between instances of 'NoneType' and 'int'"):
+        with torch.cuda.device(None):  # torch's own again, after the mode
+            pass

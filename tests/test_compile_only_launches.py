@@ -420,3 +420,22 @@ def test_a_loop_over_a_static_range_keeps_its_ints_and_python_loops_stay_python(
         module.launch(torch.arange(8.0))
     assert (tl.range, builtins.range, tl.static_range) == before
     assert "_tritoninspect_loop_range" not in vars(module)
+
+
+def test_a_launch_computing_on_bfloat16_values_is_said_not_meaningful() -> None:
+    """Triton's interpreter holds bf16 values as their uint16 bits: cut-cross-entropy's `tl.dot` on bf16
+    tiles gave an lse of 5e10 and NaN losses in compile-only mode, with no word. Now a warning names the
+    kernel; one that casts to float32 first (right in the interpreter) gets none (tests/assets/bf16_kernels.py)."""
+    from tritoninspect import inspect_module
+
+    module = load_asset("bf16_kernels")
+    net, (x, y) = module.Net(), module.example_inputs()
+    report = inspect_module(net, (x, y), device="cpu")
+    warnings = [d.message for d in report.diagnostics if d.source == "interpreter"]
+    assert len(warnings) == 1 and warnings[0].startswith("bf16_dot_kernel computed on bfloat16 values (create_dot)")
+    assert "not meaningful" in warnings[0] and all(d.severity == "warning" for d in report.diagnostics
+                                                   if d.source == "interpreter")
+    with compile_only():  # what the warning is about: the dot is wrong, the upcast kernel right
+        out, twice = net(x, y)
+    assert torch.equal(twice, (x.float() * 2).bfloat16())
+    assert not torch.allclose(out, x.float() @ y.float(), atol=1e-1)

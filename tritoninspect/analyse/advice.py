@@ -47,6 +47,7 @@ from tritoninspect.analyse.advice_text import (
     upstream,
 )
 from tritoninspect.analyse.break_causes import refused_by_wrap_triton
+from tritoninspect.analyse.breaks import library_place
 from tritoninspect.analyse.hazards.bridge import HAZARD_PRECONDITION, hazard_advice
 from tritoninspect.analyse.summary import KernelSummary, short_location, summarise
 from tritoninspect.model.report import Advice, GraphBreak, Report
@@ -135,7 +136,9 @@ def eager_launches(report: Report, kernels: Sequence[KernelSummary]) -> list[Adv
 
 def _eager_forward(report: Report, kernel: str, launches: int) -> Advice:
     """The kernel's launches outside a backward: after the graph break tied to it, or with none."""
-    brk = next((b for b in report.graph_breaks if kernel in (b.kernel, *b.eager_kernels)), None)
+    # The break that made it eager first; one merely next to it (its kernel) only when none did.
+    brk = next((b for b in report.graph_breaks if kernel in b.eager_kernels),
+               next((b for b in report.graph_breaks if kernel == b.kernel), None))
     place = short_location(brk.file, brk.line) if brk is not None else ""
     cause = f", after the graph break at {place}" if brk is not None else ""
     action, owner = _break_action(report, brk)
@@ -210,21 +213,33 @@ def _break_action(report: Report, brk: GraphBreak | None) -> tuple[str, str | No
 def _library_break_action(report: Report, brk: GraphBreak) -> str:
     lib = library_of(report, brk.library)
     name = f"{lib.distribution} {lib.version}" if lib else str(brk.library)
-    where = short_location(*_frame(brk.library_frame))
+    where = short_location(*_frame(library_place(brk)))
     what = ("disables compilation around its code (torch.compiler.disable)" if "compiler.disable" in brk.headline
             else f"breaks the graph ({brk.title()})")
-    if refused_by_wrap_triton(f"{brk.headline}\n{brk.reason}"):
+    bare = _bare_heuristics(report, brk)
+    if refused_by_wrap_triton(f"{brk.headline}\n{brk.reason}") or bare:
         # wrap_triton runs the same checks on the launch: an own triton_op fails the compile instead.
         change = f" (the change: {brk.hint.rstrip('.')})" if brk.hint else ""
+        refused = (f"torch.library.wrap_triton refuses {join(bare)}: its outermost decorator is "
+                   "@triton.heuristics, and wrap_triton takes only a triton.jit or triton.autotune kernel" if bare
+                   else "Torch refuses that launch inside a torch.library.triton_op too (wrap_triton checks it the "
+                        "same way, and the compile fails)")
         return (f"The break is in {name}'s code at {where} (installed library, not yours): it {what}, so its "
-                "kernels run eagerly. Torch refuses that launch inside a torch.library.triton_op too (wrap_triton "
-                "checks it the same way, and the compile fails), so from your side: call the library from a "
+                f"kernels run eagerly. {refused}, so from your side: call the library from a "
                 f"torch.library.custom_op of your own ({TRITON_OP_DOC}), which keeps one graph with the kernels "
                 f"opaque inside the op, or {upstream(lib, brk.library)}{change}.")
     return (f"The break is in {name}'s code at {where} (installed library, not yours): it {what}, so its "
             "kernels run eagerly. From your side: launch the library's kernels from an op of your own "
             f"registered with torch.library.triton_op and torch.library.wrap_triton ({TRITON_OP_DOC}), or "
             f"{upstream(lib, brk.library)}.")
+
+
+def _bare_heuristics(report: Report, brk: GraphBreak) -> list[str]:
+    """The break's kernels whose outermost decorator is @triton.heuristics (cut-cross-entropy's): a
+    `triton.runtime.Heuristics` that torch.library.wrap_triton refuses ("wrap_triton only works on
+    functions annotated with triton.jit or triton.autotune", torch/_library/triton.py, torch 2.11-2.14)."""
+    kernels = [report.kernel(name) for name in sorted(brk.tied_kernels())]
+    return [k.name for k in kernels if k is not None and tuple(k.decorators[:1]) == ("heuristics",)]
 
 
 def _frame(frame: str | None) -> tuple[str | None, int | None]:

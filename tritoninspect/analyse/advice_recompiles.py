@@ -76,6 +76,9 @@ def _recompile_advice(key: tuple[str, ...], group: list[Recompile]) -> Advice:
         finding += f"; with it {along}." if along else "."
         size = is_size_mismatch(_guard_of(group[0]))
         action = _size_action(_guard_of(group[0])) if size else _guard_action(key[1], action)
+    triton = {_triton_frame(r) for r in group}
+    if None not in triton:
+        action = _triton_frame_action(sorted(triton)[0])  # type: ignore[arg-type]
     return Advice(
         rule="recompiles", impact=RECOMPILES, kernel=kernel, kernels=(kernel,) if kernel else (), finding=finding,
         action=action or (f"Keep what the failed guard `{key[-1]}` checks the same between calls, or compile "
@@ -84,6 +87,30 @@ def _recompile_advice(key: tuple[str, ...], group: list[Recompile]) -> Advice:
                 "shapes); a call that fails a guard compiles the frame again.",
         cite="torch/_dynamo/guards.py; torch._dynamo.config.recompile_limit",
     )
+
+
+#: The frame Dynamo recompiled, as torch's guard-failure text names it: its "User stack trace" (torch 2.11-2.14,
+#: torch/_dynamo/guards.py `get_and_maybe_log_recompilation_reasons`), else the guard's trailing comment.
+_STACK_FILE_RE = re.compile(r'User stack trace:\s*File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<func>\S+)')
+_COMMENT_FRAME_RE = re.compile(r"#\s*(?P<file>\S+\.py):(?P<line>\d+) in (?P<func>\S+)\s*$", re.M)
+_TRITON_FILE_RE = re.compile(r"(^|/)triton/")
+
+
+def _triton_frame(r: Recompile) -> str | None:
+    """"file:line in func" of the recompiled frame when it is Triton's own code, else None."""
+    m = _STACK_FILE_RE.search(r.reason) or _COMMENT_FRAME_RE.search(r.reason.split("\nUser stack trace:")[0])
+    if m is None or not _TRITON_FILE_RE.search(m["file"]):
+        return None
+    file = m["file"][m["file"].rfind("triton/"):]
+    return f"{file}:{m['line']} in {m['func']}"
+
+
+def _triton_frame_action(frame: str) -> str:
+    """A recompile of Triton's own launch code: no guard of the user's to keep."""
+    return (f"The recompiled frame is Triton's own launch code ({frame}): Dynamo compiles it only because a "
+            "kernel launch ran eagerly after a graph break, and each different launch through it fails the "
+            "guards of the last. Nothing to keep the same in your code: fix the graph break before the launch "
+            "(see the kernels that ran eagerly) and this recompile goes with it.")
 
 
 def _guards_text(expression: str, group: list[Recompile]) -> str:

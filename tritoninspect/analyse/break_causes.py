@@ -164,18 +164,36 @@ RUNTIME_FOLLOW_ON = KnownCause(
     "A follow-on of the first break at this launch: the launch ran eagerly, and Dynamo then compiled the "
     "frames of Triton's own runtime it went through (Autotuner.run, benchmark, _bench, knobs) and "
     "broke there, since Triton's runtime is not traceable. These cost compile time only; fix "
-    "the first break and they go away. Compile-only mode does not show them: it launches autotuned "
-    "kernels through tritoninspect's interpreter launcher, which Dynamo does not compile.",
+    "the first break and they go away. Compile-only mode shows them only behind a bare @triton.heuristics "
+    "(Heuristics.run; no autotuner): it launches autotuned kernels through tritoninspect's interpreter "
+    "launcher, which Dynamo does not compile.",
     "torch/_dynamo/trace_rules.py: SKIP_DIRS skips triton/backends only, so triton/runtime frames are "
     "compiled (seen on torch 2.11 + triton 3.6, H200: breaks GB0150, GB0156, GB0059, GB0175, GB0007, GB0364 "
     "inside autotuner.py)",
 )
 
 
-def cause_of(headline: str, reason: str, library_frame: str | None, kernel: str | None) -> KnownCause | None:
+#: Frames of Triton's own code (its launch lambda in jit.py included) and of Dynamo's polyfills.
+_TRITON_FRAME = re.compile(r"(^|/)(triton/|torch/_dynamo/polyfills/)")
+
+
+def cause_of(
+    headline: str, reason: str, library_frame: str | None, kernel: str | None, traced_from: str | None = None
+) -> KnownCause | None:
     """The known cause of a break. A break inside Triton's runtime (autotuner, knobs) at a
     kernel launch is a follow-on of the first break there, whatever its text (e.g. the
-    autotuner's own num_ctas argument); otherwise the text decides."""
-    if kernel is not None and library_frame and RUNTIME_FOLLOW_ON.pattern.search(library_frame):
+    autotuner's own num_ctas argument), when Dynamo was compiling a frame of Triton's own
+    (`traced_from`; not known: assumed). Traced from the user's or a library's frame, the break
+    is the launch's own: Dynamo inlines a bare `triton.heuristics` wrapper's `Heuristics.run`
+    (cut-cross-entropy's kernels) and breaks inside it. Otherwise the text decides."""
+    if kernel is not None and runtime_follow_on(library_frame, traced_from):
         return RUNTIME_FOLLOW_ON
     return known_cause(f"{headline}\n{reason}")
+
+
+def runtime_follow_on(library_frame: str | None, traced_from: str | None) -> bool:
+    """Dynamo broke inside Triton's runtime (not its launch lambda in jit.py, where the text's cause holds)
+    while compiling a frame of Triton's own (`traced_from`; assumed where not known, as in a TORCH_TRACE
+    log): an eager launch's frames, after an earlier break at that launch."""
+    in_runtime = bool(library_frame and RUNTIME_FOLLOW_ON.pattern.search(library_frame))
+    return in_runtime and (traced_from is None or _TRITON_FRAME.search(traced_from) is not None)

@@ -20,6 +20,7 @@ from tritoninspect.analyse.break_causes import (  # noqa: F401 - KNOWN_CAUSES, k
     cause_of,
     item_hint,
     known_cause,
+    runtime_follow_on,
 )
 from tritoninspect.analyse.indexes import nodes_of_kernel
 from tritoninspect.analyse.libraries import library_name
@@ -64,14 +65,70 @@ def analyse_graph_breaks(capture: Capture) -> dict[str, tuple]:
     """Graph breaks (each once), each with its kernel, eager kernels and hint."""
     launches = _eager_launches(capture)
     names = _kernel_names(capture)
-    detailed = (_detailed(first, last, launches, names) for first, last in _each_once(capture))
+    pairs = _each_once(capture)
+    deepest = _deepest_claims(pairs, launches)
+    detailed = (_detailed(first, last, launches, names, deepest) for first, last in pairs)
     return {"graph_breaks": tuple(_in_library(capture, b) for b in detailed)}
 
 
+def _deepest_claims(pairs: list[tuple[BreakRecord, BreakRecord]], launches: list[_Launch]) -> dict[_Launch, int]:
+    """For each eager launch, how far along its call the most specific break that made it eager reached
+    (`_reach`). A break at the user's line in one call of a library (cut-cross-entropy's `nonzero()` in
+    `_build_flat_valids`) does not make eager a kernel that another call at the same line launches and
+    whose own launch broke (its heuristics): that launch's break does. Follow-ons in Triton's runtime
+    never count: they come after the break they follow."""
+    deepest: dict[_Launch, int] = {}
+    for first, record in pairs:
+        if runtime_follow_on(record.library_frame, record.traced_from):
+            continue
+        b = extended(record, GraphBreak, user_stack=first.user_stack, frame_skipped=first.frame_skipped)
+        frame = _break_frame(b)
+        for la in launches:
+            reach = _reach(b, record.skipped_rest, la.site)
+            made = frame is not None and any(_made_eager(f, frame, b.frame_skipped, record.skipped_rest) for f in la.site)
+            if made and reach is not None:
+                deepest[la] = max(deepest.get(la, reach), reach)
+    return deepest
+
+
+def _reach(b: GraphBreak, skipped_rest: bool, site: tuple[_Frame, ...]) -> int | None:
+    """How close to a launch the break's user stack came along the launch's `site` (outermost first):
+    minus the number of the site's frames below the last one it runs through (0: the launch's own
+    frame; the same lines from where they meet, then the function the break skipped, all of it or its
+    rest after the break's line, when the launch is in it). Counted from the launch's end: a site keeps
+    only its innermost frames, more or fewer of the outer ones. None when they never meet."""
+    stack = [f for f in (_parse_frame(s) for s in b.user_stack) if f is not None]
+    lines = [(f.file, f.line) for f in stack]
+    start = next(((i, lines.index((f.file, f.line))) for i, f in enumerate(site) if (f.file, f.line) in lines), (0, 0))
+    i, j = start
+    while i < len(site) and j < len(stack) and (site[i].file, site[i].line) == lines[j]:
+        i, j = i + 1, j + 1
+    skipped = i < len(site) and j < len(stack) and bool(stack[j].func) and (
+        (site[i].file, site[i].func) == (stack[j].file, stack[j].func)
+        and (b.frame_skipped or (skipped_rest and site[i].line > stack[j].line)))
+    i += int(skipped)
+    return i - len(site) if i > start[0] else None
+
+
 def _in_library(capture: Capture, b: GraphBreak) -> GraphBreak:
-    """`b` with the distribution whose code it broke in (its `library_frame`'s)."""
-    file = frame_location(b.library_frame or "")[0]
+    """`b` with the distribution whose code it broke in (its `library_frame`'s); for a break inside
+    Triton's own code (a bare `triton.heuristics` launch Dynamo inlined), the library whose launch
+    that is (the innermost frame of the user stack), as cut-cross-entropy's num_ctas heuristics."""
+    file = frame_location(library_place(b) or "")[0]
     return dataclasses.replace(b, library=library_name(capture, file)) if file else b
+
+
+#: Triton's own code, where a launch of a library's kernel can break (Heuristics.run).
+_TRITON_CODE = re.compile(r"(^|/)triton/")
+
+
+def library_place(b: DynamoBreak) -> str | None:
+    """"file:line in func" the break is at in installed code: its `library_frame`, or, when that is
+    Triton's own code, the innermost frame of its user stack (the launch Triton's code runs)."""
+    if b.library_frame and _TRITON_CODE.search(frame_location(b.library_frame)[0] or "") and b.user_stack:
+        return b.user_stack[-1]
+    return b.library_frame
+
 
 
 def _each_once(capture: Capture) -> list[tuple[BreakRecord, BreakRecord]]:
@@ -142,19 +199,37 @@ def _kernel_names(capture: Capture) -> list[str]:
     return sorted({k.name for k in capture.kernels.values()}, key=lambda n: (-len(n), n))
 
 
-def _detailed(first: BreakRecord, record: BreakRecord, launches: list[_Launch], names: list[str]) -> GraphBreak:
+def _detailed(
+    first: BreakRecord, record: BreakRecord, launches: list[_Launch], names: list[str], deepest: dict[_Launch, int]
+) -> GraphBreak:
     b = extended(record, GraphBreak, user_stack=first.user_stack, frame_skipped=first.frame_skipped,
                  attempt=first.attempt)
     frame = _break_frame(b)
-    eager = _eager_kernels(b, record, frame, launches)
-    kernel, relation = _break_kernel(b, record, frame, launches, eager, names)
-    cause = cause_of(record.headline, b.reason, record.library_frame, kernel)
+    # Only the launches this break made eager itself: another break further along their call is theirs.
+    own = [la for la in launches if la not in deepest or _at_least(_reach(b, record.skipped_rest, la.site), deepest[la])]
+    eager = _eager_kernels(b, record, frame, own)
+    kernel, relation = _break_kernel(b, record, frame, _most_specific(b, record.skipped_rest, launches), eager, names)
+    cause = cause_of(record.headline, b.reason, record.library_frame, kernel, record.traced_from)
     if cause is not None and cause.pattern.pattern == r"Tensor\.item\(\)":
         cause = item_hint(record.value_uses) or cause
     return dataclasses.replace(
         b, kernel=kernel, kernel_relation=relation, eager_kernels=tuple(eager),
         hint=cause.hint if cause else None, hint_source=cause.source if cause else None,
     )
+
+
+def _at_least(reach: int | None, deepest: int) -> bool:
+    return reach is not None and reach >= deepest
+
+
+def _most_specific(b: GraphBreak, skipped_rest: bool, launches: list[_Launch]) -> list[_Launch]:
+    """`launches`, those whose call the break reaches furthest first (a break inside the second
+    kernel's launch of a line concerns that kernel, not the line's first one); stable otherwise."""
+    def closeness(la: _Launch) -> int:
+        reach = _reach(b, skipped_rest, la.site)
+        return reach if reach is not None else -len(la.site) - 1
+
+    return sorted(launches, key=lambda la: -closeness(la))
 
 
 def _break_frame(b: GraphBreak) -> _Frame | None:

@@ -27,7 +27,8 @@ def break_record(compile_id: str, payload: str, attempt: int = 0) -> BreakRecord
     """A `BreakRecord` from a `dynamo_graph_break_reason` artifact, as Dynamo logs it (the
     frames it was tracing, and those that called it, are read now: torch's traceback may have lost
     the user's own)."""
-    frames = textformats.breaks.with_callers(compat.dynamo.stack_above_trace(), compat.dynamo.traced_stack(),
+    traced = compat.dynamo.traced_stack()
+    frames = textformats.breaks.with_callers(compat.dynamo.stack_above_trace(), traced,
                                              compat.dynamo.converted_function())
     reason, file, line, stack, skipped = textformats.breaks.parse_graph_break(payload, frames)
     details = textformats.breaks.graph_break_details(payload)
@@ -36,7 +37,8 @@ def break_record(compile_id: str, payload: str, attempt: int = 0) -> BreakRecord
     return BreakRecord(
         compile_id, reason, file, line, stack, skipped, context=context, context_start=start,
         library_context=library_context, library_context_start=library_start,
-        value_uses=value_uses(reason, file, line), attempt=attempt, **details,
+        value_uses=value_uses(reason, file, line), attempt=attempt, traced_from=traced[0] if traced else None,
+        **details,
     )
 
 

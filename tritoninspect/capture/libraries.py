@@ -17,6 +17,8 @@ def record_libraries(capture: Capture) -> None:
     files = {k.file for k in capture.kernels.values() if k.file}
     files |= {file for file, _ in capture.op_sources.values() if file}
     files |= {frame_location(b.library_frame)[0] or "" for b in capture.breaks if b.library_frame} - {""}
+    # A break inside Triton's runtime at a library's launch is that library's (analyse/breaks.py `_in_library`).
+    files |= {frame_location(b.user_stack[-1])[0] or "" for b in capture.breaks if b.user_stack} - {""}
     # Whose disable or autograd.Function kept an eager launch out of the graph.
     sites = [s for la in capture.launches for s in (*la.disabled, *([la.backward_of] if la.backward_of else []))]
     files |= {frame_location(s)[0] or "" for s in sites} - {""}

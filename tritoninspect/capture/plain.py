@@ -37,8 +37,8 @@ def kernel_record(jf: Any, kid: str, launched: Any = None) -> KernelRecord:
             key = tuple(compat.kernels.autotune_key(layer))
             cache_results = compat.kernels.autotune_cache_results(layer)
             refused = compat.autotune.refused(layer)
-        elif name == "heuristics":
-            heuristics = tuple(compat.kernels.heuristic_names(layer))
+        elif name == "heuristics":  # every layer's, outermost first (cut-cross-entropy stacks two)
+            heuristics += tuple(n for n in compat.kernels.heuristic_names(layer) if n not in heuristics)
     file, line = compat.kernels.kernel_source(jf)
     return KernelRecord(
         kid, jf.fn.__name__, file, line, tuple(compat.kernels.layer_name(x) for x in layers),

@@ -96,6 +96,13 @@ class Environment:
         if count[1].startswith("<") and not caller.startswith("<"):
             count[1] = caller  # a graph line repeating the call says less than the call itself
 
+    def queried_in(self, where: str) -> tuple[str, ...]:
+        """The emulated queries first answered in the file of `where` ("file:line in function"), as
+        "device_count() at line 18"."""
+        file = where.rsplit(" in ", 1)[0].rpartition(":")[0]
+        return tuple(f"{function}() at line {caller.rpartition(':')[2]}" for function, (_, caller) in self.queries.items()
+                     if caller.rpartition(":")[0] == file)
+
     def probed(self, probe: Any) -> None:
         """A device probe answered for the CPU to `probe.place` (a compat.device_probes.Probe)."""
         # Dynamo's resume function (`torch_dynamo_resume_in_forward_at_14`) is the user's `forward`, as a
@@ -144,6 +151,17 @@ class Environment:
             f"({type(exc).__name__}: {str(exc).strip()[:200]}): a limit of compile-only mode, not of "
             "torch.compile; its launch was skipped, so values computed after it are not meaningful "
             "(graphs and code are)"
+        )
+        if ("interpreter", message) not in self.problems:
+            self.problems.append(("interpreter", message))
+
+    def bf16_launch(self, kernel: str, ops: list[str]) -> None:
+        """The launch computed on bfloat16 values, which Triton's interpreter holds as their bits."""
+        message = (
+            f"{kernel} computed on bfloat16 values ({', '.join(ops)}), which Triton's interpreter holds as their "
+            "uint16 bits and converts only in a cast to or from float32: its arithmetic, tl.dot and reductions "
+            "ran on the bits. A limit of compile-only mode, not of torch.compile: the values it wrote, and those "
+            "computed after it, are not meaningful (graphs and code are)"
         )
         if ("interpreter", message) not in self.problems:
             self.problems.append(("interpreter", message))
@@ -208,19 +226,20 @@ def compile_only(arch: int = DEFAULT_ARCH) -> Iterator[Environment]:
             env.problems.append(("compile-only", "this torch's torch.cuda.is_available() cannot be watched: where it "
                                  "answered False to your code (a device probe) is not reported"))
         tensors = compat.device_probes.tensor_device_watch(env.probed)
-        for obj, name, value in queries + watch + tensors + compat.no_cuda.patches():
+        for obj, name, value in queries + watch + tensors + compat.no_cuda.patches(emulated=env.queried_in):
             patcher.set(obj, name, value)
         # Disabled for Dynamo so a break inside a launch never traces the interpreter.
         # Warmups still compile (for the stub's target): that is how --resources measures.
         run = compat.interpreter.make_jit_run(env.skipped_launch, original=JITFunction.run,
-                                              compile_launch=compiler.compile, on_note=env.passed_bools)
+                                              compile_launch=compiler.compile, on_note=env.passed_bools,
+                                              on_bf16=env.bf16_launch)
         patcher.set(JITFunction, "run", torch.compiler.disable(run, recursive=True))
         patcher.set(JITFunction, "__call__", compat.interpreter.jit_call_interpreted)
         first_config = compat.interpreter.autotuner_run_first_config
         patcher.set(Autotuner, "run", torch.compiler.disable(first_config, recursive=True))
         autotuner = compat.inductor.caching_autotuner_class()
         inductor_run = compat.interpreter.inductor_run_interpreted(autotuner.run, env.skipped_launch, compiler.compile,
-                                                                   on_note=env.passed_bools)
+                                                                   on_note=env.passed_bools, on_bf16=env.bf16_launch)
         patcher.set(autotuner, "run", inductor_run)
         patcher.set(*compat.inductor.interpreting_inductor_wrapper())
         yield env

@@ -175,6 +175,11 @@ class BreakRecord(DynamoBreak):
     #: A break at `.item()`: what the value read is used for in the user's function, kind -> first
     #: line ("branch", "kernel", "size", "other"; textformats/value_use.py); None when not known.
     value_uses: dict[str, int] | None = None
+    #: "file:line in func" of the outermost frame Dynamo was tracing, the frame it converts (None: not
+    #: known, as in a TORCH_TRACE log). A break inside Triton's runtime is a follow-on of an earlier one only
+    #: when this frame is Triton's own (an eager launch's frame Dynamo compiled): a bare `triton.heuristics`
+    #: launch is inlined from the user's frame through `Heuristics.run`, and breaks there itself.
+    traced_from: str | None = None
 
 
 @dataclass(frozen=True)
@@ -354,6 +359,9 @@ class Capture:
                          "cudagraphs", "epilogues"):
             if not data[optional]:
                 del data[optional]
+        for brk in data["breaks"]:  # absent when not known, as in captures saved before it was recorded
+            if brk["traced_from"] is None:
+                del brk["traced_from"]
         if self.hazards.is_empty():
             del data["hazards"]
         return json.dumps(data, indent=1, default=repr)

@@ -13,6 +13,7 @@ from triton.runtime.autotuner import Autotuner
 from triton.runtime.jit import JITFunction
 
 from tritoninspect.capture.compat import inductor
+from tritoninspect.capture.compat.interpreter_bf16 import bf16_arithmetic
 from tritoninspect.capture.compat.interpreter_loops import LOOP_RANGE, REPLACED, BuiltinRangeLoops, loop_range
 from tritoninspect.capture.compat.kernel_copies import copy_lacks_a_name, missing_globals
 from tritoninspect.capture.compat.libdevice import libdevice_in_numpy
@@ -38,20 +39,26 @@ def interpreter_limits() -> tuple[type[BaseException], ...]:
 
 
 def _interpret(fn: Any, grid: Any, args: tuple[Any, ...], kwargs: dict[str, Any], on_skip: Any,
-               on_note: Any = None, signature: dict[str, str] | None = None, original: Any = None) -> Any:
+               on_note: Any = None, signature: dict[str, str] | None = None, original: Any = None,
+               on_bf16: Any = None) -> Any:
     """Launch `fn` in the interpreter; on an interpreter limitation, skip the
     launch (its outputs stay unwritten) and tell `on_skip` instead of failing
     the whole capture: the graphs and output code are what compile-only mode is for.
     What was adapted for the interpreter (bool arguments) is told to `on_note(kernel, what)`.
     `signature`: the types the launch was compiled with (Inductor's `triton_meta`), for its floats.
-    `original`: the user's function when `fn` is Inductor's copy of it (see `_check_copy_names`)."""
+    `original`: the user's function when `fn` is Inductor's copy of it (see `_check_copy_names`).
+    `on_bf16(kernel, ops)`: the launch computed on bfloat16 values, which the interpreter cannot do right
+    (interpreter_bf16.py); `ops` the interpreter's operations that did."""
     try:
         args, kwargs = floats_as_tensors(fn, args, kwargs, signature)
         args, kwargs, bools = bools_as_int1(fn, args, kwargs)
         if bools and on_note is not None:
             on_note(getattr(fn, "__name__", str(fn)), bools)
-        with interpreter_changes_undone(), libdevice_in_numpy(fn.__globals__):
-            return interpreted(fn)[grid](*args, **kwargs)
+        with interpreter_changes_undone(), libdevice_in_numpy(fn.__globals__), bf16_arithmetic() as bits:
+            result = interpreted(fn)[grid](*args, **kwargs)
+        if bits and on_bf16 is not None:
+            on_bf16(getattr(fn, "__name__", str(fn)), bits)
+        return result
     except interpreter_limits() as exc:
         lacking = copy_lacks_a_name(fn, original, exc)
         if lacking is None:
@@ -250,7 +257,8 @@ def interpreter_changes_undone() -> Iterator[None]:
             cache.pop(fn, None)
 
 
-def make_jit_run(on_skip: Any, original: Any = None, compile_launch: Any = None, on_note: Any = None) -> Any:
+def make_jit_run(on_skip: Any, original: Any = None, compile_launch: Any = None, on_note: Any = None,
+                 on_bf16: Any = None) -> Any:
     """JITFunction.run through Triton's interpreter (triton 3.6-3.8 signature).
 
     A launch first goes to `compile_launch(jf, args by name, options)`, which compiles
@@ -269,7 +277,7 @@ def make_jit_run(on_skip: Any, original: Any = None, compile_launch: Any = None,
         # A kernel parameter named like a launch option (triformer's `num_warps`) takes the
         # value, as Triton's binder gives it (jit.py `create_function_from_signature`).
         kwargs = {k: v for k, v in kwargs.items() if k in self.arg_names or k not in _LAUNCH_ONLY_KWARGS}
-        return _interpret(self.fn, grid, args, kwargs, on_skip, on_note)
+        return _interpret(self.fn, grid, args, kwargs, on_skip, on_note, on_bf16=on_bf16)
 
     return run
 
@@ -308,7 +316,8 @@ def autotuner_run_first_config(self: Autotuner, *args: Any, **kwargs: Any) -> An
     return self.fn.run(*args, **kwargs, **config.all_kwargs())
 
 
-def inductor_run_interpreted(original: Any, on_skip: Any, compile_launch: Any = None, on_note: Any = None) -> Any:
+def inductor_run_interpreted(original: Any, on_skip: Any, compile_launch: Any = None, on_note: Any = None,
+                             on_bf16: Any = None) -> Any:
     """CachingAutotuner.run for user kernels in TRITON_INTERPRET mode.
 
     Inductor's own interpret path misaligns args for kernels with constexprs
@@ -326,13 +335,13 @@ def inductor_run_interpreted(original: Any, on_skip: Any, compile_launch: Any = 
     def run(self: Any, *args: Any, stream: Any = None, benchmark_run: bool = False, **kwargs: Any) -> Any:
         if not (getattr(self, "triton_interpret", False) and inductor.is_user_kernel_launcher(self)):
             return original(self, *args, stream=stream, benchmark_run=benchmark_run, **kwargs)
-        return _launch_user_kernel_interpreted(self, args, on_skip, compile_launch, on_note)
+        return _launch_user_kernel_interpreted(self, args, on_skip, compile_launch, on_note, on_bf16)
 
     return run
 
 
 def _launch_user_kernel_interpreted(autotuner: Any, args: tuple[Any, ...], on_skip: Any,
-                                    compile_launch: Any = None, on_note: Any = None) -> Any:
+                                    compile_launch: Any = None, on_note: Any = None, on_bf16: Any = None) -> Any:
     # triton_meta["signature"] / ["constants"], inductor_meta["extra_launcher_args"]
     # and GridExpr.from_meta(...).eval_slow: the launcher grid of
     # https://github.com/pytorch/pytorch/pull/148305 (reland of #147583, torch 2.7),
@@ -364,7 +373,8 @@ def _launch_user_kernel_interpreted(autotuner: Any, args: tuple[Any, ...], on_sk
         if user is not None:
             options = {k: v for k, v in cfg.all_kwargs().items() if k not in cfg.kwargs and v is not None}
             compile_launch(user, kernel_args, options, types=inductor_scalar_types(meta["signature"], kernel_args))
-    return _interpret(fn, grid, (), kernel_args, on_skip, on_note, meta["signature"], getattr(user, "fn", user))
+    return _interpret(fn, grid, (), kernel_args, on_skip, on_note, meta["signature"], getattr(user, "fn", user),
+                      on_bf16=on_bf16)
 
 
 def launcher_arg_names(fn: Any, triton_meta: dict[str, Any], inductor_meta: dict[str, Any]) -> list[str]:

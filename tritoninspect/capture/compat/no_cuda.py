@@ -38,11 +38,16 @@ class NoCudaDevice(AssertionError, RuntimeError):
     classes torch raises there without CUDA (AssertionError from `_lazy_init`, RuntimeError from
     C++), so code that catches torch's error to take another path still does."""
 
-    def __init__(self, where: str, what: str) -> None:
+    def __init__(self, where: str, what: str, emulated: tuple[str, ...] = ()) -> None:
         #: "file:line in function" of the code that asked.
         self.where = where
+        # The emulated device queries its file was answered first (gemlite 0.6's modules allocate a tensor on
+        # each of `range(torch.cuda.device_count())` devices at import: one emulated GPU, one CUDA tensor).
+        before = (f"; compile-only mode's emulated GPU answered {', '.join(emulated)} in that file first, which "
+                  "may be why it asks (without tritoninspect a CPU-only machine answers no GPU there)" if emulated
+                  else "")
         super().__init__(
-            f"{NO_CUDA}: {_short(where)} {what}; run it on a machine with a GPU (gpu mode), or allocate on "
+            f"{NO_CUDA}: {_short(where)} {what}{before}; run it on a machine with a GPU (gpu mode), or allocate on "
             "the inputs' device (device=x.device) so compile-only mode can follow it")
 
 
@@ -54,15 +59,41 @@ def _short(where: str) -> str:
     return where
 
 
-def patches(on_refused: Callable[[str], None] | None = None) -> list[tuple[Any, str, Any]]:
+#: "file:line in function" of the code that asked -> the emulated device queries answered in its file.
+Emulated = Callable[[str], tuple[str, ...]]
+
+
+def patches(on_refused: Callable[[str], None] | None = None,
+            emulated: Emulated | None = None) -> list[tuple[Any, str, Any]]:
     """(object, name, value) to set while compile-only mode is active, [] where CUDA is available
-    (forced compile-only mode on a GPU machine allocates for real)."""
+    (forced compile-only mode on a GPU machine allocates for real). `emulated`: what the refusal adds
+    about the emulated device queries answered in the asking code's file."""
     if torch.cuda.is_available():
         return []
-    return [_fake_tensor_patch(on_refused), _lazy_init_patch(on_refused)]
+    return [_fake_tensor_patch(on_refused, emulated), _lazy_init_patch(on_refused, emulated), *_device_none_patch()]
 
 
-def _fake_tensor_patch(on_refused: Callable[[str], None] | None) -> tuple[Any, str, Any]:
+def _device_none_patch() -> list[tuple[Any, str, Any]]:
+    """`torch.cuda.device(None)` as torch documents it, a no-op, on a build without CUDA.
+
+    Libraries enter `torch.cuda.device(x.device.index)` around a launch (FlagGems 5.0's generated
+    pointwise wrappers, unconditionally): a CUDA tensor's index is 0, a CPU tensor's (compile-only
+    mode's) None. `device.__enter__` passes None to `torch.cuda._exchange_device`, whose fallback on a
+    build without `torch._C._cuda_exchangeDevice` compares `device < 0` and raises TypeError
+    ("'<' not supported between instances of 'NoneType' and 'int'"; torch/cuda/__init__.py, torch
+    2.11-2.14; PR not found). Given None, it now answers -1 (no device was current), as for a negative index."""
+    if hasattr(torch._C, "_cuda_exchangeDevice"):
+        return []
+    original = torch.cuda._exchange_device
+
+    def _exchange_device(device: Any) -> int:
+        return -1 if device is None else original(device)
+
+    _exchange_device.__name__ = _exchange_device.__qualname__ = "_exchange_device"
+    return [(torch.cuda, "_exchange_device", _exchange_device)]
+
+
+def _fake_tensor_patch(on_refused: Callable[[str], None] | None, emulated: Emulated | None) -> tuple[Any, str, Any]:
     """FakeTensor.__new__ (torch/_subclasses/fake_tensor.py; its `fake_device`, torch 2.11-2.14;
     PR not found), refusing a fake CUDA tensor the user's or a library's code asked for."""
     from torch._subclasses.fake_tensor import FakeTensor
@@ -73,7 +104,7 @@ def _fake_tensor_patch(on_refused: Callable[[str], None] | None) -> tuple[Any, s
     def __new__(cls: type, *args: Any, **kwargs: Any) -> Any:  # noqa: N807 - the slot's name
         tensor = new(cls, *args, **kwargs)
         device = getattr(tensor, "fake_device", None)
-        refused = _refusal(f"asks for a tensor on {str(device)!r}", on_refused) if (
+        refused = _refusal(f"asks for a tensor on {str(device)!r}", on_refused, emulated) if (
             device is not None and device.type == "cuda") else None
         if refused is not None:
             raise refused
@@ -82,7 +113,7 @@ def _fake_tensor_patch(on_refused: Callable[[str], None] | None) -> tuple[Any, s
     return FakeTensor, "__new__", staticmethod(__new__)
 
 
-def _lazy_init_patch(on_refused: Callable[[str], None] | None) -> tuple[Any, str, Any]:
+def _lazy_init_patch(on_refused: Callable[[str], None] | None, emulated: Emulated | None) -> tuple[Any, str, Any]:
     """torch.cuda._lazy_init, which torch calls (from C++ too) before it first uses CUDA
     (torch/cuda/__init__.py, torch 2.11-2.14; PR not found)."""
     original = torch.cuda._lazy_init
@@ -93,7 +124,7 @@ def _lazy_init_patch(on_refused: Callable[[str], None] | None) -> tuple[Any, str
             return
         except (AssertionError, RuntimeError, AttributeError):
             refused = _refusal("asks for CUDA (a tensor on a cuda device, or a torch.cuda call that needs one)",
-                               on_refused)
+                               on_refused, emulated)
             if refused is None:
                 raise
         # Outside the except block: torch's AssertionError must not become its context (a failure
@@ -104,14 +135,15 @@ def _lazy_init_patch(on_refused: Callable[[str], None] | None) -> tuple[Any, str
     return torch.cuda, "_lazy_init", _lazy_init
 
 
-def _refusal(what: str, on_refused: Callable[[str], None] | None) -> NoCudaDevice | None:
+def _refusal(what: str, on_refused: Callable[[str], None] | None,
+             emulated: Emulated | None = None) -> NoCudaDevice | None:
     """The NoCudaDevice error naming the code that asked; None when torch itself asked."""
     where = _asking_code(sys._getframe(2))
     if where is None:
         return None
     if on_refused is not None:
         on_refused(where)
-    return NoCudaDevice(where, what)
+    return NoCudaDevice(where, what, emulated(where) if emulated is not None else ())
 
 
 def _asking_code(frame: FrameType | None) -> str | None:
