@@ -439,3 +439,16 @@ def test_a_launch_computing_on_bfloat16_values_is_said_not_meaningful() -> None:
         out, twice = net(x, y)
     assert torch.equal(twice, (x.float() * 2).bfloat16())
     assert not torch.allclose(out, x.float() @ y.float(), atol=1e-1)
+
+
+def test_further_bfloat16_launches_are_said_in_one_line_each() -> None:
+    """cut-cross-entropy's training model repeated the long bf16 warning in full for each of three kernels."""
+    from tritoninspect.capture.session import Environment
+
+    env = Environment()
+    env.bf16_launch("dot_kernel", ["create_dot"])
+    env.bf16_launch("sum_kernel", ["create_reduce"])
+    env.bf16_launch("sum_kernel", ["create_reduce"])
+    (first, source), (second, _) = [(text, s) for s, text in env.problems]
+    assert source == "interpreter" and "uint16 bits" in first and "not meaningful" in first and len(first) > 300
+    assert second == "sum_kernel computed on bfloat16 values (create_reduce) too: its values are not meaningful either"

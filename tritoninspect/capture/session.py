@@ -75,6 +75,10 @@ def choose_mode(device: str, target: str | None = None) -> ModeInfo:
     return ModeInfo("compile-only", f"cpu (Triton target cuda:sm_{arch}, kernels interpreted)", "cpu", arch)
 
 
+#: What the first bf16 launch's warning says of the interpreter (a later one refers to it).
+_BF16_SAID = "which Triton's interpreter holds as their uint16 bits"
+
+
 @dataclass
 class Environment:
     """What a mode's environment noticed while it was active."""
@@ -157,11 +161,14 @@ class Environment:
 
     def bf16_launch(self, kernel: str, ops: list[str]) -> None:
         """The launch computed on bfloat16 values, which Triton's interpreter holds as their bits."""
-        message = (
-            f"{kernel} computed on bfloat16 values ({', '.join(ops)}), which Triton's interpreter holds as their "
-            "uint16 bits and converts only in a cast to or from float32: its arithmetic, tl.dot and reductions "
-            "ran on the bits. A limit of compile-only mode, not of torch.compile: the values it wrote, and those "
-            "computed after it, are not meaningful (graphs and code are)"
+        said = any(source == "interpreter" and _BF16_SAID in text for source, text in self.problems)
+        message = (  # said in full once; each further kernel in one line (three long lines for one model)
+            f"{kernel} computed on bfloat16 values ({', '.join(ops)}) too: its values are not meaningful either"
+            if said else
+            f"{kernel} computed on bfloat16 values ({', '.join(ops)}), {_BF16_SAID} and converts only in a cast to "
+            "or from float32: its arithmetic, tl.dot and reductions ran on the bits. A limit of compile-only mode, "
+            "not of torch.compile: the values it wrote, and those computed after it, are not meaningful (graphs and "
+            "code are)"
         )
         if ("interpreter", message) not in self.problems:
             self.problems.append(("interpreter", message))
