@@ -99,7 +99,8 @@ def fullgraph_kept(callback: Any, backend: Callable[..., Any]) -> Any:
     from torch._dynamo import convert_frame
 
     stance = getattr(getattr(eval_frame, "_stance", None), "stance", None)
-    wrapper, assert_ = getattr(convert_frame, "CatchErrorsWrapper", None), getattr(convert_frame, "ConvertFrameAssert", None)
+    wrapper = getattr(convert_frame, "CatchErrorsWrapper", None)
+    assert_ = getattr(convert_frame, "ConvertFrameAssert", None)
     if stance != "default" or wrapper is None or assert_ is None or not isinstance(callback, wrapper):
         return None
     inner = getattr(callback, "_torchdynamo_orig_backend", None)
