@@ -289,6 +289,12 @@ def test_a_library_launch_torch_refuses_is_not_sent_to_a_triton_op() -> None:
     assert "wrap_triton checks it the same way" in eager.action and "torch.library.custom_op of your own" in eager.action
     assert "registered with torch.library.triton_op" not in eager.action
     assert "reset_to_zero" in eager.action  # the change the library can make
+    assert "register_autograd" not in eager.action  # a run without backward
+    # Where the run trains, the own custom_op needs the library's backward, or no gradient passes it.
+    training = dataclasses.replace(report, graph_breaks=breaks, libraries=(lib,),
+                                   meta=dataclasses.replace(report.meta, backward=True))
+    trained = next(a for a in advise(training) if a.rule == "eager_launches")
+    assert "custom_op of your own and torch.library.register_autograd giving it the library's backward" in trained.action
     other = GraphBreak("0/0", "reason", "m.py", 3, headline="Unsupported Tensor.item() call", library="torchao")
     (a,) = advise(dataclasses.replace(gpu("add_raw"), graph_breaks=(other,), libraries=(lib,)))
     assert "registered with torch.library.triton_op" in a.action  # a break elsewhere in the library: as before

@@ -224,10 +224,13 @@ def _library_break_action(report: Report, brk: GraphBreak) -> str:
                    "@triton.heuristics, and wrap_triton takes only a triton.jit or triton.autotune kernel" if bare
                    else "Torch refuses that launch inside a torch.library.triton_op too (wrap_triton checks it the "
                         "same way, and the compile fails)")
+        # A custom_op passes no gradient without register_autograd: said where the run trains.
+        grads = (" and torch.library.register_autograd giving it the library's backward (without it no gradient "
+                 "passes the op)" if report.meta.backward else "")
         return (f"The break is in {name}'s code at {where} (installed library, not yours): it {what}, so its "
                 f"kernels run eagerly. {refused}, so from your side: call the library from a "
-                f"torch.library.custom_op of your own ({TRITON_OP_DOC}), which keeps one graph with the kernels "
-                f"opaque inside the op, or {upstream(lib, brk.library)}{change}.")
+                f"torch.library.custom_op of your own{grads} ({TRITON_OP_DOC}), which keeps one graph with the "
+                f"kernels opaque inside the op, or {upstream(lib, brk.library)}{change}.")
     return (f"The break is in {name}'s code at {where} (installed library, not yours): it {what}, so its "
             "kernels run eagerly. From your side: launch the library's kernels from an op of your own "
             f"registered with torch.library.triton_op and torch.library.wrap_triton ({TRITON_OP_DOC}), or "
