@@ -524,10 +524,15 @@ def test_module_level_example_inputs_that_raise(tmp_path: Path) -> None:
         load(f"{path}:Net")
 
 
-@pytest.mark.parametrize(("name", "returned"), [("DictInputs", "dict"), ("EmptyListInputs", "an empty list")])
+@pytest.mark.parametrize(("name", "returned"), [("SetInputs", "set"), ("EmptyListInputs", "an empty list")])
 def test_example_inputs_of_the_wrong_shape(name: str, returned: str) -> None:
     with pytest.raises(InputsError, match=f"^{name}.example_inputs\\(\\) returned {returned}"):
         load(f"{CLASSES}:{name}")
+
+
+def test_a_dict_of_example_inputs_is_a_call_by_keyword() -> None:
+    (call,) = load(f"{CLASSES}:DictInputs").input_sets
+    assert call == () and list(call.kwargs) == ["x"]
 
 
 # ----------------------------------------------------- load_target: device and grad

@@ -125,6 +125,12 @@ class DictInputs(OneInput):
         return {"x": torch.ones(1)}
 
 
+class SetInputs(OneInput):
+    @staticmethod
+    def example_inputs():
+        return {torch.ones(1)}
+
+
 class EmptyListInputs(OneInput):
     @staticmethod
     def example_inputs():

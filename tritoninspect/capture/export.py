@@ -25,6 +25,7 @@ import torch
 from triton.runtime.jit import JITFunction
 
 from tritoninspect.capture import compat
+from tritoninspect.capture.calls import call_with, keywords
 from tritoninspect.capture.compat import export as export_api
 from tritoninspect.model.export_records import AotiRecord, EagerLaunch, ExportCapture, ExportNode, InputDims
 from tritoninspect.capture.crash import fatal_signal_stacks
@@ -83,7 +84,7 @@ def _run(cap: ExportCapture, module: Any, args: tuple[Any, ...], *, info: ModeIn
         return
     start = time.perf_counter()
     ep = _step(cap, "export", lambda: export_api.export(module, args, strict=cap.strict,
-                                                            dynamic_shapes=dynamic_shapes))
+                                                            dynamic_shapes=dynamic_shapes, kwargs=keywords(args)))
     cap.export_time_s = time.perf_counter() - start
     if cap.failure is not None:
         return
@@ -159,7 +160,7 @@ def _eager(cap: ExportCapture, module: Any, args: tuple[Any, ...]) -> Any:
     try:
         patcher.set(JITFunction, "run", run)
         with torch.no_grad():
-            out = module(*args)
+            out = call_with(module, args)
     finally:
         patcher.restore()
     for (kid, op, consts, scalars), n in counts.items():
@@ -248,10 +249,10 @@ def _record_inputs(cap: ExportCapture, module: Any, args: tuple[Any, ...], dynam
     """Each tensor argument's example sizes and what was asked of each dimension, named as
     forward's parameters (export names the user inputs after them)."""
     names = _forward_params(module)
-    for index, arg in enumerate(args):
+    named = [(names[i] if i < len(names) else f"arg{i}", arg) for i, arg in enumerate(args)]
+    for index, (name, arg) in enumerate([*named, *keywords(args).items()]):
         if isinstance(arg, torch.Tensor):
-            name = names[index] if index < len(names) else f"arg{index}"
-            cap.inputs.append(InputDims(name, tuple(arg.shape), (), _requested(dynamic_shapes, index, arg)))
+            cap.inputs.append(InputDims(name, tuple(arg.shape), (), _requested(dynamic_shapes, index, name, arg)))
 
 
 def _forward_params(module: Any) -> list[str]:
@@ -288,16 +289,26 @@ def _is_tensor(value: Any) -> bool:
     return isinstance(value, torch.Tensor)
 
 
-def _auto_shapes(module: Any, args: tuple[Any, ...]) -> tuple[Any, ...]:
-    """Dim.AUTO on every dimension of every tensor argument (None for the rest)."""
+def _auto_shapes(module: Any, args: tuple[Any, ...]) -> tuple[Any, ...] | dict[str, Any]:
+    """Dim.AUTO on every dimension of every tensor argument (None for the rest); by forward's parameter
+    names where some inputs are keywords (torch.export takes a dict of them then)."""
     auto = export_api.dim_auto()
-    return tuple({i: auto for i in range(a.dim())} if isinstance(a, torch.Tensor) else None for a in args)
+
+    def shape(a: Any) -> Any:
+        return {i: auto for i in range(a.dim())} if isinstance(a, torch.Tensor) else None
+
+    if not keywords(args):
+        return tuple(shape(a) for a in args)
+    names = _forward_params(module)
+    return {**{names[i]: shape(a) for i, a in enumerate(args)}, **{k: shape(v) for k, v in keywords(args).items()}}
 
 
-def _requested(dynamic_shapes: Any, index: int, example: torch.Tensor) -> tuple[str, ...]:
+def _requested(dynamic_shapes: Any, index: int, name: str, example: torch.Tensor) -> tuple[str, ...]:
     spec = None
     if isinstance(dynamic_shapes, (tuple, list)) and index < len(dynamic_shapes):
         spec = dynamic_shapes[index]
+    elif isinstance(dynamic_shapes, dict) and name in dynamic_shapes:
+        spec = dynamic_shapes[name]
     elif isinstance(dynamic_shapes, dict) and index < len(dynamic_shapes):
         spec = list(dynamic_shapes.values())[index]
     if not isinstance(spec, dict):
@@ -424,7 +435,7 @@ def _load_and_compare(cap: ExportCapture, record: AotiRecord, path: str, args: t
     record.loaded = model is not None
     if model is None:
         return
-    out = _step(cap, "aoti_run", lambda: model(*args))
+    out = _step(cap, "aoti_run", lambda: call_with(model, args))
     if cap.failure is not None:
         return
     diff = _max_abs_diff(out, reference)

@@ -22,6 +22,7 @@ import torch
 
 from tritoninspect import __version__, textformats
 from tritoninspect.capture import compat
+from tritoninspect.capture.calls import call_with
 from tritoninspect.capture.crash import fatal_signal_stacks
 from tritoninspect.capture.cudagraphs import CALLS_PER_INPUT_SET
 from tritoninspect.capture.failure import Progress, failure_record, raised_in_tool
@@ -425,8 +426,8 @@ def call_once(fn: Any, args: tuple[Any, ...], backward: bool, progress: Progress
     progress.call = "run"
     if not backward:
         with torch.enable_grad() if grad else torch.no_grad():
-            return fn(*args)
-    out = fn(*args)
+            return call_with(fn, args)
+    out = call_with(fn, args)
     losses = [t.sum() for t in _tensors(out) if t.requires_grad]
     if losses:
         progress.call = "backward"

@@ -34,8 +34,8 @@ from typer.core import TyperCommand, TyperGroup
 #: Where example inputs come from, said once for every command that compiles a target.
 INPUTS_CONVENTION = (
     "Example inputs: --inputs, else a staticmethod example_inputs() on the model class, else a "
-    "module-level example_inputs() in its file (return a tuple of arguments, or a list of tuples "
-    "for several calls)."
+    "module-level example_inputs() in its file (return a tuple of arguments or a dict of keyword "
+    "arguments, or a list of them for several calls)."
 )
 
 #: Each command's examples, shown after its options (Rich markup: \b keeps the line breaks).

@@ -13,7 +13,7 @@ import contextvars
 import inspect
 import os
 import traceback
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -87,11 +87,14 @@ def capture_target(spec: TargetSpec, options: CaptureOptions = CaptureOptions())
                         requires_grad=loaded.requires_grad)
 
 
-def capture_module(module: Any, input_sets: Sequence[Sequence[Any]], options: CaptureOptions, *, name: str) -> Capture:
-    """Enter the mode and capture a live module's calls (one per input set)."""
-    sets = [tuple(s) for s in input_sets]
+def capture_module(module: Any, input_sets: Sequence[Sequence[Any] | Mapping[str, Any]], options: CaptureOptions, *, name: str) -> Capture:
+    """Enter the mode and capture a live module's calls (one per input set: a tuple of positional inputs, or
+    a dict of keyword inputs)."""
+    from tritoninspect.capture.calls import Call, every_input
+
+    sets = [Call((), s) if isinstance(s, Mapping) else s if isinstance(s, Call) else tuple(s) for s in input_sets]
     with enter_mode(options, user_dir=_defining_dir(module)) as mode:
-        wants_grad = any(getattr(t, "requires_grad", False) for s in sets for t in s)
+        wants_grad = any(getattr(t, "requires_grad", False) for s in sets for t in every_input(s))
         return _capture(mode, module, sets, options, name=name, requires_grad=wants_grad)
 
 
@@ -286,7 +289,7 @@ def inspect_target(
 
 def inspect_module(
     module: Any,
-    *input_sets: Sequence[Any],
+    *input_sets: Sequence[Any] | Mapping[str, Any],
     device: str = "auto",
     dynamic: bool = False,
     backward: bool | None = None,
@@ -298,7 +301,7 @@ def inspect_module(
     cudagraphs: bool = False,
     progress: bool | None = None,
 ) -> Report:
-    """Capture a live module (or callable) called once per input tuple.
+    """Capture a live module (or callable) called once per input tuple (or dict of keyword inputs).
 
     The public Python API (`from tritoninspect import inspect_module`), e.g. in
     a kernel library's tests::

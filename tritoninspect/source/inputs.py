@@ -11,6 +11,8 @@ from typing import Any
 
 import torch
 
+from tritoninspect.capture.calls import keywords
+
 from tritoninspect.model.errors import InputsError
 
 _INPUTS_FORMS = ('expected e.g. "4x128:float16,4x128,scalar:i64=8" (dims joined by x, optional :dtype, '
@@ -208,10 +210,13 @@ def _random_tensor(spec: InputSpec, generator: torch.Generator) -> torch.Tensor:
 
 
 def describe_inputs(input_sets: list[tuple[Any, ...]] | tuple[tuple[Any, ...], ...]) -> tuple[str, ...]:
-    """One short description per input of the first call, e.g. ``("64:float32", "3")``."""
+    """One short description per input of the first call, e.g. ``("64:float32", "3")``; a keyword input's
+    with its name (``"attention_mask=4x128:bool"``)."""
     if not input_sets:
         return ()
-    return tuple(_describe_value(value) for value in input_sets[0])
+    first = input_sets[0]
+    return (*(_describe_value(value) for value in first),
+            *(f"{name}={_describe_value(value)}" for name, value in keywords(first).items()))
 
 
 def _describe_value(value: Any) -> str:

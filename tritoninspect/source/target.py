@@ -15,7 +15,7 @@ import os
 import sys
 import traceback
 import types
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -30,6 +30,7 @@ from tritoninspect.model.errors import (
     UserCodeError,
     ends_the_run,
 )
+from tritoninspect.capture.calls import Call, every_input, keywords, with_inputs
 from tritoninspect.source.inputs import InputSpec, describe_inputs, make_inputs, parse_inputs
 from tritoninspect.source.spec import TargetSpec, parse_spec
 
@@ -306,16 +307,17 @@ def _find_input_sets(
     # The model's own inputs first, so one file can hold models with different signatures.
     # getattr_static: only look, so a property that raises is reported as the user's error below.
     if inspect.getattr_static(model, "example_inputs", None) is not None:
-        return _call_example_inputs(lambda: model.example_inputs, f"{class_name}.example_inputs")
+        return _call_example_inputs(lambda: model.example_inputs, f"{class_name}.example_inputs", model.forward)
     if hasattr(user_module, "example_inputs"):
-        return _call_example_inputs(lambda: user_module.example_inputs, "example_inputs")
+        return _call_example_inputs(lambda: user_module.example_inputs, "example_inputs", model.forward)
     raise InputsError(
         f"No example inputs for {class_name}: pass --inputs \"4x128:float16\", define "
         f"example_inputs() in {spec.display_name}, or add an example_inputs staticmethod to {class_name}"
     )
 
 
-def _call_example_inputs(get: Callable[[], Any], label: str) -> tuple[list[tuple[Any, ...]], str]:
+def _call_example_inputs(get: Callable[[], Any], label: str,
+                         forward: Callable[..., Any]) -> tuple[list[tuple[Any, ...]], str]:
     """Fetch (and call, when callable) an example_inputs source."""
     try:
         value = get()
@@ -326,23 +328,47 @@ def _call_example_inputs(get: Callable[[], Any], label: str) -> tuple[list[tuple
         if ends_the_run(exc):
             raise
         raise user_code_error(f"error in {label}", exc) from exc
-    return _normalise_input_sets(value, source), source
+    return _normalise_input_sets(value, source, forward), source
 
 
-def _normalise_input_sets(value: Any, source: str) -> list[tuple[Any, ...]]:
-    """A tensor is one input, a tuple/list one call, a list of tuples/lists several calls."""
+def _normalise_input_sets(value: Any, source: str, forward: Callable[..., Any] | None = None) -> list[tuple[Any, ...]]:
+    """A tensor is one input, a tuple/list one call, a list of tuples/lists several calls; a dict one call
+    by keyword, a list of dicts several (unless `forward` takes the dicts themselves, as before)."""
     if isinstance(value, torch.Tensor):
         return [(value,)]
+    if isinstance(value, Mapping):
+        return [_keyword_call(value, source)]
     if isinstance(value, list) and not value:
         raise InputsError(f"{source} returned an empty list: return a tensor, a tuple, or a list of tuples")
     if isinstance(value, list) and all(isinstance(item, (tuple, list)) for item in value):
         return [tuple(item) for item in value]
+    if isinstance(value, list) and all(isinstance(item, Mapping) for item in value) and not _binds(forward, value):
+        return [_keyword_call(item, source) for item in value]
     if isinstance(value, (tuple, list)):
         return [tuple(value)]
     raise InputsError(
-        f"{source} returned {type(value).__name__}: return a tensor, a tuple of inputs, "
-        "or a list of tuples (one per call)"
+        f"{source} returned {type(value).__name__}: return a tensor, a tuple of inputs, a dict of keyword "
+        "inputs, or a list of them (one per call)"
     )
+
+
+def _keyword_call(value: Mapping[Any, Any], source: str) -> Call:
+    bad = next((key for key in value if not isinstance(key, str) or not key.isidentifier()), None)
+    if bad is not None:
+        raise InputsError(f"{source} returned a dict with the key {bad!r}: a dict's keys are the keyword "
+                          "names forward is called with")
+    return Call((), value)
+
+
+def _binds(forward: Callable[..., Any] | None, args: list[Any]) -> bool:
+    """Can `forward` take `args` positionally? (Unknown: yes, the meaning a list always had.)"""
+    try:
+        inspect.signature(forward).bind(*args)  # type: ignore[arg-type]
+    except TypeError:
+        return False
+    except ValueError:
+        return True
+    return True
 
 
 # ------------------------------------------------------------------------ devices
@@ -380,7 +406,9 @@ def _to_device(
         raise EnvironmentProblem(f"cannot move {type(model).__name__} to {device}: {exc}") from exc
     # One tensor passed twice stays one tensor: aliasing changes what Dynamo guards on.
     moved: dict[int, torch.Tensor] = {}
-    return model, [tuple(_move(value, device, moved) for value in call) for call in input_sets]
+    return model, [with_inputs(call, (_move(value, device, moved) for value in call),
+                               {k: _move(v, device, moved) for k, v in keywords(call).items()})
+                   for call in input_sets]
 
 
 def _move(value: Any, device: torch.device, moved: dict[int, torch.Tensor]) -> Any:
@@ -421,7 +449,7 @@ def _iter_tensors(value: Any) -> Iterator[torch.Tensor]:
     if isinstance(value, torch.Tensor):
         yield value
     elif isinstance(value, (list, tuple)):
-        for item in value:
+        for item in every_input(value) if isinstance(value, Call) else value:
             yield from _iter_tensors(item)
     elif isinstance(value, dict):
         for item in value.values():
@@ -439,10 +467,13 @@ def _check_fits_forward(model: torch.nn.Module, input_sets: list[tuple[Any, ...]
         return  # nothing to check against; the call itself will say
     for index, call in enumerate(input_sets):
         try:
-            signature.bind(*call)
+            signature.bind(*call, **keywords(call))
         except TypeError as exc:
             which = f"call {index + 1} of {len(input_sets)}: " if len(input_sets) > 1 else ""
             count = f"{len(call)} input" + ("" if len(call) == 1 else "s")
+            if keywords(call):
+                count = f"keyword inputs {', '.join(keywords(call))}" if not call else \
+                    f"{count} and keyword inputs {', '.join(keywords(call))}"
             raise InputsError(
                 f"inputs do not fit {type(model).__name__}.forward{_plain_signature(model.forward)}: "
                 f"{which}got {count} (from {source})",

@@ -25,9 +25,10 @@ def default_strict() -> bool:
     return bool(default) if isinstance(default, bool) else False
 
 
-def export(module: Any, args: tuple[Any, ...], *, strict: bool, dynamic_shapes: Any = None) -> Any:
-    """`torch.export.export(module, args, strict=..., dynamic_shapes=...)` (public API)."""
-    return torch.export.export(module, args, strict=strict, dynamic_shapes=dynamic_shapes)
+def export(module: Any, args: tuple[Any, ...], *, strict: bool, dynamic_shapes: Any = None,
+           kwargs: dict[str, Any] | None = None) -> Any:
+    """`torch.export.export(module, args, kwargs, strict=..., dynamic_shapes=...)` (public API)."""
+    return torch.export.export(module, tuple(args), kwargs or None, strict=strict, dynamic_shapes=dynamic_shapes)
 
 
 def dim_auto() -> Any:
