@@ -204,6 +204,18 @@ def test_shared_allocation_and_input_view() -> None:
     assert c.action == "" and "mul reads that value after the launch" in c.finding
 
 
+def test_a_view_shared_with_an_argument_the_kernel_only_reads_is_no_shared_allocation() -> None:
+    """Liger-Kernel's rms_norm backward gets dY as dY_ptr and dX_ptr (dX = dY, in place) and writes dX_ptr only:
+    the rule said it "writes dX_ptr and dY_ptr" and advised passing "the tensor they are views of" once,
+    with an offset. There are no two written parts; the aliasing hazard's advice is the one that applies."""
+    report = saved("ln_zeros_merged")
+    read_partner = with_args(report, "ln_bwd_kernel", "DB", merged=False, view=True, shares_with=("DY",))
+    assert run("clone_shared_allocation", read_partner) == []
+    both = with_args(read_partner, "ln_bwd_kernel", "DB", shares_with=("DY", "DW"))
+    (a,) = run("clone_shared_allocation", both)
+    assert "writes DW and DB, views of one tensor" in a.finding
+
+
 def test_a_report_without_the_facts_gets_the_fact_only() -> None:
     # Schema 4 reports (the stored GPU ones) lack how the buffers are made: no action is guessed.
     (a,) = run("inplace_clones", gpu("inplace"))

@@ -37,8 +37,8 @@ class _Cloned:
     order: tuple[str, ...] = ()
 
     def together(self) -> str:
-        """This argument and those sharing its tensor, in parameter order: "DW and DB"."""
-        names = {self.arg.arg, *self.arg.shares_with}
+        """This argument and the cloned ones sharing its tensor, in parameter order: "DW and DB"."""
+        names = {self.arg.arg, *(n for n in self.arg.shares_with if n in self.order)}
         return join(sorted(names, key=lambda n: (self.order.index(n) if n in self.order else len(self.order), n)))
 
 
@@ -129,7 +129,9 @@ def shared_allocation(report: Report, kernels: Sequence[KernelSummary]) -> list[
     advice = []
     for c in _still_cloned(report, kernels):
         a = c.arg
-        if not _is_shared(a):
+        # A tensor shared with a parameter the kernel only reads (Liger's rms_norm backward gets dY as dY_ptr
+        # and dX_ptr, in place) has no second written part to pass once: the aliasing hazard's advice applies.
+        if not _is_shared(a) or not any(name in c.order for name in a.shares_with):
             continue
         pair = c.together()
         advice.append(Advice(
