@@ -471,6 +471,32 @@ def test_recompiles_on_a_stack_value_group_by_guard() -> None:
     assert a.kernel is None and "Python number carried across a graph break" in a.action
 
 
+def _helper_recompile(cid: str, guard: str, line: int) -> Recompile:
+    reason = (f"{cid[:-1]}{int(cid[-1]) - 1}: {guard}  # x  # transformers/utils/deprecation.py:{line} in wrapped_func\n"
+              'User stack trace:\n  File "/v/lib/python3.11/site-packages/transformers/utils/deprecation.py", '
+              f"line {line}, in wrapped_func\n    x")
+    return Recompile(cid, reason, guard=f"{guard}  # x")
+
+
+def test_recompiles_of_a_helper_called_differently_are_one_finding_without_dynamic() -> None:
+    """A tiny Hugging Face Llama with a graph break: transformers' deprecation wrapper, compiled on its own, failed
+    a type guard and argument-count guards; the advice was "compile with dynamic=True", which changes nothing."""
+    group = (_helper_recompile("1/1", "type(args[0]) is LlamaForCausalLM", 131),
+             _helper_recompile("1/2", "len(args) == 1", 131), _helper_recompile("1/3", "not args", 178))
+    (a,) = run("recompiles", dataclasses.replace(gpu("add_raw"), recompiles=group))
+    assert a.finding == ("3 recompiles (1/1, 1/2, 1/3) of wrapped_func (transformers/utils/deprecation.py): guards "
+                         "failed: type(args[0]) is LlamaForCausalLM, len(args) == 1, not args.")
+    assert "dynamic=True does not help" in a.action and "mark_dynamic" not in a.action
+    assert "wrapped_func (transformers/utils/deprecation.py) is compiled on its own" in a.action
+    entry = dataclasses.replace(group[0], compile_id="0/1")
+    (b,) = run("recompiles", dataclasses.replace(gpu("add_raw"), recompiles=(entry,)))
+    assert b.action.endswith("Call it alike each time.")
+    # A guard on a value dynamic=True can make symbolic keeps its advice.
+    size = Recompile("1/1", "r", guard="L['n'] == 4  # x")
+    (c,) = run("recompiles", dataclasses.replace(gpu("add_raw"), recompiles=(size,)))
+    assert "dynamic=True" in c.action and "does not help" not in c.action
+
+
 def test_recompile_limit() -> None:
     report = dataclasses.replace(
         gpu("add_raw"), recompile_limits=(RecompileLimit("0/8", "recompile_limit", 8, function="forward"),))

@@ -207,6 +207,19 @@ def test_short_guard_keeps_the_comparison_and_the_source() -> None:
     )
 
 
+def test_short_guard_says_identity_checks_in_words() -> None:
+    """A type check read `<expression over sizes>` (a Hugging Face model's recompiles): it is long, holds an
+    object id, and is about no size."""
+    type_guard = ("___check_type_id(args[0], 94318570875344), type=<class 'transformers.models.llama.modeling_llama."
+                  "LlamaForCausalLM'>  # func_name = f(x)  # transformers/utils/deprecation.py:131 in wrapped_func "
+                  "(HINT: type LlamaForCausalLM)")
+    assert short_guard(type_guard) == "type(args[0]) is LlamaForCausalLM  # func_name = f(x)"
+    assert short_guard("___check_obj_id(L['fn'], 140), type=<class 'function'>  # y = fn(x)  # m.py:3 in f") == (
+        "L['fn'] is <the function compiled for>  # y = fn(x)")
+    long = "L['self'].config.a_rather_long_attribute_name.and_another_long_attribute_name == 'a long string value'"
+    assert short_guard(long) == long[:79].rstrip() + "…"
+
+
 def test_kernel_filter_leaves_out_the_breaks_of_other_kernels_from_the_advice(in_repo: Path) -> None:
     # `graph --kernel add_kernel` said "graph break at ... next to scale_kernel": scale_kernel's break, which
     # the whole report says with scale_kernel's eager launches, became a finding of its own.

@@ -43,6 +43,8 @@ def _recompile_key(r: Recompile) -> tuple[str, ...]:
     guard = _guard_of(r)
     if guarded and not is_size_mismatch(guard):
         return (guarded[0].kernel, guarded[0].kind, guarded[0].name)
+    if guard and _not_a_size(guard) and (frame := _frame_of(r, line=False)):
+        return ("calls", frame)  # a type, object or argument count: one advice per function, whichever failed
     if guard:
         return ("guard", _VALUE_RE.sub(r"\1 <value>", guard.split("  # ")[0].strip()))
     changed = [c for c in r.changes if c.kind == "constexpr"] or list(r.changes)
@@ -60,7 +62,11 @@ def _recompile_advice(key: tuple[str, ...], group: list[Recompile]) -> Advice:
     ids = ", ".join(r.compile_id for r in group)
     head = f"{plural(len(group), 'recompile')} ({ids})"
     kernel, action = None, next((r.hint for r in reversed(group) if r.hint), None)
-    if key[0] != "guard":
+    if key[0] == "calls":
+        guards = ", ".join(dict.fromkeys(_guard_of(r).split("  # ")[0].strip() for r in group))
+        finding = f"{head} of {key[1]}: guard{'s' if ', ' in guards else ''} failed: {guards}."
+        action = _calls_action(group[0])
+    elif key[0] != "guard":
         kernel, kind, name = key
         values = [c for r in group for c in r.changes if (c.kernel, c.kind, c.name) == key]
         steps = " -> ".join(map(said, [values[0].before, *(c.after for c in values)])) if values else "?"
@@ -149,7 +155,48 @@ def _guard_action(guard: str, hint: str | None) -> str | None:
         return ("The failed guard checks a Python number carried across a graph break (___stack: a value on "
                 "the stack of the resumed frame, e.g. from .item()): each new value compiles again. Keep it a "
                 "tensor (pass the 0-d tensor to the kernel and tl.load it), or avoid the break.")
+    if _not_a_size(guard):
+        return _calls_action(None)
     return hint
+
+
+_TYPE_GUARD_RE = re.compile(r"^type\(.+?\) is ")
+_OBJECT_GUARD_RE = re.compile(r"^.+? is <the \w+ compiled for>")
+_ARITY_GUARD_RE = re.compile(r"^(not\s+)?(len\()?(L\['(?P<l>\w+)'\]|(?P<x>\w+))\)?\s*(==\s*(<value>|\d+))?\s*($|#)")
+
+
+def _not_a_size(guard: str) -> bool:
+    """Is the failed guard on a type, an object's identity or the number of `*args` / `**kwargs`?"""
+    guard = guard.split("  # ")[0].strip()
+    if _TYPE_GUARD_RE.match(guard) or _OBJECT_GUARD_RE.match(guard):
+        return True
+    m = _ARITY_GUARD_RE.match(guard)
+    return m is not None and (m["l"] or m["x"]) in ("args", "kwargs")
+
+
+def _calls_action(r: Recompile | None) -> str:
+    """Calls that differ in a type, an object or their number of arguments: nothing dynamic=True makes symbolic.
+    A frame other than the first compiled is a function Python code called (after a graph break, in a skipped
+    frame): one called from several places, differently (a decorator's wrapper), compiles once per kind of call."""
+    frame = _frame_of(r) if r is not None else None
+    text = ("Dynamo compiled the frame for one kind of call (a type, an object, a number of arguments) and a later "
+            "call differed: each kind compiles again, up to torch._dynamo.config.recompile_limit; dynamic=True "
+            "does not help (it makes sizes and ints symbolic).")
+    if frame is None or r is None or r.compile_id.startswith("0/"):
+        return text + " Call it alike each time."
+    return (text + f" {_frame_of(r, line=False)} is compiled on its own because its callers run in Python (after a graph break, or "
+            "in a frame Dynamo skipped), and they call it differently: fix those breaks and it is traced inside "
+            "each caller's graph instead.")
+
+
+def _frame_of(r: Recompile, *, line: bool = True) -> str | None:
+    """"file:line in func" of the recompiled frame (an installed package's file from its package folder);
+    without `line`, "func (file)": the function, whichever of its lines installed the guard."""
+    m = _STACK_FILE_RE.search(r.reason) or _COMMENT_FRAME_RE.search(r.reason.split("\nUser stack trace:")[0])
+    if m is None:
+        return None
+    file = m["file"].rsplit("site-packages/", 1)[-1].rsplit("dist-packages/", 1)[-1]
+    return f"{file}:{m['line']} in {m['func']}" if line else f"{m['func']} ({file})"
 
 
 def _first_line(text: str) -> str:

@@ -366,16 +366,29 @@ def _previous_id(compile_id: str) -> str | None:
     return f"{frame}/{int(attempt) - 1}" if attempt.isdigit() and int(attempt) > 0 else None
 
 
+#: Dynamo's identity guards, with the object's id (a number that says nothing) and, for a type, its class
+#: (torch/_dynamo/guards.py TYPE_MATCH and ID_MATCH, `___check_type_id(x, id), type=<class '...'>`, 2.11-2.14).
+_TYPE_ID_RE = re.compile(r"^___check_type_id\((?P<x>.+?),\s*\d+\)(?:,\s*type=<class '(?:[\w.]+\.)?(?P<cls>\w+)'>)?")
+_OBJ_ID_RE = re.compile(r"^___check_obj_id\((?P<x>.+?),\s*\d+\)(?:,\s*type=<class '(?:[\w.]+\.)?(?P<cls>\w+)'>)?")
+
+
 def short_guard(guard: str) -> str:
-    """A guard on one readable line: a long expression becomes `<expression over
-    x.size()[0]> == 128`, and the source comment torch appends is kept."""
+    """A guard on one readable line: a long expression over sizes becomes `<expression over
+    x.size()[0]> == 128`, an identity check `type(args[0]) is LlamaModel` or `args[0] is <the object
+    compiled for>`, any other long one its start; the source comment torch appends is kept."""
     expr, sep, comment = guard.partition("  # ")
     expr = expr.strip()
-    if len(expr) > GUARD_WIDTH:
+    if m := _TYPE_ID_RE.match(expr):
+        expr = f"type({m['x']}) is {m['cls'] or '<the type compiled for>'}"
+    elif m := _OBJ_ID_RE.match(expr):
+        expr = f"{m['x']} is <the {m['cls'] or 'object'} compiled for>"
+    elif len(expr) > GUARD_WIDTH and (_SIZE_EXPR_RE.search(expr) or _SYMBOL_RE.search(expr)):
         compare = _COMPARE_RE.search(expr)
         over = ", ".join(dict.fromkeys(_SIZE_EXPR_RE.findall(expr))) or "sizes"
         tail = f" {compare['op']} {compare['value']}" if compare else ""
         expr = f"<expression over {over}>{tail}"
+    elif len(expr) > GUARD_WIDTH:
+        expr = expr[:GUARD_WIDTH - 1].rstrip() + "…"
     comment = comment.split("  # ", 1)[0].strip()
     return f"{expr}  # {comment}" if sep and comment else expr
 
