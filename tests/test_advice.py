@@ -309,7 +309,25 @@ def test_a_library_launch_torch_refuses_is_not_sent_to_a_triton_op() -> None:
     assert "custom_op of your own and torch.library.register_autograd giving it the library's backward" in trained.action
     other = GraphBreak("0/0", "reason", "m.py", 3, headline="Unsupported Tensor.item() call", library="torchao")
     (a,) = advise(dataclasses.replace(gpu("add_raw"), graph_breaks=(other,), libraries=(lib,)))
-    assert "registered with torch.library.triton_op" in a.action  # a break elsewhere in the library: as before
+    assert "The break is in torchao 0.18.0's code (installed library" in a.action and "ask the maintainers of torchao" in a.action
+
+
+def test_a_library_break_no_kernel_ran_eagerly_after_is_a_cut_not_eager_kernels() -> None:
+    """A tiny HF Llama with Liger's cross entropy at two sequence lengths: its .item() break left every kernel
+    compiled (eager 0), and the advice said "so its kernels run eagerly" and sent them to a triton_op."""
+    lib = Library("liger_kernel", "0.8.5", "liger_kernel", "https://github.com/linkedin/Liger-Kernel")
+    item = GraphBreak("11/0", "reason", "m.py", 3, headline="Unsupported Tensor.item() call", library="liger_kernel",
+                      hint="Set torch._dynamo.config.capture_scalar_outputs = True.")
+    report = dataclasses.replace(gpu("add_raw"), graph_breaks=(item,), libraries=(lib,))
+    (a,) = run("graph_breaks", report)
+    assert "no kernel ran eagerly because of it" in a.action and "run eagerly" not in a.action
+    assert "registered with torch.library.triton_op" not in a.action
+    assert "Torch's hint, for your side: Set torch._dynamo.config.capture_scalar_outputs = True. Otherwise ask " \
+           "the maintainers of liger_kernel" in a.action
+    # A trace records no launches: it cannot say none ran eagerly.
+    traced = dataclasses.replace(report, meta=dataclasses.replace(report.meta, mode="trace"))
+    (t,) = run("graph_breaks", traced)
+    assert "eagerly" not in t.action
 
 
 def test_graph_breaks_grouped_and_not_repeated_for_eager_kernels() -> None:
@@ -495,6 +513,24 @@ def test_recompiles_of_a_helper_called_differently_are_one_finding_without_dynam
     size = Recompile("1/1", "r", guard="L['n'] == 4  # x")
     (c,) = run("recompiles", dataclasses.replace(gpu("add_raw"), recompiles=(size,)))
     assert "dynamic=True" in c.action and "does not help" not in c.action
+
+
+def test_recompiles_from_one_size_change_are_one_finding() -> None:
+    """A tiny HF Llama at a second sequence length: 14 frames recompiled with the length dynamic, each said apart
+    with the same advice. One finding names the sizes, one action marks them dynamic."""
+    def size(cid: str, tensor: str, a: int, b: int, index: int = 1) -> Recompile:
+        guard = f"tensor '{tensor}' size mismatch at index {index}. expected {a}, actual {b}"
+        return Recompile(cid, f"{cid[:-1]}0: {guard}", guard=guard)
+
+    group = (size("0/1", "input_ids", 16, 24), size("1/1", "labels", 16, 24), size("2/1", "source", 32, 48, 0),
+             size("3/1", "logits", 16, 24), size("4/1", "input", 32, 48, 0), size("5/1", "input_ids", 16, 24))
+    (a,) = run("recompiles", dataclasses.replace(gpu("add_raw"), recompiles=group))
+    assert a.finding == ("6 recompiles (0/1, 1/1, 2/1, 3/1, 4/1, 5/1), of 6 frames: automatic dynamic shapes, after "
+                         "dimension 1 of input_ids (16 -> 24), dimension 1 of labels (16 -> 24), dimension 0 of "
+                         "source (32 -> 48), dimension 1 of logits (16 -> 24), and 1 more changed.")
+    assert a.action.startswith("These sizes changed after the first compile") and "mark_dynamic" in a.action
+    (one,) = run("recompiles", dataclasses.replace(gpu("add_raw"), recompiles=group[:1]))
+    assert one.finding.startswith("1 recompile (0/1): guard failed: tensor 'input_ids' size mismatch")
 
 
 def test_recompile_limit() -> None:

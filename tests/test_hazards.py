@@ -319,6 +319,17 @@ def test_clone_cost_counts_each_compile_on_its_own() -> None:
     assert sorted((f.compile_ids, "4.0 KB" in f.summary) for f in found) == [(("0/0",), True), (("0/1",), True)]
 
 
+def test_clone_cost_of_symbolic_sizes_says_so() -> None:
+    """Copies whose sizes are all symbolic (a dynamic sequence length) read "costs 0 B and more (symbolic
+    sizes) of copies"; a known size with symbolic ones beside it keeps its bytes."""
+    cap = capture("clone_cost")
+    symbolic = lambda n: dataclasses.replace(  # noqa: E731
+        n, inductor_clones={p: None for p in n.inductor_clones}) if n.inductor_clones else n
+    cap.nodes = [symbolic(n) for n in cap.nodes]
+    f = only(clones.clone_cost(cap), clones.RULE)
+    assert "costs copies of symbolic size per call in 0/0" in f.summary and "0 B" not in f.summary
+
+
 def test_clone_cost_never_hands_a_kernel_that_reads_its_output_a_fresh_tensor() -> None:
     """add_one_kernel loads x_ptr before storing to it: a fresh (empty) tensor in x_ptr's place would feed it
     garbage, so the action asks for an output pointer of its own. A kernel that only stores may take one."""

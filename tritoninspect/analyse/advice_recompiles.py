@@ -16,8 +16,12 @@ def recompiles(report: Report, kernels: Sequence[KernelSummary]) -> list[Advice]
     """Recompiles, grouped by the guard that failed (or the kernel argument it guarded); limits hit."""
     groups: dict[tuple[str, ...], list[Recompile]] = {}
     for r in report.recompiles:
-        groups.setdefault(_recompile_key(r), []).append(r)
-    advice = [_recompile_advice(key, group) for key, group in groups.items()]
+        key = _recompile_key(r)
+        # Automatic dynamic shapes: one size that changed recompiles every frame that holds it (a Hugging Face
+        # model at a second sequence length: 14 recompiles of 11 frames, each said apart with the same advice).
+        groups.setdefault(("sizes",) if key[0] == "guard" and is_size_mismatch(_guard_of(r)) else key, []).append(r)
+    advice = [_recompile_advice(_recompile_key(group[0]) if key == ("sizes",) and len(group) == 1 else key, group)
+              for key, group in groups.items()]
     for limit in report.recompile_limits:
         advice.append(Advice(
             rule="recompiles", impact=BROKEN,
@@ -62,7 +66,16 @@ def _recompile_advice(key: tuple[str, ...], group: list[Recompile]) -> Advice:
     ids = ", ".join(r.compile_id for r in group)
     head = f"{plural(len(group), 'recompile')} ({ids})"
     kernel, action = None, next((r.hint for r in reversed(group) if r.hint), None)
-    if key[0] == "calls":
+    if key == ("sizes",):
+        sizes = list(dict.fromkeys(_size_change(_guard_of(r)) for r in group))
+        more = f", and {len(sizes) - _SIZES_SHOWN} more" if len(sizes) > _SIZES_SHOWN else ""
+        frames = len({r.compile_id.partition("/")[0] for r in group})
+        finding = (f"{head}, of {plural(frames, 'frame')}: automatic dynamic shapes, after "
+                   f"{', '.join(sizes[:_SIZES_SHOWN])}{more} changed")
+        along = _along(group)
+        finding += f"; with it {along}." if along else "."
+        action = _sizes_action()
+    elif key[0] == "calls":
         guards = ", ".join(dict.fromkeys(_guard_of(r).split("  # ")[0].strip() for r in group))
         finding = f"{head} of {key[1]}: guard{'s' if ', ' in guards else ''} failed: {guards}."
         action = _calls_action(group[0])
@@ -136,6 +149,24 @@ def _size_action(guard: str) -> str:
             "dynamic shapes; later sizes reuse that compile). Mark it dynamic from the start "
             "(torch._dynamo.mark_dynamic on the input it comes from, or dynamic=True / --dynamic) to compile "
             "once; values computed from the size (a constexpr block size, a grid) can still recompile.")
+
+
+_SIZES_SHOWN = 4
+_SIZE_CHANGE_RE = re.compile(r"tensor '(?P<t>.+?)' size mismatch at index (?P<i>\d+)\. expected (?P<a>-?\d+), "
+                             r"actual (?P<b>-?\d+)")
+
+
+def _size_change(guard: str) -> str:
+    """"dimension 1 of input_ids (16 -> 24)" from a size-mismatch guard."""
+    m = _SIZE_CHANGE_RE.search(guard)
+    return f"dimension {m['i']} of {m['t']} ({m['a']} -> {m['b']})" if m else guard.split("  # ")[0].strip()
+
+
+def _sizes_action() -> str:
+    return ("These sizes changed after the first compile, so Dynamo compiled each frame that holds one again with "
+            "it dynamic (automatic dynamic shapes; later sizes reuse those compiles). Mark them dynamic from the "
+            "start (torch._dynamo.mark_dynamic on the inputs they come from, or dynamic=True / --dynamic) to "
+            "compile once; values computed from a size (a constexpr block size, a grid) can still recompile.")
 
 
 def _along(group: list[Recompile]) -> str:

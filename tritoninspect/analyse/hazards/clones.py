@@ -83,9 +83,11 @@ def _finding(capture: Capture, record: KernelRecord, cid: str, mine: list[Launch
     analysis = f"; mutation analysis ran {len(times)} times" if times else ""
     if copies:
         params = joined(dict.fromkeys(p for _, p, _, _ in copies))
-        size = size_text(total) + (" and more (symbolic sizes)" if unknown else "")
+        # Copies whose sizes are all symbolic have no byte count: "0 B and more" said nothing.
+        size = (f"{size_text(total)}{' and more (symbolic sizes)' if unknown else ''} of copies" if total or not unknown
+                else "copies of symbolic size")
         why = ", ".join(KINDS[k] for k in dict.fromkeys(kinds))
-        summary = f"{record.name} costs {size} of copies per call in {cid} ({params}: {why}){analysis}."
+        summary = f"{record.name} costs {size} per call in {cid} ({params}: {why}){analysis}."
         severity, action = "warning", _action(kinds, _reads_any(source, (p for _, p, _, _ in copies)))
     else:
         summary = f"{record.name} costs no copies in {cid} (every clone re-inplaced or none needed){analysis}."
