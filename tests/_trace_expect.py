@@ -66,6 +66,13 @@ def assert_same_kernels(trace: Report, live: Report) -> None:
         assert seen == expected, name
 
 
+def op_counts(report: Report, stages: tuple[str, ...] = ()) -> dict[tuple[str, str, str], int]:
+    """(compile id, stage, part) -> the graph's own node count (a sub-graph's nodes are its own graph's), for
+    `stages` (all when empty)."""
+    return {(g.compile_id, g.stage, g.part or ""): g.op_count for g in report.graphs
+            if g.stage != "output_code" and (not stages or g.stage in stages)}
+
+
 def breaks(report: Report) -> list[tuple[Any, ...]]:
     return sorted((b.compile_id, _relative(b.file), b.line, b.headline) for b in report.graph_breaks)
 

@@ -14,14 +14,14 @@ from pathlib import Path
 
 import pytest
 
-from _trace_expect import TRACES, assert_same_kernels, breaks, live_report, opaque_ops, recompiles
+from _trace_expect import TRACES, assert_same_kernels, breaks, live_report, op_counts, opaque_ops, recompiles
 from tritoninspect.textformats import fx_readable as fx_graph
 from tritoninspect.textformats.torch_trace import read_trace
 from tritoninspect.run.traces import trace_reports
 from tritoninspect.source.parse import parse_source
 
 #: Folders of tests/fixtures/traces/ that are not one sample's trace made here.
-NOT_SAMPLES = {"ranks", "provenance", "gpu", "shape_mismatch", "logs"}  # shape_mismatch: tests/test_traces_cli.py; logs: scripts/gpu-traces
+NOT_SAMPLES = {"ranks", "provenance", "gpu", "shape_mismatch", "logs", "regions"}  # shape_mismatch: tests/test_traces_cli.py; logs: scripts/gpu-traces; regions: tests/test_traces_regions.py
 SAMPLES = sorted(p.name for p in TRACES.iterdir() if p.is_dir() and p.name not in NOT_SAMPLES)
 #: Samples whose only kernel launches inside an opaque custom_op: a trace shows the op, not the kernel.
 OPAQUE_ONLY = {"custom_op"}
@@ -43,6 +43,7 @@ def test_trace_gives_the_live_kernel_entries_breaks_and_recompiles(sample: str) 
     assert breaks(trace) == breaks(live)
     assert recompiles(trace) == recompiles(live)
     assert opaque_ops(trace) == opaque_ops(live)
+    assert op_counts(trace) == op_counts(live)
 
 
 GPU_TRACES = TRACES / "gpu"
