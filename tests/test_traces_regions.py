@@ -5,6 +5,8 @@ checkpointing's tags, inline operators), against the live report of the same mod
 
 from __future__ import annotations
 
+import os
+import shutil
 import textwrap
 from pathlib import Path
 
@@ -84,3 +86,18 @@ def test_a_graphs_op_count_is_its_own_nodes_inline_operators_included() -> None:
                     return (mul,)
     ''')
     assert fx_readable.parse_graph(code).op_count == 7
+
+
+def test_an_item_break_says_what_the_value_feeds_as_a_live_capture_does(tmp_path: Path) -> None:
+    """samples/break_item_grid.py: `n = int(count.item())` feeds the grid and `n` of the launch on the next line,
+    read from the source the log names (here, and unchanged since the log); not when that source changed."""
+    (report,) = [_trace(TRACES / "break_item_grid")]
+    (brk,) = report.graph_breaks
+    assert brk.value_uses == {"kernel": 35}
+    assert "only feeds a kernel's grid or scalar arguments (line 35)" in (brk.hint or "")
+    log = next((TRACES / "break_item_grid").glob("*.log"))
+    copy = tmp_path / log.name
+    shutil.copyfile(log, copy)
+    os.utime(copy, (1, 1))  # written long before the source's last change
+    (old,) = _trace(copy).graph_breaks
+    assert old.value_uses is None and old.context == ()

@@ -266,9 +266,13 @@ def _break(reader: _Reader, cid: str, payload: str, attempt: int = 0) -> BreakRe
     context, start = _context(reader, file, line)
     library_frame = textformats.breaks.frame_location(details["library_frame"] or "")
     library_context, library_start = _context(reader, *library_frame)
+    # What an `.item()` value feeds, read from the source as a live capture reads it, when the file is here
+    # and unchanged since the log (`context` is then read): its advice follows it.
+    uses = textformats.value_use.break_value_uses(reason, "".join(linecache.getlines(file)), line) if (
+        context and file) else None
     return BreakRecord(cid, reason, file, line, stack, skipped, context=context, context_start=start,
                        library_context=library_context, library_context_start=library_start, attempt=attempt,
-                       **details)
+                       value_uses=uses, **details)
 
 
 def _context(reader: _Reader, file: str | None, line: int | None) -> tuple[tuple[str, ...], int | None]:
