@@ -18,7 +18,8 @@ from tritoninspect.textformats import fx_readable
 
 
 #: Traces of models with nested regions (`python tools/make_trace_fixtures.py --out tests/fixtures/traces/regions
-#: cond_kernel tests/assets/checkpoint_raw.py`): one level down, so that tests/fixtures/traces stays one folder of
+#: cond_kernel tests/assets/checkpoint_raw.py`; `cond_two_kernels_214`: tests/assets/cond_two_kernels.py with torch
+#: 2.14.1, see tests/fixtures/README.md): one level down, so that tests/fixtures/traces stays one folder of
 #: separate runs as tests/test_traces_cli.py reads it.
 REGIONS = TRACES / "regions"
 
@@ -47,6 +48,17 @@ def test_kernels_in_torch_cond_branches_and_the_graphs_around_them_are_the_live_
     assert live is not None
     assert_same_kernels(trace, live)
     assert op_counts(trace) == op_counts(live)
+
+
+def test_kernels_in_branches_torch_writes_out_of_graph_order_are_named_by_their_branch() -> None:
+    """tests/assets/cond_two_kernels.py traced with torch 2.14.1: its output code defines `false_graph_0` first,
+    then the outer true branch's two; paired with the graph's launch nodes in graph order, both kernel_idx were
+    named `neg_kernel`, and `axpb_kernel` was missing from the report."""
+    trace = _trace(REGIONS / "cond_two_kernels_214")
+    live = read_report(FIXTURES / "live_cond_two_kernels_214.json")
+    assert trace.meta.torch.startswith("2.14") and live.meta.torch.startswith("2.14")
+    assert compiled_kernels(trace) == compiled_kernels(live)
+    assert compiled_kernels(trace)["axpb_kernel"]["entries"] == ["hop"]
 
 
 def test_source_comments_after_annotations_and_checkpoint_tags_are_read() -> None:

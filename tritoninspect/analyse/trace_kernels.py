@@ -232,10 +232,10 @@ def _launched_kernels(graphs: list[Any], codes: list[OutputCodeRecord],
 
     Inductor lowers each mutation HOP of the final post-grad graph to one user-kernel
     launch in `call()`, in graph order (torch/_inductor/lowering.py
-    `triton_kernel_wrap_`, 2.11-2.14): when a graph and the code of the same compile and
-    part have as many of each, the n-th node launches the n-th kernel. Otherwise nothing
-    is paired here. `sources` gets (compile id, kernel_idx) -> the launch's
-    `Topologically Sorted Source Nodes` (Dynamo-graph node names)."""
+    `triton_kernel_wrap_`, 2.11-2.14), a sub-graph's in its own function: when a graph and
+    the code of the same compile and part have as many of each, the n-th node launches the
+    n-th kernel (`_paired`). Otherwise nothing is paired here. `sources` gets (compile id,
+    kernel_idx) -> the launch's `Topologically Sorted Source Nodes` (Dynamo-graph node names)."""
     found: dict[int, tuple[str, str | None, int | None]] = {}
     by_part: dict[tuple[str, str], list[Any]] = {}
     for g in graphs:
@@ -248,15 +248,30 @@ def _launched_kernels(graphs: list[Any], codes: list[OutputCodeRecord],
         hops = [h for h in finals[0].parsed.hops if h.form == "mutation"]
         calls = [c for c in code.calls if c.kind == "user"]
         defined = {k.inductor_name: k for k in code.user_kernels}
-        if len(hops) != len(calls):
-            continue
-        for hop, call in zip(hops, calls):
+        for hop, call in _paired(hops, calls):
             kernel = defined.get(call.name)
             if kernel is not None and hop.kernel_idx is not None:
                 found.setdefault(hop.kernel_idx, (kernel.name, kernel.file, kernel.line))
                 if sources is not None:
                     sources[(code.compile_id, hop.kernel_idx)] = _source_nodes_above(code.code, call.line)
     return found
+
+
+def _paired(hops: list[fx_graph.HopNode], calls: list[Any]) -> list[tuple[fx_graph.HopNode, Any]]:
+    """Each launch node with its output-code launch, the n-th with the n-th of the same sub-graph: Inductor writes
+    a sub-graph (`true_graph_0.true_graph_0`) as a function named after its path (`true_graph_0_true_graph_0`), and
+    the functions in another order than the graph's (torch 2.14: `false_graph_0` before `true_graph_0`'s). When the
+    functions do not match the sub-graphs one to one (a graph partition's), in order over all; none when the counts
+    differ."""
+    by_graph: dict[str, list[fx_graph.HopNode]] = defaultdict(list)
+    by_function: dict[str, list[Any]] = defaultdict(list)
+    for hop in hops:
+        by_graph[hop.subgraph.replace(".", "_") or "call"].append(hop)
+    for call in calls:
+        by_function[call.function].append(call)
+    if {k: len(v) for k, v in by_graph.items()} == {k: len(v) for k, v in by_function.items()}:
+        return [pair for name, graph_hops in by_graph.items() for pair in zip(graph_hops, by_function[name])]
+    return list(zip(hops, calls)) if len(hops) == len(calls) else []
 
 
 def _source_nodes_above(code: str, line: int) -> tuple[str, ...]:
