@@ -207,6 +207,14 @@ def test_short_guard_keeps_the_comparison_and_the_source() -> None:
     )
 
 
+def test_short_guard_keeps_dynamos_own_words_where_it_names_no_guard() -> None:
+    # torch 2.13, two threads compiling one model (a TORCH_TRACE's recompile_reasons): was "<expression over sizes>"
+    text = ("Unexpected recompilation: runtime guards failed even though they passed during recompilation-reason "
+            "analysis. Please open an issue with a minimal repro: https://github.com/pytorch/pytorch")
+    assert short_guard(text) == ("Unexpected recompilation: runtime guards failed even though they passed during "
+                                 "recompilation-reason analysis")
+
+
 def test_kernel_filter_leaves_out_the_breaks_of_other_kernels_from_the_advice(in_repo: Path) -> None:
     # `graph --kernel add_kernel` said "graph break at ... next to scale_kernel": scale_kernel's break, which
     # the whole report says with scale_kernel's eager launches, became a finding of its own.
