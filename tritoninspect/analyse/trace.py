@@ -391,6 +391,9 @@ def _hop_record(g: _Graph, hop: fx_graph.HopNode, index: KernelIndex, shared: di
     op, is_triton_op = index.op_of(g.compile_id, hop, stage=g.stage, part=g.part)
     declared = set(index.constexpr_params(kid))
     values = {k: _plain(v, g.parsed.types) for k, v in hop.kwargs.items() if not _is_tensor(v, g.parsed.types)}
+    # A raw launch's node prints its tensors only: the rest as its compile's output code passes them.
+    launched = index.launch_args.get((g.compile_id, hop.kernel_idx, hop.constant_args_idx), {})  # type: ignore[arg-type]
+    values = {**{k: v for k, v in launched.items() if k not in hop.kwargs}, **values}
     tensors = {k: fx_graph.tensor_info(g.parsed.types.get(v.name, "")) for k, v in hop.kwargs.items()
                if isinstance(v, fx_graph.Ref)}
     tensors = {k: t for k, t in tensors.items() if t}
