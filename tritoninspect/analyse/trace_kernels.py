@@ -255,14 +255,18 @@ def _launched_kernels(graphs: list[Any], codes: list[OutputCodeRecord],
         hops = [h for h in finals[0].parsed.hops if h.form == "mutation"]
         calls = [c for c in code.calls if c.kind == "user"]
         defined = {k.inductor_name: k for k in code.user_kernels}
+        text, lines = "", []  # the code read back from the log once, and only when a launch is paired
         for hop, call in _paired(hops, calls):
             kernel = defined.get(call.name)
             if kernel is not None and hop.kernel_idx is not None:
                 found.setdefault(hop.kernel_idx, (kernel.name, kernel.file, kernel.line))
+                if not text and (sources is not None or args is not None):
+                    text = code.code
+                    lines = text.splitlines()
                 if sources is not None:
-                    sources[(code.compile_id, hop.kernel_idx)] = _source_nodes_above(code.code, call.line)
+                    sources[(code.compile_id, hop.kernel_idx)] = _source_nodes_above(lines, call.line)
                 if args is not None and hop.constant_args_idx is not None:
-                    args[(code.compile_id, hop.kernel_idx, hop.constant_args_idx)] = launch_args(code.code, call)
+                    args[(code.compile_id, hop.kernel_idx, hop.constant_args_idx)] = launch_args(text, lines, call)
     return found
 
 
@@ -283,8 +287,8 @@ def _paired(hops: list[fx_graph.HopNode], calls: list[Any]) -> list[tuple[fx_gra
     return list(zip(hops, calls)) if len(hops) == len(calls) else []
 
 
-def launch_args(code: str, call: Any) -> dict[str, Any]:
-    """The non-tensor arguments of a user-kernel launch in the output code `code`: its constexprs from the
+def launch_args(code: str, lines: list[str], call: Any) -> dict[str, Any]:
+    """The non-tensor arguments of a user-kernel launch in the output code `code` (`lines`): its constexprs from the
     kernel's `triton_meta['constants']`, and the scalars its `.run(...)` line passes, by the signature's order of
     the parameters that are not constexprs (`x_ptr, out_ptr, 40, 1, 1, 1`: the grid follows), where the value is
     a literal or a size symbol (`s77`, as a live capture writes it). Inductor writes both the same way in 2.11-2.14,
@@ -297,7 +301,6 @@ def launch_args(code: str, call: Any) -> dict[str, Any]:
     constants = _CONSTANTS_RE.search(code, signature.end(), end if end >= 0 else len(code))  # triton_meta's own
     found = _literal_dict(constants["body"]) if constants else {}
     params = [(name, ty) for name, ty in re.findall(r"'(\w+)': '([^']*)'", signature["body"]) if ty != "constexpr"]
-    lines = code.splitlines()
     run = _RUN_ARGS_RE.search(lines[call.line - 1]) if 0 < call.line <= len(lines) else None
     values = [a.strip() for a in output_code.split_call_args(run["args"]) if "=" not in a] if run else []
     for (name, ty), value in zip(params, values):
@@ -333,11 +336,10 @@ def _scalar(text: str) -> Any:
     return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
-def _source_nodes_above(code: str, line: int) -> tuple[str, ...]:
+def _source_nodes_above(lines: list[str], line: int) -> tuple[str, ...]:
     """The node names of the `# Topologically Sorted Source Nodes: [...]` comment just above
     output-code line `line` (1-based). That comment also names the neighbouring kernel's
     nodes (torch 2.11, 2.13), so callers keep only names that are triton_op calls."""
-    lines = code.splitlines()
     for number in range(line - 2, max(line - 5, -1), -1):
         match = _SOURCE_NODES_RE.search(lines[number]) if 0 <= number < len(lines) else None
         if match:
