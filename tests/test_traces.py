@@ -22,7 +22,7 @@ from tritoninspect.run.traces import trace_reports
 from tritoninspect.source.parse import parse_source
 
 #: Folders of tests/fixtures/traces/ that are not one sample's trace made here.
-NOT_SAMPLES = {"ranks", "provenance", "gpu", "shape_mismatch", "logs", "regions"}  # shape_mismatch: tests/test_traces_cli.py; logs: scripts/gpu-traces; regions: tests/test_traces_regions.py
+NOT_SAMPLES = {"ranks", "provenance", "gpu", "shape_mismatch", "logs", "more"}  # shape_mismatch: tests/test_traces_cli.py; logs: scripts/gpu-traces; more: tests/test_traces_more.py
 SAMPLES = sorted(p.name for p in TRACES.iterdir() if p.is_dir() and p.name not in NOT_SAMPLES)
 #: Samples whose only kernel launches inside an opaque custom_op: a trace shows the op, not the kernel.
 OPAQUE_ONLY = {"custom_op"}

@@ -405,7 +405,20 @@ def _hop_record(g: _Graph, hop: fx_graph.HopNode, index: KernelIndex, shared: di
         tensors_to_clone=hop.tensors_to_clone,
         tensor_types=_shared(shared, {k: t for k, (t, _) in tensors.items()}),
         tensor_bytes=_shared(shared, {k: b for k, (_, b) in tensors.items()}),
+        inductor_clones=_inductor_clones(hop, g.parsed) if g.stage == "post_grad_final" else None,
     )
+
+
+def _inductor_clones(hop: fx_graph.HopNode, parsed: fx_graph.ParsedGraph) -> dict[str, int | None]:
+    """The arguments of a final post-grad launch node that Inductor still clones -> bytes of the copy, as a live
+    capture reads them (capture/compat/inductor.py `cloned_args`): an argument that is `as_strided` of a `clone`."""
+    cloned: dict[str, int | None] = {}
+    for name, value in hop.kwargs.items():
+        source = parsed.strided.get(value.name) if isinstance(value, fx_graph.Ref) else None
+        if source is not None and parsed.targets.get(source) == "clone":
+            info = fx_graph.tensor_info(parsed.types.get(source, ""))
+            cloned[name] = info[1] if info else None
+    return cloned
 
 
 def _is_tensor(value: Any, types: dict[str, str]) -> bool:

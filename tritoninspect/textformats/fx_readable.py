@@ -34,6 +34,7 @@ _FILE_RE = re.compile(r"^\s*#(?:.*? )?File: (?P<file>.+?):(?P<line>\d+) in (?P<f
 _NODE_RE = re.compile(r'^\s*(?P<name>\w+)(?:: "(?P<type>[^"]*)")? = (?P<rhs>.*)$')
 _HOP_RE = re.compile(r"torch\.ops\.higher_order\.triton_kernel_wrapper_(?P<form>mutation|functional)\(")
 _TARGET_RE = re.compile(r"torch\.ops\.(?P<ns>\w+)\.(?P<op>\w+)[.(]")
+_STRIDED_OF_RE = re.compile(r"torch\.ops\.aten\.as_strided\.default\((?P<of>\w+),")
 _OP_RE = re.compile(r"\btorch\.ops\.(?P<ns>\w+)\.(?P<op>\w+)\.(?P<overload>\w+)\(")
 _ANNOTATION_RE = re.compile(r'(?P<name>\w+): "(?P<type>[^"]*)"')
 #: A node that calls something (call_function, call_method, call_module), as FX prints it: `torch.`/`operator.`
@@ -108,6 +109,9 @@ class ParsedGraph:
     targets: Mapping[str, str] = field(default_factory=dict)
     subgraphs: tuple[str, ...] = ()
     op_count: int = 0
+    #: `aten.as_strided` node -> the node it is a view of (its first argument): Inductor's clone of a kernel
+    #: argument is `as_strided(clone(as_strided(x)))` in the final post-grad graph.
+    strided: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -120,6 +124,7 @@ class _Graph:
     targets: dict[str, str] = field(default_factory=dict)
     subgraphs: list[str] = field(default_factory=list)
     op_count: int = 0
+    strided: dict[str, str] = field(default_factory=dict)
 
 
 def parse_graph(code: str, torch_namespaces: frozenset[str] = frozenset()) -> ParsedGraph:
@@ -148,7 +153,8 @@ def parse_graph(code: str, torch_namespaces: frozenset[str] = frozenset()) -> Pa
             continue
         _node(graph, node, _subgraph(classes), source, torch_namespaces)
     return ParsedGraph(tuple(graph.hops), tuple(graph.ops), MappingProxyType(graph.types),
-                       MappingProxyType(graph.targets), tuple(graph.subgraphs), graph.op_count)
+                       MappingProxyType(graph.targets), tuple(graph.subgraphs), graph.op_count,
+                       MappingProxyType(graph.strided))
 
 
 def _subgraph(classes: list[tuple[int, str]]) -> str:
@@ -169,6 +175,10 @@ def _node(graph: _Graph, node: re.Match[str], subgraph: str, source: SourceLine 
     if target is not None:
         ns, op = target["ns"], target["op"]
         graph.targets[name] = op if ns in ("aten", "higher_order") else f"{ns}.{op}"
+        if ns == "aten" and op == "as_strided":
+            viewed = _STRIDED_OF_RE.match(statement)
+            if viewed:
+                graph.strided[name] = viewed["of"]
     hop = _HOP_RE.search(statement)
     if hop is not None:
         parsed = _hop(name, hop["form"], statement[hop.start():], subgraph, source)

@@ -1,6 +1,6 @@
-"""Traces of kernels in nested regions and of graph breaks the source explains (tier a): what a report read
-from a TORCH_TRACE says where torch prints a graph differently from a plain one (sub-graphs, activation
-checkpointing's tags, inline operators), against the live report of the same model.
+"""Traces of kernels in nested regions, of clones Inductor keeps, and of graph breaks the source explains
+(tier a): what a report read from a TORCH_TRACE says where torch prints a graph differently from a plain one
+(sub-graphs, activation checkpointing's tags, inline operators), against the live report of the same model.
 """
 
 from __future__ import annotations
@@ -17,11 +17,11 @@ from tritoninspect.source.parse import parse_source
 from tritoninspect.textformats import fx_readable
 
 
-#: Traces of models with nested regions (`python tools/make_trace_fixtures.py --out tests/fixtures/traces/regions
-#: cond_kernel tests/assets/checkpoint_raw.py`; `cond_two_kernels_214`: tests/assets/cond_two_kernels.py with torch
-#: 2.14.1, see tests/fixtures/README.md): one level down, so that tests/fixtures/traces stays one folder of
+#: Traces read only here (`python tools/make_trace_fixtures.py --out tests/fixtures/traces/more cond_kernel
+#: hazard_clone_cost tests/assets/checkpoint_raw.py`; `cond_two_kernels_214`: tests/assets/cond_two_kernels.py with
+#: torch 2.14.1, see tests/fixtures/README.md): one level down, so that tests/fixtures/traces stays one folder of
 #: separate runs as tests/test_traces_cli.py reads it.
-REGIONS = TRACES / "regions"
+MORE = TRACES / "more"
 
 
 def _trace(path: Path):
@@ -32,7 +32,7 @@ def _trace(path: Path):
 def test_a_raw_launch_under_activation_checkpointing_is_a_raw_launch_at_every_stage() -> None:
     """tests/assets/checkpoint_raw.py: AOTAutograd's graph prints the checkpointed nodes' source as `#
     ac_graph_id: 2 - PREFER_RECOMPUTE File: ...`; that launch was read as sourceless, so as a triton_op."""
-    trace = _trace(REGIONS / "checkpoint_raw")
+    trace = _trace(MORE / "checkpoint_raw")
     live = read_report(FIXTURES / "live_checkpoint_raw.json")
     assert compiled_kernels(trace) == compiled_kernels(live)
     assert compiled_kernels(trace)["axpb_kernel"]["entries"] == ["hop"]
@@ -44,7 +44,7 @@ def test_a_raw_launch_under_activation_checkpointing_is_a_raw_launch_at_every_st
 def test_kernels_in_torch_cond_branches_and_the_graphs_around_them_are_the_live_ones() -> None:
     """samples/cond_kernel.py: the branches' nodes are their sub-graphs', not the graph's (its op count was
     the whole printed text's: 12 for the live 6)."""
-    trace, live = _trace(REGIONS / "cond_kernel"), live_report("cond_kernel")
+    trace, live = _trace(MORE / "cond_kernel"), live_report("cond_kernel")
     assert live is not None
     assert_same_kernels(trace, live)
     assert op_counts(trace) == op_counts(live)
@@ -54,11 +54,27 @@ def test_kernels_in_branches_torch_writes_out_of_graph_order_are_named_by_their_
     """tests/assets/cond_two_kernels.py traced with torch 2.14.1: its output code defines `false_graph_0` first,
     then the outer true branch's two; paired with the graph's launch nodes in graph order, both kernel_idx were
     named `neg_kernel`, and `axpb_kernel` was missing from the report."""
-    trace = _trace(REGIONS / "cond_two_kernels_214")
+    trace = _trace(MORE / "cond_two_kernels_214")
     live = read_report(FIXTURES / "live_cond_two_kernels_214.json")
     assert trace.meta.torch.startswith("2.14") and live.meta.torch.startswith("2.14")
     assert compiled_kernels(trace) == compiled_kernels(live)
     assert compiled_kernels(trace)["axpb_kernel"]["entries"] == ["hop"]
+
+
+def test_a_clone_inductor_keeps_is_a_copy_per_call_as_live() -> None:
+    """samples/hazard_clone_cost.py: Inductor keeps the clone of a view of a graph input (`as_strided(clone(
+    as_strided(x)))` before the final launch node). A trace never read it: "costs no copies (every clone
+    re-inplaced)" for the live 4.0 KB per call."""
+    trace, live = _trace(MORE / "hazard_clone_cost"), live_report("hazard_clone_cost")
+    assert live is not None
+
+    def kept(report):
+        return sorted((o.compile_id, o.node, o.clones.after_reinplace, o.clones.bytes) for k in report.kernels
+                      for o in k.occurrences if o.clones is not None)
+
+    assert kept(trace) == kept(live) and any(after for _, _, after, _ in kept(trace))
+    (cost,) = [f for f in trace.findings if f.rule == "clone_cost"]
+    assert cost.severity == "warning" and "costs 4.0 KB of copies per call in 0/0" in cost.summary
 
 
 def test_source_comments_after_annotations_and_checkpoint_tags_are_read() -> None:
