@@ -66,6 +66,26 @@ def assert_same_kernels(trace: Report, live: Report) -> None:
         assert seen == expected, name
 
 
+def op_counts(report: Report, stages: tuple[str, ...] = ()) -> dict[tuple[str, str, str], int]:
+    """(compile id, stage, part) -> the graph's own node count (a sub-graph's nodes are its own graph's), for
+    `stages` (all when empty)."""
+    return {(g.compile_id, g.stage, g.part or ""): g.op_count for g in report.graphs
+            if g.stage != "output_code" and (not stages or g.stage in stages)}
+
+
+def hop_arguments(report: Report) -> list[tuple[Any, ...]]:
+    """The constexpr and scalar arguments of each raw launch's node at each graph stage (a trace reads them from
+    the output code's launch: the node prints its tensors only)."""
+    return sorted((k.name, o.compile_id, o.stage, o.part or "", o.subgraph or "", repr(o.constexprs), repr(o.scalars))
+                  for k in report.kernels for o in k.occurrences
+                  if o.entry == "hop" and o.stage not in ("runtime", "output_code"))
+
+
+def recompile_changes(report: Report) -> list[tuple[str, list[tuple[Any, ...]]]]:
+    """Each recompile's kernel-argument changes (kernel, kind, name, before, after)."""
+    return [(r.compile_id, [(c.kernel, c.kind, c.name, c.before, c.after) for c in r.changes]) for r in report.recompiles]
+
+
 def breaks(report: Report) -> list[tuple[Any, ...]]:
     return sorted((b.compile_id, _relative(b.file), b.line, b.headline) for b in report.graph_breaks)
 

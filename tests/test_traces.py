@@ -14,14 +14,15 @@ from pathlib import Path
 
 import pytest
 
-from _trace_expect import TRACES, assert_same_kernels, breaks, live_report, opaque_ops, recompiles
+from _trace_expect import (TRACES, assert_same_kernels, breaks, hop_arguments, live_report, op_counts, opaque_ops,
+                           recompile_changes, recompiles)
 from tritoninspect.textformats import fx_readable as fx_graph
 from tritoninspect.textformats.torch_trace import read_trace
 from tritoninspect.run.traces import trace_reports
 from tritoninspect.source.parse import parse_source
 
 #: Folders of tests/fixtures/traces/ that are not one sample's trace made here.
-NOT_SAMPLES = {"ranks", "provenance", "gpu", "shape_mismatch", "logs"}  # shape_mismatch: tests/test_traces_cli.py; logs: scripts/gpu-traces
+NOT_SAMPLES = {"ranks", "provenance", "gpu", "shape_mismatch", "logs", "more"}  # shape_mismatch: tests/test_traces_cli.py; logs: scripts/gpu-traces; more: tests/test_traces_more.py
 SAMPLES = sorted(p.name for p in TRACES.iterdir() if p.is_dir() and p.name not in NOT_SAMPLES)
 #: Samples whose only kernel launches inside an opaque custom_op: a trace shows the op, not the kernel.
 OPAQUE_ONLY = {"custom_op"}
@@ -43,6 +44,9 @@ def test_trace_gives_the_live_kernel_entries_breaks_and_recompiles(sample: str) 
     assert breaks(trace) == breaks(live)
     assert recompiles(trace) == recompiles(live)
     assert opaque_ops(trace) == opaque_ops(live)
+    assert op_counts(trace) == op_counts(live)
+    assert hop_arguments(trace) == hop_arguments(live)
+    assert recompile_changes(trace) == recompile_changes(live)
 
 
 GPU_TRACES = TRACES / "gpu"
@@ -69,6 +73,8 @@ def test_gpu_trace_gives_the_gpu_reports_kernel_entries_breaks_and_recompiles(sa
     assert recompiles(trace) == recompiles(live)
     assert opaque_ops(trace) == opaque_ops(live)
     assert neighbours(trace) == neighbours(live)
+    assert hop_arguments(trace) == hop_arguments(live)
+    assert recompile_changes(trace) == recompile_changes(live)
 
 
 def neighbours(report) -> list[tuple[object, ...]]:
@@ -93,9 +99,10 @@ def test_gpu_two_rank_trace_is_read_and_summarised() -> None:
     mixed = [reports[0], dataclasses.replace(reports[1], meta=dataclasses.replace(reports[1].meta, torch="2.13.0+cpu",
                                                                                 device="cpu"))]
     assert {"torch", "device"} <= {d.what for d in summarise_ranks("mixed", mixed).differences}
-    # The first compile's n was specialised, so its launch holds no value: said "?", never "None".
-    (change,) = reports[1].recompiles[0].changes
-    assert (change.name, change.before, change.after) == ("n", "?", "s77")
+    # The first compile's n and BLOCK are not in its graph's launch node (a raw launch's node holds its tensors):
+    # they are read from its output code's launch, as a live capture says them.
+    assert recompile_changes(reports[1]) == [("0/1", [("one_block_kernel", "constexpr", "BLOCK", "64", "128"),
+                                                      ("one_block_kernel", "scalar", "n", "40", "s77")])]
 
 
 def test_kernel_inside_an_opaque_custom_op_is_unknown_not_guessed() -> None:

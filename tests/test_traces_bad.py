@@ -98,6 +98,29 @@ def test_a_cut_off_log_warns_that_it_ends_mid_compile(tmp_path: Path) -> None:
     assert "ends in the middle" not in whole and "could not be read" not in whole
 
 
+def test_a_log_whose_compile_ids_start_again_says_its_report_mixes_two_runs(tmp_path: Path) -> None:
+    """`torch._dynamo.reset()` between two compiles of one model in one traced process: the second run's compile
+    ids (and kernel_idx) are the first's again, as in the same log written twice; its report mixed the two runs
+    (a recompile_constexpr run twice showed 2 recompiles of 0/1) without a word. It warns, naming where the ids
+    start again, and `check` fails; the first part alone reads as the one run."""
+    data = RECOMPILE.read_text(encoding="utf-8")
+    twice = tmp_path / "twice.log"
+    twice.write_text(data + data, encoding="utf-8")
+    again = data.count("\n") + 1 + next(n for n, line in enumerate(data.splitlines()) if '"dynamo_start"' in line)
+    result = cli("graph", str(twice))
+    assert result.exit_code == 0, result.output
+    text = " ".join(result.output.split())
+    assert f"starts compile 0/0 again at line {again} (3 compile ids repeat)" in text, text
+    assert f"head -n {again - 1} LOG > first.log" in text
+    checked = cli("check", str(twice), "--no-breaks")
+    assert checked.exit_code == ExitCode.FINDINGS, checked.output
+    assert [line for line in checked.stdout.splitlines() if line.startswith("FAIL")][0].startswith("FAIL mixed log:")
+    first = tmp_path / "first.log"
+    first.write_text("".join(twice.read_text(encoding="utf-8").splitlines(keepends=True)[: again - 1]), encoding="utf-8")
+    assert "mixed log" not in cli("graph", str(first)).output
+    assert cli("check", str(first), "--no-breaks").exit_code == 0
+
+
 def test_an_unreadable_log_in_a_rank_folder_is_one_error_naming_it(tmp_path: Path) -> None:
     ranks = tmp_path / "ranks"
     shutil.copytree(TRACES / "ranks", ranks)

@@ -324,6 +324,8 @@ _SYMBOL_RE = re.compile(r"\b(?:s|u|ps)\d+\b")
 _SIZE_EXPR_RE = re.compile(r"\b\w+\.size\(\)\[\d+\]")
 #: Guard expressions longer than this are shortened for the one-line form.
 GUARD_WIDTH = 80
+#: A sentence of prose (words, a colon, more words, a full stop), as Dynamo writes when it names no guard.
+_SENTENCE_RE = re.compile(r"^(?P<first>[A-Z][a-z]+(?: [a-z]+)*: [a-z][\w -]*?)\.(?: |$)")
 
 
 def analyse_recompile_details(capture: Capture) -> dict[str, tuple]:
@@ -378,6 +380,10 @@ def short_guard(guard: str) -> str:
     compiled for>`, any other long one its start; the source comment torch appends is kept."""
     expr, sep, comment = guard.partition("  # ")
     expr = expr.strip()
+    if len(expr) > GUARD_WIDTH and _SENTENCE_RE.match(expr):
+        # Dynamo's own words, not a guard (2.13 "Unexpected recompilation: runtime guards failed even though
+        # they passed during recompilation-reason analysis. Please open an issue ..."): its first sentence
+        return _SENTENCE_RE.match(expr)["first"]  # type: ignore[index]
     if m := _TYPE_ID_RE.match(expr):
         expr = f"type({m['x']}) is {m['cls'] or '<the type compiled for>'}"
     elif m := _OBJ_ID_RE.match(expr):

@@ -101,10 +101,13 @@ def check_report(
 #: The source of the warnings of a TORCH_TRACE log that is cut off (traces.py): what the
 #: conditions would be checked on is incomplete, so every condition fails, naming it once.
 INCOMPLETE_LOG = "incomplete log"
+#: The source of the warning of a log whose compile ids repeat (traces.py `restarted`): its report mixes two
+#: runs' compiles, so every condition fails too.
+MIXED_LOG = "mixed log"
 
 
 def _failed(report: Report) -> list[str]:
-    cut = [f"{d.source}: {d.message}" for d in report.diagnostics if d.source == INCOMPLETE_LOG]
+    cut = [f"{d.source}: {d.message}" for d in report.diagnostics if d.source in (INCOMPLETE_LOG, MIXED_LOG)]
     if report.failure is None:
         return cut
     from tritoninspect.analyse.emulation import failure_caveat

@@ -266,9 +266,13 @@ def _break(reader: _Reader, cid: str, payload: str, attempt: int = 0) -> BreakRe
     context, start = _context(reader, file, line)
     library_frame = textformats.breaks.frame_location(details["library_frame"] or "")
     library_context, library_start = _context(reader, *library_frame)
+    # What an `.item()` value feeds, read from the source as a live capture reads it, when the file is here
+    # and unchanged since the log (`context` is then read): its advice follows it.
+    uses = textformats.value_use.break_value_uses(reason, "".join(linecache.getlines(file)), line) if (
+        context and file) else None
     return BreakRecord(cid, reason, file, line, stack, skipped, context=context, context_start=start,
                        library_context=library_context, library_context_start=library_start, attempt=attempt,
-                       **details)
+                       value_uses=uses, **details)
 
 
 def _context(reader: _Reader, file: str | None, line: int | None) -> tuple[tuple[str, ...], int | None]:
@@ -387,6 +391,9 @@ def _hop_record(g: _Graph, hop: fx_graph.HopNode, index: KernelIndex, shared: di
     op, is_triton_op = index.op_of(g.compile_id, hop, stage=g.stage, part=g.part)
     declared = set(index.constexpr_params(kid))
     values = {k: _plain(v, g.parsed.types) for k, v in hop.kwargs.items() if not _is_tensor(v, g.parsed.types)}
+    # A raw launch's node prints its tensors only: the rest as its compile's output code passes them.
+    launched = index.launch_args.get((g.compile_id, hop.kernel_idx, hop.constant_args_idx), {})  # type: ignore[arg-type]
+    values = {**{k: v for k, v in launched.items() if k not in hop.kwargs}, **values}
     tensors = {k: fx_graph.tensor_info(g.parsed.types.get(v.name, "")) for k, v in hop.kwargs.items()
                if isinstance(v, fx_graph.Ref)}
     tensors = {k: t for k, t in tensors.items() if t}
@@ -398,7 +405,20 @@ def _hop_record(g: _Graph, hop: fx_graph.HopNode, index: KernelIndex, shared: di
         tensors_to_clone=hop.tensors_to_clone,
         tensor_types=_shared(shared, {k: t for k, (t, _) in tensors.items()}),
         tensor_bytes=_shared(shared, {k: b for k, (_, b) in tensors.items()}),
+        inductor_clones=_inductor_clones(hop, g.parsed) if g.stage == "post_grad_final" else None,
     )
+
+
+def _inductor_clones(hop: fx_graph.HopNode, parsed: fx_graph.ParsedGraph) -> dict[str, int | None]:
+    """The arguments of a final post-grad launch node that Inductor still clones -> bytes of the copy, as a live
+    capture reads them (capture/compat/inductor.py `cloned_args`): an argument that is `as_strided` of a `clone`."""
+    cloned: dict[str, int | None] = {}
+    for name, value in hop.kwargs.items():
+        source = parsed.strided.get(value.name) if isinstance(value, fx_graph.Ref) else None
+        if source is not None and parsed.targets.get(source) == "clone":
+            info = fx_graph.tensor_info(parsed.types.get(source, ""))
+            cloned[name] = info[1] if info else None
+    return cloned
 
 
 def _is_tensor(value: Any, types: dict[str, str]) -> bool:

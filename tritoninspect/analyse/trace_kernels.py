@@ -20,6 +20,7 @@ several kernels (an op nested in it launched some; the trace cannot tell which).
 
 from __future__ import annotations
 
+import ast
 import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
@@ -28,6 +29,7 @@ from typing import Any
 
 from tritoninspect.model.records import KernelRecord, OutputCodeRecord
 from tritoninspect.textformats import fx_readable as fx_graph
+from tritoninspect.textformats import output_code
 
 _SOURCE_NODES_RE = re.compile(r"#\s*(?:Topologically Sorted )?Source Nodes: \[(?P<nodes>[^\]]*)\]")
 _SIGNATURE_RE = re.compile(r"'signature': \{(?P<body>[^}]*)\}")
@@ -84,6 +86,9 @@ class KernelIndex:
     notes: list[str] = field(default_factory=list)
     #: (compile id, kernel_idx) -> the triton_op its output-code launch names as source.
     launch_ops: dict[tuple[str, int], str] = field(default_factory=dict)
+    #: (compile id, kernel_idx, constant_args_idx) -> the non-tensor arguments its output-code launch passes
+    #: (`launch_args`): a raw launch's node prints only its tensors (the rest sit in Dynamo's side table).
+    launch_args: dict[tuple[str, int, int], dict[str, Any]] = field(default_factory=dict)
 
     @classmethod
     def build(cls, graphs: list[Any], codes: list[OutputCodeRecord],
@@ -108,7 +113,7 @@ class KernelIndex:
                 name = fx_graph.launched_name(hop.source.code) if hop.source else None
                 if hop.kernel_idx is not None and name:
                     launches[hop.kernel_idx][name] += 1
-        launched = _launched_kernels(graphs, codes, sources)
+        launched = _launched_kernels(graphs, codes, sources, self.launch_args)
         defined = _defined_kernels(codes)
         for idx in sorted({h.kernel_idx for g in graphs for h in g.parsed.hops if h.kernel_idx is not None}):
             given = named.get(idx) or launched.get(idx)
@@ -227,15 +232,17 @@ class KernelIndex:
 
 def _launched_kernels(graphs: list[Any], codes: list[OutputCodeRecord],
                       sources: dict[tuple[str, int], tuple[str, ...]] | None = None,
+                      args: dict[tuple[str, int, int], dict[str, Any]] | None = None,
                       ) -> dict[int, tuple[str, str | None, int | None]]:
     """kernel_idx -> (name, file, line) of the user kernel its node launches in the output code.
 
     Inductor lowers each mutation HOP of the final post-grad graph to one user-kernel
     launch in `call()`, in graph order (torch/_inductor/lowering.py
-    `triton_kernel_wrap_`, 2.11-2.14): when a graph and the code of the same compile and
-    part have as many of each, the n-th node launches the n-th kernel. Otherwise nothing
-    is paired here. `sources` gets (compile id, kernel_idx) -> the launch's
-    `Topologically Sorted Source Nodes` (Dynamo-graph node names)."""
+    `triton_kernel_wrap_`, 2.11-2.14), a sub-graph's in its own function: when a graph and
+    the code of the same compile and part have as many of each, the n-th node launches the
+    n-th kernel (`_paired`). Otherwise nothing is paired here. `sources` gets (compile id,
+    kernel_idx) -> the launch's `Topologically Sorted Source Nodes` (Dynamo-graph node names);
+    `args` (compile id, kernel_idx, constant_args_idx) -> the launch's non-tensor arguments."""
     found: dict[int, tuple[str, str | None, int | None]] = {}
     by_part: dict[tuple[str, str], list[Any]] = {}
     for g in graphs:
@@ -248,22 +255,91 @@ def _launched_kernels(graphs: list[Any], codes: list[OutputCodeRecord],
         hops = [h for h in finals[0].parsed.hops if h.form == "mutation"]
         calls = [c for c in code.calls if c.kind == "user"]
         defined = {k.inductor_name: k for k in code.user_kernels}
-        if len(hops) != len(calls):
-            continue
-        for hop, call in zip(hops, calls):
+        text, lines = "", []  # the code read back from the log once, and only when a launch is paired
+        for hop, call in _paired(hops, calls):
             kernel = defined.get(call.name)
             if kernel is not None and hop.kernel_idx is not None:
                 found.setdefault(hop.kernel_idx, (kernel.name, kernel.file, kernel.line))
+                if not text and (sources is not None or args is not None):
+                    text = code.code
+                    lines = text.splitlines()
                 if sources is not None:
-                    sources[(code.compile_id, hop.kernel_idx)] = _source_nodes_above(code.code, call.line)
+                    sources[(code.compile_id, hop.kernel_idx)] = _source_nodes_above(lines, call.line)
+                if args is not None and hop.constant_args_idx is not None:
+                    args[(code.compile_id, hop.kernel_idx, hop.constant_args_idx)] = launch_args(text, lines, call)
     return found
 
 
-def _source_nodes_above(code: str, line: int) -> tuple[str, ...]:
+def _paired(hops: list[fx_graph.HopNode], calls: list[Any]) -> list[tuple[fx_graph.HopNode, Any]]:
+    """Each launch node with its output-code launch, the n-th with the n-th of the same sub-graph: Inductor writes
+    a sub-graph (`true_graph_0.true_graph_0`) as a function named after its path (`true_graph_0_true_graph_0`), and
+    the functions in another order than the graph's (torch 2.14: `false_graph_0` before `true_graph_0`'s). When the
+    functions do not match the sub-graphs one to one (a graph partition's), in order over all; none when the counts
+    differ."""
+    by_graph: dict[str, list[fx_graph.HopNode]] = defaultdict(list)
+    by_function: dict[str, list[Any]] = defaultdict(list)
+    for hop in hops:
+        by_graph[hop.subgraph.replace(".", "_") or "call"].append(hop)
+    for call in calls:
+        by_function[call.function].append(call)
+    if {k: len(v) for k, v in by_graph.items()} == {k: len(v) for k, v in by_function.items()}:
+        return [pair for name, graph_hops in by_graph.items() for pair in zip(graph_hops, by_function[name])]
+    return list(zip(hops, calls)) if len(hops) == len(calls) else []
+
+
+def launch_args(code: str, lines: list[str], call: Any) -> dict[str, Any]:
+    """The non-tensor arguments of a user-kernel launch in the output code `code` (`lines`): its constexprs from the
+    kernel's `triton_meta['constants']`, and the scalars its `.run(...)` line passes, by the signature's order of
+    the parameters that are not constexprs (`x_ptr, out_ptr, 40, 1, 1, 1`: the grid follows), where the value is
+    a literal or a size symbol (`s77`, as a live capture writes it). Inductor writes both the same way in 2.11-2.14,
+    on a GPU and in compile-only mode; what it writes otherwise (a computed `ks0`) is left out."""
+    start = code.find(f"{call.name} = async_compile.triton(")
+    signature = _SIGNATURE_RE.search(code, start) if start >= 0 else None
+    if signature is None:
+        return {}
+    end = code.find("\n", signature.end())
+    constants = _CONSTANTS_RE.search(code, signature.end(), end if end >= 0 else len(code))  # triton_meta's own
+    found = _literal_dict(constants["body"]) if constants else {}
+    params = [(name, ty) for name, ty in re.findall(r"'(\w+)': '([^']*)'", signature["body"]) if ty != "constexpr"]
+    run = _RUN_ARGS_RE.search(lines[call.line - 1]) if 0 < call.line <= len(lines) else None
+    values = [a.strip() for a in output_code.split_call_args(run["args"]) if "=" not in a] if run else []
+    for (name, ty), value in zip(params, values):
+        if not ty.startswith("*") and name not in found:
+            scalar = _scalar(value)
+            if scalar is not None:
+                found[name] = scalar
+    return found
+
+
+_CONSTANTS_RE = re.compile(r"'constants': \{(?P<body>[^{}]*)\}")
+_RUN_ARGS_RE = re.compile(r"\.run\((?P<args>.*)\)\s*$")
+_SYMBOL_RE = re.compile(r"[su]\d+")
+
+
+def _literal_dict(body: str) -> dict[str, Any]:
+    """`'A': 3.0, 'BLOCK': 32` as a dict; {} for anything that is not plain literals."""
+    try:
+        value = ast.literal_eval("{" + body + "}")
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return {}
+    return {str(k): v for k, v in value.items()} if isinstance(value, dict) else {}
+
+
+def _scalar(text: str) -> Any:
+    """A launch argument as a node's scalar: a number, or a size symbol's name; None otherwise."""
+    if _SYMBOL_RE.fullmatch(text):
+        return text
+    try:
+        value = ast.literal_eval(text)
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return None
+    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def _source_nodes_above(lines: list[str], line: int) -> tuple[str, ...]:
     """The node names of the `# Topologically Sorted Source Nodes: [...]` comment just above
     output-code line `line` (1-based). That comment also names the neighbouring kernel's
     nodes (torch 2.11, 2.13), so callers keep only names that are triton_op calls."""
-    lines = code.splitlines()
     for number in range(line - 2, max(line - 5, -1), -1):
         match = _SOURCE_NODES_RE.search(lines[number]) if 0 <= number < len(lines) else None
         if match:

@@ -58,10 +58,9 @@ def tool_break(compile_id: str, payload: str) -> tuple[str, str] | None:
 def value_uses(reason: str, file: str | None, line: int | None) -> dict[str, int] | None:
     """A break at `Tensor.item()`: what the user's function does with the value (read from the
     source now, while the file is at hand); None for other breaks or when it cannot tell."""
-    if "item()" not in reason or not file or not line:
+    if not file:
         return None
-    found = textformats.value_use.item_uses("".join(linecache.getlines(file)), line)
-    return dict(found.lines) if found is not None and found.kinds else None
+    return textformats.value_use.break_value_uses(reason, "".join(linecache.getlines(file)), line)
 
 
 def context_lines(

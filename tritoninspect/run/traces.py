@@ -182,7 +182,7 @@ def _report(log: object, target: str, events: Iterable[object] | None = None) ->
     notes = tuple(Diagnostic("note", source, text) for source, text in capture.meta.get("notes", ()))
     notes += tuple(Diagnostic("note", "trace", f"unknown from a trace: {u}") for u in TRACE_UNKNOWNS)
     meta = dataclasses.replace(report.meta, rank=capture.meta.get("rank"), unknown=TRACE_UNKNOWNS)
-    found = cut_off(log) + _without_dynamo_graph(capture.graphs, str(log.path))  # type: ignore[attr-defined]
+    found = cut_off(log) + restarted(log) + _without_dynamo_graph(capture.graphs, str(log.path))  # type: ignore[attr-defined]
     return dataclasses.replace(report, meta=meta, diagnostics=found + report.diagnostics + notes)
 
 
@@ -238,6 +238,25 @@ def cut_off(log: object) -> tuple[Diagnostic, ...]:
             f"{name} ends in the middle of compile {cid} (started at line {line}, never "
             "finished: the job crashed or is still running); its graphs, kernels and recompiles may be missing"))
     return tuple(found)
+
+
+def restarted(log: object) -> tuple[Diagnostic, ...]:
+    """A warning when the log's compile ids start again (`TraceLog.restarted`): `torch._dynamo.reset()` in the
+    traced process resets Dynamo's compile counters and the kernel side table, so the compiles after it reuse
+    the ids (and kernel_idx) of those before, and a report keyed by them mixes the two runs."""
+    from tritoninspect.analyse.checks import MIXED_LOG
+
+    again = log.restarted  # type: ignore[attr-defined]
+    if not again:
+        return ()
+    (cid, line), name = again[0], str(log.path)  # type: ignore[attr-defined]
+    more = f" ({len(again)} compile ids repeat)" if len(again) > 1 else ""
+    return (Diagnostic(
+        "warning", MIXED_LOG,
+        f"{name} starts compile {cid} again at line {line}{more}: the traced process numbered its compiles anew "
+        "(torch._dynamo.reset()), so the compiles before and after share ids and kernel_idx, and this report mixes "
+        f"their graphs, kernels and recompiles; read each part alone: head -n {line - 1} LOG > first.log; tail -n "
+        f"+{line} LOG > second.log"),)
 
 
 def one_report(logs: TraceLogs) -> Report:

@@ -22,7 +22,9 @@ _DEF_RE = re.compile(r"^\s*def forward\(self,?(?P<params>.*)\):\s*$")
 _PARAM_RE = re.compile(r"(?P<name>[A-Za-z_]\w*)\s*(?::\s*(?P<type>\"[^\"]*\"|'[^']*'|[^,=]+))?")
 _RETURN_RE = re.compile(r"^\s*return\b(?P<expr>.*)$")
 _CLASS_RE = re.compile(r"^\s*class (?P<name>\S+?)\(")
-_FILE_RE = re.compile(r"^\s*# File: (?P<where>.+?), code: (?P<code>.*)$")
+#: A node's source comment, maybe after its annotations and activation-checkpoint tags (torch 2.11-2.14,
+#: fx/graph.py `append_stacktrace_summary`: `# ac_graph_id: 2 - PREFER_RECOMPUTE File: ...`).
+_FILE_RE = re.compile(r"^\s*#(?:.*? )?File: (?P<where>.+?), code: (?P<code>.*)$")
 _IDENT_RE = re.compile(r"(?<![\w.'\"])[A-Za-z_]\w*(?![\w'\"])")
 #: The call target: `torch.ops.aten.sin.default(`, `operator.getitem(`, or `x[...]` indexing.
 _TARGET_RE = re.compile(r"^(?P<target>[A-Za-z_][\w.]*)\s*(?P<open>[(\[])")

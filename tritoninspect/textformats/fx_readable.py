@@ -28,13 +28,20 @@ from types import MappingProxyType
 from typing import Any
 
 _CLASS_RE = re.compile(r"^(?P<indent>\s*)class (?P<name>[\w<>]+)\(torch\.nn\.Module\):")
-_FILE_RE = re.compile(r"^\s*# File: (?P<file>.+?):(?P<line>\d+) in (?P<func>[\w<>.]+), code: (?P<code>.*)$")
+#: A node's source comment. torch 2.11-2.14 (fx/graph.py `append_stacktrace_summary`) may put the node's
+#: annotations and activation-checkpoint tags before `File:` (`# ac_graph_id: 2 - PREFER_RECOMPUTE File: ...`).
+_FILE_RE = re.compile(r"^\s*#(?:.*? )?File: (?P<file>.+?):(?P<line>\d+) in (?P<func>[\w<>.]+), code: (?P<code>.*)$")
 _NODE_RE = re.compile(r'^\s*(?P<name>\w+)(?:: "(?P<type>[^"]*)")? = (?P<rhs>.*)$')
 _HOP_RE = re.compile(r"torch\.ops\.higher_order\.triton_kernel_wrapper_(?P<form>mutation|functional)\(")
 _TARGET_RE = re.compile(r"torch\.ops\.(?P<ns>\w+)\.(?P<op>\w+)[.(]")
+_STRIDED_OF_RE = re.compile(r"torch\.ops\.aten\.as_strided\.default\((?P<of>\w+),")
 _OP_RE = re.compile(r"\btorch\.ops\.(?P<ns>\w+)\.(?P<op>\w+)\.(?P<overload>\w+)\(")
 _ANNOTATION_RE = re.compile(r'(?P<name>\w+): "(?P<type>[^"]*)"')
-_CALL_RE = re.compile(r"^(?:torch\.|operator\.|\w+\.\w+\(|\w+ [-+*/] |\w+\[)")
+#: A node that calls something (call_function, call_method, call_module), as FX prints it: `torch.`/`operator.`
+#: targets, methods, builtins (`getattr(`), indexing, and the operators FX writes inline (fx/graph.py
+#: `_format_target`/`magic_methods`: `s77 // 16`, `a ** 2`, `x >= 0`; `-x`, `~x`).
+_CALL_RE = re.compile(r"^(?:torch\.|operator\.|\w+\.\w+\(|[A-Za-z_]\w*\(|\w+\[|[-+~][\w.]"
+                      r"|[\w.]+ (?://|\*\*|<<|>>|==|!=|<=|>=|[-+*/%@&|^<>]) )")
 #: Launch texts: `k[grid](`, `wrap_triton(k)[grid](`, `capture_triton(k)[grid](`, `k.run(`.
 _LAUNCH_NAME_RES = (
     re.compile(r"\b(?:wrap_triton|capture_triton)\((?:\w+\.)*(?P<name>\w+)\)\s*\["),
@@ -102,6 +109,9 @@ class ParsedGraph:
     targets: Mapping[str, str] = field(default_factory=dict)
     subgraphs: tuple[str, ...] = ()
     op_count: int = 0
+    #: `aten.as_strided` node -> the node it is a view of (its first argument): Inductor's clone of a kernel
+    #: argument is `as_strided(clone(as_strided(x)))` in the final post-grad graph.
+    strided: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -114,6 +124,7 @@ class _Graph:
     targets: dict[str, str] = field(default_factory=dict)
     subgraphs: list[str] = field(default_factory=list)
     op_count: int = 0
+    strided: dict[str, str] = field(default_factory=dict)
 
 
 def parse_graph(code: str, torch_namespaces: frozenset[str] = frozenset()) -> ParsedGraph:
@@ -142,7 +153,8 @@ def parse_graph(code: str, torch_namespaces: frozenset[str] = frozenset()) -> Pa
             continue
         _node(graph, node, _subgraph(classes), source, torch_namespaces)
     return ParsedGraph(tuple(graph.hops), tuple(graph.ops), MappingProxyType(graph.types),
-                       MappingProxyType(graph.targets), tuple(graph.subgraphs), graph.op_count)
+                       MappingProxyType(graph.targets), tuple(graph.subgraphs), graph.op_count,
+                       MappingProxyType(graph.strided))
 
 
 def _subgraph(classes: list[tuple[int, str]]) -> str:
@@ -157,12 +169,16 @@ def _node(graph: _Graph, node: re.Match[str], subgraph: str, source: SourceLine 
     statement = rhs.split(";  ", 1)[0]
     if statement in graph.types:  # `l_x_ = L_x_`: Dynamo's name for a placeholder
         graph.types.setdefault(name, graph.types[statement])
-    if _CALL_RE.match(statement):
+    if not subgraph and _CALL_RE.match(statement):  # the graph's own nodes, as `Graph.op_count` counts them live
         graph.op_count += 1
     target = _TARGET_RE.match(statement)
     if target is not None:
         ns, op = target["ns"], target["op"]
         graph.targets[name] = op if ns in ("aten", "higher_order") else f"{ns}.{op}"
+        if ns == "aten" and op == "as_strided":
+            viewed = _STRIDED_OF_RE.match(statement)
+            if viewed:
+                graph.strided[name] = viewed["of"]
     hop = _HOP_RE.search(statement)
     if hop is not None:
         parsed = _hop(name, hop["form"], statement[hop.start():], subgraph, source)

@@ -101,6 +101,9 @@ class TraceLog:
     started: list[tuple[str | None, int]] = field(default_factory=list)
     #: Compile ids whose `compilation_metrics` (logged at the end of every compile) was read.
     ended: set[str | None] = field(default_factory=set)
+    #: (compile id, line) of each `dynamo_start` of a compile id that had already ended: the traced process
+    #: numbered its compiles again (`torch._dynamo.reset()` resets the counters), so ids repeat.
+    restarted: list[tuple[str | None, int]] = field(default_factory=list)
     #: The first `torch_version` artifact's version ("" unreadable); None: none read.
     version: str | None = None
 
@@ -440,6 +443,8 @@ def _note(log: TraceLog, event: TraceEvent) -> None:
     if log.rank is None and event.rank is not None:
         log.rank = event.rank
     if event.name == "dynamo_start":
+        if event.compile_id in log.ended:
+            log.restarted.append((event.compile_id, event.line))
         log.started.append((event.compile_id, event.line))
     elif event.name == "compilation_metrics":
         log.ended.add(event.compile_id)

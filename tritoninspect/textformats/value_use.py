@@ -53,6 +53,16 @@ def _function_at(source: str, line: int) -> ast.AST | None:
     return _enclosing_function(tree, line)
 
 
+def break_value_uses(reason: str, source: str, line: int | None) -> dict[str, int] | None:
+    """A graph break's `value_uses`: for a break at `Tensor.item()` (`reason` says so), the first line of each
+    use `item_uses` finds for the value read on `line` of `source` (a whole file); None for other breaks, or
+    when it cannot tell. One rule for a live capture and a trace (which reads the source the log names)."""
+    if "item()" not in reason or not source or not line:
+        return None
+    found = item_uses(source, line)
+    return dict(found.lines) if found is not None and found.kinds else None
+
+
 def item_uses(source: str, line: int) -> ValueUses | None:
     """The uses of the value `.item()` reads on `line` of `source` (a whole file)."""
     fn = _function_at(source, line)
