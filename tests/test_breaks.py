@@ -207,7 +207,6 @@ def test_short_guard_keeps_the_comparison_and_the_source() -> None:
     )
 
 
-<<<<<<< HEAD
 def test_short_guard_says_identity_checks_in_words() -> None:
     """A type check read `<expression over sizes>` (a Hugging Face model's recompiles): it is long, holds an
     object id, and is about no size."""
@@ -219,14 +218,14 @@ def test_short_guard_says_identity_checks_in_words() -> None:
         "L['fn'] is <the function compiled for>  # y = fn(x)")
     long = "L['self'].config.a_rather_long_attribute_name.and_another_long_attribute_name == 'a long string value'"
     assert short_guard(long) == long[:79].rstrip() + "…"
-=======
+
+
 def test_short_guard_keeps_dynamos_own_words_where_it_names_no_guard() -> None:
     # torch 2.13, two threads compiling one model (a TORCH_TRACE's recompile_reasons): was "<expression over sizes>"
     text = ("Unexpected recompilation: runtime guards failed even though they passed during recompilation-reason "
             "analysis. Please open an issue with a minimal repro: https://github.com/pytorch/pytorch")
     assert short_guard(text) == ("Unexpected recompilation: runtime guards failed even though they passed during "
                                  "recompilation-reason analysis")
->>>>>>> traces
 
 
 def test_kernel_filter_leaves_out_the_breaks_of_other_kernels_from_the_advice(in_repo: Path) -> None:
