@@ -135,6 +135,24 @@ def test_an_uncast_float_argument_typed_fp64_is_a_warning() -> None:
     assert "`gate = gate.to(tl.float32)`" in f.action
 
 
+def test_a_compile_that_failed_on_the_fp64_math_is_an_error() -> None:
+    """flash-linear-attention 0.4's GatedLinearAttention trained: fused_recurrent_bwd_kernel's fp32 state times
+    the fp64 scale fails Triton's compile ("Loop-carried variable b_dh ... re-assigned to ... fp64"); the finding
+    was a warning about speed and rounding beside a failure it did not explain (casting scale fixed the run)."""
+    from tritoninspect.model.report import Failure
+
+    cap = capture("fp64_scalar")
+    message = ("at 20:8:\n    b_dh += x * gate\nAssertionError(\"Loop-carried variable b_dh has initial type "
+               "<['16', '32'], fp32> but is re-assigned to <['16', '32'], fp64> in loop!\")")
+    cap.failure = Failure("kernel_compile", None, "", "CompilationError", message, kernel="gated_scale_kernel")
+    f = only(scalars.fp64_scalars(cap), "fp64_scalar_math")
+    assert f.severity == "error" and "why Triton refused to compile the kernel (AssertionError(" in f.summary
+    assert "`gate = gate.to(tl.float32)`" in f.action
+    assert any(e.text.startswith("Triton's compile of gated_scale_kernel failed") for e in f.evidence)
+    cap.failure = dataclasses.replace(cap.failure, message="at 3:4:\nCompilationError: something else")
+    assert only(scalars.fp64_scalars(cap), "fp64_scalar_math").severity == "warning"
+
+
 def test_a_cast_before_use_is_a_note() -> None:
     """The CastNet variant's kernel source, as its capture records it."""
     cap = capture("fp64_scalar")

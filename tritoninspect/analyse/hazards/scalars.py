@@ -178,10 +178,14 @@ def _findings(capture: Capture, record: KernelRecord, launch, params: tuple[str,
             "be read to tell whether the math is promoted."), action="", evidence=tuple(evidence), **common))
     elif promoted:
         names = joined(u.param for u in promoted)
-        found.append(Finding(rule=RULE, severity="warning", summary=(
+        refused = _refused_compile(capture, record, cid)
+        if refused:
+            evidence.append(Evidence("torch", f"Triton's compile of {record.name} failed: {refused}", compile_id=cid))
+        found.append(Finding(rule=RULE, severity="error" if refused else "warning", summary=(
             f"{record.name} gets {names} as fp64 when compiled (fp32 in eager Triton) and uses "
             f"{'it' if len(promoted) == 1 else 'them'} uncast (line {joined(str(u.uncast[0]) for u in promoted)}): "
-            "that math runs in double precision, slower than eager and with other rounding."),
+            + (f"the fp64 math it makes is why Triton refused to compile the kernel ({refused}); eager compiles it."
+               if refused else "that math runs in double precision, slower than eager and with other rounding.")),
             action=(f"Cast where the kernel starts: `{promoted[0].param} = {promoted[0].param}.to(tl.float32)` "
                     "(a no-op in eager Triton); then check `--no-fallback`, since on torch 2.11 that cast makes "
                     "mutation analysis fall back."),
@@ -193,6 +197,18 @@ def _findings(capture: Capture, record: KernelRecord, launch, params: tuple[str,
             action="", evidence=tuple(evidence), **common))
     found += _cast_fallbacks(capture, record, launch, uses or [], evidence)
     return found
+
+
+def _refused_compile(capture: Capture, record: KernelRecord, cid: str) -> str | None:
+    """The error of Triton's compile of this kernel when the run failed there on an fp64 type (fla's
+    fused_recurrent_bwd_kernel: "Loop-carried variable b_dh has initial type fp32 but is re-assigned to fp64",
+    its fp32 state times an fp64 scale); None otherwise."""
+    failure = capture.failure
+    if (failure is None or failure.stage != "kernel_compile" or failure.kernel != record.name
+            or failure.compile_id not in (None, cid)):
+        return None
+    headline = failure.headline()
+    return headline if "fp64" in failure.message else None
 
 
 def _cast_evidence(use: ParamUse, file: str | None) -> Evidence:
