@@ -23,7 +23,8 @@ from _breaks_expect import EXPECTED, check_breaks, check_constexpr_recompiles, c
 from _expect import REPO, cli_env
 from _zygote import run as zygote_run
 from tritoninspect.analyse import build_report
-from tritoninspect.analyse.breaks import KNOWN_CAUSES, known_cause, launched_in, short_guard
+from tritoninspect.analyse.breaks import KNOWN_CAUSES, known_cause, launched_in
+from tritoninspect.analyse.guard_text import short_guard
 from tritoninspect.analyse.checks import CHECK_SCHEMA_VERSION, CheckResult, check_report, parse_entry, run_checks
 from tritoninspect.model.records import Capture
 from tritoninspect.model.errors import ExitCode
@@ -226,6 +227,30 @@ def test_short_guard_keeps_dynamos_own_words_where_it_names_no_guard() -> None:
             "analysis. Please open an issue with a minimal repro: https://github.com/pytorch/pytorch")
     assert short_guard(text) == ("Unexpected recompilation: runtime guards failed even though they passed during "
                                  "recompilation-reason analysis")
+
+
+def test_a_disable_break_claims_only_the_launches_inside_its_disabled_function() -> None:
+    """flash-linear-attention 0.4's GatedDeltaNet: fla-core's disabled layer_norm_gated_fwd and the layer's disabled
+    chunk_gated_delta_rule are both called from the user's one line, and each break claimed the other's kernels
+    (the advice for layer_norm_gated_fwd_kernel said wrap_triton refuses chunk_fwd_kernel_o, ...)."""
+    from tritoninspect.analyse.breaks import analyse_graph_breaks
+    from tritoninspect.model.records import BreakRecord, KernelRecord, LaunchRecord
+
+    def brk(cid: str, fn: str, library: str) -> BreakRecord:
+        return BreakRecord(cid, f"Skip calling function `<function {fn} at 0x7f00ab>` since it was wrapped with "
+                           "`torch.compiler.disable`", "m.py", 13, user_stack=("m.py:13 in forward",),
+                           headline="Skip calling `torch.compiler.disable()`d function", library_frame=library)
+
+    def launch(kernel: str, fn: str) -> LaunchRecord:
+        return LaunchRecord("jit", kernel, None, None, False, None, site=("m.py:13 in forward",),
+                            disabled=(f"/site-packages/fla/x.py:1 in {fn}",))
+
+    capture = Capture(meta={}, kernels={k: KernelRecord(k, k, "/site-packages/fla/k.py", 1, ("jit",), ()) for k in ("norm", "chunk")},
+                      breaks=[brk("0/0", "chunk_gated_delta_rule", "/site-packages/fla/layers/g.py:275 in forward"),
+                              brk("1/0", "layer_norm_gated_fwd", "/site-packages/fla/modules/n.py:656 in forward")],
+                      launches=[launch("chunk", "chunk_gated_delta_rule"), launch("norm", "layer_norm_gated_fwd")])
+    chunk, norm = analyse_graph_breaks(capture)["graph_breaks"]
+    assert (chunk.eager_kernels, norm.eager_kernels) == (("chunk",), ("norm",))
 
 
 def test_kernel_filter_leaves_out_the_breaks_of_other_kernels_from_the_advice(in_repo: Path) -> None:

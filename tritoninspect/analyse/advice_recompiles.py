@@ -7,7 +7,7 @@ import re
 from collections.abc import Sequence
 
 from tritoninspect.analyse.advice_text import BROKEN, RECOMPILES, plural
-from tritoninspect.analyse.breaks import is_size_mismatch
+from tritoninspect.analyse.guard_text import is_size_mismatch
 from tritoninspect.analyse.summary import KernelSummary
 from tritoninspect.model.report import Advice, Recompile, Report, said
 

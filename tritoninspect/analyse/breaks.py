@@ -24,6 +24,7 @@ from tritoninspect.analyse.break_causes import (  # noqa: F401 - KNOWN_CAUSES, k
 )
 from tritoninspect.analyse.indexes import nodes_of_kernel
 from tritoninspect.analyse.libraries import library_name
+from tritoninspect.analyse.guard_text import guarded_value, is_size_mismatch, is_symbolic, short_guard
 from tritoninspect.model.records import BreakRecord, Capture, DynamoBreak, NodeRecord, RecompileRecord, extended
 from tritoninspect.model.report import STAGES, UNRECORDED, ArgChange, Diagnostic, GraphBreak, Recompile, said
 from tritoninspect.textformats.breaks import frame_location, original_function
@@ -159,6 +160,8 @@ class _Frame:
 class _Launch:
     kernel: str
     site: tuple[_Frame, ...]
+    #: The names of the functions `torch.compiler.disable` wraps that the launch ran inside.
+    disabled: tuple[str, ...] = ()
 
 
 def _parse_frame(text: str) -> _Frame | None:
@@ -176,7 +179,8 @@ def _eager_launches(capture: Capture) -> list[_Launch]:
         if la.in_graph or record is None:
             continue
         frames = tuple(f for f in (_parse_frame(s) for s in la.site) if f is not None)
-        launches.append(_Launch(record.name, _resumed(frames)))
+        disabled = tuple(d.rpartition(" in ")[2].rpartition(".")[2] for d in la.disabled)
+        launches.append(_Launch(record.name, _resumed(frames), disabled))
     return launches
 
 
@@ -207,6 +211,7 @@ def _detailed(
     frame = _break_frame(b)
     # Only the launches this break made eager itself: another break further along their call is theirs.
     own = [la for la in launches if la not in deepest or _at_least(_reach(b, record.skipped_rest, la.site), deepest[la])]
+    own = _inside_its_disable(b, own)
     eager = _eager_kernels(b, record, frame, own)
     kernel, relation = _break_kernel(b, record, frame, _most_specific(b, record.skipped_rest, launches), eager, names)
     cause = cause_of(record.headline, b.reason, record.library_frame, kernel, record.traced_from)
@@ -216,6 +221,22 @@ def _detailed(
         b, kernel=kernel, kernel_relation=relation, eager_kernels=tuple(eager),
         hint=cause.hint if cause else None, hint_source=cause.source if cause else None,
     )
+
+
+_DISABLED_FUNCTION_RE = re.compile(r"<function (?:[\w<>]+\.)*(?P<name>\w+) at 0x[0-9a-f]+>")
+
+
+def _inside_its_disable(b: GraphBreak, launches: list[_Launch]) -> list[_Launch]:
+    """Of `launches`, those a break on calling a disabled function can have made eager: not one that ran
+    inside other disabled functions only (GatedDeltaNet's layer: fla-core's disabled layer_norm_gated_fwd and
+    flash-linear-attention's disabled chunk_gated_delta_rule, both called from the user's one line, each
+    claimed the other's kernels). Launches in no disabled function, and other breaks, are left as they are."""
+    if "compiler.disable" not in b.headline:
+        return launches
+    named = _DISABLED_FUNCTION_RE.search(b.reason)
+    if named is None:
+        return launches
+    return [la for la in launches if not la.disabled or named["name"] in la.disabled]
 
 
 def _at_least(reach: int | None, deepest: int) -> bool:
@@ -317,17 +338,6 @@ def launched_in(text: str, names: Iterable[str]) -> str | None:
 # --- recompiles --------------------------------------------------------------------
 
 _PREFIX_RE = re.compile(r"^(?P<cid>\d+/\d+): ")
-_SIZE_RE = re.compile(r"expected (?P<old>-?\d+), actual (?P<new>-?\d+)")
-_COMPARE_RE = re.compile(r"(?P<op>==|!=|<=|>=|<|>)\s*(?P<value>-?\d+)\s*$")
-#: Symbols torch prints for sizes: s77 (backed), u0 (unbacked), ps0.
-_SYMBOL_RE = re.compile(r"\b(?:s|u|ps)\d+\b")
-_SIZE_EXPR_RE = re.compile(r"\b\w+\.size\(\)\[\d+\]")
-#: Guard expressions longer than this are shortened for the one-line form.
-GUARD_WIDTH = 80
-#: A sentence of prose (words, a colon, more words, a full stop), as Dynamo writes when it names no guard.
-_SENTENCE_RE = re.compile(r"^(?P<first>[A-Z][a-z]+(?: [a-z]+)*: [a-z][\w -]*?)\.(?: |$)")
-
-
 def analyse_recompile_details(capture: Capture) -> dict[str, tuple]:
     """Each recompile with its failed guard and the kernel arguments that changed."""
     recompiles = tuple(_recompile(capture, r) for r in capture.recompiles)
@@ -339,7 +349,7 @@ def _recompile(capture: Capture, r: RecompileRecord) -> Recompile:
     prefix = _PREFIX_RE.match(first)
     previous = prefix["cid"] if prefix else _previous_id(r.compile_id)
     raw_guard = first[prefix.end():] if prefix else first
-    old = _guarded_value(raw_guard)
+    old = guarded_value(raw_guard)
     size_guard = is_size_mismatch(raw_guard)
     # A size-mismatch guard is on a tensor: an int argument equal to the old size carries it, but
     # a constexpr equal to it (BLOCK = next_power_of_2(n) = n) is at most derived from it.
@@ -349,11 +359,6 @@ def _recompile(capture: Capture, r: RecompileRecord) -> Recompile:
     )
     hint = _size_hint() if size_guard else _recompile_hint(changes)
     return extended(r, Recompile, guard=short_guard(raw_guard), previous=previous, changes=changes, hint=hint)
-
-
-def is_size_mismatch(guard: str) -> bool:
-    """The failed guard is Dynamo's check of a tensor's static size (`tensor 'x' size mismatch ...`)."""
-    return "size mismatch" in guard and _SIZE_RE.search(guard) is not None
 
 
 def _size_hint() -> str:
@@ -366,46 +371,6 @@ def _size_hint() -> str:
 def _previous_id(compile_id: str) -> str | None:
     frame, _, attempt = compile_id.partition("/")
     return f"{frame}/{int(attempt) - 1}" if attempt.isdigit() and int(attempt) > 0 else None
-
-
-#: Dynamo's identity guards, with the object's id (a number that says nothing) and, for a type, its class
-#: (torch/_dynamo/guards.py TYPE_MATCH and ID_MATCH, `___check_type_id(x, id), type=<class '...'>`, 2.11-2.14).
-_TYPE_ID_RE = re.compile(r"^___check_type_id\((?P<x>.+?),\s*\d+\)(?:,\s*type=<class '(?:[\w.]+\.)?(?P<cls>\w+)'>)?")
-_OBJ_ID_RE = re.compile(r"^___check_obj_id\((?P<x>.+?),\s*\d+\)(?:,\s*type=<class '(?:[\w.]+\.)?(?P<cls>\w+)'>)?")
-
-
-def short_guard(guard: str) -> str:
-    """A guard on one readable line: a long expression over sizes becomes `<expression over
-    x.size()[0]> == 128`, an identity check `type(args[0]) is LlamaModel` or `args[0] is <the object
-    compiled for>`, any other long one its start; the source comment torch appends is kept."""
-    expr, sep, comment = guard.partition("  # ")
-    expr = expr.strip()
-    if len(expr) > GUARD_WIDTH and _SENTENCE_RE.match(expr):
-        # Dynamo's own words, not a guard (2.13 "Unexpected recompilation: runtime guards failed even though
-        # they passed during recompilation-reason analysis. Please open an issue ..."): its first sentence
-        return _SENTENCE_RE.match(expr)["first"]  # type: ignore[index]
-    if m := _TYPE_ID_RE.match(expr):
-        expr = f"type({m['x']}) is {m['cls'] or '<the type compiled for>'}"
-    elif m := _OBJ_ID_RE.match(expr):
-        expr = f"{m['x']} is <the {m['cls'] or 'object'} compiled for>"
-    elif len(expr) > GUARD_WIDTH and (_SIZE_EXPR_RE.search(expr) or _SYMBOL_RE.search(expr)):
-        compare = _COMPARE_RE.search(expr)
-        over = ", ".join(dict.fromkeys(_SIZE_EXPR_RE.findall(expr))) or "sizes"
-        tail = f" {compare['op']} {compare['value']}" if compare else ""
-        expr = f"<expression over {over}>{tail}"
-    elif len(expr) > GUARD_WIDTH:
-        expr = expr[:GUARD_WIDTH - 1].rstrip() + "…"
-    comment = comment.split("  # ", 1)[0].strip()
-    return f"{expr}  # {comment}" if sep and comment else expr
-
-
-def _guarded_value(guard: str) -> str | None:
-    """The value the failed guard held for the old compile, as text."""
-    size = _SIZE_RE.search(guard)
-    if size:
-        return size["old"]
-    compare = _COMPARE_RE.search(guard.partition("  # ")[0].strip())
-    return compare["value"] if compare and compare["op"] == "==" else None
 
 
 def _changes(capture: Capture, previous: str | None, current: str) -> list[ArgChange]:
@@ -468,7 +433,7 @@ def _recompile_hint(changes: tuple[ArgChange, ...]) -> str | None:
             "a few values (a power of two, capped) so few compiles happen; if it only selects a code path, pass it "
             "as a plain argument."
         )
-    symbolic = next((c for c in changes if _is_symbolic(c.after) and not _is_symbolic(c.before)), None)
+    symbolic = next((c for c in changes if is_symbolic(c.after) and not is_symbolic(c.before)), None)
     if symbolic is not None:
         what = "grid" if symbolic.kind == "grid" else f"{symbolic.name}"
         return (
@@ -479,10 +444,6 @@ def _recompile_hint(changes: tuple[ArgChange, ...]) -> str | None:
     if any(c.kind == "grid" for c in changes):
         return "the grid depends on a specialised size: every new size compiles again; mark the size dynamic."
     return None
-
-
-def _is_symbolic(text: str) -> bool:
-    return bool(_SYMBOL_RE.search(text))
 
 
 # --- decompiled frames -------------------------------------------------------------
