@@ -369,6 +369,16 @@ def test_breaks_render_groups_one_place(in_repo: Path) -> None:
     assert "Stack variable source attribution" not in text  # kept in JSON and --dump only
 
 
+def test_a_place_of_several_causes_says_so_in_its_headline(in_repo: Path) -> None:
+    """A tiny HF Llama's call line grouped 16 breaks under one headline, one of them another cause."""
+    report = report_of("break_pre_hook")
+    first, *rest = report.graph_breaks
+    other = dataclasses.replace(rest[-1], headline="Missing tp_iternext", reason="Missing tp_iternext")
+    text = render_breaks(dataclasses.replace(report, graph_breaks=(first, *rest[:-1], other)), color=False)
+    assert f"1. {first.title()} (and 1 other cause, below)" in " ".join(text.split())
+    assert "(and " not in render_breaks(report, color=False)
+
+
 def test_breaks_render_without_breaks_and_with_decompiled_frames(in_repo: Path) -> None:
     report = report_of("recompile_constexpr")
     frame = DecompiledFrame("0/0", "forward", "samples/recompile_constexpr.py", 28,

@@ -112,7 +112,11 @@ def _breaks(report: Report, cwd: Path) -> list[RenderableType]:
 def break_block(number: int, group: list[GraphBreak], cwd: Path) -> list[RenderableType]:
     """One place: headline, where, kernel, docs, code, each record Dynamo logged, hint, reason."""
     b = group[0]
-    lines: list[RenderableType] = [_HangingText(Text.assemble((f"{number}. ", "bold"), (_headline(b), "bold")), 3)]
+    # One place, several causes (an HF model's call line: a disabled function's break, and a frame skipped on
+    # `Missing tp_iternext`): the headline is the first's, and says the others are listed below.
+    others = len(dict.fromkeys(_headline(x) for x in group)) - 1
+    head = _headline(b) + (f" (and {fmt.plural(others, 'other cause')}, below)" if others else "")
+    lines: list[RenderableType] = [_HangingText(Text.assemble((f"{number}. ", "bold"), (head, "bold")), 3)]
     lines.append(_indented(_where(b, cwd)))
     probes = list(dict.fromkeys(x.device_probe for x in group if x.device_probe))
     if probes:
