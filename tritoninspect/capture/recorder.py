@@ -475,6 +475,8 @@ class Recorder:
 
     def _on_launch(self, via: str, kernel_id: str | None, inductor_name: str | None) -> LaunchRecord:
         op, in_graph, cid, where = None, False, None, {}
+        if compat.library.custom_op_count() != len(self._op_codes):  # an op registered since (lazily, in the run)
+            self._op_codes = compat.library.custom_op_codes()
         for frame in compat.dynamo.frames():
             code = frame.f_code
             if op is None:

@@ -67,6 +67,12 @@ def op_source(name: str) -> tuple[str | None, int | None]:
     return code.co_filename, code.co_firstlineno
 
 
+def custom_op_count() -> int:
+    """How many custom ops are registered: grows when a library registers one lazily, on its first call
+    (torchao 0.18's `ao::blockwise_fp8_gemm`), after a capture read `custom_op_codes`."""
+    return len(_opdefs())
+
+
 def custom_op_codes() -> dict[CodeType, str]:
     """Code objects of every custom op's Python implementation -> op name, to
     find launches made inside an opaque op by walking the stack.
