@@ -25,7 +25,8 @@ from tritoninspect.capture.hazards import HazardRecorder
 from tritoninspect.capture.kernel_ops import KernelOps
 from tritoninspect.capture.patching import Patcher, scoped_env
 from tritoninspect.capture.logs import FallbackFilter, LogHandler
-from tritoninspect.capture.plain import cpp_hint, first_line, is_tensor_node, kernel_record, op_of, plain, readable, subgraph_name
+from tritoninspect.capture.plain import (cpp_hint, first_line, is_tensor_node, kernel_record, kernel_source_failed, op_of,
+                                         plain, readable, subgraph_name)
 from tritoninspect.capture.watchers import Watchers
 from tritoninspect.model.records import (Capture, FallbackRecord, GraphRecord, LaunchRecord, NodeRecord,
                                         OutputCodeRecord, RecompileLimit, RecompileRecord)
@@ -119,8 +120,10 @@ class Recorder:
             try:
                 return compat.inductor.compile_fx(gm, example_inputs, inner_compile=self._inner_compile)
             except Exception as exc:  # noqa: BLE001 - fall back, keep going, report it
-                if len(self.capture.output_code) == emitted:
-                    raise  # Inductor failed before writing code: a real failure, not the CPU load
+                if len(self.capture.output_code) == emitted or kernel_source_failed(exc):
+                    # Inductor failed before writing code, or a kernel's own generated source does not load:
+                    # a real failure, which a GPU run has too, not the CPU load
+                    raise
                 self.progress.backend_error = None
                 self.capture.problems.append(
                     ("inductor", f"[{cid}] Inductor's module could not be loaded in compile-only mode "
