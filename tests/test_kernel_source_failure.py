@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from _expect import run_cli
 
-from tritoninspect.capture.plain import kernel_source_failed
+from tritoninspect.capture.compat.inductor import kernel_source_failed
 
 
 def _raised_at_top_of(path: Path, text: str) -> BaseException:

@@ -4,7 +4,6 @@ the custom op a frame belongs to."""
 
 from __future__ import annotations
 
-import linecache
 from typing import Any
 
 import torch
@@ -96,26 +95,3 @@ def cpp_hint(exc: BaseException) -> str:
     """What to add to a failed C++ build's message when Inductor's cache folder has a space in its path."""
     return space_hint(exc, compat.caches.inductor_cache_dir())
 
-
-def kernel_source_failed(exc: BaseException) -> bool:
-    """Whether `exc` (or an exception it chains) was raised at the top level of a Triton kernel's
-    source module, the one Inductor writes for each kernel and loads with `async_compile.triton`:
-    generated Python that fails the same way on a GPU (torchao 0.18 passes a `torch.dtype` constexpr,
-    which Inductor writes into the kernel's `triton_meta` as `torch.bfloat16` in a module that never
-    imports torch: NameError), not the CPU's output module that compile-only mode may fail to load."""
-    seen: set[int] = set()
-    while exc is not None and id(exc) not in seen:
-        seen.add(id(exc))
-        tb = exc.__traceback__
-        while tb is not None and tb.tb_next is not None:
-            tb = tb.tb_next
-        code = tb.tb_frame.f_code if tb is not None else None
-        if code is not None and code.co_name == "<module>" and _is_kernel_source(code.co_filename):
-            return True
-        exc = exc.__cause__ or exc.__context__
-    return False
-
-
-def _is_kernel_source(path: str) -> bool:
-    text = "".join(linecache.getlines(path))
-    return "@triton.jit" in text and "async_compile" not in text
