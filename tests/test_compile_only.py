@@ -80,8 +80,10 @@ def test_queries_are_answered_counted_and_restored() -> None:
         assert (torch.cuda.current_device(), torch.cuda.device_count()) == (0, 1)
         assert torch.cuda.is_available() is False
         assert torch.version.cuda == cuda_version  # left as it is (device_queries.patches)
+        # A CPU tensor's device stands for the GPU's (mamba-ssm's `get_device_properties(x.device)`)
+        assert torch.cuda.get_device_properties(torch.zeros(1).device).multi_processor_count == 108
         with pytest.raises(ValueError, match="Expected a cuda device"):
-            torch.cuda.get_device_properties(torch.device("cpu"))
+            torch.cuda.get_device_properties(torch.device("meta"))
         with pytest.raises(AssertionError, match="one CUDA device"):
             torch.cuda.get_device_name(1)
         with pytest.raises(AssertionError, match="compile-only mode cannot create CUDA tensors: .*test_compile_only"):
@@ -93,7 +95,7 @@ def test_queries_are_answered_counted_and_restored() -> None:
     record = env.emulation()
     assert record is not None and (record.target, record.like) == ("sm_80", "A100")
     calls = {q.function: q.calls for q in record.queries}
-    assert calls == {"get_device_capability": 2, "get_device_name": 2, "get_device_properties": 2,
+    assert calls == {"get_device_capability": 2, "get_device_name": 2, "get_device_properties": 3,
                      "current_device": 1, "device_count": 1}
     here = f"{__file__}:"
     assert all(q.first_caller and q.first_caller.startswith(here) for q in record.queries)
@@ -443,3 +445,20 @@ def test_torch_cuda_device_of_a_cpu_tensors_index_is_a_no_op() -> None:
     with pytest.raises(TypeError, match="not supported between instances of 'NoneType' and 'int'"):
         with torch.cuda.device(None):  # torch's own again, after the mode
             pass
+
+
+@pytest.mark.skipif(hasattr(torch._C, "_cuda_exchangeDevice"), reason="a CUDA build takes torch.cuda.device(None) itself")
+def test_torch_cuda_device_of_a_cpu_tensors_index_is_a_no_op_where_dynamo_traces_it() -> None:
+    """mamba-ssm 2.3 launches every kernel inside `with torch.cuda.device(x.device.index):` in code Dynamo
+    traces: Dynamo enters the context through its own reference to `torch.cuda._exchange_device`, which
+    failed the trace with the same TypeError."""
+
+    def fn(x: torch.Tensor) -> torch.Tensor:
+        with torch.cuda.device(x.device.index):
+            return x + 1
+
+    torch._dynamo.reset()
+    with compile_only():
+        out = torch.compile(fn, backend="eager", fullgraph=True)(torch.zeros(2))
+    torch._dynamo.reset()
+    assert out.tolist() == [1.0, 1.0]

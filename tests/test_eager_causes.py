@@ -19,7 +19,7 @@ import torch
 from tritoninspect.analyse.advice import advise
 from tritoninspect.analyse.eager_causes import eager_cause
 from tritoninspect.capture.breaks import autograd_backward, autograd_forward, disabled_sites
-from tritoninspect.model.records import Capture, LaunchRecord
+from tritoninspect.model.records import BreakRecord, Capture, LaunchRecord
 from tritoninspect.model.report import Library, Occurrence, Report, read_report
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -81,7 +81,9 @@ def test_a_launch_from_an_autograd_backward_names_its_forward() -> None:
     x = torch.ones(2, requires_grad=True)
     _Twice.apply(x).sum().backward()
     lines, first = inspect.getsourcelines(_Twice.forward)
-    assert _Twice.seen == [(f"{HERE}:{first} in _Twice.forward", (first, first + len(lines) - 1))]
+    back, start = inspect.getsourcelines(_Twice.backward)
+    assert _Twice.seen == [(f"{HERE}:{first} in _Twice.forward", (first, first + len(lines) - 1),
+                            (start, start + len(back) - 1))]
     assert autograd_backward() is None
 
 
@@ -127,6 +129,24 @@ def test_a_backward_launch_takes_the_disable_its_forward_ran_inside() -> None:
     assert eager_cause(alone, bwd) == {"disabled_by": None, "disabled_library": None, "backward_of": FORWARD,
                                        "forward_break": None}
     assert eager_cause(capture, dataclasses.replace(fwd, in_graph=True)) == {}
+
+
+def test_a_backward_launch_takes_the_break_dynamo_met_tracing_that_backward() -> None:
+    """mamba-ssm 2.3's MambaChunkScanCombinedFn: Dynamo traces the Function's backward with its forward and
+    breaks in it (`_state_passing_bwd_kernel.best_config`, ssd_state_passing.py:278), so the Function runs
+    outside the graph and the engine runs its backward eagerly; the break was not tied to that backward's
+    launches ("this report ties no graph break ... to that forward")."""
+    combined = "/site-packages/mamba_ssm/ops/triton/ssd_combined.py"
+    forward = f"{combined}:595 in MambaChunkScanCombinedFn.forward"
+    stack = ("m.py:16 in forward", f"{combined}:643 in mamba_chunk_scan_combined", f"{combined}:620 in backward",
+             f"{combined}:458 in _mamba_chunk_scan_combined_bwd",
+             "/site-packages/mamba_ssm/ops/triton/ssd_state_passing.py:278 in _state_passing_bwd")
+    brk = BreakRecord("0/0", "Unsupported python_type() call", "m.py", 16, user_stack=stack)
+    bwd = _launch("k.bwd", (f"{combined}:458 in _mamba_chunk_scan_combined_bwd",), backward_of=forward,
+                  forward_lines=(595, 612))
+    assert eager_cause(Capture(meta={}, launches=[bwd], breaks=[brk]), bwd)["forward_break"] is None
+    traced = dataclasses.replace(bwd, backward_lines=(614, 622))
+    assert eager_cause(Capture(meta={}, launches=[traced], breaks=[brk]), traced)["forward_break"] == "0/0"
 
 
 # --- advice ----------------------------------------------------------------------------------------------

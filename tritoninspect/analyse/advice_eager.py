@@ -69,7 +69,8 @@ def _break_cause(report: Report, b: GraphBreak, function: str, forward: str) -> 
     outside the graph. Dynamo still compiles the forward's own code, apart: what it launched from there is
     said, so its `hop` row does not read as a contradiction."""
     at = short_location(b.file, b.line)
-    why = (f"Dynamo met the graph break at {at} [{b.compile_id}] while tracing its forward, so the Function ran "
+    part = "backward (Dynamo traces it with the forward)" if _in_backward(b, forward) else "forward"
+    why = (f"Dynamo met the graph break at {at} [{b.compile_id}] while tracing its {part}, so the Function ran "
            "outside that graph and the autograd engine runs its backward")
     compiled = compiled_inside(report, forward)
     if compiled:
@@ -84,6 +85,12 @@ def _break_cause(report: Report, b: GraphBreak, function: str, forward: str) -> 
                 "its forward)")
     return why, (f"Remove the graph break at {at} (its own finding says how); Dynamo then traces {function}'s "
                  "forward into the graph and compiles its backward with it.")
+
+
+def _in_backward(b: GraphBreak, forward: str) -> bool:
+    """Whether the break's stack runs through the Function's `backward` (in the forward's file)."""
+    file = frame_location(forward)[0]
+    return any(frame_location(f)[0] == file and f.endswith(" in backward") for f in b.user_stack)
 
 
 def compiled_inside(report: Report, forward: str) -> dict[str, list[tuple[str, str | None]]]:

@@ -34,16 +34,18 @@ def deciding_disable(capture: Capture, disabled: tuple[str, ...]) -> str | None:
 
 
 def forward_break(capture: Capture, launch: LaunchRecord) -> str | None:
-    """The compile id of the first graph break Dynamo met while tracing this backward's forward (a frame
-    of the break's stack within the forward's lines): Dynamo then runs the Function's forward eagerly,
-    and the autograd engine its backward (Liger's LigerSiLUMulFunction, whose forward asks the device and
-    imports transformers). None when no break's stack runs through the forward."""
+    """The compile id of the first graph break Dynamo met while tracing this backward's Function (a frame
+    of the break's stack within the forward's lines, or the backward's, which Dynamo traces with the
+    forward): Dynamo then runs the Function's forward eagerly, and the autograd engine its backward
+    (Liger's LigerSiLUMulFunction, whose forward asks the device and imports transformers; mamba-ssm's
+    MambaChunkScanCombinedFn, whose backward reads an autotuner's `best_config`). None when no break's
+    stack runs through either."""
     file = frame_location(launch.backward_of or "")[0]
-    first, last = launch.forward_lines or (0, -1)
+    spans = [span for span in (launch.forward_lines, launch.backward_lines) if span]
     for b in capture.breaks:
         for frame in b.user_stack:
             where, line = frame_location(frame)
-            if where == file and line is not None and first <= line <= last:
+            if where == file and line is not None and any(first <= line <= last for first, last in spans):
                 return b.compile_id
     return None
 

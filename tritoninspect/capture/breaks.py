@@ -83,7 +83,7 @@ def eager_launch_context() -> dict[str, Any]:
     the graph when no graph break is tied to it (a library's disabled forward, whose backward the engine runs)."""
     backward = autograd_backward()
     return {"site": launch_site(), "disabled": disabled_sites(), "backward_of": backward[0] if backward else None,
-            "forward_lines": backward[1] if backward else None}
+            "forward_lines": backward[1] if backward else None, "backward_lines": backward[2] if backward else None}
 
 
 def compiled_launch_context(frame: FrameType) -> dict[str, Any]:
@@ -157,10 +157,12 @@ def disable_line(code: CodeType) -> int:
     return next((n for n in range(first, len(lines) + 1) if call.search(lines[n - 1])), first)
 
 
-def autograd_backward() -> tuple[str, tuple[int, int]] | None:
+def autograd_backward() -> tuple[str, tuple[int, int], tuple[int, int] | None] | None:
     """For a launch from an autograd.Function's backward that the autograd engine runs: its forward,
-    "file:line in Class.forward" (the forward's first line), and the forward's first and last lines
-    (what ties the launches of that forward to this backward); None for any other launch."""
+    "file:line in Class.forward" (the forward's first line), the forward's first and last lines
+    (what ties the launches of that forward to this backward), and the backward's, where it is in the
+    same file (a graph break Dynamo met tracing it: mamba-ssm's MambaChunkScanCombinedFn); None for any
+    other launch."""
     for frame in compat.dynamo.frames():
         cls = compat.dynamo.autograd_function_backward(frame)
         if cls is None:
@@ -168,9 +170,16 @@ def autograd_backward() -> tuple[str, tuple[int, int]] | None:
         code = getattr(inspect.unwrap(getattr(cls, "forward", None)), "__code__", None)
         if code is None or not textformats.origin.is_user_file(code.co_filename):
             return None
-        last = max((line for _, _, line in code.co_lines() if line is not None), default=code.co_firstlineno)
-        return f"{code.co_filename}:{code.co_firstlineno} in {cls.__name__}.forward", (code.co_firstlineno, last)
+        back = getattr(inspect.unwrap(getattr(cls, "backward", None)), "__code__", None)
+        backward = _lines(back) if back is not None and back.co_filename == code.co_filename else None
+        return f"{code.co_filename}:{code.co_firstlineno} in {cls.__name__}.forward", _lines(code), backward
     return None
+
+
+def _lines(code: Any) -> tuple[int, int]:
+    """A function's first and last lines."""
+    return code.co_firstlineno, max((line for _, _, line in code.co_lines() if line is not None),
+                                    default=code.co_firstlineno)
 
 
 _DISABLE_RE = re.compile(r"\bdisable\b")

@@ -94,3 +94,4 @@ def first_line(exc: BaseException | None) -> str:
 def cpp_hint(exc: BaseException) -> str:
     """What to add to a failed C++ build's message when Inductor's cache folder has a space in its path."""
     return space_hint(exc, compat.caches.inductor_cache_dir())
+

@@ -119,8 +119,8 @@ class Recorder:
             try:
                 return compat.inductor.compile_fx(gm, example_inputs, inner_compile=self._inner_compile)
             except Exception as exc:  # noqa: BLE001 - fall back, keep going, report it
-                if len(self.capture.output_code) == emitted:
-                    raise  # Inductor failed before writing code: a real failure, not the CPU load
+                if len(self.capture.output_code) == emitted or compat.inductor.kernel_source_failed(exc):
+                    raise  # no code yet, or a kernel's generated source fails to load (on a GPU too): not the CPU load
                 self.progress.backend_error = None
                 self.capture.problems.append(
                     ("inductor", f"[{cid}] Inductor's module could not be loaded in compile-only mode "
@@ -323,7 +323,6 @@ class Recorder:
         mutation_logger = logging.getLogger(compat.dynamo.MUTATION_LOGGER)
         fallback_filter = FallbackFilter(self._on_fallback)
         try:
-            self._op_codes = compat.library.custom_op_codes()
             # Note which triton_op each HOP node came from, wherever it was called (nested, from a backward).
             for mapping, key, value in compat.library.decomposition_patches():
                 patcher.set_item(mapping, key, value)
@@ -475,6 +474,7 @@ class Recorder:
 
     def _on_launch(self, via: str, kernel_id: str | None, inductor_name: str | None) -> LaunchRecord:
         op, in_graph, cid, where = None, False, None, {}
+        self._op_codes = compat.library.custom_op_codes(self._op_codes)  # and those registered since, in the run
         for frame in compat.dynamo.frames():
             code = frame.f_code
             if op is None:

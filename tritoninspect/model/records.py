@@ -243,6 +243,9 @@ class LaunchRecord:
     #: "file:line in Class.forward" (first line), and that forward's first and last lines.
     backward_of: str | None = None
     forward_lines: tuple[int, int] | None = None
+    #: The same backward's own first and last lines, when it is in the forward's file: Dynamo traces a
+    #: Function's backward with its forward, and a graph break there drops the Function too.
+    backward_lines: tuple[int, int] | None = None
     #: Launches from a compiled graph: the user's autograd.Function whose forward ran eagerly around the
     #: launch (Function.apply outside every graph), "file:line in Class.forward".
     inside_forward: str | None = None

@@ -177,12 +177,19 @@ def _answers(gpu: EmulatedGpu) -> dict[str, Callable[..., Any]]:
 
 def _index(device: Any) -> int:
     """The device index as torch.cuda's `_get_device_index(device, optional=True)` reads it,
-    with one device: 0 for None, 0, "cuda", "cuda:0" or torch.device("cuda", 0)."""
+    with one device: 0 for None, 0, "cuda", "cuda:0" or torch.device("cuda", 0).
+
+    A CPU device is the emulated GPU's too: it is what a tensor's `x.device` is in compile-only mode,
+    where a GPU run's is cuda (mamba-ssm 2.3's layer-norm backward asks
+    `torch.cuda.get_device_properties(x.device).multi_processor_count`; torch raises "Expected a cuda
+    device" for a CPU device, which failed the run where a GPU run has none)."""
     if device is None:
         return 0
     if isinstance(device, str):
         device = torch.device(device)
     if isinstance(device, torch.device):
+        if device.type == "cpu":
+            return 0
         if device.type != "cuda":
             raise ValueError(f"Expected a cuda device, but got: {device}")
         device = device.index or 0

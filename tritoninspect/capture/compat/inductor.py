@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import functools
-
+import linecache
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -370,3 +370,29 @@ def is_recomputed(node: torch.fx.Node) -> bool:
     backward graph when it recomputes it there (torch/_functorch/partitioners.py `_is_fwd_node`,
     torch 2.13 and 2.14.1 read). Only meaningful for nodes of a backward graph."""
     return node.meta.get("partitioner_tag") == "is_forward"
+
+
+def kernel_source_failed(exc: BaseException) -> bool:
+    """Whether `exc` (or an exception it chains) was raised at the top level of a Triton kernel's
+    source module, the one Inductor writes for each kernel and loads with `async_compile.triton`:
+    generated Python that fails the same way on a GPU (torchao 0.18 passes a `torch.dtype` constexpr,
+    which Inductor writes into the kernel's `triton_meta` as `torch.bfloat16` in a module that never
+    imports torch: NameError), not the CPU's output module that compile-only mode may fail to load.
+    Inductor writes each kernel's source as a module of its own (`async_compile.triton`, torch
+    2.11-2.14; PR not found)."""
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        tb = exc.__traceback__
+        while tb is not None and tb.tb_next is not None:
+            tb = tb.tb_next
+        code = tb.tb_frame.f_code if tb is not None else None
+        if code is not None and code.co_name == "<module>" and _is_kernel_source(code.co_filename):
+            return True
+        exc = exc.__cause__ or exc.__context__
+    return False
+
+
+def _is_kernel_source(path: str) -> bool:
+    text = "".join(linecache.getlines(path))
+    return "@triton.jit" in text and "async_compile" not in text

@@ -67,16 +67,19 @@ def op_source(name: str) -> tuple[str | None, int | None]:
     return code.co_filename, code.co_firstlineno
 
 
-def custom_op_codes() -> dict[CodeType, str]:
+def custom_op_codes(known: dict[Any, str] | None = None) -> dict[Any, str]:
     """Code objects of every custom op's Python implementation -> op name, to
-    find launches made inside an opaque op by walking the stack.
-    `CustomOpDef._init_fn` is private, torch 2.11-2.14; PR not found."""
-    codes = {}
+    find launches made inside an opaque op by walking the stack; `known` itself while no op was
+    registered since it was read (a library registers one lazily, on its first call: torchao 0.18's
+    `ao::blockwise_fp8_gemm`). An op without Python code is keyed by its name, which no frame's code
+    matches, so the mapping has one key per op. `CustomOpDef._init_fn` is private, torch 2.11-2.14;
+    PR not found."""
+    if known is not None and len(known) == len(_opdefs()):
+        return known
+    codes: dict[Any, str] = {}
     for name, opdef in list(_opdefs().items()):
-        fn = getattr(opdef, "_init_fn", None)
-        code = getattr(fn, "__code__", None)
-        if code is not None:
-            codes[code] = name
+        code = getattr(getattr(opdef, "_init_fn", None), "__code__", None)
+        codes[code if code is not None else name] = name
     return codes
 
 

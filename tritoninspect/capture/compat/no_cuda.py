@@ -81,7 +81,12 @@ def _device_none_patch() -> list[tuple[Any, str, Any]]:
     mode's) None. `device.__enter__` passes None to `torch.cuda._exchange_device`, whose fallback on a
     build without `torch._C._cuda_exchangeDevice` compares `device < 0` and raises TypeError
     ("'<' not supported between instances of 'NoneType' and 'int'"; torch/cuda/__init__.py, torch
-    2.11-2.14; PR not found). Given None, it now answers -1 (no device was current), as for a negative index."""
+    2.11-2.14; PR not found). Given None, it now answers -1 (no device was current), as for a negative index.
+
+    Dynamo traces the context itself (mamba-ssm 2.3's kernels launch inside it in traced code): its
+    `CUDADeviceVariable` keeps its own reference to `torch.cuda._exchange_device`, taken when Dynamo was
+    imported, calls it while tracing and puts it in the graph (torch/_dynamo/variables/ctx_manager.py,
+    `_exchange_fn`, torch 2.11-2.14; PR not found), so that reference is replaced too."""
     if hasattr(torch._C, "_cuda_exchangeDevice"):
         return []
     original = torch.cuda._exchange_device
@@ -90,7 +95,17 @@ def _device_none_patch() -> list[tuple[Any, str, Any]]:
         return -1 if device is None else original(device)
 
     _exchange_device.__name__ = _exchange_device.__qualname__ = "_exchange_device"
-    return [(torch.cuda, "_exchange_device", _exchange_device)]
+    traced = getattr(_ctx_manager(), "CUDADeviceVariable", None)
+    in_dynamo = [(traced, "_exchange_fn", staticmethod(_exchange_device))] if "_exchange_fn" in getattr(
+        traced, "__dict__", {}) else []
+    return [(torch.cuda, "_exchange_device", _exchange_device), *in_dynamo]
+
+
+def _ctx_manager() -> Any:
+    """Dynamo's context-manager variables (torch/_dynamo/variables/ctx_manager.py, torch 2.11-2.14)."""
+    import torch._dynamo.variables.ctx_manager as ctx_manager
+
+    return ctx_manager
 
 
 def _fake_tensor_patch(on_refused: Callable[[str], None] | None, emulated: Emulated | None) -> tuple[Any, str, Any]:
