@@ -18,6 +18,7 @@ from tritoninspect.analyse.breaks import (
     compile_only_notes,
 )
 from tritoninspect.analyse.cudagraphs import analyse_cudagraphs, analyse_epilogues
+from tritoninspect.analyse.failed_kernel import failure_with_kernel
 from tritoninspect.analyse.emulation import emulation_notes, enrich_device_probes, probe_notes, unwrapped_tensor_notes
 from tritoninspect.analyse.fusion import enrich_fusion
 from tritoninspect.analyse.guards import enrich_guards
@@ -86,8 +87,8 @@ def build_report(capture: Capture, analyses: list[tuple[str, Analysis]] | None =
     diagnostics.extend(emulation_notes(capture))
     diagnostics.extend(unwrapped_tensor_notes(capture))
     diagnostics.extend(probe_notes(capture, fields.get("graph_breaks", ())))
-    report = Report(meta=report_meta(capture.meta), failure=capture.failure, diagnostics=tuple(diagnostics),
-                    **fields)
+    report = Report(meta=report_meta(capture.meta), failure=failure_with_kernel(capture),
+                    diagnostics=tuple(diagnostics), **fields)
     try:
         from tritoninspect.analyse.advice import with_advice
 

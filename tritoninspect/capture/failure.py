@@ -69,6 +69,10 @@ def failure_record(exc: BaseException, progress: Progress) -> Failure:
             return _kernel_compile_record(chain, error, details, cid, part)
     inner = chain[-1]
     stack = _user_stack(chain)
+    worker = compat.triton_compile.worker_compile_error(inner)
+    if worker is not None:  # a GPU's compile worker refused the kernel: its error, not the worker's traceback
+        return Failure(stage="kernel_compile", compile_id=cid, part=part, exc_type="CompilationError",
+                       message=worker, user_frame=stack[-1] if stack else None, user_stack=stack)
     kernel = None
     if isinstance(inner, compat.kernel_copies.KernelCopyNameError):  # as a GPU's compile of the copy fails
         stage, kernel = "kernel_compile", inner.kernel

@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from tritoninspect.analyse.failed_kernel import failure_with_kernel
 from tritoninspect.analyse.hazards._branches import Reached, known_values, reached
 from tritoninspect.analyse.hazards._common import (
     compiled_launches,
@@ -203,7 +204,7 @@ def _refused_compile(capture: Capture, record: KernelRecord, cid: str) -> str | 
     """The error of Triton's compile of this kernel when the run failed there on an fp64 type (fla's
     fused_recurrent_bwd_kernel: "Loop-carried variable b_dh has initial type fp32 but is re-assigned to fp64",
     its fp32 state times an fp64 scale); None otherwise."""
-    failure = capture.failure
+    failure = failure_with_kernel(capture)  # on a GPU the compile worker's error names no kernel
     if (failure is None or failure.stage != "kernel_compile" or failure.kernel != record.name
             or failure.compile_id not in (None, cid)):
         return None

@@ -195,6 +195,22 @@ def compile_error_details(exc: BaseException) -> CompileErrorDetails | None:
     return CompileErrorDetails(_def_name(errors[0].src) or "?", "\n".join(str(e) for e in errors), ())
 
 
+#: How Inductor's compile workers report an exception: its formatted traceback as the message of the
+#: SubprocException the parent raises (torch/_inductor/compile_worker/subproc_pool.py, torch 2.11-2.14), the
+#: last line of which, for a kernel Triton refused, is `triton.compiler.errors.CompilationError: at 172:4: ...`.
+_WORKER_COMPILE_ERROR = "triton.compiler.errors.CompilationError: "
+
+
+def worker_compile_error(exc: BaseException) -> str | None:
+    """The message of a Triton compile error raised in one of Inductor's compile worker processes (on a GPU
+    Inductor compiles user kernels there: the error reaches the parent as text); None for anything else."""
+    text = str(exc)
+    at = text.rfind(_WORKER_COMPILE_ERROR)
+    if at < 0 or "Traceback (most recent call last)" not in text[:at]:
+        return None
+    return text[at + len(_WORKER_COMPILE_ERROR):].strip() or None
+
+
 def _details(exc: BaseException, jf: JITFunction) -> CompileErrorDetails:
     """The kernel and the file lines of the errors. CompilationError carries the function's
     source and the AST node (`src`, `node`, triton 3.6-3.8), its line relative to the
