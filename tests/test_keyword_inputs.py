@@ -58,6 +58,12 @@ def test_a_list_of_dicts_is_one_call_each(tmp_path: Path) -> None:
     assert [keywords(c)["x"].shape[0] for c in calls] == [2, 3]
 
 
+def test_a_list_of_tuples_and_dicts_is_one_call_each(tmp_path: Path) -> None:
+    path = write_model(tmp_path, "self, x, y=None", '[(torch.ones(3),), {"x": torch.ones(3), "y": torch.ones(3)}]')
+    first, second = loaded_calls(path)
+    assert len(first) == 1 and keywords(first) == {} and second == () and sorted(keywords(second)) == ["x", "y"]
+
+
 def test_dicts_forward_takes_positionally_stay_one_call(tmp_path: Path) -> None:
     """Before keyword inputs, a list of two dicts was one call with two dict arguments: a forward that
     takes them so keeps that meaning."""

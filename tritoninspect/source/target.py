@@ -333,7 +333,8 @@ def _call_example_inputs(get: Callable[[], Any], label: str,
 
 def _normalise_input_sets(value: Any, source: str, forward: Callable[..., Any] | None = None) -> list[tuple[Any, ...]]:
     """A tensor is one input, a tuple/list one call, a list of tuples/lists several calls; a dict one call
-    by keyword, a list of dicts several (unless `forward` takes the dicts themselves, as before)."""
+    by keyword, a list of dicts several (unless `forward` takes the dicts themselves, as before), a list of
+    tuples and dicts several."""
     if isinstance(value, torch.Tensor):
         return [(value,)]
     if isinstance(value, Mapping):
@@ -344,6 +345,10 @@ def _normalise_input_sets(value: Any, source: str, forward: Callable[..., Any] |
         return [tuple(item) for item in value]
     if isinstance(value, list) and all(isinstance(item, Mapping) for item in value) and not _binds(forward, value):
         return [_keyword_call(item, source) for item in value]
+    if (isinstance(value, list) and all(isinstance(item, (tuple, list, Mapping)) for item in value)
+            and not all(isinstance(item, Mapping) for item in value)):
+        # Tuples and dicts mixed: one call each, as a list of tuples is.
+        return [_keyword_call(item, source) if isinstance(item, Mapping) else tuple(item) for item in value]
     if isinstance(value, (tuple, list)):
         return [tuple(value)]
     raise InputsError(
