@@ -410,8 +410,36 @@ def test_kernel_missing() -> None:
     assert run("kernel_missing", gpu("add_raw")) == []
 
 
-def test_backward_cut_names_the_kernel_and_the_parameters() -> None:
+def _using(report: Report, *params: str) -> Report:
+    """`report` whose first Dynamo graph takes `params` as inputs, named as Dynamo names them."""
+    def placeholder(name: str) -> str:
+        *modules, param = name.split(".")
+        return "L_self_" + "".join(f"modules_{m}_" for m in modules) + f"parameters_{param}_"
+
+    graphs = list(report.graphs)
+    i = next(n for n, g in enumerate(graphs) if g.stage == "dynamo")
+    graphs[i] = dataclasses.replace(graphs[i], code=graphs[i].code + "".join(f"\n# {placeholder(p)}" for p in params))
+    return dataclasses.replace(report, graphs=tuple(graphs))
+
+
+def test_backward_cut_spares_kernels_for_parameters_no_graph_uses() -> None:
+    """A Liger model with a LigerDyT it never calls: its parameters got no gradient, and the JSD and KL-divergence
+    kernels were blamed for cutting them (BROKEN, "give the kernel a backward")."""
     report = gpu("add_raw")
+    unused = dataclasses.replace(report, meta=dataclasses.replace(
+        report.meta, backward=True, params_without_grad=("dyt.alpha", "dyt.beta")))
+    (a,) = run("backward_cut", unused)
+    assert a.impact == rules.INFO and a.kernels == () and "add_kernel" not in a.finding
+    assert a.finding == ("backward ran, but no gradient reaches dyt.alpha, dyt.beta, which no compiled graph uses: "
+                         "unused by the forward, or used only by code that ran eagerly.")
+    (b,) = run("backward_cut", _using(unused, "dyt.alpha"))
+    assert b.impact == rules.BROKEN and b.finding == (
+        "backward ran, but add_kernel has no autograd formula, so no gradient reaches dyt.alpha (dyt.beta is in no "
+        "compiled graph: unused, or used eagerly).")
+
+
+def test_backward_cut_names_the_kernel_and_the_parameters() -> None:
+    report = _using(gpu("add_raw"), "lin.weight", "lin.bias")
     assert run("backward_cut", report) == []
     cut = dataclasses.replace(report, meta=dataclasses.replace(
         report.meta, backward=True, backward_skipped_calls=1, params_without_grad=("lin.weight", "lin.bias")))
@@ -431,7 +459,7 @@ def test_backward_cut_names_the_kernel_and_the_parameters() -> None:
 def test_backward_cut_names_the_raw_launch_not_an_op_that_may_have_a_formula() -> None:
     """A triton_op with register_autograd before a raw launch into torch.empty_like (a newcomer's model):
     the raw launch cut the graph; the op's formula (plain torch ops) never shows in the report."""
-    raw, op = gpu("add_raw"), gpu("triton_op")
+    raw, op = _using(gpu("add_raw"), "lin.weight"), gpu("triton_op")
     (op_kernel,) = [dataclasses.replace(k, name="softmax_kernel", id="softmax_kernel") for k in op.kernels]
     both = dataclasses.replace(raw, kernels=(*raw.kernels, op_kernel), meta=dataclasses.replace(
         raw.meta, backward=True, backward_skipped_calls=1, params_without_grad=("lin.weight",)))
@@ -445,7 +473,7 @@ def test_backward_cut_names_the_raw_launch_not_an_op_that_may_have_a_formula() -
 
 def test_backward_cut_tells_two_kernels_of_one_name_apart() -> None:
     """Two modules' `scale_kernel`s (a newcomer's model) read "scale_kernel and scale_kernel"."""
-    raw = gpu("add_raw")
+    raw = _using(gpu("add_raw"), "lin.weight")
     (kernel,) = raw.kernels
     other = dataclasses.replace(kernel, id="other", file="/repo/other.py", line=3)
     both = dataclasses.replace(raw, kernels=(kernel, other), meta=dataclasses.replace(
@@ -456,7 +484,7 @@ def test_backward_cut_tells_two_kernels_of_one_name_apart() -> None:
 
 
 def test_backward_cut_does_not_blame_a_kernel_with_a_backward() -> None:
-    report = gpu("autograd_function")
+    report = _using(gpu("autograd_function"), "w")
     cut = dataclasses.replace(report, meta=dataclasses.replace(report.meta, backward=True, params_without_grad=("w",)))
     (a,) = run("backward_cut", cut)
     assert "an operation without an autograd formula cut the graph" in a.finding

@@ -321,10 +321,16 @@ def backward_cut(report: Report, kernels: Sequence[KernelSummary]) -> list[Advic
     # unless it sits in a function with a backward (autograd.Function: a backward graph of its own). A
     # triton_op or custom_op passes one when register_autograd gave it a formula, which the report cannot
     # see (its backward need not launch the kernel): it is named only when no raw launch explains the cut.
+    unseen = _in_no_graph(report, meta.params_without_grad)
+    if unseen and len(unseen) == len(meta.params_without_grad) and not meta.backward_skipped_calls:
+        return [_unused_params(unseen)]
     raw = [k for k in kernels if {"hop", "eager"} & set(k.entries) and not _has_backward(report, k.name)]
     cut = raw or [k for k in kernels
                   if {"custom_op", "triton_op"} & set(k.entries) and not _has_backward(report, k.name)]
-    params = ", ".join(meta.params_without_grad) or "the model's parameters"
+    seen = [p for p in meta.params_without_grad if p not in unseen]
+    params = ", ".join(seen) or "the model's parameters"
+    if unseen:
+        params += f" ({', '.join(unseen)} {'is' if len(unseen) == 1 else 'are'} in no compiled graph: unused, or used eagerly)"
     who = (f"{join(_told_apart(cut))} {'has' if len(cut) == 1 else 'have'} no autograd formula, so"
            if cut else "an operation without an autograd formula cut the graph, so")
     if meta.backward_skipped_calls:
@@ -346,6 +352,36 @@ def backward_cut(report: Report, kernels: Sequence[KernelSummary]) -> list[Advic
                 "from register_autograd.",
         cite="torch/_library/autograd.py (register_autograd); torch/autograd/function.py (Function)",
     )]
+
+
+def _in_no_graph(report: Report, params: Sequence[str]) -> list[str]:
+    """Of `params` (dotted names), those no Dynamo graph takes as an input: Dynamo names a module's parameter
+    `L_self_modules_dyt_parameters_alpha_` (torch 2.11-2.14, nn modules inlined). A parameter the forward never
+    used gets no gradient either, and no kernel cut it (a Liger model with an unused LigerDyT blamed its
+    JSD and KL-divergence kernels)."""
+    if not params:
+        return []
+    codes = [g.code for g in report.graphs if g.stage == "dynamo"]
+
+    def placeholder(name: str) -> str:
+        *modules, param = name.split(".")
+        return "L_self_" + "".join(f"modules_{m}_" for m in modules) + f"parameters_{param}_"
+
+    return [p for p in params if not any(placeholder(p) in code for code in codes)]
+
+
+def _unused_params(params: Sequence[str]) -> Advice:
+    """Parameters without a gradient that no compiled graph uses: nothing says a kernel cut them."""
+    return Advice(
+        rule="backward_cut", impact=INFO,
+        finding=f"backward ran, but no gradient reaches {', '.join(params)}, which no compiled graph uses: unused "
+                "by the forward, or used only by code that ran eagerly.",
+        action="If they are meant to train, check that the forward uses them (a layer defined but never "
+               "called, a head left out of the loss).",
+        because="A parameter gets a gradient only through the operations that used it; one in no compiled graph "
+                "was not used there.",
+        cite="torch/autograd/__init__.py (backward)",
+    )
 
 
 def _told_apart(kernels: Sequence[KernelSummary]) -> list[str]:
