@@ -211,10 +211,7 @@ def _break_action(report: Report, brk: GraphBreak | None) -> tuple[str, str | No
 
 
 def _library_break_action(report: Report, brk: GraphBreak) -> str:
-    lib = library_of(report, brk.library)
-    name = f"{lib.distribution} {lib.version}" if lib else str(brk.library)
-    what = ("disables compilation around its code (torch.compiler.disable)" if "compiler.disable" in brk.headline
-            else f"breaks the graph ({brk.title()})")
+    lib, where = library_of(report, brk.library), _in_library_code(report, brk)
     bare = _bare_heuristics(report, brk)
     if refused_by_wrap_triton(f"{brk.headline}\n{brk.reason}") or bare:
         # wrap_triton runs the same checks on the launch: an own triton_op fails the compile instead.
@@ -226,12 +223,10 @@ def _library_break_action(report: Report, brk: GraphBreak) -> str:
         # A custom_op passes no gradient without register_autograd: said where the run trains.
         grads = (" and torch.library.register_autograd giving it the library's backward (without it no gradient "
                  "passes the op)" if report.meta.backward else "")
-        return (f"The break is in {name}'s code{_at(brk)} (installed library, not yours): it {what}, so its "
-                f"kernels run eagerly. {refused}, so from your side: call the library from a "
+        return (f"{where}, so its kernels run eagerly. {refused}, so from your side: call the library from a "
                 f"torch.library.custom_op of your own{grads} ({TRITON_OP_DOC}), which keeps one graph with the "
                 f"kernels opaque inside the op, or {upstream(lib, brk.library)}{change}.")
-    return (f"The break is in {name}'s code{_at(brk)} (installed library, not yours): it {what}, so its "
-            "kernels run eagerly. From your side: launch the library's kernels from an op of your own "
+    return (f"{where}, so its kernels run eagerly. From your side: launch the library's kernels from an op of your own "
             f"registered with torch.library.triton_op and torch.library.wrap_triton ({TRITON_OP_DOC}), or "
             f"{upstream(lib, brk.library)}.")
 
@@ -240,22 +235,24 @@ def _library_split_action(report: Report, brk: GraphBreak) -> str:
     """A library's graph break no kernel ran eagerly after (Liger's cross entropy reads .item(): its kernel
     compiles in the graph after the break): the cost is the cut, not eager kernels, which the action said."""
     lib = library_of(report, brk.library)
-    name = f"{lib.distribution} {lib.version}" if lib else str(brk.library)
-    what = ("disables compilation around its code (torch.compiler.disable)" if "compiler.disable" in brk.headline
-            else f"breaks the graph ({brk.title()})")
     side = f"Torch's hint, for your side: {brk.hint.rstrip('.')}. Otherwise" if brk.hint else "To change that,"
     # A trace records no launches: whether kernels ran eagerly after the break is unknown there.
     eager = ("" if report.meta.mode == "trace" else
              "; no kernel ran eagerly because of it (they compile in the graphs on either side), but nothing fuses "
              "across it")
-    return (f"The break is in {name}'s code{_at(brk)} (installed library, not yours): it {what}{eager}. "
-            f"{side} {upstream(lib, brk.library)}.")
+    return f"{_in_library_code(report, brk)}{eager}. {side} {upstream(lib, brk.library)}."
 
 
-def _at(brk: GraphBreak) -> str:
-    """" at file:line" of the library's frame the break is in ("" when the break names none)."""
+def _in_library_code(report: Report, brk: GraphBreak) -> str:
+    """"The break is in liger_kernel 0.8.5's code at f.py:3 (installed library, not yours): it breaks the graph
+    (...)": whose code, where (when the break names a library frame), and what the code does."""
+    lib = library_of(report, brk.library)
+    name = f"{lib.distribution} {lib.version}" if lib else str(brk.library)
     where = short_location(*_frame(library_place(brk)))
-    return f" at {where}" if where and where != "-" else ""
+    at = f" at {where}" if where and where != "-" else ""
+    what = ("disables compilation around its code (torch.compiler.disable)" if "compiler.disable" in brk.headline
+            else f"breaks the graph ({brk.title()})")
+    return f"The break is in {name}'s code{at} (installed library, not yours): it {what}"
 
 
 def _bare_heuristics(report: Report, brk: GraphBreak) -> list[str]:

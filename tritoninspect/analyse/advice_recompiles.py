@@ -115,9 +115,14 @@ _COMMENT_FRAME_RE = re.compile(r"#\s*(?P<file>\S+\.py):(?P<line>\d+) in (?P<func
 _TRITON_FILE_RE = re.compile(r"(^|/)triton/")
 
 
+def _frame_match(r: Recompile) -> re.Match[str] | None:
+    """The recompiled frame's file, line and function in the reason's text."""
+    return _STACK_FILE_RE.search(r.reason) or _COMMENT_FRAME_RE.search(r.reason.split("\nUser stack trace:")[0])
+
+
 def _triton_frame(r: Recompile) -> str | None:
     """"file:line in func" of the recompiled frame when it is Triton's own code, else None."""
-    m = _STACK_FILE_RE.search(r.reason) or _COMMENT_FRAME_RE.search(r.reason.split("\nUser stack trace:")[0])
+    m = _frame_match(r)
     if m is None or not _TRITON_FILE_RE.search(m["file"]):
         return None
     file = m["file"][m["file"].rfind("triton/"):]
@@ -223,7 +228,7 @@ def _calls_action(r: Recompile | None) -> str:
 def _frame_of(r: Recompile, *, line: bool = True) -> str | None:
     """"file:line in func" of the recompiled frame (an installed package's file from its package folder);
     without `line`, "func (file)": the function, whichever of its lines installed the guard."""
-    m = _STACK_FILE_RE.search(r.reason) or _COMMENT_FRAME_RE.search(r.reason.split("\nUser stack trace:")[0])
+    m = _frame_match(r)
     if m is None:
         return None
     file = m["file"].rsplit("site-packages/", 1)[-1].rsplit("dist-packages/", 1)[-1]
