@@ -6,6 +6,8 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
 from _expect import REPO
 
 PROGRAM = textwrap.dedent(
@@ -115,3 +117,42 @@ def test_for_good_a_thread_the_program_left_running_never_writes_into_the_report
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == '{"report": true}' * 50
     assert "THREAD PRINT" in proc.stderr and "THREAD FD1" in proc.stderr and "isatty=False" in proc.stderr
+
+
+def test_a_thread_left_running_writes_whole_lines_to_stderr(monkeypatch: pytest.MonkeyPatch) -> None:
+    """After a CLI capture a user thread's `print()` goes to stderr: its text and its newline were two writes, and
+    the tool's `error:` line written between them began mid-line ("thread printerror: the model failed ...")."""
+    import io
+    import threading
+
+    from tritoninspect.run.stdout_guard import _ReportStdout
+
+    writes: list[str] = []
+
+    class Stderr(io.StringIO):
+        def write(self, text: str) -> int:
+            writes.append(text)
+            return len(text)
+
+    monkeypatch.setattr(sys, "stderr", Stderr())
+    real = io.StringIO()
+    out = _ReportStdout(real, threading.main_thread())
+    half = threading.Event()
+    go = threading.Event()
+
+    def user_thread() -> None:
+        out.write("thread print")
+        half.set()
+        go.wait(5)
+        out.write("\n")
+        out.write("tail")
+        out.flush()
+
+    t = threading.Thread(target=user_thread)
+    t.start()
+    half.wait(5)
+    sys.stderr.write("error: the model failed\n")  # the tool's own line, between the thread's two writes
+    go.set()
+    t.join(5)
+    out.write("report")
+    assert writes == ["error: the model failed\n", "thread print\n", "tail"] and real.getvalue() == "report"

@@ -129,21 +129,32 @@ def _stderr_bytes() -> BinaryIO:
 
 class _ReportStdout:
     """`sys.stdout` once a CLI capture is over: the main thread, which writes the report, gets
-    the real stdout; any other thread (one the user's code started and left running) gets stderr."""
+    the real stdout; any other thread (one the user's code started and left running) gets stderr,
+    a whole line at a time: `print()` writes its text and its newline apart, and the tool's own
+    `error:` line, written between them, began in the middle of the thread's line."""
 
     def __init__(self, real: TextIO, main: threading.Thread) -> None:
         self._real, self._main = real, main
-
-    def _stream(self) -> TextIO:
-        return self._real if threading.current_thread() is self._main else sys.stderr
+        self._partial = threading.local()
 
     def write(self, text: str) -> int:
-        return self._stream().write(text)
+        if threading.current_thread() is self._main:
+            return self._real.write(text)
+        pending = getattr(self._partial, "text", "") + text
+        lines, newline, rest = pending.rpartition("\n")
+        if newline:
+            sys.stderr.write(lines + newline)
+        self._partial.text = rest
+        return len(text)
 
     def writelines(self, lines: Iterable[str]) -> None:
-        self._stream().writelines(lines)
+        for line in lines:
+            self.write(line)
 
     def flush(self) -> None:
+        if threading.current_thread() is not self._main and getattr(self._partial, "text", ""):
+            sys.stderr.write(self._partial.text)
+            self._partial.text = ""
         self._real.flush()
 
     def __getattr__(self, name: str) -> Any:  # isatty, fileno, encoding, buffer: the real stdout's
