@@ -138,6 +138,20 @@ def test_the_same_finding_in_two_compiles_is_ranked_once_naming_both() -> None:
     assert len(with_advice(report).findings) == 3
 
 
+def test_a_finding_that_names_its_compile_is_ranked_once_too() -> None:
+    """clone_cost says "per call in 12/0 (": the same copies of one kernel in two compiles (an HF Llama's two
+    layer graphs) were two findings in the default view."""
+    def in_compile(cid: str) -> Finding:
+        return dataclasses.replace(finding("warning"), compile_ids=(cid,),
+                                   summary=f"k costs 8.0 KB of copies per call in {cid} (x_ptr: a view)")
+
+    mine = [a for a in advise(small(in_compile("12/0"), in_compile("19/0"))) if a.rule == "demo_rule"]
+    assert [a.finding for a in mine] == ["warning [demo_rule] (compiles 12/0, 19/0): k costs 8.0 KB of copies per "
+                                         "call in each (x_ptr: a view)"]
+    (alone,) = [a for a in advise(small(in_compile("12/0"))) if a.rule == "demo_rule"]
+    assert alone.finding.endswith("per call in 12/0 (x_ptr: a view)")
+
+
 def test_default_text_shows_the_finding_and_its_action() -> None:
     text = render_overview(small(finding("error")), width=120, color=False)
     # The rule is named: what `check --allow RULE` takes.

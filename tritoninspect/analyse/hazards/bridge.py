@@ -8,6 +8,7 @@ the action, the torch behaviour and where it is.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 
 from tritoninspect.analyse.advice_text import in_library
@@ -40,9 +41,19 @@ def _once(findings: Sequence[Finding]) -> list[tuple[Finding, tuple[str, ...]]]:
     graph break between two launches) gets the same finding in each, which the default view said twice."""
     seen: dict[tuple[object, ...], tuple[Finding, list[str]]] = {}
     for f in findings:
-        first, ids = seen.setdefault((f.rule, f.severity, f.kernel, f.summary, f.action), (f, []))
+        first, ids = seen.setdefault((f.rule, f.severity, f.kernel, _anywhere(f), f.action), (f, []))
         ids += [c for c in f.compile_ids if c not in ids]
-    return [(f, tuple(ids)) for f, ids in seen.values()]
+    return [(f if len(ids) < 2 else dataclasses.replace(f, summary=_anywhere(f, "each")), tuple(ids))
+            for f, ids in seen.values()]
+
+
+def _anywhere(finding: Finding, each: str = "{}") -> str:
+    """The summary with its own compile id (clone_cost's "per call in 12/0 (") as `each`: the same copies
+    in two compiles (a kernel in two layers' graphs, an HF model) were said twice."""
+    summary = finding.summary
+    for cid in finding.compile_ids:
+        summary = summary.replace(f" in {cid} (", f" in {each} (")
+    return summary
 
 
 def _subsumed_by(finding: Finding, findings: Sequence[Finding]) -> str | None:
