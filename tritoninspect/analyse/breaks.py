@@ -388,6 +388,8 @@ def _changes(capture: Capture, previous: str | None, current: str) -> list[ArgCh
 def _launch_node(capture: Capture, kernel_id: str, compile_id: str) -> NodeRecord | None:
     """The kernel's first launch node in the earliest stage of `compile_id` that has its grid."""
     nodes = [n for n in nodes_of_kernel(capture, kernel_id, compile_id) if n.grid]
+    # A compile of an earlier segment of a trace (analyse/segments.py) left its launch node here.
+    nodes += [n for n in capture.earlier_nodes if n.kernel_id == kernel_id and n.compile_id == compile_id]
     nodes.sort(key=lambda n: STAGES.index(n.stage) if n.stage in STAGES else len(STAGES))
     return nodes[0] if nodes else None
 

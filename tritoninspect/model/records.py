@@ -350,6 +350,9 @@ class Capture:
     op_sources: dict[str, tuple[str | None, int | None]] = field(default_factory=dict)
     #: Files of kernels and ops that are installed library code -> the library.
     libraries: dict[str, Library] = field(default_factory=dict)
+    #: A segment of a trace's compiles (analyse/segments.py): the launch nodes of earlier segments' compiles
+    #: that its recompiles compare with, each kernel's first launch node with a grid in each such compile.
+    earlier_nodes: list[NodeRecord] = field(default_factory=list)
     format: int = CAPTURE_FORMAT
 
     def to_json(self) -> str:
@@ -359,7 +362,7 @@ class Capture:
                              for kernel_id, records in self.resources.items() for r in records]
         # Absent when empty: a capture without them reads as before they were recorded.
         for optional in ("failure", "recompile_limits", "emulation", "guards", "symbols", "op_sources", "libraries",
-                         "cudagraphs", "epilogues"):
+                         "cudagraphs", "epilogues", "earlier_nodes"):
             if not data[optional]:
                 del data[optional]
         for brk in data["breaks"]:  # absent when not known, as in captures saved before it was recorded
@@ -395,6 +398,7 @@ class Capture:
             hazards=HazardRecords.from_dict(data["hazards"]) if data.get("hazards") else HazardRecords(),
             op_sources={op: (f, ln) for op, (f, ln) in data.get("op_sources", {}).items()},
             libraries={f: _rec(Library, v) for f, v in data.get("libraries", {}).items()},
+            earlier_nodes=[_node(v) for v in data.get("earlier_nodes", ())],
             format=data["format"],
         )
 

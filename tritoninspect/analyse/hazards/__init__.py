@@ -37,6 +37,19 @@ HAZARDS: dict[str, Hazard] = {
 RULE_IDS: tuple[str, ...] = (autotune.RULE, scalars.RULE, scalars.CAST_RULE, aliasing.RULE, aliasing.MERGED_RULE,
                              views.RULE, views.NOTE_RULE, clones.RULE, cudagraphs.RULE, cudagraphs.EPILOGUE)
 
+#: Each rule id's family (its key in `HAZARDS`).
+_FAMILIES: dict[str, str] = {
+    autotune.RULE: "autotune_hooks", scalars.RULE: "fp64_scalars", scalars.CAST_RULE: "fp64_scalars",
+    aliasing.RULE: "aliased_args", aliasing.MERGED_RULE: "aliased_args", views.RULE: "view_args",
+    views.NOTE_RULE: "view_args", clones.RULE: "clone_cost", cudagraphs.RULE: "cudagraphs",
+    cudagraphs.EPILOGUE: "epilogues",
+}
+
+
+def family_of(rule: str) -> str:
+    """The hazard (a key of `HAZARDS`) that makes findings of `rule`."""
+    return _FAMILIES[rule]
+
 
 def find_hazards(capture: Capture, hazards: dict[str, Hazard] | None = None) -> tuple[list[Finding], list[tuple[str, Exception]]]:
     """Every hazard's findings for `capture`, worst first; and (name, exception) per hazard that failed."""
