@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-import copy
-import dataclasses
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
+
+from tritoninspect.cli import app
 
 from tritoninspect.analyse import build_report
-from tritoninspect.analyse.segments import first_launches, join
+from tritoninspect.analyse.segments import join, split
 from tritoninspect.analyse.trace import capture_from_trace
-from tritoninspect.model.hazard_records import HazardRecords
 from tritoninspect.model.records import Capture
 from tritoninspect.textformats.torch_trace import ARTIFACTS_READ, TraceLog, log_rank_in_name, stream_trace
 
@@ -22,41 +22,6 @@ LOGS = sorted(FIXTURES.rglob("*.log"))
 def _capture(path: Path) -> Capture:
     log = TraceLog(path, log_rank_in_name(path))
     return capture_from_trace(log, str(path), stream_trace(log, ARTIFACTS_READ))
-
-
-def _compiles(capture: Capture) -> list[str]:
-    """Compile ids in the order the capture met them."""
-    seen: dict[str, None] = {}
-    for rows in (capture.graphs, capture.nodes, capture.output_code, capture.breaks, capture.recompiles):
-        for row in rows:
-            seen.setdefault(row.compile_id, None)
-    return list(seen)
-
-
-def _only(rows: list, ids: set[str]) -> list:
-    return [r for r in rows if getattr(r, "compile_id", None) in ids]
-
-
-def split(capture: Capture, size: int) -> list[Capture]:
-    """`capture` as segments of `size` compiles: each record of a compile in its segment, what spans compiles
-    (kernels, sources, meta) in each, and earlier segments' launch nodes as `earlier_nodes`."""
-    order = _compiles(capture)
-    parts, earlier = [], []
-    for start in range(0, max(len(order), 1), size):
-        ids = set(order[start:start + size])
-        part = copy.copy(capture)
-        for f in dataclasses.fields(Capture):
-            value = getattr(capture, f.name)
-            if isinstance(value, list) and value and hasattr(value[0], "compile_id"):
-                setattr(part, f.name, _only(value, ids))
-        part.hazards = dataclasses.replace(capture.hazards, **{
-            f.name: _only(getattr(capture.hazards, f.name), ids) for f in dataclasses.fields(HazardRecords)
-            if isinstance(getattr(capture.hazards, f.name), list) and getattr(capture.hazards, f.name)
-            and hasattr(getattr(capture.hazards, f.name)[0], "compile_id")})
-        part.earlier_nodes = list(earlier)
-        earlier += first_launches(part.nodes)
-        parts.append(part)
-    return parts
 
 
 @pytest.mark.parametrize("size", [1, 2])
@@ -78,10 +43,91 @@ def test_a_recompile_in_a_later_segment_reads_the_earlier_compile() -> None:
     """recompile_constexpr: each recompile's changed arguments come from the compile it replaced, which a
     segment of one compile does not hold; without `earlier_nodes` the changes would be empty."""
     capture = _capture(next(p for p in LOGS if p.parent.name == "recompile_constexpr"))
-    parts = split(capture, 1)
+    parts = list(split(capture, 1))
     assert any(part.recompiles for part in parts[1:])
     changed = [r for part in parts for r in build_report(part).recompiles if r.changes]
     assert changed
     for part in parts:
         part.earlier_nodes = []
     assert not [r for part in parts for r in build_report(part).recompiles if r.changes]
+
+
+def _cli(monkeypatch: pytest.MonkeyPatch, size: int, *args: str) -> str:
+    monkeypatch.setenv("TRITONINSPECT_TRACE_SEGMENT", str(size))
+    result = CliRunner().invoke(app, list(args), catch_exceptions=False)
+    return f"exit {result.exit_code}\n{result.output}"
+
+
+COMMANDS = [("graph",), ("graph", "--json"), ("graph", "--detail"), ("breaks",), ("breaks", "--json"), ("check",),
+            ("check", "--json")]
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=" ".join)
+def test_every_command_says_the_same_of_a_trace_read_in_segments(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                                                 command: tuple[str, ...]) -> None:
+    """A log of 90 compiles made by the trace benchmark (the real logs repeated), read whole and in segments of
+    one and of seven compiles: every command's output is the same, text and JSON."""
+    log = _generated(tmp_path, 3 << 20)
+    whole = _cli(monkeypatch, 10**6, command[0], str(log), *command[1:])
+    for size in (1, 7):
+        assert _cli(monkeypatch, size, command[0], str(log), *command[1:]) == whole
+
+
+def test_an_html_page_of_a_trace_read_in_segments_is_the_same(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    log = _generated(tmp_path, 1 << 20)
+    pages = []
+    for size in (10**6, 3):
+        out = tmp_path / f"{size}.html"
+        _cli(monkeypatch, size, "graph", str(log), "-o", str(out), "-q")
+        pages.append(out.read_text())
+    assert pages[0] == pages[1]
+
+
+def _generated(tmp_path: Path, size: int) -> Path:
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    try:
+        import make_traces
+    finally:
+        sys.path.pop(0)
+    log = tmp_path / "dedicated_log_torch_trace_big.log"
+    if not log.exists():
+        make_traces.write_log(log, make_traces.real_logs(), size)
+    return log
+
+
+def test_rows_in_a_spill_file_read_back_as_the_sequence_they_were() -> None:
+    import pickle
+
+    from tritoninspect.model import spill as spill_module
+    from tritoninspect.model.spill import Spill
+
+    spill = Spill()
+    values = [(i, f"row {i}") for i in range(spill_module.CHUNK * 2 + 7)]
+    first, second = spill.rows(values[:300]), spill.rows()
+    second.extend(values[300:])
+    both = first.joined(second)
+    assert list(both) == values and len(both) == len(values)
+    assert both[0] == values[0] and both[-1] == values[-1] and both[300] == values[300]
+    assert both[5:300:7] == tuple(values[5:300:7])
+    assert both == tuple(values) and both != tuple(values[:-1])
+    assert both + ((0, ""),) == (*values, (0, ""))
+    assert pickle.loads(pickle.dumps(both)) == tuple(values)  # another process gets the rows themselves
+    with pytest.raises(IndexError):
+        both[len(values)]
+
+
+def test_a_report_of_spilled_rows_gives_the_same_dict(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """`Report.to_dict` (`to_json(indent=None)`, a report sent to a side process) reads spilled rows back."""
+    from tritoninspect.model.spill import Rows
+    from tritoninspect.run.traces import file_report
+
+    log = _generated(tmp_path, 1 << 20)
+    monkeypatch.setenv("TRITONINSPECT_TRACE_SEGMENT", "3")
+    spilled = file_report(log, str(log))
+    assert isinstance(spilled.graphs, Rows) and isinstance(spilled.kernels[0].occurrences, Rows)
+    monkeypatch.setenv("TRITONINSPECT_TRACE_SEGMENT", str(10**6))
+    whole = file_report(log, str(log))
+    assert spilled.to_dict() == whole.to_dict()
+    assert spilled.to_json(indent=None) == whole.to_json(indent=None)

@@ -141,9 +141,12 @@ def test_the_parse_memos_keep_digests_of_their_texts_not_the_texts() -> None:
     assert _largest_string(vars(memo)) < 100
 
 
-def test_equal_argument_mappings_of_many_launches_are_held_once(tmp_path: Path) -> None:
+def test_equal_argument_mappings_of_many_launches_are_held_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The launch nodes of a generated log (the same compiles again and again) share their argument
     mappings: what a report of many compiles of one model holds per launch."""
+    # What one report holds in memory: the log read as one segment (a longer one's rows are spilled to a
+    # file segment by segment, analyse/segments.py, and read back as new objects).
+    monkeypatch.setenv("TRITONINSPECT_TRACE_SEGMENT", str(10**6))
     log = _generated(tmp_path, 3 << 20)
     report = traces.file_report(log, str(log))
     occurrences = [o for k in report.kernels for o in k.occurrences if o.constexprs]
@@ -215,9 +218,12 @@ def test_fusion_follows_one_compiles_buffer_flow_at_a_time(tmp_path: Path, monke
     assert any(g.code_calls for g in report.graphs)  # the enrichment itself happened
 
 
-def test_what_repeats_in_a_traces_records_is_held_once(tmp_path: Path) -> None:
+def test_what_repeats_in_a_traces_records_is_held_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A compile's id is one string for all its records; findings share their torch evidence; a stored
     text gives its record no instance dict of its own (model/stored.py)."""
+    # What one report holds in memory: the log read as one segment (a longer one's rows are spilled to a
+    # file segment by segment, analyse/segments.py, and read back as new objects).
+    monkeypatch.setenv("TRITONINSPECT_TRACE_SEGMENT", str(10**6))
     import gc
 
     log = _generated(tmp_path, 3 << 20)

@@ -19,91 +19,113 @@ tests/test_segments.py holds every trace fixture to it: the joined report's JSON
 
 from __future__ import annotations
 
+import copy
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from typing import Any
 
 from tritoninspect.analyse.hazards import HAZARDS, family_of
-from tritoninspect.model.records import NodeRecord
+from tritoninspect.model.hazard_records import HazardRecords
+from tritoninspect.model.records import Capture, NodeRecord
+from tritoninspect.model.spill import Rows, Spill
 from tritoninspect.model.report import SEVERITIES, STAGES, Entry, Finding, Kernel, Report
 
 _LATER_STAGES = {"output_code": 1, "runtime": 2}
 
 
-def join(parts: Sequence[Report], kernel_order: Sequence[str]) -> Report:
+def join(parts: Sequence[Report], kernel_order: Sequence[str], spill: Spill | None = None) -> Report:
     """The report of the whole capture from `parts`, its segments' reports in compile order.
     `kernel_order`: kernel ids in the order the capture met them (its `kernels` dict)."""
     if len(parts) == 1:
         return parts[0]
-    first = parts[0]
-    joined = dataclasses.replace(
-        first,
-        failure=next((p.failure for p in parts if p.failure is not None), None),
-        graphs=_graphs(parts),
-        graph_breaks=_all(parts, "graph_breaks"),
-        recompiles=_all(parts, "recompiles"),
-        recompile_limits=_all(parts, "recompile_limits"),
-        kernels=_kernels(parts),
-        opaque_ops=_all(parts, "opaque_ops"),
-        mutation_fallbacks_unattributed=tuple(sorted(set(_all(parts, "mutation_fallbacks_unattributed")),
-                                                     key=lambda f: (f.compile_id, f.cause))),
-        diagnostics=_all(parts, "diagnostics"),
-        decompiled=_all(parts, "decompiled"),
-        findings=_findings(parts, kernel_order),
-        libraries=tuple({lib.name: lib for p in parts for lib in p.libraries}.values()),
-        cudagraphs=_all(parts, "cudagraphs"),
-        epilogues=_all(parts, "epilogues"),
-        advice=(),
-    )
-    from tritoninspect.analyse.advice import with_advice
-
-    return with_advice(joined)
-
-
-def _all(parts: Sequence[Report], name: str) -> tuple:
-    return tuple(row for part in parts for row in getattr(part, name))
-
-
-def _graphs(parts: Sequence[Report]) -> tuple:
-    rows = _all(parts, "graphs")
-    return (*(g for g in rows if g.stage != "output_code"), *(g for g in rows if g.stage == "output_code"))
-
-
-def _kernels(parts: Sequence[Report]) -> tuple[Kernel, ...]:
-    by_id: dict[str, list[Kernel]] = {}
+    joiner = Joiner(kernel_order, spill)
     for part in parts:
+        joiner.add(part)
+    return joiner.report()
+
+
+#: Fields whose rows are the segments' rows one after the other.
+_CONCATENATED = ("graph_breaks", "recompiles", "recompile_limits", "opaque_ops", "diagnostics", "decompiled",
+                 "cudagraphs", "epilogues")
+
+
+class Joiner:
+    """`join`, a segment at a time: each segment's rows go to a `Spill` file as it is added, so that what is
+    held does not grow with the number of segments (a kernel's header and its small lists do)."""
+
+    def __init__(self, kernel_order: Sequence[str], spill: Spill | None = None) -> None:
+        self._spill = spill or Spill()
+        self._place = {kernel: i for i, kernel in enumerate(kernel_order)}
+        self._first: Report | None = None
+        self._failure = None
+        self._graphs, self._codes = self._spill.rows(), self._spill.rows()
+        self._rows = {name: self._spill.rows() for name in _CONCATENATED}
+        self._kernels: dict[str, list[Any]] = {}
+        self._findings: dict[tuple[int, int, int], Rows] = {}
+        self._fallbacks: dict[Any, None] = {}
+        self._libraries: dict[str, Any] = {}
+
+    def add(self, part: Report) -> None:
+        self._first = self._first or part
+        self._failure = self._failure or part.failure
+        self._graphs.extend(g for g in part.graphs if g.stage != "output_code")
+        self._codes.extend(g for g in part.graphs if g.stage == "output_code")
+        for name, rows in self._rows.items():
+            rows.extend(getattr(part, name))
         for kernel in part.kernels:
-            by_id.setdefault(kernel.id, []).append(kernel)
-    kernels = [_kernel(rows) for rows in by_id.values()]
-    return tuple(sorted(kernels, key=lambda k: (k.file or "", k.line or 0, k.name)))
+            self._add_kernel(kernel)
+        self._add_findings(part)
+        self._fallbacks.update(dict.fromkeys(part.mutation_fallbacks_unattributed))
+        self._libraries.update((lib.name, lib) for lib in part.libraries)
 
+    def _add_kernel(self, kernel: Kernel) -> None:
+        kept = self._kernels.get(kernel.id)
+        if kept is None:
+            kept = self._kernels[kernel.id] = [kernel, *(self._spill.rows() for _ in range(3)), {}, [], [], {}, {}]
+        _, nodes, outputs, runs, entries, missing, dropped, guards, args = kept
+        for rows, stage in ((nodes, 0), (outputs, 1), (runs, 2)):
+            rows.extend(o for o in kernel.occurrences if _LATER_STAGES.get(o.stage, 0) == stage)
+        entries.update(dict.fromkeys(kernel.entries))
+        missing.extend(kernel.missing_from_output_code)
+        dropped.extend(kernel.dropped_nodes)
+        guards.update(dict.fromkeys(kernel.guards))
+        args.update(dict.fromkeys(kernel.symbolic_args))
 
-def _kernel(rows: list[Kernel]) -> Kernel:
-    if len(rows) == 1:
-        return rows[0]
-    occurrences = sorted((o for k in rows for o in k.occurrences), key=lambda o: _LATER_STAGES.get(o.stage, 0))
-    order = [e for k in rows for e in k.entries]
-    entries = tuple(e.value for e in Entry if e.value in order)
-    return dataclasses.replace(
-        rows[0],
-        entries=entries,
-        occurrences=tuple(occurrences),
-        missing_from_output_code=tuple(c for k in rows for c in k.missing_from_output_code),
-        dropped_nodes=tuple(d for k in rows for d in k.dropped_nodes),
-        guards=tuple(dict.fromkeys(g for k in rows for g in k.guards)),
-        symbolic_args=tuple(dict.fromkeys(a for k in rows for a in k.symbolic_args)),
-    )
+    def _add_findings(self, part: Report) -> None:
+        families = list(HAZARDS)
+        names = {k.name: k.id for k in part.kernels}
+        by_key: dict[tuple[int, int, int], list[Finding]] = {}
+        for finding in part.findings:
+            place = self._place.get(names.get(finding.kernel or "", ""), -1)
+            key = SEVERITIES.index(finding.severity), families.index(family_of(finding.rule)), place
+            by_key.setdefault(key, []).append(finding)
+        for key, found in by_key.items():
+            self._findings.setdefault(key, self._spill.rows()).extend(found)
 
+    def report(self) -> Report:
+        """The joined report, its advice made from it."""
+        from tritoninspect.analyse.advice import with_advice
 
-def _findings(parts: Sequence[Report], kernel_order: Sequence[str]) -> tuple[Finding, ...]:
-    families = list(HAZARDS)
-    place = {kernel: i for i, kernel in enumerate(kernel_order)}
-    names = {k.name: k.id for part in parts for k in part.kernels}
+        assert self._first is not None, "no segment added"
+        findings = self._spill.rows()
+        for key in sorted(self._findings):
+            findings = findings.joined(self._findings[key])
+        joined = dataclasses.replace(
+            self._first, failure=self._failure, graphs=self._graphs.joined(self._codes),
+            kernels=tuple(sorted((self._kernel(k) for k in self._kernels.values()),
+                                 key=lambda k: (k.file or "", k.line or 0, k.name))),
+            mutation_fallbacks_unattributed=tuple(sorted(self._fallbacks, key=lambda f: (f.compile_id, f.cause))),
+            findings=findings, libraries=tuple(self._libraries.values()), advice=(),
+            **{name: rows for name, rows in self._rows.items()})
+        return with_advice(joined)
 
-    def key(finding: Finding) -> tuple[int, int, int]:
-        kernel = place.get(names.get(finding.kernel or "", ""), -1)
-        return SEVERITIES.index(finding.severity), families.index(family_of(finding.rule)), kernel
-
-    return tuple(sorted(_all(parts, "findings"), key=key))
+    @staticmethod
+    def _kernel(kept: list[Any]) -> Kernel:
+        first, nodes, outputs, runs, entries, missing, dropped, guards, args = kept
+        return dataclasses.replace(
+            first, entries=tuple(e.value for e in Entry if e.value in entries),
+            occurrences=nodes.joined(outputs).joined(runs), missing_from_output_code=tuple(missing),
+            dropped_nodes=tuple(dropped), guards=tuple(guards), symbolic_args=tuple(args))
 
 
 def first_launches(nodes: Sequence[NodeRecord]) -> list[NodeRecord]:
@@ -121,3 +143,44 @@ def first_launches(nodes: Sequence[NodeRecord]) -> list[NodeRecord]:
 
 def _stage_rank(node: NodeRecord) -> int:
     return STAGES.index(node.stage) if node.stage in STAGES else len(STAGES)
+
+
+def compile_count(capture: Capture) -> int:
+    return len(_compiles(capture))
+
+
+def _compiles(capture: Capture) -> list[str]:
+    """Compile ids in the order the capture met them."""
+    seen: dict[str, None] = {}
+    for rows in (capture.graphs, capture.nodes, capture.output_code, capture.breaks, capture.recompiles):
+        for row in rows:
+            seen.setdefault(row.compile_id, None)
+    return list(seen)
+
+
+def _only(rows: list, ids: set[str], known: set[str] | None) -> list:
+    """The rows of compiles `ids`; with `known`, those of no compile in it too (an eager launch's)."""
+    return [r for r in rows if r.compile_id in ids or (known is not None and r.compile_id not in known)]
+
+
+def split(capture: Capture, size: int) -> Iterator[Capture]:
+    """`capture` as segments of `size` compiles, made one at a time: each record of a compile in its segment
+    (records of no compile in the first), what spans compiles (kernels, sources, meta) in each, and earlier
+    segments' launch nodes as `earlier_nodes`."""
+    order = _compiles(capture)
+    known, earlier = set(order), list[NodeRecord]()
+    for start in range(0, max(len(order), 1), size):
+        ids, others = set(order[start:start + size]), known if start == 0 else None
+        part = copy.copy(capture)
+        for f in dataclasses.fields(Capture):
+            value = getattr(capture, f.name)
+            if isinstance(value, list) and value and hasattr(value[0], "compile_id"):
+                setattr(part, f.name, _only(value, ids, others))
+        hazards = capture.hazards
+        part.hazards = dataclasses.replace(hazards, **{
+            f.name: _only(getattr(hazards, f.name), ids, others) for f in dataclasses.fields(HazardRecords)
+            if isinstance(getattr(hazards, f.name), list) and getattr(hazards, f.name)
+            and hasattr(getattr(hazards, f.name)[0], "compile_id")})
+        part.earlier_nodes = list(earlier)
+        earlier += first_launches(part.nodes)
+        yield part

@@ -14,6 +14,10 @@ from collections.abc import Callable
 from json.encoder import encode_basestring_ascii
 from typing import Any
 
+from tritoninspect.model.spill import Rows
+
+#: What is written as an array: a long trace's report keeps its rows in a file (model/spill.py).
+_ARRAYS = (list, tuple, Rows)
 _INF = float("inf")
 #: Dataclass type -> (field name, its key as written: '"name": '), in field order.
 _FIELDS: dict[type, tuple[tuple[str, str], ...]] = {}
@@ -56,7 +60,7 @@ def _stream(o: Any, nl: str, pieces: list[str], flush: Callable[[], None], depth
         _write(o, nl, pieces.append)
         return
     inner = nl + "  "
-    if kind in (list, tuple):
+    if kind in _ARRAYS:
         if not o:
             pieces.append("[]")
             return
@@ -71,7 +75,7 @@ def _stream(o: Any, nl: str, pieces: list[str], flush: Callable[[], None], depth
         return
     if kind is dict:
         items = [(encode_basestring_ascii(k if type(k) is str else _key(k)) + ": ", v) for k, v in o.items()]
-    elif (keys := _keys_of(o)) is not None and not isinstance(o, (str, int, float, list, tuple, dict)):
+    elif (keys := _keys_of(o)) is not None and not isinstance(o, (str, int, float, list, tuple, dict, Rows)):
         items = [(key, getattr(o, name)) for name, key in keys]
     else:
         _write(o, nl, pieces.append)
@@ -122,7 +126,7 @@ def _write(o: Any, nl: str, out: Callable[[str], Any]) -> None:
         out(int.__repr__(o))
     elif isinstance(o, float):
         out(_float(o))
-    elif isinstance(o, (list, tuple)):
+    elif isinstance(o, _ARRAYS):
         _array(o, nl, out)
     elif isinstance(o, dict):
         _object(o, nl, out)
@@ -151,7 +155,7 @@ def _dataclass(o: Any, keys: tuple[tuple[str, str], ...], nl: str, out: Callable
     out(nl + "}")
 
 
-def _array(items: list[Any] | tuple[Any, ...], nl: str, out: Callable[[str], Any]) -> None:
+def _array(items: list[Any] | tuple[Any, ...] | Rows, nl: str, out: Callable[[str], Any]) -> None:
     if not items:
         out("[]")
         return

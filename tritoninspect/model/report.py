@@ -277,7 +277,9 @@ class Report:
 
     def to_dict(self) -> dict[str, Any]:
         """The canonical JSON-able form; `schema_version` comes first."""
-        body = dataclasses.asdict(self)
+        from tritoninspect.model.spill import materialized
+
+        body = dataclasses.asdict(materialized(self))  # a long trace's rows read back from their file
         return {"schema_version": body.pop("schema_version"), **body}
 
     def to_json(self, indent: int | None = 2) -> str:

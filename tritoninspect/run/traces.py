@@ -174,16 +174,58 @@ def _name(logs: TraceLogs, file: Path, count: int) -> str:
 
 
 def _report(log: object, target: str, events: Iterable[object] | None = None) -> Report:
-    from tritoninspect.analyse import build_report
     from tritoninspect.analyse.trace import TRACE_UNKNOWNS, capture_from_trace
 
     capture = capture_from_trace(log, target, events)  # type: ignore[arg-type]
-    report = build_report(capture)
-    notes = tuple(Diagnostic("note", source, text) for source, text in capture.meta.get("notes", ()))
-    notes += tuple(Diagnostic("note", "trace", f"unknown from a trace: {u}") for u in TRACE_UNKNOWNS)
+    report = _built(capture)
+    notes = [Diagnostic("note", source, text) for source, text in capture.meta.get("notes", ())]
+    notes += [Diagnostic("note", "trace", f"unknown from a trace: {u}") for u in TRACE_UNKNOWNS]
     meta = dataclasses.replace(report.meta, rank=capture.meta.get("rank"), unknown=TRACE_UNKNOWNS)
     found = cut_off(log) + restarted(log) + _without_dynamo_graph(capture.graphs, str(log.path))  # type: ignore[attr-defined]
-    return dataclasses.replace(report, meta=meta, diagnostics=found + report.diagnostics + notes)
+    return dataclasses.replace(report, meta=meta, diagnostics=_joined(found, report.diagnostics, notes))
+
+
+def _built(capture: Any) -> Report:
+    """The capture's report, built a segment of compiles at a time (analyse/segments.py) when it holds more
+    than one segment's: each segment's rows kept in a temporary file, not in memory."""
+    from tritoninspect.analyse import build_report
+    from tritoninspect.analyse.segments import Joiner, compile_count, split
+
+    size = segment_size()
+    if compile_count(capture) <= size:
+        return build_report(capture)
+    joiner = Joiner(list(capture.kernels))
+    for part in split(capture, size):
+        joiner.add(build_report(part))
+    return joiner.report()
+
+
+def segment_size() -> int:
+    """Compiles a segment of a long trace holds: `TRITONINSPECT_TRACE_SEGMENT` (the tests read every trace in
+    segments of one or two), else 64: a few MiB of records each."""
+    import os
+
+    try:
+        return max(1, int(os.environ.get("TRITONINSPECT_TRACE_SEGMENT", "")))
+    except ValueError:
+        return _SEGMENT
+
+
+_SEGMENT = 64
+
+
+def _joined(*parts: Any) -> Any:
+    """The diagnostics of `parts` in order, kept in the report's spill file where its diagnostics are."""
+    from tritoninspect.model.spill import Rows
+
+    kept = next((p for p in parts if isinstance(p, Rows)), None)
+    if kept is None:
+        return tuple(d for part in parts for d in part)
+    rows = [p if isinstance(p, Rows) else kept.spill.rows(p) for p in parts]
+    joined = rows[0]
+    for more in rows[1:]:
+        joined = joined.joined(more)
+    return joined
 
 
 def _without_dynamo_graph(graphs: Iterable[Any], name: str) -> tuple[Diagnostic, ...]:

@@ -1,0 +1,147 @@
+"""Rows kept in a temporary file instead of memory: a long trace's report (issue 26, analyse/segments.py).
+
+A report read from a log of thousands of compiles holds tens of thousands of rows (graphs, a kernel's
+occurrences, findings); held as tuples they made its memory grow with the log. Here each segment's rows are
+pickled into one private temporary file as they are made, and a `Rows` is the sequence of them: the places of
+its chunks in the file, read back a chunk at a time when iterated. It serves what reads a report's fields
+(iteration, len, indexing, slices, `+`, `==`); `materialized` turns a report back into tuples where a whole
+copy is wanted (`Report.to_dict`, a report sent to another process).
+"""
+
+from __future__ import annotations
+
+import bisect
+import dataclasses
+import pickle
+import tempfile
+from array import array
+from collections.abc import Iterable, Iterator, Sequence
+from typing import IO, Any
+
+#: Rows pickled together: one read of the file for each, and objects shared among them stay shared.
+CHUNK = 256
+
+
+class Spill:
+    """One private temporary file of pickled chunks of rows (removed when closed or collected)."""
+
+    def __init__(self) -> None:
+        self._file: IO[bytes] = tempfile.TemporaryFile(prefix="tritoninspect-spill-")
+        self._end = 0
+        self._cached: tuple[int, list[Any]] = (-1, [])
+
+    def rows(self, rows: Iterable[Any] = ()) -> Rows:
+        """A new `Rows` in this file holding `rows`."""
+        kept = Rows(self)
+        kept.extend(rows)
+        return kept
+
+    def _dump(self, rows: list[Any]) -> int:
+        data = pickle.dumps(rows, protocol=pickle.HIGHEST_PROTOCOL)
+        self._file.seek(self._end)
+        self._file.write(data)
+        at, self._end = self._end, self._end + len(data)
+        return at
+
+    def _load(self, at: int) -> list[Any]:
+        if self._cached[0] == at:
+            return self._cached[1]
+        self._file.seek(at)
+        rows = pickle.load(self._file)
+        self._cached = (at, rows)
+        return rows
+
+    def close(self) -> None:
+        self._file.close()
+
+
+class Rows(Sequence[Any]):
+    """A sequence of rows in a `Spill`; appended to with `extend` while a report is made, then only read."""
+
+    __slots__ = ("_spill", "_at", "_starts", "_len")
+
+    def __init__(self, spill: Spill) -> None:
+        self._spill = spill
+        self._at = array("q")  # each chunk's place in the file
+        self._starts = array("q")  # the index of each chunk's first row
+        self._len = 0
+
+    def extend(self, rows: Iterable[Any]) -> None:
+        batch = list(rows)
+        for start in range(0, len(batch), CHUNK):
+            chunk = batch[start:start + CHUNK]
+            self._at.append(self._spill._dump(chunk))
+            self._starts.append(self._len)
+            self._len += len(chunk)
+
+    @property
+    def spill(self) -> Spill:
+        return self._spill
+
+    def joined(self, other: Rows) -> Rows:
+        """This sequence followed by `other` (of the same file), neither copied."""
+        both = Rows(self._spill)
+        for rows in (self, other):
+            both._at.extend(rows._at)
+            both._starts.extend(start + both._len for start in rows._starts)
+            both._len += rows._len
+        return both
+
+    def __len__(self) -> int:
+        return self._len
+
+    def __iter__(self) -> Iterator[Any]:
+        for at in self._at:
+            yield from self._spill._load(at)
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return tuple(self[i] for i in range(*index.indices(self._len)))
+        if index < 0:
+            index += self._len
+        if not 0 <= index < self._len:
+            raise IndexError("Rows index out of range")
+        chunk = bisect.bisect_right(self._starts, index) - 1
+        return self._spill._load(self._at[chunk])[index - self._starts[chunk]]
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (Rows, tuple, list)):
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __add__(self, other: Sequence[Any]) -> tuple[Any, ...]:
+        return (*self, *other)
+
+    def __radd__(self, other: Sequence[Any]) -> tuple[Any, ...]:
+        return (*other, *self)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return tuple, (tuple(self),)  # another process has no access to this file: the rows themselves
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> tuple[Any, ...]:
+        import copy
+
+        return tuple(copy.deepcopy(row, memo) for row in self)
+
+    def __repr__(self) -> str:
+        return f"Rows({self._len} rows)"
+
+
+def materialized(value: Any) -> Any:
+    """`value` (a report, a kernel) with every `Rows` in its fields, at any depth of dataclasses, as a tuple."""
+    if not dataclasses.is_dataclass(value) or isinstance(value, type):
+        return value
+    changed = {}
+    for f in dataclasses.fields(value):
+        item = getattr(value, f.name)
+        if isinstance(item, Rows) or (isinstance(item, tuple) and any(_holds_rows(x) for x in item)):
+            changed[f.name] = tuple(materialized(x) for x in item)
+    return dataclasses.replace(value, **changed) if changed else value
+
+
+def _holds_rows(value: Any) -> bool:
+    return dataclasses.is_dataclass(value) and any(isinstance(getattr(value, f.name), Rows)
+                                                   for f in dataclasses.fields(value))
+
