@@ -49,30 +49,37 @@ def real_logs() -> list[Path]:
 
 
 class _Renumber:
-    """Copies of real logs, each copy's frames and interned strings shifted past the last."""
+    """Copies of real logs, each copy's frames shifted past the last. Stack file names are interned once for
+    the whole log, as the one process that wrote a long log interns them (torch/_logging/structured.py
+    `intern_string`: a name's `{"str": ...}` line is written the first time it is used): a copy's names map to
+    the indexes they already have, and only a new name gets a line."""
 
     def __init__(self) -> None:
         self.frames = 0  # the next free frame id
-        self.strings = 0  # the next free interned-string index
+        self.interned: dict[str, int] = {}  # each name's index in the whole log
+        self.written: set[int] = set()  # the indexes whose line is written
 
     def copy(self, lines: list[str], rank: int | None = None) -> list[str]:
         frames = [int(m) for line in lines if not line.startswith("\t") for m in _FRAME_RE.findall(line)]
-        strings = [int(m[2]) for line in lines if (m := _STR_RE.search(line.rstrip("\n")))]
-        f0, s0 = self.frames, self.strings
-        out = []
+        mine = {int(m[2]): m[1] for line in lines if (m := _STR_RE.search(line.rstrip("\n")))}
+        f0, out = self.frames, []
+        index = {local: self.interned.setdefault(name, len(self.interned)) for local, name in mine.items()}
         for line in lines:
             if not line.startswith("\t"):
-                line = _FRAME_RE.sub(lambda m: f'"frame_id": {int(m[1]) + f0}', line)
-                line = _COMPILE_ID_RE.sub(lambda m: f'"compile_id": "{int(m[1]) + f0}/', line)
-                line = _FILENAME_RE.sub(lambda m: f'"filename": {int(m[1]) + s0}', line)
                 match = _STR_RE.search(line.rstrip("\n"))
                 if match:
-                    line = line[:match.start()] + f'{{"str": [{match[1]}, {int(match[2]) + s0}]}}\n'
+                    at = index[int(match[2])]
+                    if at in self.written:
+                        continue  # interned by an earlier copy
+                    self.written.add(at)
+                    line = line[:match.start()] + f'{{"str": [{match[1]}, {at}]}}\n'
+                line = _FRAME_RE.sub(lambda m: f'"frame_id": {int(m[1]) + f0}', line)
+                line = _COMPILE_ID_RE.sub(lambda m: f'"compile_id": "{int(m[1]) + f0}/', line)
+                line = _FILENAME_RE.sub(lambda m: f'"filename": {index.get(int(m[1]), int(m[1]))}', line)
                 if rank is not None:
                     line = _RANK_RE.sub(f'"rank": {rank}', line)
             out.append(line)
         self.frames += max(frames, default=-1) + 1
-        self.strings += max(strings, default=-1) + 1
         return out
 
 

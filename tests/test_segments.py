@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -10,7 +11,8 @@ from typer.testing import CliRunner
 from tritoninspect.cli import app
 
 from tritoninspect.analyse import build_report
-from tritoninspect.analyse.segments import join, split
+from _segments import split
+from tritoninspect.analyse.segments import join
 from tritoninspect.analyse.trace import capture_from_trace
 from tritoninspect.model.records import Capture
 from tritoninspect.textformats.torch_trace import ARTIFACTS_READ, TraceLog, log_rank_in_name, stream_trace
@@ -131,3 +133,72 @@ def test_a_report_of_spilled_rows_gives_the_same_dict(monkeypatch: pytest.Monkey
     whole = file_report(log, str(log))
     assert spilled.to_dict() == whole.to_dict()
     assert spilled.to_json(indent=None) == whole.to_json(indent=None)
+
+
+# --- the reader: a log read a segment of compiles at a time (analyse/trace_segments.py) ---------------------
+
+SEVERAL = [p for p in LOGS if len({g.compile_id for g in _capture(p).graphs}) > 1]
+
+
+def _json(monkeypatch: pytest.MonkeyPatch, log: Path, size: int | None) -> str:
+    from tritoninspect.run.traces import file_report
+
+    if size is None:
+        monkeypatch.delenv("TRITONINSPECT_TRACE_SEGMENT", raising=False)
+    else:
+        monkeypatch.setenv("TRITONINSPECT_TRACE_SEGMENT", str(size))
+    return file_report(log, "log").to_json()
+
+
+@pytest.mark.parametrize("path", SEVERAL, ids=lambda p: str(p.relative_to(FIXTURES).parent))
+def test_a_log_read_in_segments_gives_the_whole_report(monkeypatch: pytest.MonkeyPatch, path: Path) -> None:
+    whole = _json(monkeypatch, path, None)
+    assert _json(monkeypatch, path, 1) == whole
+    assert _json(monkeypatch, path, 2) == whole
+
+
+def _interleaved(tmp_path: Path) -> Path:
+    """Two real training logs as one process writes them when both frames run forward before either runs
+    backward: AOTAutograd compiles each backward at its first backward call, so each compile's backward
+    events come after the other compile's forward (`bwd_compilation_metrics` last)."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    try:
+        import make_traces
+    finally:
+        sys.path.pop(0)
+    renumber, halves = make_traces._Renumber(), []
+    for name in ("triton_op_autograd", "autograd_function"):
+        (log,) = (FIXTURES / "gpu" / name).glob("*.log")
+        lines = renumber.copy(log.read_text().splitlines(keepends=True))
+        cut = next(i for i, line in enumerate(lines) if '{"compilation_metrics"' in line) + 1
+        while cut < len(lines) and lines[cut].startswith("\t"):
+            cut += 1
+        halves.append((lines[:cut], lines[cut:]))
+    out = tmp_path / "dedicated_log_torch_trace_interleaved.log"
+    out.write_text("".join(halves[0][0] + halves[1][0] + halves[0][1] + halves[1][1]))
+    return out
+
+
+def test_a_compile_whose_backward_comes_after_another_compile_is_read_whole(monkeypatch: pytest.MonkeyPatch,
+                                                                            tmp_path: Path) -> None:
+    from tritoninspect.textformats.torch_trace import TraceLog
+    from tritoninspect.textformats.trace_survey import survey
+
+    log = _interleaved(tmp_path)
+    plan = survey(TraceLog(log, None))
+    assert plan is not None and len(plan.order) == 2
+    assert all(len(plan.runs[c]) == 6 for c in plan.order)  # two runs each: forward, then backward
+    whole = json.loads(_json(monkeypatch, log, None))
+    assert {o["stage"] for k in whole["kernels"] for o in k["occurrences"]} >= {"aot_backward"}
+    assert _json(monkeypatch, log, 1) == json.dumps(whole, indent=2)
+
+
+def test_a_gz_log_is_read_whole_whatever_the_segments(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    import gzip
+
+    (log,) = (FIXTURES / "recompile_constexpr").glob("*.log")
+    packed = tmp_path / (log.name + ".gz")
+    packed.write_bytes(gzip.compress(log.read_bytes()))
+    assert _json(monkeypatch, packed, 1) == _json(monkeypatch, packed, None)

@@ -60,8 +60,9 @@ ENRICHERS: list[tuple[str, Enricher]] = [
 ]
 
 
-def build_report(capture: Capture, analyses: list[tuple[str, Analysis]] | None = None) -> Report:
-    """Run every analysis over `capture` and assemble the report."""
+def build_report(capture: Capture, analyses: list[tuple[str, Analysis]] | None = None, advice: bool = True) -> Report:
+    """Run every analysis over `capture` and assemble the report; its advice too unless not `advice` (a segment
+    of a long trace's, analyse/segments.py: the joined report's advice reads them all)."""
     fields: dict[str, Any] = {}
     diagnostics = [Diagnostic("warning", source, message) for source, message in capture.problems]
     for name, analysis in analyses or ANALYSES:
@@ -89,6 +90,8 @@ def build_report(capture: Capture, analyses: list[tuple[str, Analysis]] | None =
     diagnostics.extend(probe_notes(capture, fields.get("graph_breaks", ())))
     report = Report(meta=report_meta(capture.meta), failure=failure_with_kernel(capture),
                     diagnostics=tuple(diagnostics), **fields)
+    if not advice:
+        return report
     try:
         from tritoninspect.analyse.advice import with_advice
 

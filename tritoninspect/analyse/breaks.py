@@ -22,12 +22,12 @@ from tritoninspect.analyse.break_causes import (  # noqa: F401 - KNOWN_CAUSES, k
     known_cause,
     runtime_follow_on,
 )
-from tritoninspect.analyse.indexes import nodes_of_kernel
+from tritoninspect.analyse.indexes import earlier_nodes_of_kernel, nodes_of_kernel
 from tritoninspect.analyse.libraries import library_name
 from tritoninspect.analyse.guard_text import guarded_value, is_size_mismatch, is_symbolic, short_guard
 from tritoninspect.model.records import BreakRecord, Capture, DynamoBreak, NodeRecord, RecompileRecord, extended
 from tritoninspect.model.report import STAGES, UNRECORDED, ArgChange, Diagnostic, GraphBreak, Recompile, said
-from tritoninspect.textformats.breaks import frame_location, original_function
+from tritoninspect.textformats.breaks import frame_location, original_function, replaced_compile
 
 
 def compile_only_notes(capture: Capture, graph_breaks: Iterable[GraphBreak]) -> list[Diagnostic]:
@@ -347,7 +347,7 @@ def analyse_recompile_details(capture: Capture) -> dict[str, tuple]:
 def _recompile(capture: Capture, r: RecompileRecord) -> Recompile:
     first = next((ln for ln in r.reason.splitlines() if ln.strip()), "")
     prefix = _PREFIX_RE.match(first)
-    previous = prefix["cid"] if prefix else _previous_id(r.compile_id)
+    previous = replaced_compile(r.compile_id, r.reason)
     raw_guard = first[prefix.end():] if prefix else first
     old = guarded_value(raw_guard)
     size_guard = is_size_mismatch(raw_guard)
@@ -368,11 +368,6 @@ def _size_hint() -> str:
             "starts dynamic and saves the static compile.")
 
 
-def _previous_id(compile_id: str) -> str | None:
-    frame, _, attempt = compile_id.partition("/")
-    return f"{frame}/{int(attempt) - 1}" if attempt.isdigit() and int(attempt) > 0 else None
-
-
 def _changes(capture: Capture, previous: str | None, current: str) -> list[ArgChange]:
     if previous is None:
         return []
@@ -389,7 +384,7 @@ def _launch_node(capture: Capture, kernel_id: str, compile_id: str) -> NodeRecor
     """The kernel's first launch node in the earliest stage of `compile_id` that has its grid."""
     nodes = [n for n in nodes_of_kernel(capture, kernel_id, compile_id) if n.grid]
     # A compile of an earlier segment of a trace (analyse/segments.py) left its launch node here.
-    nodes += [n for n in capture.earlier_nodes if n.kernel_id == kernel_id and n.compile_id == compile_id]
+    nodes += earlier_nodes_of_kernel(capture, kernel_id, compile_id)
     nodes.sort(key=lambda n: STAGES.index(n.stage) if n.stage in STAGES else len(STAGES))
     return nodes[0] if nodes else None
 

@@ -62,6 +62,12 @@ def nodes_of_kernel(capture: Capture, kernel_id: str | None, cid: str) -> list[N
     return _cached("nodes-kid-cid", capture.nodes, _nodes_by_kernel_compile).get((kernel_id, cid), [])
 
 
+def earlier_nodes_of_kernel(capture: Capture, kernel_id: str | None, cid: str) -> list[NodeRecord]:
+    """The launch nodes an earlier segment of a trace left for kernel `kernel_id` in compile `cid`
+    (`Capture.earlier_nodes`)."""
+    return _cached("earlier-kid-cid", capture.earlier_nodes, _nodes_by_kernel_compile).get((kernel_id, cid), [])
+
+
 def codes_of_compile(capture: Capture, cid: str) -> list[OutputCodeRecord]:
     """The output code modules of compile `cid`, in capture order."""
     return _cached("codes-cid", capture.output_code, _codes_by_compile).get(cid, [])

@@ -19,15 +19,13 @@ tests/test_segments.py holds every trace fixture to it: the joined report's JSON
 
 from __future__ import annotations
 
-import copy
 import dataclasses
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from tritoninspect.analyse.hazards import HAZARDS, family_of
-from tritoninspect.model.hazard_records import HazardRecords
-from tritoninspect.model.records import Capture, NodeRecord
-from tritoninspect.model.spill import Rows, Spill
+from tritoninspect.model.records import NodeRecord
+from tritoninspect.model.spill import CHUNK, Rows, Spill
 from tritoninspect.model.report import SEVERITIES, STAGES, Entry, Finding, Kernel, Report
 
 _LATER_STAGES = {"output_code": 1, "runtime": 2}
@@ -43,6 +41,11 @@ def join(parts: Sequence[Report], kernel_order: Sequence[str], spill: Spill | No
         joiner.add(part)
     return joiner.report()
 
+
+#: Every field of a report that holds rows.
+_ROWS = ("graphs", "graph_breaks", "recompiles", "recompile_limits", "kernels", "opaque_ops",
+         "mutation_fallbacks_unattributed", "diagnostics", "decompiled", "findings", "libraries", "cudagraphs",
+         "epilogues", "advice")
 
 #: Fields whose rows are the segments' rows one after the other.
 _CONCATENATED = ("graph_breaks", "recompiles", "recompile_limits", "opaque_ops", "diagnostics", "decompiled",
@@ -65,8 +68,13 @@ class Joiner:
         self._fallbacks: dict[Any, None] = {}
         self._libraries: dict[str, Any] = {}
 
+    @property
+    def spill(self) -> Spill:
+        return self._spill
+
     def add(self, part: Report) -> None:
-        self._first = self._first or part
+        if self._first is None:  # the meta and what no segment adds to: its rows are not kept in memory
+            self._first = dataclasses.replace(part, **{f: () for f in _ROWS})
         self._failure = self._failure or part.failure
         self._graphs.extend(g for g in part.graphs if g.stage != "output_code")
         self._codes.extend(g for g in part.graphs if g.stage == "output_code")
@@ -77,12 +85,23 @@ class Joiner:
         self._add_findings(part)
         self._fallbacks.update(dict.fromkeys(part.mutation_fallbacks_unattributed))
         self._libraries.update((lib.name, lib) for lib in part.libraries)
+        # Rows waiting for a full chunk are written now: kept in memory from one segment to the next, they pinned
+        # the allocator's arenas of every segment, and the process grew by some MiB over a 100 MiB log.
+        for rows in self._all_rows():
+            rows.flush()
+
+    def _all_rows(self) -> list[Rows]:
+        kernels = [r for kept in self._kernels.values() for r in kept[1:6]]
+        return [self._graphs, self._codes, *self._rows.values(), *kernels, *self._findings.values()]
 
     def _add_kernel(self, kernel: Kernel) -> None:
         kept = self._kernels.get(kernel.id)
         if kept is None:
-            kept = self._kernels[kernel.id] = [kernel, *(self._spill.rows() for _ in range(3)), {}, [], [], {}, {}]
-        _, nodes, outputs, runs, entries, missing, dropped, guards, args = kept
+            rows = (self._spill.rows() for _ in range(5))  # occurrences by stage, missing ids, dropped nodes
+            header = dataclasses.replace(kernel, occurrences=(), missing_from_output_code=(), dropped_nodes=(),
+                                         guards=(), symbolic_args=())
+            kept = self._kernels[kernel.id] = [header, *rows, {}, {}, {}]
+        _, nodes, outputs, runs, missing, dropped, entries, guards, args = kept
         for rows, stage in ((nodes, 0), (outputs, 1), (runs, 2)):
             rows.extend(o for o in kernel.occurrences if _LATER_STAGES.get(o.stage, 0) == stage)
         entries.update(dict.fromkeys(kernel.entries))
@@ -121,11 +140,16 @@ class Joiner:
 
     @staticmethod
     def _kernel(kept: list[Any]) -> Kernel:
-        first, nodes, outputs, runs, entries, missing, dropped, guards, args = kept
+        first, nodes, outputs, runs, missing, dropped, entries, guards, args = kept
         return dataclasses.replace(
             first, entries=tuple(e.value for e in Entry if e.value in entries),
-            occurrences=nodes.joined(outputs).joined(runs), missing_from_output_code=tuple(missing),
-            dropped_nodes=tuple(dropped), guards=tuple(guards), symbolic_args=tuple(args))
+            occurrences=nodes.joined(outputs).joined(runs), missing_from_output_code=_small(missing),
+            dropped_nodes=_small(dropped), guards=tuple(guards), symbolic_args=tuple(args))
+
+
+def _small(rows: Rows) -> tuple | Rows:
+    """`rows` as a tuple when they fit in one chunk (most kernels' missing compiles and dropped nodes: none)."""
+    return tuple(rows) if len(rows) <= CHUNK else rows
 
 
 def first_launches(nodes: Sequence[NodeRecord]) -> list[NodeRecord]:
@@ -143,44 +167,3 @@ def first_launches(nodes: Sequence[NodeRecord]) -> list[NodeRecord]:
 
 def _stage_rank(node: NodeRecord) -> int:
     return STAGES.index(node.stage) if node.stage in STAGES else len(STAGES)
-
-
-def compile_count(capture: Capture) -> int:
-    return len(_compiles(capture))
-
-
-def _compiles(capture: Capture) -> list[str]:
-    """Compile ids in the order the capture met them."""
-    seen: dict[str, None] = {}
-    for rows in (capture.graphs, capture.nodes, capture.output_code, capture.breaks, capture.recompiles):
-        for row in rows:
-            seen.setdefault(row.compile_id, None)
-    return list(seen)
-
-
-def _only(rows: list, ids: set[str], known: set[str] | None) -> list:
-    """The rows of compiles `ids`; with `known`, those of no compile in it too (an eager launch's)."""
-    return [r for r in rows if r.compile_id in ids or (known is not None and r.compile_id not in known)]
-
-
-def split(capture: Capture, size: int) -> Iterator[Capture]:
-    """`capture` as segments of `size` compiles, made one at a time: each record of a compile in its segment
-    (records of no compile in the first), what spans compiles (kernels, sources, meta) in each, and earlier
-    segments' launch nodes as `earlier_nodes`."""
-    order = _compiles(capture)
-    known, earlier = set(order), list[NodeRecord]()
-    for start in range(0, max(len(order), 1), size):
-        ids, others = set(order[start:start + size]), known if start == 0 else None
-        part = copy.copy(capture)
-        for f in dataclasses.fields(Capture):
-            value = getattr(capture, f.name)
-            if isinstance(value, list) and value and hasattr(value[0], "compile_id"):
-                setattr(part, f.name, _only(value, ids, others))
-        hazards = capture.hazards
-        part.hazards = dataclasses.replace(hazards, **{
-            f.name: _only(getattr(hazards, f.name), ids, others) for f in dataclasses.fields(HazardRecords)
-            if isinstance(getattr(hazards, f.name), list) and getattr(hazards, f.name)
-            and hasattr(getattr(hazards, f.name)[0], "compile_id")})
-        part.earlier_nodes = list(earlier)
-        earlier += first_launches(part.nodes)
-        yield part

@@ -25,17 +25,17 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tritoninspect import textformats
-from tritoninspect.analyse.trace_kernels import KernelIndex, op_kinds
+from tritoninspect.analyse.trace_kernels import KernelIndex
+from tritoninspect.analyse.trace_nodes import kernel_nodes
 from tritoninspect.analyse.trace_provenance import kernel_ops, kernel_posts, named_by_provenance, post_to_pre
 from tritoninspect.model.records import (
     BreakRecord,
     Capture,
     Failure,
     GraphRecord,
-    NodeRecord,
     OutputCodeRecord,
     RecompileLimit,
     RecompileRecord,
@@ -45,7 +45,11 @@ from tritoninspect.model.stored import StoredText, replaced, stored_text
 from tritoninspect.textformats import fx_readable as fx_graph
 from tritoninspect.textformats.memo import TextMemo
 from tritoninspect.textformats.output_code import TORCH_OP_NAMESPACES
-from tritoninspect.textformats.torch_trace import TraceEvent, TraceLog, failure_summary
+from tritoninspect.textformats.breaks import failure_summary
+from tritoninspect.textformats.torch_trace import TraceEvent, TraceLog
+
+if TYPE_CHECKING:
+    from tritoninspect.analyse.trace_kernels import WholeLog
 
 _GRAPH_EVENTS = {
     "dynamo_output_graph": ("dynamo", ""),
@@ -74,6 +78,7 @@ class _Graph:
     code: str = StoredText()  # type: ignore[assignment]  # its place in the log, read back when asked
     parsed: fx_graph.ParsedGraph
     op_count: int | None = None
+    line: int = 0  # of its event in the log
 
 
 @dataclass
@@ -95,31 +100,76 @@ class _Reader:
     #: When the log was last written (its mtime; None unknown), and the source files changed after it.
     written: float | None = None
     stale: set[str] = field(default_factory=set)
+    #: The log line of each output code and provenance artifact (as `codes`, `provenance`), of the event being
+    #: read, of the first compile's metrics and of the failure: what a log read in segments compares by
+    #: (analyse/trace_segments.py).
+    code_lines: list[int] = field(default_factory=list)
+    provenance_lines: list[int] = field(default_factory=list)
+    line: int = 0
+    metrics_line: int = 0
+    failure_line: int = 0
+    #: Compile ids in the order of their first event ("?": events of no compile).
+    compiles: dict[str, None] = field(default_factory=dict)
+
+    @property
+    def graph_lines(self) -> list[int]:
+        return [g.line for g in self.graphs]
 
 
 def capture_from_trace(log: TraceLog, target: str, events: Iterable[TraceEvent] | None = None) -> Capture:
     """The records of one trace log (one rank), as a live capture would hold them: from
     `events` as they stream past (`textformats.torch_trace.stream_trace`), else `log.events`."""
+    reader, cut = read_events(log, log.events if events is None else events)
+    capture, index = capture_of(reader)
+    notes = [("kernel_idx", n) for n in index.mapping_notes(reader.graphs)] + [("trace", n) for n in index.notes]
+    notes += [("trace", cut)] if cut else []
+    notes += [("trace", stale_note(reader.stale))] if reader.stale else []
+    capture.meta = {**trace_meta(log, reader, target), "notes": notes}
+    return capture
+
+
+def read_events(log: TraceLog, events: Iterable[TraceEvent], last_line: int | None = None) -> tuple[_Reader, str]:
+    """What `events` (all of a log's, or a segment's: analyse/trace_segments.py) say, read; and the note
+    saying the log's last output code was left out ("" if not). `last_line`: the line of the log's last
+    event, when `events` are a segment's (None: they run to the log's end)."""
     reader, last = _Reader(written=_mtime(log.path)), None
-    for event in log.events if events is None else events:
+    for event in events:
+        reader.line = event.line
+        reader.compiles.setdefault(event.compile_id or "?", None)
         _read_event(reader, event)
         last = event
-    cut = _drop_cut_code(reader, log, last)
+    at_end = last is not None and (last_line is None or last.line == last_line)
+    cut = _drop_cut_code(reader, log, last) if at_end else ""
     _assign_post_grad_parts(reader)
     _ops_from_provenance(reader)
+    return reader, cut
+
+
+def capture_of(reader: _Reader, evidence: WholeLog | None = None) -> tuple[Capture, KernelIndex]:
+    """The capture of what `reader` read (its `meta` left to the caller), and the kernel index it was made
+    with: from the evidence of the whole log when `reader` read a segment of it."""
     capture = reader.capture
     capture.output_code = reader.codes
     capture.graphs = [_graph_record(g, reader.metrics) for g in reader.graphs]
     named = named_by_provenance(reader.graphs, reader.codes, reader.provenance)
-    index = KernelIndex.build(reader.graphs, reader.codes, named)
+    index = KernelIndex.build(reader.graphs, reader.codes, named, evidence)
     capture.kernels = index.records()
-    capture.nodes = _nodes(reader, index)
+    capture.nodes = kernel_nodes(reader.graphs, reader.codes, index)
     capture.problems.extend(index.problems)
-    notes = [("kernel_idx", n) for n in index.mapping_notes(reader.graphs)] + [("trace", n) for n in index.notes]
-    notes += [("trace", cut)] if cut else []
-    notes += [("trace", _stale_note(reader.stale))] if reader.stale else []
-    capture.meta = {**_meta(log, reader, target), "notes": notes}
-    return capture
+    _compile_major(capture, reader.compiles)
+    return capture, index
+
+
+def _compile_major(capture: Capture, compiles: dict[str, None]) -> None:
+    """The capture's records of each compile together, compiles in the order they began: AOTAutograd compiles
+    a graph's backward at its first backward call, after the forward compiles of the frames that ran before
+    it, and a compile's backward graphs and code came after those compiles'. (A log read in segments of
+    compiles, analyse/trace_segments.py, gives its rows in this order too.)"""
+    rank = {cid: i for i, cid in enumerate(compiles)}
+    for name in ("graphs", "output_code", "nodes", "breaks", "recompiles", "recompile_limits"):
+        rows = getattr(capture, name)
+        if len({r.compile_id for r in rows}) > 1:
+            setattr(capture, name, sorted(rows, key=lambda r: rank.get(r.compile_id, len(rank))))
 
 
 def _drop_cut_code(reader: _Reader, log: TraceLog, last: TraceEvent | None) -> str:
@@ -130,6 +180,7 @@ def _drop_cut_code(reader: _Reader, log: TraceLog, last: TraceEvent | None) -> s
     if last is None or last.name != "inductor_output_code" or last.compile_id in log.ended or not reader.codes:
         return ""
     reader.codes.pop()
+    reader.code_lines.pop()
     return (f"[{last.compile_id}] output code left out: the log ends in it (line {last.line}), in a compile that "
             "never finished, so it may be cut")
 
@@ -143,6 +194,7 @@ def _read_event(reader: _Reader, event: TraceEvent) -> None:
         _add_graph(reader, cid, _POST_GRAD_ARTIFACTS[event.artifact], "", event)
     elif event.name == "inductor_output_code":
         reader.codes.append(_output_code(cid, event))
+        reader.code_lines.append(event.line)
         reader.last_part[cid] = reader.codes[-1].part
     elif event.artifact == "dynamo_graph_break_reason":
         reader.capture.breaks.append(_break(reader, cid, event.payload, event.attempt))
@@ -152,13 +204,15 @@ def _read_event(reader: _Reader, event: TraceEvent) -> None:
         # Traced right after the output code of the graph it describes (compile_fx.py).
         part = reader.last_part.get(cid, "")
         reader.provenance.append((cid, part, kernel_posts(event.payload)))
+        reader.provenance_lines.append(event.line)
         reader.pre[(cid, part)] = post_to_pre(event.payload)
 
 
 def _add_graph(reader: _Reader, cid: str, stage: str, part: str, event: TraceEvent) -> None:
     code = event.payload
     reader.devices.update(m["device"] for m in _DEVICE_RE.finditer(code))
-    reader.graphs.append(_Graph(cid, stage, part, event.text, PARSED_GRAPHS(code, TORCH_OP_NAMESPACES)))
+    reader.graphs.append(_Graph(cid, stage, part, event.text, PARSED_GRAPHS(code, TORCH_OP_NAMESPACES),
+                                line=event.line))
 
 
 def _output_code(cid: str, event: TraceEvent) -> OutputCodeRecord:
@@ -303,7 +357,7 @@ def _mtime(path: Path) -> float | None:
         return None
 
 
-def _stale_note(files: set[str]) -> str:
+def stale_note(files: set[str]) -> str:
     return (f"source lines of graph breaks are not shown from {len(files)} file(s) changed since the log was written "
             f"(their lines may have moved): {', '.join(sorted(files))}")
 
@@ -315,6 +369,7 @@ _METRICS_KEPT = ("graph_op_count", "backend_compile_time_s", "pytorch_version", 
 
 def _metrics(reader: _Reader, cid: str, m: dict[str, Any]) -> None:
     reader.metrics[cid] = {key: m[key] for key in _METRICS_KEPT if key in m}
+    reader.metrics_line = reader.metrics_line or reader.line
     _epilogue_setting(reader, cid, m.get("inductor_config"))
     capture = reader.capture
     fail_type, fail_reason = m.get("fail_type"), str(m.get("fail_reason") or "")
@@ -334,6 +389,7 @@ def _metrics(reader: _Reader, cid: str, m: dict[str, Any]) -> None:
         exc_type, message = failure_summary(str(fail_type), fail_reason)
         capture.failure = Failure(stage, cid, "", exc_type, message, user_frame=mine,
                                   user_stack=(mine,) if mine else (), torch_frame=None if mine else frame)
+        reader.failure_line = reader.line
 
 
 def _skipped_frame(capture: Capture, cid: str) -> bool:
@@ -357,82 +413,7 @@ def _epilogue_setting(reader: _Reader, cid: str, config: Any) -> None:
                         for c in reader.codes]
 
 
-# --- kernel nodes --------------------------------------------------------------------------
-
-
-def _nodes(reader: _Reader, index: KernelIndex) -> list[NodeRecord]:
-    kinds = op_kinds(reader.graphs, reader.codes)
-    nodes: list[NodeRecord] = []
-    shared: dict[Any, Any] = {}
-    for g in reader.graphs:
-        for op in g.parsed.ops:
-            triton_op = kinds.get((g.compile_id, op.op)) == "triton_op"
-            kernels = index.kernels_of_op(op.op) if triton_op else []
-            for kid in kernels or [None]:
-                nodes.append(NodeRecord(g.compile_id, g.stage, g.part, op.subgraph, op.name, "op", kid, op.op,
-                                        triton_op))
-        for hop in g.parsed.hops:
-            nodes.append(_hop_record(g, hop, index, shared))
-    return nodes
-
-
-def _shared(shared: dict[Any, Any], value: Any) -> Any:
-    """`value`, or the equal argument mapping or grid an earlier node of this log holds: the nodes of a
-    kernel launched alike in many compiles (a model's layers, its recompiles) hold one copy. (Records are
-    never changed once made: sharing them is safe.)"""
-    try:
-        return shared.setdefault((type(value), tuple(value.items()) if isinstance(value, dict) else value), value)
-    except TypeError:  # an unhashable value (a list among the arguments): its own copy
-        return value
-
-
-def _hop_record(g: _Graph, hop: fx_graph.HopNode, index: KernelIndex, shared: dict[Any, Any]) -> NodeRecord:
-    kid = index.kernel_id(hop.kernel_idx)
-    op, is_triton_op = index.op_of(g.compile_id, hop, stage=g.stage, part=g.part)
-    declared = set(index.constexpr_params(kid))
-    values = {k: _plain(v, g.parsed.types) for k, v in hop.kwargs.items() if not _is_tensor(v, g.parsed.types)}
-    # A raw launch's node prints its tensors only: the rest as its compile's output code passes them.
-    launched = index.launch_args.get((g.compile_id, hop.kernel_idx, hop.constant_args_idx), {})  # type: ignore[arg-type]
-    values = {**{k: v for k, v in launched.items() if k not in hop.kwargs}, **values}
-    tensors = {k: fx_graph.tensor_info(g.parsed.types.get(v.name, "")) for k, v in hop.kwargs.items()
-               if isinstance(v, fx_graph.Ref)}
-    tensors = {k: t for k, t in tensors.items() if t}
-    return NodeRecord(
-        g.compile_id, g.stage, g.part, hop.subgraph, hop.name, hop.form, kid, op, is_triton_op,
-        grid=_shared(shared, tuple(tuple(_plain(x, g.parsed.types) for x in grid) for grid in hop.grid)),
-        constexprs=_shared(shared, {k: v for k, v in values.items() if k in declared}),
-        scalars=_shared(shared, {k: v for k, v in values.items() if k not in declared}),
-        tensors_to_clone=hop.tensors_to_clone,
-        tensor_types=_shared(shared, {k: t for k, (t, _) in tensors.items()}),
-        tensor_bytes=_shared(shared, {k: b for k, (_, b) in tensors.items()}),
-        inductor_clones=_inductor_clones(hop, g.parsed) if g.stage == "post_grad_final" else None,
-    )
-
-
-def _inductor_clones(hop: fx_graph.HopNode, parsed: fx_graph.ParsedGraph) -> dict[str, int | None]:
-    """The arguments of a final post-grad launch node that Inductor still clones -> bytes of the copy, as a live
-    capture reads them (capture/compat/inductor.py `cloned_args`): an argument that is `as_strided` of a `clone`."""
-    cloned: dict[str, int | None] = {}
-    for name, value in hop.kwargs.items():
-        source = parsed.strided.get(value.name) if isinstance(value, fx_graph.Ref) else None
-        if source is not None and parsed.targets.get(source) == "clone":
-            info = fx_graph.tensor_info(parsed.types.get(source, ""))
-            cloned[name] = info[1] if info else None
-    return cloned
-
-
-def _is_tensor(value: Any, types: dict[str, str]) -> bool:
-    return isinstance(value, fx_graph.Ref) and fx_graph.tensor_info(types.get(value.name, "")) is not None
-
-
-def _plain(value: Any, types: dict[str, str]) -> Any:
-    """A SymInt node as its expression (as a live capture writes it), other nodes by name."""
-    if isinstance(value, fx_graph.Ref):
-        return fx_graph.sym_expr(types.get(value.name, "")) or value.name
-    return value
-
-
-def _meta(log: TraceLog, reader: _Reader, target: str) -> dict[str, Any]:
+def trace_meta(log: TraceLog, reader: _Reader, target: str) -> dict[str, Any]:
     metrics = next(iter(reader.metrics.values()), {})
     from tritoninspect.model import __version__
 

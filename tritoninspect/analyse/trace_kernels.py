@@ -25,11 +25,26 @@ import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from tritoninspect.model.records import KernelRecord, OutputCodeRecord
 from tritoninspect.textformats import fx_readable as fx_graph
 from tritoninspect.textformats import output_code
+
+
+
+class WholeLog(Protocol):
+    """What names a log's kernels, gathered over all of it (analyse/trace_evidence.py `KernelEvidence`)."""
+
+    idxs: set[int]
+
+    def names(self) -> tuple[dict[int, Any], dict[int, Any], dict[str, tuple[Any, ...]]]: ...
+
+    def vote(self, idx: int) -> str | None: ...
+
+    def kernels_of_op(self, index: KernelIndex, op: str) -> list[str]: ...
+
+    def ops(self) -> set[str]: ...
 
 _SOURCE_NODES_RE = re.compile(r"#\s*(?:Topologically Sorted )?Source Nodes: \[(?P<nodes>[^\]]*)\]")
 _SIGNATURE_RE = re.compile(r"'signature': \{(?P<body>[^}]*)\}")
@@ -92,32 +107,43 @@ class KernelIndex:
 
     @classmethod
     def build(cls, graphs: list[Any], codes: list[OutputCodeRecord],
-              named: dict[int, tuple[str, str | None, int | None]] | None = None) -> KernelIndex:
-        """`named`: kernel_idx -> (name, file, line) known otherwise (provenance), first."""
+              named: dict[int, tuple[str, str | None, int | None]] | None = None,
+              evidence: WholeLog | None = None) -> KernelIndex:
+        """`named`: kernel_idx -> (name, file, line) known otherwise (provenance), first. `evidence`: the whole
+        log's, for the graphs and codes of one segment of it (analyse/trace_evidence.py): kernels are named
+        and attributed to ops from it, every kernel of the log registered."""
         index = cls()
         index.raw = {_raw_key(g.compile_id, h) for g in graphs if g.stage == "dynamo" for h in g.parsed.hops}
         sources: dict[tuple[str, int], tuple[str, ...]] = {}
-        index._name_kernels(graphs, codes, named or {}, sources)
+        index._name_kernels(graphs, codes, named or {}, sources, evidence)
         kinds = op_kinds(graphs, codes)
         index._index_triton_ops(graphs, kinds)
         index._ops_from_sources(graphs, kinds, sources)
         index._attribute(graphs)
+        if evidence is not None:
+            index.op_kernels = defaultdict(list, {op: evidence.kernels_of_op(index, op) for op in evidence.ops()})
         return index
 
     def _name_kernels(self, graphs: list[Any], codes: list[OutputCodeRecord],
                       named: dict[int, tuple[str, str | None, int | None]],
-                      sources: dict[tuple[str, int], tuple[str, ...]]) -> None:
+                      sources: dict[tuple[str, int], tuple[str, ...]], evidence: WholeLog | None) -> None:
         launches: dict[int, Counter[str]] = defaultdict(Counter)
-        for g in graphs:
+        for g in graphs if evidence is None else ():
             for hop in g.parsed.hops:
                 name = fx_graph.launched_name(hop.source.code) if hop.source else None
                 if hop.kernel_idx is not None and name:
                     launches[hop.kernel_idx][name] += 1
-        launched = _launched_kernels(graphs, codes, sources, self.launch_args)
-        defined = _defined_kernels(codes)
-        for idx in sorted({h.kernel_idx for g in graphs for h in g.parsed.hops if h.kernel_idx is not None}):
+        launched = launched_kernels(graphs, codes, sources, self.launch_args)
+        defined = defined_kernels(codes)
+        idxs = {h.kernel_idx for g in graphs for h in g.parsed.hops if h.kernel_idx is not None}
+        if evidence is not None:
+            (named, launched, defined), idxs = evidence.names(), evidence.idxs
+        for idx in sorted(idxs):
             given = named.get(idx) or launched.get(idx)
-            name = given[0] if given else (launches[idx].most_common(1)[0][0] if launches[idx] else None)
+            if given or evidence is None:
+                name = given[0] if given else (launches[idx].most_common(1)[0][0] if launches[idx] else None)
+            else:
+                name = evidence.vote(idx)
             self.how[idx] = ("Inductor's provenance" if idx in named else "launch order in the output code"
                              if given else "launch line" if name else "unknown")
             self._register(idx, name, given, defined)
@@ -136,7 +162,7 @@ class KernelIndex:
         reached: dict[tuple[str, str], set[str]] = defaultdict(set)
         for g in graphs:
             for hop in g.parsed.hops if g.part != "backward" else ():
-                op, _ = self._candidate_op(g.compile_id, hop, g.stage)
+                op, _ = self.candidate_op(g.compile_id, hop, g.stage)
                 kid = self.kernel_id(hop.kernel_idx)
                 if op and kid:
                     reached[(g.compile_id, op)].add(kid)
@@ -208,7 +234,7 @@ class KernelIndex:
         when it came from a triton_op the trace does not name: one in a backward graph (a
         registered backward called it; the node keeps the forward call's line), or one
         nested in the op the graph called (see `ambiguous`)."""
-        op, is_triton_op = self._candidate_op(cid, hop, stage)
+        op, is_triton_op = self.candidate_op(cid, hop, stage)
         if op is not None and (part == "backward" or (cid, op) in self.ambiguous):
             kid = self.kernel_id(hop.kernel_idx) or f"kernel_idx {hop.kernel_idx}"
             note = (f"[{cid}] {kid.rsplit('.', 1)[-1]}: reached through a triton_op the trace does not name "
@@ -218,7 +244,7 @@ class KernelIndex:
             return None, True
         return op, is_triton_op
 
-    def _candidate_op(self, cid: str, hop: fx_graph.HopNode, stage: str) -> tuple[str | None, bool]:
+    def candidate_op(self, cid: str, hop: fx_graph.HopNode, stage: str) -> tuple[str | None, bool]:
         if stage == "dynamo" or _raw_key(cid, hop) in self.raw:
             return None, False
         source = hop.source
@@ -230,7 +256,7 @@ class KernelIndex:
         return (self.triton_ops.get((cid, source.function)) if source else None), True
 
 
-def _launched_kernels(graphs: list[Any], codes: list[OutputCodeRecord],
+def launched_kernels(graphs: list[Any], codes: list[OutputCodeRecord],
                       sources: dict[tuple[str, int], tuple[str, ...]] | None = None,
                       args: dict[tuple[str, int, int], dict[str, Any]] | None = None,
                       ) -> dict[int, tuple[str, str | None, int | None]]:
@@ -352,7 +378,7 @@ def _raw_key(cid: str, hop: fx_graph.HopNode) -> tuple[str, int | None, str | No
     return cid, hop.kernel_idx, source.file if source else None, source.line if source else None
 
 
-def _defined_kernels(codes: list[OutputCodeRecord]) -> dict[str, tuple[str | None, int | None, tuple[str, ...]]]:
+def defined_kernels(codes: list[OutputCodeRecord]) -> dict[str, tuple[str | None, int | None, tuple[str, ...]]]:
     """User-kernel name -> (file, line, constexpr parameters) from every output code."""
     defined: dict[str, tuple[str | None, int | None, tuple[str, ...]]] = {}
     for code in codes:

@@ -16,7 +16,7 @@ from tritoninspect.model.errors import ReportError, UsageError
 from tritoninspect.model.report import Diagnostic, Report
 
 if TYPE_CHECKING:
-    from tritoninspect.analyse.ranks import RankFacts, RanksDocument, RankSummary
+    from tritoninspect.analyse.ranks import RanksDocument, RankSummary
     from tritoninspect.source.parse import TraceLogs
     from tritoninspect.textformats.torch_trace import TraceRun
 
@@ -62,30 +62,89 @@ def _with_json_text(report: Report) -> Report:
 
 
 def file_report(file: Path, name: str) -> Report:
-    """The report of one log file, streamed: no event is kept once read."""
+    """The report of one log file, streamed: no event is kept once read. A long log is read a segment of
+    compiles at a time (`segmented_report`)."""
     from itertools import chain
 
-    from tritoninspect.textformats.torch_trace import (
-        ARTIFACTS_READ,
-        TORCH_LOG_PREFIX,
-        TraceLog,
-        log_rank_in_name,
-        stream_trace,
-    )
+    from tritoninspect.textformats.torch_trace import ARTIFACTS_READ, TraceLog, log_rank_in_name, stream_trace
 
-    log = TraceLog(file, log_rank_in_name(file))
+    rank = log_rank_in_name(file)
+    plan, log = _survey(file, rank), TraceLog(file, rank)
+    if plan is not None:
+        _refuse_empty(file, plan[0], bool(plan[1].order))
+        if len(plan[1].order) > segment_size():
+            return segmented_report(plan[0], name, plan[1])
     events = stream_trace(log, ARTIFACTS_READ)
     first = next(events, None)
-    if first is None and log.unreadable:
+    _refuse_empty(file, log, first is not None)
+    return _report(log, name, chain((first,), events))
+
+
+def _refuse_empty(file: Path, log: Any, any_event: bool) -> None:
+    from tritoninspect.textformats.torch_trace import TORCH_LOG_PREFIX
+
+    if not any_event and log.unreadable:
         raise ReportError(f"{file}: no readable TORCH_TRACE events ({log.unreadable} line(s) look like events "
                           f"but do not parse, the first at line {log.first_unreadable})")
-    if first is None:
+    if not any_event:
         # A log torch named is a broken trace (exit 7, docs/commands/index.md); any other file was the wrong
         # file to give (a training log): a usage error.
         error = ReportError if file.name.startswith(TORCH_LOG_PREFIX) else UsageError
         raise error(f"{file}: no TORCH_TRACE events in it",
                     hint="give the folder TORCH_TRACE named, or one of the .log files torch wrote there")
-    return _report(log, name, chain((first,), events))
+
+
+def _survey(file: Path, rank: int | None) -> tuple[Any, Any] | None:
+    """(the log surveyed, its survey) when it may hold more than a segment of compiles (a log of
+    `_SURVEYED_BYTES` or more, or any when `TRITONINSPECT_TRACE_SEGMENT` is set); None to read it whole."""
+    import os
+
+    from tritoninspect.textformats.torch_trace import TraceLog
+    from tritoninspect.textformats.trace_survey import survey
+
+    try:
+        small = file.stat().st_size < _SURVEYED_BYTES
+    except OSError:
+        return None  # the whole read says why it cannot be read
+    if small and not os.environ.get("TRITONINSPECT_TRACE_SEGMENT"):
+        return None
+    log = TraceLog(file, rank)
+    found = survey(log)
+    return (log, found) if found is not None else None
+
+
+#: Logs smaller than this are read whole (a few hundred compiles at most: some MiB of records).
+_SURVEYED_BYTES = 8 << 20
+
+
+def segmented_report(log: Any, target: str, plan: Any) -> Report:
+    """The report of a long log read a segment of compiles at a time (analyse/trace_segments.py), each
+    segment's rows kept in a temporary file (analyse/segments.py): the report `_report` gives, byte for byte."""
+    from tritoninspect.analyse import build_report
+    from tritoninspect.analyse.segments import Joiner
+    from tritoninspect.analyse.trace import TRACE_UNKNOWNS
+    from tritoninspect.analyse.trace_segments import segments
+
+    stale, parts = segments(log, target, plan, segment_size())
+    joiner: Joiner | None = None
+    cut, missing, rank = "", set(), None
+    for part in parts:
+        capture = part.capture
+        if joiner is None:
+            joiner = Joiner(list(capture.kernels))
+            mappings, index_notes = joiner.spill.rows(), joiner.spill.rows()
+        joiner.add(build_report(capture, advice=False))
+        mappings.extend(Diagnostic("note", "kernel_idx", n) for n in part.mappings)
+        index_notes.extend(Diagnostic("note", "trace", n) for n in part.index_notes)
+        cut, missing, rank = cut or part.cut, missing | _without_dynamo_ids(capture.graphs), capture.meta.get("rank")
+    assert joiner is not None, "a log with compiles has a segment"
+    report = joiner.report()
+    notes = [Diagnostic("note", "trace", n) for n in (cut, stale) if n]
+    notes += [Diagnostic("note", "trace", f"unknown from a trace: {u}") for u in TRACE_UNKNOWNS]
+    meta = dataclasses.replace(report.meta, rank=rank, unknown=TRACE_UNKNOWNS)
+    found = cut_off(log) + restarted(log) + _without_dynamo_graph(missing, str(log.path))
+    return dataclasses.replace(report, meta=meta,
+                               diagnostics=_joined(found, report.diagnostics, mappings, index_notes, notes))
 
 
 def _in_parallel(files: list[Path], names: list[str], make: Callable[[Report], T]) -> dict[int, T]:
@@ -174,30 +233,17 @@ def _name(logs: TraceLogs, file: Path, count: int) -> str:
 
 
 def _report(log: object, target: str, events: Iterable[object] | None = None) -> Report:
+    from tritoninspect.analyse import build_report
     from tritoninspect.analyse.trace import TRACE_UNKNOWNS, capture_from_trace
 
     capture = capture_from_trace(log, target, events)  # type: ignore[arg-type]
-    report = _built(capture)
-    notes = [Diagnostic("note", source, text) for source, text in capture.meta.get("notes", ())]
-    notes += [Diagnostic("note", "trace", f"unknown from a trace: {u}") for u in TRACE_UNKNOWNS]
+    report = build_report(capture)
+    notes = tuple(Diagnostic("note", source, text) for source, text in capture.meta.get("notes", ()))
+    notes += tuple(Diagnostic("note", "trace", f"unknown from a trace: {u}") for u in TRACE_UNKNOWNS)
     meta = dataclasses.replace(report.meta, rank=capture.meta.get("rank"), unknown=TRACE_UNKNOWNS)
-    found = cut_off(log) + restarted(log) + _without_dynamo_graph(capture.graphs, str(log.path))  # type: ignore[attr-defined]
-    return dataclasses.replace(report, meta=meta, diagnostics=_joined(found, report.diagnostics, notes))
-
-
-def _built(capture: Any) -> Report:
-    """The capture's report, built a segment of compiles at a time (analyse/segments.py) when it holds more
-    than one segment's: each segment's rows kept in a temporary file, not in memory."""
-    from tritoninspect.analyse import build_report
-    from tritoninspect.analyse.segments import Joiner, compile_count, split
-
-    size = segment_size()
-    if compile_count(capture) <= size:
-        return build_report(capture)
-    joiner = Joiner(list(capture.kernels))
-    for part in split(capture, size):
-        joiner.add(build_report(part))
-    return joiner.report()
+    missing = _without_dynamo_ids(capture.graphs)
+    found = cut_off(log) + restarted(log) + _without_dynamo_graph(missing, str(log.path))  # type: ignore[attr-defined]
+    return dataclasses.replace(report, meta=meta, diagnostics=found + report.diagnostics + notes)
 
 
 def segment_size() -> int:
@@ -228,20 +274,24 @@ def _joined(*parts: Any) -> Any:
     return joined
 
 
-def _without_dynamo_graph(graphs: Iterable[Any], name: str) -> tuple[Diagnostic, ...]:
+def _without_dynamo_ids(graphs: Iterable[Any]) -> set[str]:
+    """The compiles of which `graphs` hold later stages' graphs but not the Dynamo graph."""
+    graphs = list(graphs)
+    traced = {g.compile_id for g in graphs if g.stage == "dynamo"}
+    return {g.compile_id for g in graphs if g.compile_id not in traced}
+
+
+def _without_dynamo_graph(missing: set[str], name: str) -> tuple[Diagnostic, ...]:
     """A warning per compile whose later graphs the log holds but not its Dynamo graph (a damaged line, or
     a torch that names the event differently): how its kernels entered is then read from AOTAutograd's
     graphs alone, where a raw launch looks like a triton_op's (analyse/trace_kernels.py)."""
     from tritoninspect.analyse.checks import INCOMPLETE_LOG
 
-    graphs = list(graphs)
-    traced = {g.compile_id for g in graphs if g.stage == "dynamo"}
-    missing = sorted({g.compile_id for g in graphs if g.compile_id not in traced}, key=str)
     return tuple(Diagnostic(
         "warning", INCOMPLETE_LOG,
         f"{name} holds no Dynamo graph for compile {cid}, only later stages' (a damaged line, or a torch whose "
         "event this reader does not know): whether its kernels were raw launches or triton_ops is a guess")
-        for cid in missing)
+        for cid in sorted(missing, key=str))
 
 
 def cut_off(log: object) -> tuple[Diagnostic, ...]:

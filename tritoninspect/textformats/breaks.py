@@ -232,3 +232,33 @@ def recompile_limit(fail_reason: str) -> tuple[str, int | None] | None:
     kind = re.search(r"Limit type: (\w+)", fail_reason)
     value = re.search(r"currently set to (\d+)", fail_reason)
     return (kind[1] if kind else "recompile_limit"), (int(value[1]) if value else None)
+
+
+_FAKE_CALL_RE = re.compile(
+    r"call_function <(?:built-in )?function (?P<op>[\w.]+)[^>]*>.*: got (?P<exc>\w+)\('(?P<msg>.*)'\)\s*$", re.M)
+
+
+def failure_summary(fail_type: str, fail_reason: str) -> tuple[str, str]:
+    """(exception type, one line) for a failed compile's `fail_type` / `fail_reason`
+    (compilation_metrics). An op that failed on fake tensors gives the innermost exception,
+    "RuntimeError", "matmul: a and b must have same reduction dim, ...", as a live capture
+    words it (Dynamo's TorchRuntimeError wrapper removed); else the type and the reason's first line."""
+    match = _FAKE_CALL_RE.search(fail_reason)
+    if match:
+        return match["exc"], f"{match['op']}: {match['msg']}"
+    lines = [line.strip() for line in fail_reason.strip().splitlines() if line.strip()]
+    return fail_type.rsplit(".", 1)[-1], lines[0] if lines else ""
+
+
+_PREFIX_RE = re.compile(r"^(?P<cid>\d+/\d+): ")
+
+
+def replaced_compile(compile_id: str, reason: str) -> str | None:
+    """The compile a recompile (`compile_id`, with Dynamo's `recompile_reason`) replaced: the one its
+    reason's first line names ("0/1: tensor 'x' size mismatch ..."), else the frame's compile before it."""
+    first = next((line for line in reason.splitlines() if line.strip()), "")
+    prefix = _PREFIX_RE.match(first)
+    if prefix:
+        return prefix["cid"]
+    frame, _, attempt = compile_id.partition("/")
+    return f"{frame}/{int(attempt) - 1}" if attempt.isdigit() and int(attempt) > 0 else None

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import os
 import zlib
-from typing import NamedTuple
+from collections.abc import Iterable, Iterator
+from typing import IO, NamedTuple
 
 from tritoninspect.model.errors import ReportError
 
@@ -118,3 +119,34 @@ def _read_at(path: str, start: int, size: int) -> bytes:
 
 
 _OPEN: tuple[str, int] | None = None
+
+
+def numbered(f: Iterable[bytes]) -> Iterator[tuple[int, int, bytes]]:
+    """(1-based number, byte offset, line) of each line of `f`."""
+    offset = 0
+    for number, raw in enumerate(f, 1):
+        yield number, offset, raw
+        offset += len(raw)
+
+
+def lines_in_runs(f: IO[bytes], runs: Iterable[tuple[int, int, int]]) -> Iterator[tuple[int, int, bytes]]:
+    """`numbered`, of the lines in `runs` only (a log read in segments: a plain file, never a .gz), each run
+    read in blocks of at most `_BLOCK` bytes cut at line ends."""
+    for offset, number, end in runs:
+        f.seek(offset)
+        left = b""
+        while offset < end:
+            block = left + f.read(min(_BLOCK, end - offset - len(left)))
+            if len(block) == len(left):
+                break  # the file ended early (it changed since it was surveyed)
+            lines = block.splitlines(keepends=True)
+            left = lines.pop() if not lines[-1].endswith(b"\n") and offset + len(block) < end else b""
+            for raw in lines:
+                yield number, offset, raw
+                offset += len(raw)
+                number += 1
+        if left:
+            yield number, offset, left
+
+
+_BLOCK = 1 << 18

@@ -21,13 +21,13 @@ import gzip
 import re
 import sys
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
 from tritoninspect.model.errors import ReportError
-from tritoninspect.textformats.log_text import LogText, payload_text
+from tritoninspect.textformats.log_text import LogText, lines_in_runs, numbered, payload_text
 from tritoninspect.textformats.trace_damage import NotUtf8, refuse_special, trace_json
 
 _GLOG_RE = re.compile(
@@ -48,6 +48,9 @@ ARTIFACTS_READ = frozenset({
     "before_post_grad_graph", "inductor_post_grad_graph", "dynamo_graph_break_reason",
     "inductor_provenance_tracking_node_mappings", "torch_version",
 })
+
+#: What a survey of a log reads (textformats/trace_survey.py): no payload but the torch version's.
+SURVEYED = frozenset({"torch_version"})
 
 
 @dataclass(frozen=True)
@@ -70,6 +73,8 @@ class TraceEvent:
     stored: LogText | None = None
     #: Dynamo's attempt at the compile (`attempt`: 1, 2, ... after a restart), which `compile_id` leaves out.
     attempt: int = 0
+    #: Where its line starts in the file, in bytes (-1: a .gz log's, or a log read as text).
+    at: int = -1
 
     @property
     def text(self) -> str | LogText:
@@ -310,35 +315,38 @@ def read_trace(path: Path) -> TraceLog:
     return log
 
 
-def stream_trace(log: TraceLog, artifacts: frozenset[str] | None = None) -> Iterator[TraceEvent]:
+def stream_trace(log: TraceLog, artifacts: frozenset[str] | None = None, *, strings: dict[int, str] | None = None,
+                 runs: Iterable[tuple[int, int, int]] | None = None) -> Iterator[TraceEvent]:
     """The wanted events of `log.path`, one at a time as read: no event is kept here, so
     reading holds one event's payload at a time whatever the log's size. `artifacts`: the
     artifacts whose payload is read (`ARTIFACTS_READ`: those a report needs), the others'
-    lines skipped unjoined and their payload ""; None: every payload. As they pass,
+    lines skipped unjoined and their payload ""; None: every payload; `SURVEYED`: the torch version's
+    only (textformats/trace_survey.py). As they pass,
     `log` gets what is known only at the end: `unreadable`, `rank`, `torch_version`,
-    `count`, and the compiles that `started` but never `ended`."""
-    path, strings = log.path, dict[int, str]()
-    head: tuple[dict[str, Any], int, bool] | None = None
+    `count`, and the compiles that `started` but never `ended`. `strings`: the stack file names
+    interned so far, filled as `str` events pass. `runs`: only these parts of the log, each
+    (byte offset, its line's number, the offset where it ends), in order (textformats/trace_segments.py)."""
+    path, strings = log.path, {} if strings is None else strings
+    head: tuple[dict[str, Any], int, bool, int] | None = None
     payload: list[bytes] = []  # its lines as read, tab and newline on: joined once, in `_finish`
-    keep, offset, start = False, 0, 0
+    keep, start = False, 0
     try:
-        lines, at = _raw_lines(path)
+        # Runs are read from a log surveyed as a plain file (textformats/trace_survey.py): seekable, no CR.
+        lines, at = _raw_lines(path) if runs is None else (_open(path, True), str(path.absolute()))
         with lines as f:
-            for number, raw in enumerate(f, 1):
+            for number, offset, raw in numbered(f) if runs is None else lines_in_runs(f, runs):
                 if raw[:1] == b"\t":
                     if keep:
                         payload.append(raw)
-                    offset += len(raw)
                     continue
                 if head is not None:
                     yield _finish(log, head, _joined(log, at, start, payload, head[1] + 1), strings)
                 line = raw.decode("utf-8", "replace").rstrip("\n")
-                head, payload = _head(log, line, number, strings, artifacts), []
+                head, payload = _head(log, line, number, strings, artifacts, offset if at else -1), []
                 if head is not None and "\ufffd" in line:
                     log.not_utf8.count([raw], number)
                 keep = head is not None and head[2]
-                offset += len(raw)
-                start = offset
+                start = offset + len(raw)
     except _UNREADABLE as exc:
         raise unreadable_log(path, exc) from exc
     if head is not None:
@@ -366,7 +374,7 @@ def _encoded(f: IO[str]) -> Iterator[Iterator[bytes]]:
 
 def _holds_cr(path: Path) -> bool:
     with _open(path, True) as f:
-        while chunk := f.read(1 << 22):
+        while chunk := f.read(1 << 18):  # a quarter MiB: what is held while looking does not grow with the log
             if b"\r" in chunk:
                 return True
     return False
@@ -383,7 +391,7 @@ def _joined(log: TraceLog, at: str | None, start: int, lines: list[bytes], numbe
 
 
 def _head(log: TraceLog, line: str, number: int, strings: dict[int, str],
-          artifacts: frozenset[str] | None) -> tuple[dict[str, Any], int, bool] | None:
+          artifacts: frozenset[str] | None, offset: int) -> tuple[dict[str, Any], int, bool, int] | None:
     match = _GLOG_RE.match(line)
     if match is None:
         if line.strip():
@@ -408,9 +416,10 @@ def _head(log: TraceLog, line: str, number: int, strings: dict[int, str],
     if name not in WANTED:
         return None
     meta = record[name]
-    keep = (artifacts is None or name != "artifact" or not isinstance(meta, dict)
-            or (isinstance(meta.get("name"), str) and meta["name"] in artifacts))
-    return record, number, keep
+    named = isinstance(meta, dict) and isinstance(meta.get("name"), str) and meta["name"] in (artifacts or ())
+    keep = artifacts is None or named or (name != "artifact" and artifacts is not SURVEYED) or (
+        name == "artifact" and not isinstance(meta, dict) and artifacts is not SURVEYED)
+    return record, number, keep, offset
 
 
 def _unreadable(log: TraceLog, number: int) -> None:
@@ -419,9 +428,9 @@ def _unreadable(log: TraceLog, number: int) -> None:
         log.first_unreadable = number
 
 
-def _finish(log: TraceLog, head: tuple[dict[str, Any], int, bool], joined: tuple[str, LogText | None],
+def _finish(log: TraceLog, head: tuple[dict[str, Any], int, bool, int], joined: tuple[str, LogText | None],
             strings: dict[int, str]) -> TraceEvent:
-    record, number, _ = head
+    record, number, _, offset = head
     payload, stored = joined
     name = next(iter(record))
     meta = record[name] if isinstance(record[name], dict) else {}
@@ -432,7 +441,8 @@ def _finish(log: TraceLog, head: tuple[dict[str, Any], int, bool], joined: tuple
     cid = compile_id(record)
     # One string per compile id, not one per event: the records of a compile (tens of them) keep it.
     event = TraceEvent(name, artifact, cid and sys.intern(cid), meta, payload, number,
-                       int(rank) if isinstance(rank, int) else None, stored, _int(record.get("attempt")) or 0)
+                       int(rank) if isinstance(rank, int) else None, stored, _int(record.get("attempt")) or 0,
+                       offset)
     _note(log, event)
     return event
 
@@ -481,19 +491,3 @@ def compile_id(record: dict[str, Any]) -> str | None:
 def _int(value: Any) -> int | None:
     """A context field as torch writes it (an int); anything else (a damaged line) is none."""
     return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-_FAKE_CALL_RE = re.compile(
-    r"call_function <(?:built-in )?function (?P<op>[\w.]+)[^>]*>.*: got (?P<exc>\w+)\('(?P<msg>.*)'\)\s*$", re.M)
-
-
-def failure_summary(fail_type: str, fail_reason: str) -> tuple[str, str]:
-    """(exception type, one line) for a failed compile's `fail_type` / `fail_reason`
-    (compilation_metrics). An op that failed on fake tensors gives the innermost exception,
-    "RuntimeError", "matmul: a and b must have same reduction dim, ...", as a live capture
-    words it (Dynamo's TorchRuntimeError wrapper removed); else the type and the reason's first line."""
-    match = _FAKE_CALL_RE.search(fail_reason)
-    if match:
-        return match["exc"], f"{match['op']}: {match['msg']}"
-    lines = [line.strip() for line in fail_reason.strip().splitlines() if line.strip()]
-    return fail_type.rsplit(".", 1)[-1], lines[0] if lines else ""

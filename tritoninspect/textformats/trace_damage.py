@@ -77,4 +77,4 @@ class NotUtf8:
                 raw.decode("utf-8")
             except UnicodeDecodeError:
                 self.lines += 1
-                self.first = self.first or number + i
+                self.first = number + i if self.first is None else min(self.first, number + i)
