@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePath
 
-from tritoninspect.model.report import Entry, Kernel, Neighbour, Neighbourhood, Occurrence, Report
+from tritoninspect.model.report import Entry, Kernel, Neighbourhood, Occurrence, Report
 
 #: Stages that hold graph nodes (Dynamo to final post-grad), as opposed to launches.
 GRAPH_STAGES = ("dynamo", "aot_forward", "aot_backward", "aot_inference", "post_grad", "post_grad_final")
@@ -85,33 +85,104 @@ def summarise(report: Report, cwd: Path | None = None) -> list[KernelSummary]:
 
 def summarise_kernel(kernel: Kernel, cwd: Path | None = None, launches_known: bool = True) -> KernelSummary:
     """The facts of one kernel; see `KernelSummary`. `launches_known`: False when the report
-    cannot know run-time launches (read from a trace): eager launches are then None."""
-    occ = kernel.occurrences
-    clone_bytes, cloned, reinplaced = _clones(occ)
-    before, after, epilogue = _neighbours(occ)
-    eager = sum(o.launches or 0 for o in occ if o.stage == "runtime" and o.entry == Entry.EAGER.value)
-    compiled = sum(o.launches or 0 for o in occ if o.stage == "runtime" and o.entry != Entry.EAGER.value)
+    cannot know run-time launches (read from a trace): eager launches are then None. One pass over
+    the occurrences, keeping no occurrence: those of a long trace are read back from a file
+    (model/spill.py), tens of thousands of them."""
+    facts = _Facts()
+    for o in kernel.occurrences:
+        facts.add(o)
     missing = tuple(_sorted_ids(kernel.missing_from_output_code))
+    clone_bytes, cloned, reinplaced = facts.clones()
     return KernelSummary(
         name=kernel.name,
         source=short_location(kernel.file, kernel.line, cwd),
         entries=tuple(kernel.entries),
-        ops=tuple(dict.fromkeys(o.custom_op for o in occ if o.custom_op)),
-        compile_ids=tuple(_sorted_ids(o.compile_id for o in occ)),
+        ops=tuple(facts.ops),
+        compile_ids=tuple(_sorted_ids(facts.compile_ids)),
         clone_bytes=clone_bytes,
         cloned=cloned,
         reinplaced=reinplaced,
-        before=before,
-        after=after,
-        epilogue=epilogue,
-        eager_launches=eager if launches_known else None,
-        compiled_launches=compiled,
+        before=tuple(facts.before),
+        after=tuple(facts.after),
+        epilogue="fused" if "fused" in facts.states else next(iter(facts.states), None),
+        eager_launches=facts.eager if launches_known else None,
+        compiled_launches=facts.compiled,
         missing=missing,
-        fallbacks=tuple(_sorted_ids(o.compile_id for o in occ if o.mutation_analysis_fallback)),
+        fallbacks=tuple(_sorted_ids(facts.fallbacks)),
         verdict=_verdict(kernel.entries, missing),
         library=kernel.library,
-        around=_around(occ),
+        around=facts.around(),
     )
+
+
+class _Facts:
+    """What `summarise_kernel` gathers of a kernel's occurrences as they pass, in their order."""
+
+    def __init__(self) -> None:
+        self.ops: dict[str, None] = {}
+        self.compile_ids: set[str] = set()
+        self.fallbacks: set[str] = set()
+        self.eager = self.compiled = 0
+        self.with_clones = False
+        self.unknown_bytes = False
+        self.cloned: dict[str, None] = {}
+        self.not_cloned: dict[str, None] = {}
+        self.per_compile: dict[str, int] = {}
+        self.before: dict[str, None] = {}
+        self.after: dict[str, None] = {}
+        self.states: dict[str, None] = {}
+        self.parts: dict[str, tuple[dict[str, None], dict[str, None]]] = {}
+
+    def add(self, o: Occurrence) -> None:
+        if o.custom_op:
+            self.ops.setdefault(o.custom_op)
+        if o.compile_id:
+            self.compile_ids.add(o.compile_id)
+            if o.mutation_analysis_fallback:
+                self.fallbacks.add(o.compile_id)
+        if o.stage == "runtime":
+            if o.entry == Entry.EAGER.value:
+                self.eager += o.launches or 0
+            else:
+                self.compiled += o.launches or 0
+        if o.clones is not None:
+            self._clone(o)
+        for n in o.neighbourhood or ():
+            self._neighbourhood(n)
+
+    def _clone(self, o: Occurrence) -> None:
+        clones = o.clones
+        assert clones is not None
+        self.with_clones = True
+        for a in clones.arguments:
+            (self.cloned if a.cloned else self.not_cloned if a.cloned is False else {}).setdefault(a.arg)
+        self.unknown_bytes |= clones.bytes is None
+        cid = o.compile_id or ""
+        self.per_compile[cid] = self.per_compile.get(cid, 0) + (clones.bytes or 0)
+
+    def _neighbourhood(self, n: Neighbourhood) -> None:
+        part = self.parts.setdefault("recompute" if n.recompute else n.part, ({}, {}))
+        for side, ops in ((n.before, (self.before, part[0])), (n.after, (self.after, part[1]))):
+            if side is not None:
+                for name in side.ops or (side.name,):
+                    ops[0].setdefault(name)
+                    ops[1].setdefault(name)
+        if n.epilogue_fusion:
+            self.states.setdefault(n.epilogue_fusion)
+
+    def clones(self) -> tuple[int | None, tuple[str, ...], tuple[str, ...]]:
+        """Bytes still cloned per call, the arguments cloned, and those re-inplaced (AOT nodes)."""
+        if not self.with_clones:
+            return None, (), ()
+        cloned = tuple(self.cloned)
+        reinplaced = tuple(a for a in self.not_cloned if a not in self.cloned)
+        return (None if self.unknown_bytes else _per_call(self.per_compile)), cloned, reinplaced
+
+    def around(self) -> tuple[Around, ...]:
+        """The neighbours of the kernel's launches per part: a kernel launched in the forward and the backward
+        has Inductor kernels around it in each, which one before/after pair would mix."""
+        order = sorted(self.parts, key=lambda p: PARTS.index(p) if p in PARTS else len(PARTS))
+        return tuple(Around(p, tuple(self.parts[p][0]), tuple(self.parts[p][1])) for p in order)
 
 
 def _verdict(entries: Iterable[str], missing: tuple[str, ...]) -> str:
@@ -126,62 +197,15 @@ def _verdict(entries: Iterable[str], missing: tuple[str, ...]) -> str:
     return "+".join(words) or "unseen"
 
 
-def _clones(occ: Iterable[Occurrence]) -> tuple[int | None, tuple[str, ...], tuple[str, ...]]:
-    """Bytes still cloned per call, the arguments cloned, and those re-inplaced (AOT nodes)."""
-    with_clones = [o for o in occ if o.clones is not None]
-    if not with_clones:
-        return None, (), ()
-    args = [a for o in with_clones for a in o.clones.arguments]  # type: ignore[union-attr]
-    cloned = tuple(dict.fromkeys(a.arg for a in args if a.cloned))
-    reinplaced = tuple(dict.fromkeys(a.arg for a in args if a.cloned is False and a.arg not in cloned))
-    if any(o.clones.bytes is None for o in with_clones):  # type: ignore[union-attr]
-        return None, cloned, reinplaced
-    return per_call_bytes(with_clones), cloned, reinplaced
-
-
-def per_call_bytes(occ: Iterable[Occurrence]) -> int:
-    """What one call copies: every launch of one compile adds up (forward and backward), but a call
-    runs one compile per frame (`0/0` or its recompile `0/1`, never both), so a frame counts with
-    its largest compile; frames after a graph break (`1/0`) run in the same call and add up."""
-    per_compile: dict[str, int] = {}
-    for o in occ:
-        per_compile[o.compile_id or ""] = per_compile.get(o.compile_id or "", 0) + (o.clones.bytes or 0 if o.clones else 0)
+def _per_call(per_compile: dict[str, int]) -> int:
+    """What one call copies, from each compile's bytes: every launch of one compile adds up (forward and
+    backward), but a call runs one compile per frame (`0/0` or its recompile `0/1`, never both), so a frame
+    counts with its largest compile; frames after a graph break (`1/0`) run in the same call and add up."""
     per_frame: dict[str, int] = {}
     for cid, size in per_compile.items():
         frame = cid.split("/", 1)[0] if "/" in cid else cid
         per_frame[frame] = max(per_frame.get(frame, 0), size)
     return sum(per_frame.values())
-
-
-def _neighbours(occ: Iterable[Occurrence]) -> tuple[tuple[str, ...], tuple[str, ...], str | None]:
-    hoods: list[Neighbourhood] = [n for o in occ for n in (o.neighbourhood or ())]
-    if not hoods:
-        return (), (), None
-    before = _ops(n.before for n in hoods)
-    after = _ops(n.after for n in hoods)
-    states = [n.epilogue_fusion for n in hoods if n.epilogue_fusion]
-    epilogue = "fused" if "fused" in states else (states[0] if states else None)
-    return before, after, epilogue
-
-
-def _around(occ: Iterable[Occurrence]) -> tuple[Around, ...]:
-    """The neighbours of the kernel's launches per part: a kernel launched in the forward and the backward
-    has Inductor kernels around it in each, which one before/after pair would mix."""
-    parts: dict[str, list[Neighbourhood]] = {}
-    for n in (n for o in occ for n in (o.neighbourhood or ())):
-        parts.setdefault("recompute" if n.recompute else n.part, []).append(n)
-    order = sorted(parts, key=lambda p: PARTS.index(p) if p in PARTS else len(PARTS))
-    return tuple(Around(p, _ops(n.before for n in parts[p]), _ops(n.after for n in parts[p])) for p in order)
-
-
-def _ops(neighbours: Iterable[Neighbour | None]) -> tuple[str, ...]:
-    """The distinct ATen ops of adjacent Inductor kernels (their names where ops are unknown)."""
-    ops: list[str] = []
-    for n in neighbours:
-        if n is None:
-            continue
-        ops.extend(n.ops or (n.name,))
-    return tuple(dict.fromkeys(ops))
 
 
 def _sorted_ids(ids: Iterable[str | None]) -> list[str]:

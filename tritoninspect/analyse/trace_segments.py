@@ -66,6 +66,8 @@ def segments(log: TraceLog, target: str, plan: Survey, size: int) -> tuple[str, 
     for number, group in enumerate(groups):
         reader, _ = _read(log, plan, group)
         _learn(whole, log, reader, number, target)
+        del reader
+        _collect()
     return (stale_note(whole.stale) if whole.stale else ""), _captures(log, plan, groups, whole)
 
 
@@ -91,6 +93,8 @@ def _captures(log: TraceLog, plan: Survey, groups: list[list[str | None]], whole
         for cid in [c for c in earlier if needed[c] <= number]:
             del earlier[cid]
         yield Segment(capture, index.mapping_notes(reader.graphs), list(index.notes), cut)
+        del reader, capture, index
+        _collect()
     log.not_utf8 = damage
 
 
@@ -135,3 +139,14 @@ class _Lines:
 
     def __init__(self, reader: Any) -> None:
         self.graphs, self.codes, self.provenance = reader.graph_lines, reader.code_lines, reader.provenance_lines
+
+
+def _collect() -> None:
+    """What a segment left in reference cycles, freed before the next is read: `ast.literal_eval` (launch
+    arguments, constexprs) leaves four closures in a cycle per call, which otherwise wait for a full
+    collection while later segments' objects are placed around them. The young generations only: they
+    hold the segment's cycles, and a full collection walks every module's objects (2 s over a 100 MiB log,
+    for 0.2 MiB less peak memory)."""
+    import gc
+
+    gc.collect(1)
