@@ -187,9 +187,10 @@ def test_a_compile_whose_backward_comes_after_another_compile_is_read_whole(monk
     from tritoninspect.textformats.trace_survey import survey
 
     log = _interleaved(tmp_path)
-    plan = survey(TraceLog(log, None))
-    assert plan is not None and len(plan.order) == 2
-    assert all(len(plan.runs[c]) == 6 for c in plan.order)  # two runs each: forward, then backward
+    plan = survey(TraceLog(log, None), 1)
+    assert plan is not None and plan.compiles == 2
+    assert [len(plan.runs(s)) for s in (0, 1)] == [2, 2]  # two runs each: forward, then backward
+    assert len(survey(TraceLog(log, None), 2).runs(0)) == 1  # one segment of both: the whole log, one run
     whole = json.loads(_json(monkeypatch, log, None))
     assert {o["stage"] for k in whole["kernels"] for o in k["occurrences"]} >= {"aot_backward"}
     assert _json(monkeypatch, log, 1) == json.dumps(whole, indent=2)

@@ -58,28 +58,26 @@ class Segment:
     cut: str
 
 
-def segments(log: TraceLog, target: str, plan: Survey, size: int) -> tuple[str, Iterator[Segment]]:
-    """The segments of `size` compiles of `log` (which holds the survey's counts), made one at a time; and the
+def segments(log: TraceLog, target: str, plan: Survey) -> tuple[str, Iterator[Segment]]:
+    """The segments of `log` the survey found (it holds the survey's counts), made one at a time; and the
     note on source files changed since the log was written ("" if none), known once all were read once."""
-    groups = [plan.order[i:i + size] for i in range(0, len(plan.order), size)]
     whole = _Whole()
-    for number, group in enumerate(groups):
-        reader, _ = _read(log, plan, group)
+    for number in range(len(plan.segments)):
+        reader, _ = _read(log, plan, number)
         _learn(whole, log, reader, number, target)
         del reader
         _collect()
-    return (stale_note(whole.stale) if whole.stale else ""), _captures(log, plan, groups, whole)
+    return (stale_note(whole.stale) if whole.stale else ""), _captures(log, plan, whole)
 
 
-def _captures(log: TraceLog, plan: Survey, groups: list[list[str | None]], whole: _Whole) -> Iterator[Segment]:
+def _captures(log: TraceLog, plan: Survey, whole: _Whole) -> Iterator[Segment]:
     meta = _meta(whole)
-    segment_of = {cid: number for number, group in enumerate(groups) for cid in group}
     # A compile's first launches, kept from its segment until the last segment that recompiles from it.
-    needed = {cid: max(segment_of.get(r, 0) for r in by) for cid, by in plan.replaced_by.items()}
+    needed = plan.needed
     earlier: dict[str, list[NodeRecord]] = {}
     damage = NotUtf8()
-    for number, group in enumerate(groups):
-        reader, cut = _read(log, plan, group, damage)
+    for number in range(len(plan.segments)):
+        reader, cut = _read(log, plan, number, damage)
         capture, index = capture_of(reader, whole.evidence)
         if number != whole.failure[1]:
             capture.failure = None  # a later failure than the log's first (a whole read keeps the first only)
@@ -98,13 +96,13 @@ def _captures(log: TraceLog, plan: Survey, groups: list[list[str | None]], whole
     log.not_utf8 = damage
 
 
-def _read(log: TraceLog, plan: Survey, group: list[str | None], damage: NotUtf8 | None = None) -> tuple[Any, str]:
-    """What the events of compiles `group` say. The survey counted the log's lines; `damage` gets the lines
+def _read(log: TraceLog, plan: Survey, segment: int, damage: NotUtf8 | None = None) -> tuple[Any, str]:
+    """What the events of segment `segment` say. The survey counted the log's lines; `damage` gets the lines
     read that are not UTF-8 (the survey reads no payload, and each event is read in one segment)."""
     scratch = TraceLog(log.path, log.rank)
     scratch.ended = log.ended  # the whole log's: whether the last output code's compile ended
     scratch.not_utf8 = damage if damage is not None else scratch.not_utf8
-    events = stream_trace(scratch, ARTIFACTS_READ, strings=dict(plan.strings), runs=plan.runs_of(group))
+    events = stream_trace(scratch, ARTIFACTS_READ, strings=dict(plan.strings), runs=plan.runs(segment))
     return read_events(log, events, plan.last_line)
 
 

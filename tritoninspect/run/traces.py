@@ -71,8 +71,8 @@ def file_report(file: Path, name: str) -> Report:
     rank = log_rank_in_name(file)
     plan, log = _survey(file, rank), TraceLog(file, rank)
     if plan is not None:
-        _refuse_empty(file, plan[0], bool(plan[1].order))
-        if len(plan[1].order) > segment_size():
+        _refuse_empty(file, plan[0], plan[1].compiles > 0)
+        if len(plan[1].segments) > 1:
             return segmented_report(plan[0], name, plan[1])
     events = stream_trace(log, ARTIFACTS_READ)
     first = next(events, None)
@@ -109,7 +109,7 @@ def _survey(file: Path, rank: int | None) -> tuple[Any, Any] | None:
     if small and not os.environ.get("TRITONINSPECT_TRACE_SEGMENT"):
         return None
     log = TraceLog(file, rank)
-    found = survey(log)
+    found = survey(log, segment_size())
     return (log, found) if found is not None else None
 
 
@@ -125,7 +125,7 @@ def segmented_report(log: Any, target: str, plan: Any) -> Report:
     from tritoninspect.analyse.trace import TRACE_UNKNOWNS
     from tritoninspect.analyse.trace_segments import segments
 
-    stale, parts = segments(log, target, plan, segment_size())
+    stale, parts = segments(log, target, plan)
     joiner: Joiner | None = None
     cut, missing, rank = "", set(), None
     for part in parts:
