@@ -115,7 +115,7 @@ def table(folders: list[Path]) -> str:
         for path in sorted(folder.glob("*.txt")):
             if path.name != "versions.txt":
                 for row in rows_of(path, machine):
-                    latest[(row.machine, row.what)] = row
+                    latest[_key(row)] = row
     rows = list(latest.values())
     rows += [row for machine in dict.fromkeys(r.machine for r in rows) if (row := _growth(rows, machine))]
     lines = ["| machine | what | ratio (wall) | ratio (CPU) | target | | runs |", "|---|---|---|---|---|---|---|"]
@@ -123,9 +123,23 @@ def table(folders: list[Path]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _key(row: Row) -> tuple[str, str]:
+    """A row's place in the table: its machine and what it measures. A single trace log's row is the small
+    or the big log's, whatever size the generated log had in that sitting (`make_traces.py` changed it)."""
+    match = _ONE_LOG.search(row.what)
+    if match is None:
+        return row.machine, row.what
+    return row.machine, row.what[:match.start()] + ("small log" if float(match["mib"]) < _SMALL_MIB else "big log")
+
+
+#: A generated trace log under this size is the benchmark's small one.
+_SMALL_MIB = 10.0
+
+
 def _growth(rows: list[Row], machine: str) -> Row | None:
-    """Peak memory on the largest single log over that on the smallest, both read in the same sitting's
-    trace benchmark (its "peak RSS" column): 1.00 is flat in the log's size."""
+    """Peak memory on the largest single log over that on the smallest, the latest row of each (the trace
+    benchmark's "peak RSS" column; its small and big logs are timed in one sitting): 1.00 is flat in the
+    log's size."""
     logs = sorted((float(m["mib"]), row) for row in rows if row.machine == machine and row.rss is not None
                   and (m := _ONE_LOG.search(row.what)))
     if len(logs) < 2:

@@ -102,3 +102,18 @@ def test_a_trace_s_peak_memory_on_its_largest_log_is_set_against_its_smallest(tm
     assert "one log of 100 MiB / one of 1.5 MiB (flat in the log's size) | 3.92 |  | ≤ 1.10 | **not met**" in growth
     (folder / "big.txt").write_text(row.format("100", 42), encoding="utf-8")
     assert "| 1.05 |  | ≤ 1.10 | met |" in speed_table.table([folder]).splitlines()[-1]
+
+
+def test_a_later_sitting_s_small_log_replaces_an_earlier_one_of_another_size(tmp_path: Path) -> None:
+    """The generated small log went from 1.5 to 1.4 MiB (make_traces.py interns file names once): one small-log
+    row, the later sitting's, and the growth row set against it."""
+    row = "| `graph LOG --json` vs `tlparse LOG`, one log of {} MiB | 1.00 s | 2.00 s | {} | 0.50 | {} MiB | 20 MiB | ≤ 1.00 |\n"
+    for day, small, rss in (("2026-12-02-cpu", "1.5", 40), ("2026-12-03-cpu", "1.4", 41)):
+        folder = tmp_path / day
+        folder.mkdir()
+        (folder / "versions.txt").write_text("python 3.11 · torch 2.13.0+cpu · triton 3.7.1\ngpu: none\n")
+        (folder / "traces.txt").write_text(row.format(small, "0.5" + small[-1], rss) + row.format("100", "0.10", 44),
+                                           encoding="utf-8")
+    text = speed_table.table([tmp_path / "2026-12-02-cpu", tmp_path / "2026-12-03-cpu"])
+    assert "one log of 1.5 MiB |" not in text and "one log of 1.4 MiB | 0.54 |" in text
+    assert "one log of 100 MiB / one of 1.4 MiB (flat in the log's size) | 1.07 |" in text
