@@ -1,8 +1,7 @@
 """A long trace log read a segment of compiles at a time (issue 26): what is held does not grow with the log.
 
-The survey (textformats/trace_survey.py) says where each compile's events lie. The log is then read twice,
-a segment of consecutive compiles (in the order their first events come) at a time, seeking to their
-events:
+The survey (textformats/trace_survey.py) says where each segment's events lie: consecutive compiles, in the
+order their first events come. The log is then read twice, a segment at a time, seeking to its events:
 
 1. for what the whole log decides and no segment alone can: the names of its kernels and the ops they are
    attributed to (`KernelEvidence`), the report's meta (devices, how far compiles got, the first compile's
