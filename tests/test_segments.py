@@ -203,3 +203,82 @@ def test_a_gz_log_is_read_whole_whatever_the_segments(monkeypatch: pytest.Monkey
     packed = tmp_path / (log.name + ".gz")
     packed.write_bytes(gzip.compress(log.read_bytes()))
     assert _json(monkeypatch, packed, 1) == _json(monkeypatch, packed, None)
+
+
+# --- a log that changes while it is read, and what the segmented read needs of the machine -------------------
+
+
+def _with_survey_then(monkeypatch: pytest.MonkeyPatch, change) -> None:
+    """`change(path)` run right after the survey (as another process would, between its reads)."""
+    from tritoninspect.textformats import trace_survey
+
+    survey = trace_survey.survey
+
+    def surveyed_then_changed(log, size):
+        found = survey(log, size)
+        change(log.path)
+        return found
+
+    monkeypatch.setattr(trace_survey, "survey", surveyed_then_changed)
+
+
+@pytest.mark.parametrize("change", ["cut short", "emptied", "replaced"])
+def test_a_log_changed_after_its_survey_is_refused_not_misread(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                                               change: str) -> None:
+    """Found by a hostile user: a log cut short or replaced between the survey and the segments' reads gave
+    exit 0 and a report of neither log (320 graphs where the log had 376 and its cut copy 180)."""
+    import os
+
+    from tritoninspect.model.errors import ReportError
+    from tritoninspect.run.traces import file_report
+
+    log = _generated(tmp_path, 1 << 20)
+
+    def cut(path: Path) -> None:
+        if change == "replaced":
+            other = tmp_path / "other.log"
+            other.write_bytes(path.read_bytes()[::-1])
+            os.replace(other, path)
+        else:
+            os.truncate(path, path.stat().st_size // 2 if change == "cut short" else 0)
+
+    _with_survey_then(monkeypatch, cut)
+    monkeypatch.setenv("TRITONINSPECT_TRACE_SEGMENT", "3")
+    with pytest.raises(ReportError, match="the log changed while tritoninspect was reading it"):
+        file_report(log, str(log))
+
+
+def test_what_a_job_appends_after_the_survey_is_left_for_the_next_read(monkeypatch: pytest.MonkeyPatch,
+                                                                        tmp_path: Path) -> None:
+    """A job may go on writing its log: the report is of what the survey read, not of half an event."""
+    from tritoninspect.run.traces import file_report
+
+    log = _generated(tmp_path, 1 << 20)
+    monkeypatch.setenv("TRITONINSPECT_TRACE_SEGMENT", "3")
+    before = file_report(log, str(log)).to_json()
+    tail = log.read_bytes()[-5000:]
+    _with_survey_then(monkeypatch, lambda path: path.open("ab").write(tail))
+    assert file_report(log, str(log)).to_json() == before
+
+
+def test_no_room_for_the_spill_file_is_one_line_exit_5(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Found by a hostile user: a full disk or no usable temp folder was an internal error (exit 6) where a
+    whole read of the same log worked."""
+    import tempfile
+
+    def no_room(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    log = _generated(tmp_path, 1 << 20)
+    monkeypatch.setattr(tempfile, "TemporaryFile", no_room)
+    out = _cli(monkeypatch, 3, "graph", str(log))
+    assert out.startswith("exit 5\n") and "No space left on device" in out and "TMPDIR" in out
+    assert "Traceback" not in out and "internal error" not in out
+
+
+@pytest.mark.parametrize("value", ["0", "-5", "abc", "1e3"])
+def test_a_bad_segment_size_is_refused(monkeypatch: pytest.MonkeyPatch, value: str) -> None:
+    monkeypatch.setenv("TRITONINSPECT_TRACE_SEGMENT", value)
+    (log,) = (FIXTURES / "triton_op").glob("*.log")
+    result = CliRunner().invoke(app, ["graph", str(log)])
+    assert result.exit_code == 2 and f"TRITONINSPECT_TRACE_SEGMENT={value}" in result.output

@@ -92,12 +92,14 @@ def _captures(log: TraceLog, plan: Survey, whole: _Whole) -> Iterator[Segment]:
         yield Segment(capture, index.mapping_notes(reader.graphs), list(index.notes), cut)
         del reader, capture, index
         _collect()
+    plan.check(log.path)  # replaced while its last segment was read
     log.not_utf8 = damage
 
 
 def _read(log: TraceLog, plan: Survey, segment: int, damage: NotUtf8 | None = None) -> tuple[Any, str]:
     """What the events of segment `segment` say. The survey counted the log's lines; `damage` gets the lines
     read that are not UTF-8 (the survey reads no payload, and each event is read in one segment)."""
+    plan.check(log.path)
     scratch = TraceLog(log.path, log.rank)
     scratch.ended = log.ended  # the whole log's: whether the last output code's compile ended
     scratch.not_utf8 = damage if damage is not None else scratch.not_utf8

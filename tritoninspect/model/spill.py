@@ -18,18 +18,20 @@ from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from typing import IO, Any
 
+from tritoninspect.model.errors import EnvironmentProblem
+
 #: Rows pickled together: one read of the file for each, and objects shared among them stay shared.
 CHUNK = 256
-#: A chunk's place: its offset in the file shifted left by this, or-ed with its size in bytes.
-_SIZE_BITS = 32
-_SIZE_MASK = (1 << _SIZE_BITS) - 1
 
 
 class Spill:
     """One private temporary file of pickled chunks of rows (removed when closed or collected)."""
 
     def __init__(self) -> None:
-        self._file: IO[bytes] = tempfile.TemporaryFile(prefix="tritoninspect-spill-")
+        try:
+            self._file: IO[bytes] = tempfile.TemporaryFile(prefix="tritoninspect-spill-")
+        except OSError as exc:
+            raise _no_room(exc) from exc
         self._end = 0
         self._cached: tuple[int, list[Any]] = (-1, [])
 
@@ -39,35 +41,51 @@ class Spill:
         kept.extend(rows)
         return kept
 
-    def _dump(self, rows: list[Any]) -> int:
-        """Where `rows` now lie: the chunk's offset and size in one number (`_SIZE_BITS` for the size)."""
+    def _dump(self, rows: list[Any]) -> tuple[int, int]:
+        """Where `rows` now lie: the chunk's offset and size in bytes."""
         data = pickle.dumps(rows, protocol=pickle.HIGHEST_PROTOCOL)
-        self._file.seek(self._end)
-        self._file.write(data)
+        try:
+            self._file.seek(self._end)
+            self._file.write(data)
+        except OSError as exc:
+            raise _no_room(exc) from exc
         at, self._end = self._end, self._end + len(data)
-        return at << _SIZE_BITS | len(data)
+        return at, len(data)
 
-    def _load(self, place: int) -> list[Any]:
-        if self._cached[0] == place:
+    def _load(self, at: int, size: int) -> list[Any]:
+        if self._cached[0] == at:
             return self._cached[1]
-        self._file.seek(place >> _SIZE_BITS)
+        self._file.seek(at)
         # One read and `loads`: `pickle.load` on the file reads it in many small pieces (5 times slower).
-        rows = pickle.loads(self._file.read(place & _SIZE_MASK))
-        self._cached = (place, rows)
+        rows = pickle.loads(self._file.read(size))
+        self._cached = (at, rows)
         return rows
 
     def close(self) -> None:
         self._file.close()
 
 
+def _no_room(exc: OSError) -> EnvironmentProblem:
+    """The one line for a temporary file that cannot be made or written (no usable temp folder, a full disk)."""
+    try:
+        where = tempfile.gettempdir()
+    except OSError:
+        where = "no usable temporary folder"
+    return EnvironmentProblem(
+        f"cannot write the temporary file a long TORCH_TRACE log's report is kept in ({where}): "
+        f"{exc.strerror or exc}",
+        hint="free space there or set TMPDIR to a folder with room; a log under 8 MiB is read without it")
+
+
 class Rows(Sequence[Any]):
     """A sequence of rows in a `Spill`; appended to with `extend` while a report is made, then only read."""
 
-    __slots__ = ("_spill", "_at", "_starts", "_len", "_pending")
+    __slots__ = ("_spill", "_at", "_sizes", "_starts", "_len", "_pending")
 
     def __init__(self, spill: Spill) -> None:
         self._spill = spill
-        self._at = array("q")  # each chunk's place in the file (`Spill._dump`)
+        self._at = array("q")  # each chunk's offset in the file
+        self._sizes = array("q")  # and its size
         self._starts = array("q")  # the index of each chunk's first row
         self._len = 0
         self._pending: list[Any] = []  # rows not yet written: fewer than a chunk's
@@ -85,7 +103,9 @@ class Rows(Sequence[Any]):
             self._pending = []
 
     def _write(self, chunk: list[Any]) -> None:
-        self._at.append(self._spill._dump(chunk))
+        at, size = self._spill._dump(chunk)
+        self._at.append(at)
+        self._sizes.append(size)
         self._starts.append(self._len)
         self._len += len(chunk)
 
@@ -99,6 +119,7 @@ class Rows(Sequence[Any]):
         for rows in (self, other):
             rows.flush()
             both._at.extend(rows._at)
+            both._sizes.extend(rows._sizes)
             both._starts.extend(start + both._len for start in rows._starts)
             both._len += rows._len
         return both
@@ -108,8 +129,8 @@ class Rows(Sequence[Any]):
 
     def __iter__(self) -> Iterator[Any]:
         self.flush()
-        for at in self._at:
-            yield from self._spill._load(at)
+        for at, size in zip(self._at, self._sizes):
+            yield from self._spill._load(at, size)
 
     def __getitem__(self, index: Any) -> Any:
         self.flush()
@@ -120,7 +141,7 @@ class Rows(Sequence[Any]):
         if not 0 <= index < self._len:
             raise IndexError("Rows index out of range")
         chunk = bisect.bisect_right(self._starts, index) - 1
-        return self._spill._load(self._at[chunk])[index - self._starts[chunk]]
+        return self._spill._load(self._at[chunk], self._sizes[chunk])[index - self._starts[chunk]]
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, (Rows, tuple, list)):

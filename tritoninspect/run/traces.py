@@ -106,10 +106,11 @@ def _survey(file: Path, rank: int | None) -> tuple[Any, Any] | None:
         small = file.stat().st_size < _SURVEYED_BYTES
     except OSError:
         return None  # the whole read says why it cannot be read
+    size = segment_size()  # a bad TRITONINSPECT_TRACE_SEGMENT is refused whatever the log
     if small and not os.environ.get("TRITONINSPECT_TRACE_SEGMENT"):
         return None
     log = TraceLog(file, rank)
-    found = survey(log, segment_size())
+    found = survey(log, size)
     return (log, found) if found is not None else None
 
 
@@ -247,14 +248,19 @@ def _report(log: object, target: str, events: Iterable[object] | None = None) ->
 
 
 def segment_size() -> int:
-    """Compiles a segment of a long trace holds: `TRITONINSPECT_TRACE_SEGMENT` (the tests read every trace in
-    segments of one or two), else 64: a few MiB of records each."""
+    """Compiles a segment of a long trace holds: `TRITONINSPECT_TRACE_SEGMENT` (set, it also reads a log under
+    `_SURVEYED_BYTES` in segments: the tests read every trace in segments of one or two), else 64: a few MiB of
+    records each."""
     import os
 
-    try:
-        return max(1, int(os.environ.get("TRITONINSPECT_TRACE_SEGMENT", "")))
-    except ValueError:
+    text = os.environ.get("TRITONINSPECT_TRACE_SEGMENT", "")
+    if not text:
         return _SEGMENT
+    if not (text.isdigit() and int(text) > 0):
+        raise UsageError(f"TRITONINSPECT_TRACE_SEGMENT={text}: the compiles a segment of a long TORCH_TRACE log "
+                         "holds, a whole number of 1 or more", hint="unset it to read logs under 8 MiB whole and "
+                         "longer ones in segments of 64 compiles")
+    return int(text)
 
 
 _SEGMENT = 64

@@ -72,9 +72,14 @@ class LogText(NamedTuple):
         except OSError as exc:
             raise ReportError(f"{self.path}: cannot read this TORCH_TRACE log again: {exc.strerror or exc}") from exc
         if len(data) != self.size or zlib.crc32(data) != self.crc:
-            raise ReportError(f"{self.path}: the log changed while tritoninspect was reading it "
-                              "(replaced or cut short); read a copy that is not being written")
+            raise changed_log(self.path)
         return data
+
+
+def changed_log(path: str | os.PathLike[str]) -> ReportError:
+    """The error for a log rewritten, cut short or replaced after tritoninspect began reading it."""
+    return ReportError(f"{path}: the log changed while tritoninspect was reading it (replaced or cut short); "
+                       "read a copy that is not being written")
 
 
 #: The texts read back last, least recently read first, up to `_RECENT_LIMIT` bytes of log: the analyses
@@ -138,7 +143,7 @@ def lines_in_runs(f: IO[bytes], runs: Iterable[tuple[int, int, int]]) -> Iterato
         while offset < end:
             block = left + f.read(min(_BLOCK, end - offset - len(left)))
             if len(block) == len(left):
-                break  # the file ended early (it changed since it was surveyed)
+                raise changed_log(f.name)  # it ended before what the survey read: cut short since
             lines = block.splitlines(keepends=True)
             left = lines.pop() if not lines[-1].endswith(b"\n") and offset + len(block) < end else b""
             for raw in lines:

@@ -379,11 +379,15 @@ def _generated_code_dirs() -> set[str]:
         user = getpass.getuser()
     except (KeyError, ModuleNotFoundError, OSError):
         user = f"uid_{os.getuid()}" if hasattr(os, "getuid") else "unknown_user"
-    inductor = os.environ.get("TORCHINDUCTOR_CACHE_DIR") or os.path.join(
-        tempfile.gettempdir(), "torchinductor_" + re.sub(r'[\\/:*?"<>|]', "_", user))
+    try:
+        temp = tempfile.gettempdir()
+    except OSError:  # no usable temporary folder: torch would have had none for its cache either
+        temp = None
+    inductor = os.environ.get("TORCHINDUCTOR_CACHE_DIR") or (
+        temp and os.path.join(temp, "torchinductor_" + re.sub(r'[\\/:*?"<>|]', "_", user)))
     triton_home = os.environ.get("TRITON_HOME") or os.path.expanduser("~/")
     triton = os.environ.get("TRITON_CACHE_DIR") or os.path.join(triton_home, ".triton", "cache")
-    return {os.path.abspath(inductor), os.path.abspath(triton)}
+    return {os.path.abspath(d) for d in (inductor, triton) if d}
 
 
 def _package_locations(name: str) -> list[str]:

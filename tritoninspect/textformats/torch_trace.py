@@ -111,6 +111,8 @@ class TraceLog:
     restarted: list[tuple[str | None, int]] = field(default_factory=list)
     #: The first `torch_version` artifact's version ("" unreadable); None: none read.
     version: str | None = None
+    #: Bytes of the file read (where a read in runs stopped: the end of its last run).
+    read_to: int = 0
 
     @property
     def torch_version(self) -> str:
@@ -338,6 +340,7 @@ def stream_trace(log: TraceLog, artifacts: frozenset[str] | None = None, *, stri
                 if raw[:1] == b"\t":
                     if keep:
                         payload.append(raw)
+                    log.read_to = offset + len(raw)
                     continue
                 if head is not None:
                     yield _finish(log, head, _joined(log, at, start, payload, head[1] + 1), strings)
@@ -347,6 +350,7 @@ def stream_trace(log: TraceLog, artifacts: frozenset[str] | None = None, *, stri
                     log.not_utf8.count([raw], number)
                 keep = head is not None and head[2]
                 start = offset + len(raw)
+                log.read_to = start
     except _UNREADABLE as exc:
         raise unreadable_log(path, exc) from exc
     if head is not None:

@@ -15,6 +15,7 @@ from array import array
 from dataclasses import dataclass, field
 
 from tritoninspect.textformats.breaks import replaced_compile
+from tritoninspect.textformats.log_text import changed_log
 from tritoninspect.textformats.torch_trace import SURVEYED, TraceEvent, TraceLog, stream_trace
 
 
@@ -36,6 +37,19 @@ class Survey:
     #: Compile id -> the last segment holding a recompile that compares with it (analyse/breaks.py): its launch
     #: nodes are needed until that segment has been read.
     needed: dict[str, int] = field(default_factory=dict)
+    #: The file surveyed: (device, inode), and the bytes read. A job may go on appending to its log; a log
+    #: replaced or cut short since is refused (`check`).
+    identity: tuple[int, int] = (0, 0)
+    end: int = 0
+
+    def check(self, path: str | os.PathLike[str]) -> None:
+        """Raise the changed-log error when `path` is no longer the file surveyed, or is shorter."""
+        try:
+            stat = os.stat(path)
+        except OSError as exc:
+            raise changed_log(path) from exc
+        if (stat.st_dev, stat.st_ino) != self.identity or stat.st_size < self.end:
+            raise changed_log(path)
 
     def runs(self, segment: int) -> list[tuple[int, int, int]]:
         runs = self.segments[segment]
@@ -46,7 +60,8 @@ def survey(log: TraceLog, size: int) -> Survey | None:
     """The survey of `log` in segments of `size` compiles; `log` gets what a whole read gives it (`unreadable`,
     `started`, `ended`, ...). None for a log that cannot be read in parts (a .gz, or one read as text: its
     events have no byte offsets)."""
-    found = Survey(size)
+    stat = os.stat(log.path)
+    found = Survey(size, identity=(stat.st_dev, stat.st_ino))
     segment_of: dict[str | None, int] = {}  # compile id -> its segment, while the survey reads
     replaced: list[tuple[str, str]] = []  # (compile replaced, the recompile)
     current: str | None = None
@@ -65,9 +80,11 @@ def survey(log: TraceLog, size: int) -> Survey | None:
             segment_of[current] = len(segment_of) // size
             if segment_of[current] == len(found.segments):
                 found.segments.append(array("q"))
+    found.end = log.read_to  # where the survey stopped: what a job appended since is not read
     if start >= 0:
-        _run(found, segment_of[current], start, line, os.path.getsize(log.path))
+        _run(found, segment_of[current], start, line, found.end)
     found.compiles = len(segment_of)
+    found.check(log.path)  # replaced while surveyed
     for old, new in replaced:
         if old in segment_of and new in segment_of:
             found.needed[old] = max(found.needed.get(old, 0), segment_of[new])
