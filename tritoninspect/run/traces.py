@@ -99,9 +99,6 @@ def _survey(file: Path, rank: int | None) -> tuple[Any, Any] | None:
     `_SURVEYED_BYTES` or more, or any when `TRITONINSPECT_TRACE_SEGMENT` is set); None to read it whole."""
     import os
 
-    from tritoninspect.textformats.torch_trace import TraceLog
-    from tritoninspect.textformats.trace_survey import survey
-
     try:
         small = file.stat().st_size < _SURVEYED_BYTES
     except OSError:
@@ -109,6 +106,9 @@ def _survey(file: Path, rank: int | None) -> tuple[Any, Any] | None:
     size = segment_size()  # a bad TRITONINSPECT_TRACE_SEGMENT is refused whatever the log
     if small and not os.environ.get("TRITONINSPECT_TRACE_SEGMENT"):
         return None
+    from tritoninspect.textformats.torch_trace import TraceLog
+    from tritoninspect.textformats.trace_survey import survey
+
     log = TraceLog(file, rank)
     found = survey(log, size)
     return (log, found) if found is not None else None
