@@ -114,3 +114,23 @@ def _relative(path: str | None) -> str | None:
         if anchor in path:
             return path[path.index(anchor):]
     return path
+
+
+def make_traces() -> Any:
+    """benchmarks/make_traces.py, the trace benchmark's log generator (not a package: loaded by path)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("make_traces", FIXTURES.parents[1] / "benchmarks" / "make_traces.py")
+    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    return module
+
+
+def generated_log(tmp_path: Path, size: int) -> Path:
+    """A log of `size` bytes made by the trace benchmark from the real logs (their compiles repeated), made once
+    per `tmp_path`."""
+    log = tmp_path / "dedicated_log_torch_trace_big.log"
+    if not log.exists():
+        generator = make_traces()
+        generator.write_log(log, generator.real_logs(), size)
+    return log

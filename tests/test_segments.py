@@ -12,6 +12,7 @@ from tritoninspect.cli import app
 
 from tritoninspect.analyse import build_report
 from _segments import split
+from _trace_expect import generated_log, make_traces
 from tritoninspect.analyse.segments import join
 from tritoninspect.analyse.trace import capture_from_trace
 from tritoninspect.model.records import Capture
@@ -69,34 +70,20 @@ def test_every_command_says_the_same_of_a_trace_read_in_segments(monkeypatch: py
                                                                  command: tuple[str, ...]) -> None:
     """A log of 90 compiles made by the trace benchmark (the real logs repeated), read whole and in segments of
     one and of seven compiles: every command's output is the same, text and JSON."""
-    log = _generated(tmp_path, 3 << 20)
+    log = generated_log(tmp_path, 3 << 20)
     whole = _cli(monkeypatch, 10**6, command[0], str(log), *command[1:])
     for size in (1, 7):
         assert _cli(monkeypatch, size, command[0], str(log), *command[1:]) == whole
 
 
 def test_an_html_page_of_a_trace_read_in_segments_is_the_same(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    log = _generated(tmp_path, 1 << 20)
+    log = generated_log(tmp_path, 1 << 20)
     pages = []
     for size in (10**6, 3):
         out = tmp_path / f"{size}.html"
         _cli(monkeypatch, size, "graph", str(log), "-o", str(out), "-q")
         pages.append(out.read_text())
     assert pages[0] == pages[1]
-
-
-def _generated(tmp_path: Path, size: int) -> Path:
-    import sys
-
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
-    try:
-        import make_traces
-    finally:
-        sys.path.pop(0)
-    log = tmp_path / "dedicated_log_torch_trace_big.log"
-    if not log.exists():
-        make_traces.write_log(log, make_traces.real_logs(), size)
-    return log
 
 
 def test_rows_in_a_spill_file_read_back_as_the_sequence_they_were() -> None:
@@ -125,7 +112,7 @@ def test_a_report_of_spilled_rows_gives_the_same_dict(monkeypatch: pytest.Monkey
     from tritoninspect.model.spill import Rows
     from tritoninspect.run.traces import file_report
 
-    log = _generated(tmp_path, 1 << 20)
+    log = generated_log(tmp_path, 1 << 20)
     monkeypatch.setenv("TRITONINSPECT_TRACE_SEGMENT", "3")
     spilled = file_report(log, str(log))
     assert isinstance(spilled.graphs, Rows) and isinstance(spilled.kernels[0].occurrences, Rows)
@@ -161,14 +148,7 @@ def _interleaved(tmp_path: Path) -> Path:
     """Two real training logs as one process writes them when both frames run forward before either runs
     backward: AOTAutograd compiles each backward at its first backward call, so each compile's backward
     events come after the other compile's forward (`bwd_compilation_metrics` last)."""
-    import sys
-
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
-    try:
-        import make_traces
-    finally:
-        sys.path.pop(0)
-    renumber, halves = make_traces._Renumber(), []
+    renumber, halves = make_traces()._Renumber(), []
     for name in ("triton_op_autograd", "autograd_function"):
         (log,) = (FIXTURES / "gpu" / name).glob("*.log")
         lines = renumber.copy(log.read_text().splitlines(keepends=True))
@@ -232,7 +212,7 @@ def test_a_log_changed_after_its_survey_is_refused_not_misread(monkeypatch: pyte
     from tritoninspect.model.errors import ReportError
     from tritoninspect.run.traces import file_report
 
-    log = _generated(tmp_path, 1 << 20)
+    log = generated_log(tmp_path, 1 << 20)
 
     def cut(path: Path) -> None:
         if change == "replaced":
@@ -253,7 +233,7 @@ def test_what_a_job_appends_after_the_survey_is_left_for_the_next_read(monkeypat
     """A job may go on writing its log: the report is of what the survey read, not of half an event."""
     from tritoninspect.run.traces import file_report
 
-    log = _generated(tmp_path, 1 << 20)
+    log = generated_log(tmp_path, 1 << 20)
     monkeypatch.setenv("TRITONINSPECT_TRACE_SEGMENT", "3")
     before = file_report(log, str(log)).to_json()
     tail = log.read_bytes()[-5000:]
@@ -269,7 +249,7 @@ def test_no_room_for_the_spill_file_is_one_line_exit_5(monkeypatch: pytest.Monke
     def no_room(*args, **kwargs):
         raise OSError(28, "No space left on device")
 
-    log = _generated(tmp_path, 1 << 20)
+    log = generated_log(tmp_path, 1 << 20)
     monkeypatch.setattr(tempfile, "TemporaryFile", no_room)
     out = _cli(monkeypatch, 3, "graph", str(log))
     assert out.startswith("exit 5\n") and "No space left on device" in out and "TMPDIR" in out

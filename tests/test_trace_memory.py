@@ -7,10 +7,10 @@ import dataclasses
 import gzip
 import pickle
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
+from _trace_expect import generated_log
 
 from tritoninspect.model.errors import ReportError
 from tritoninspect.model.report import Graph
@@ -36,18 +36,6 @@ def _texts_in_log(log: Path) -> list[str]:
              "inductor_output_code"}
     return [e.payload for e in read_trace(log).events
             if e.name in names or e.artifact in ("before_post_grad_graph", "inductor_post_grad_graph")]
-
-
-def _generated(tmp_path: Path, size: int) -> Path:
-    """A log of `size` bytes made by the trace benchmark from the real logs (their compiles repeated)."""
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
-    try:
-        import make_traces
-    finally:
-        sys.path.pop(0)
-    log = tmp_path / "dedicated_log_torch_trace_big.log"
-    make_traces.write_log(log, make_traces.real_logs(), size)
-    return log
 
 
 def _largest_string(value: object) -> int:
@@ -147,7 +135,7 @@ def test_equal_argument_mappings_of_many_launches_are_held_once(tmp_path: Path, 
     # What one report holds in memory: the log read as one segment (a longer one's rows are spilled to a
     # file segment by segment, analyse/segments.py, and read back as new objects).
     monkeypatch.setenv("TRITONINSPECT_TRACE_SEGMENT", str(10**6))
-    log = _generated(tmp_path, 3 << 20)
+    log = generated_log(tmp_path, 3 << 20)
     report = traces.file_report(log, str(log))
     occurrences = [o for k in report.kernels for o in k.occurrences if o.constexprs]
     assert len(occurrences) > 50
@@ -175,7 +163,7 @@ def test_a_log_changed_before_its_analysis_is_refused_not_analysed_to_nothing(tm
 def test_json_written_in_pieces_fails_before_its_first_piece_when_a_text_no_longer_reads_back(tmp_path: Path) -> None:
     """`--json` streams the report; a text read back half-way would leave half a document on stdout before
     the error (hostile pass, helper-30). Every stored text is checked first."""
-    log = _generated(tmp_path, 3 << 20)  # (a document larger than the pieces the writer gathers)
+    log = generated_log(tmp_path, 3 << 20)  # (a document larger than the pieces the writer gathers)
     report = traces.file_report(log, str(log))
     data = bytearray(log.read_bytes())
     place = stored_text(report.graphs[-1])
@@ -209,7 +197,7 @@ def test_fusion_follows_one_compiles_buffer_flow_at_a_time(tmp_path: Path, monke
         return code
 
     monkeypatch.setattr(fusion, "_code", counted)
-    log = _generated(tmp_path, 3 << 20)
+    log = generated_log(tmp_path, 3 << 20)
     report = traces.file_report(log, str(log))
     per_compile = Counter(g.compile_id for g in report.graphs if g.stage == "output_code")
     assert len(made) == sum(per_compile.values()) > 20 * max(per_compile.values())
@@ -226,7 +214,7 @@ def test_what_repeats_in_a_traces_records_is_held_once(tmp_path: Path, monkeypat
     monkeypatch.setenv("TRITONINSPECT_TRACE_SEGMENT", str(10**6))
     import gc
 
-    log = _generated(tmp_path, 3 << 20)
+    log = generated_log(tmp_path, 3 << 20)
     report = traces.file_report(log, str(log))
     ids: dict[str, str] = {}
     rows = [*report.graphs, *(o for k in report.kernels for o in k.occurrences)]
@@ -267,7 +255,7 @@ def test_what_fusion_holds_while_it_works_is_a_small_part_of_what_it_adds(tmp_pa
     from tritoninspect.textformats.torch_trace import read_trace
 
     (tmp_path / "log").mkdir()
-    log = _generated(tmp_path / "log", size)
+    log = generated_log(tmp_path / "log", size)
     capture = capture_from_trace(read_trace(log), str(log))
     fields: dict[str, object] = {}
     for _, analysis in ANALYSES:

@@ -3,12 +3,12 @@ one at a time, indexed analyses against a fresh capture, and the benchmark's gen
 
 from __future__ import annotations
 
-import importlib.util
 import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
+from _trace_expect import make_traces
 
 from tritoninspect.analyse import build_report
 from tritoninspect.analyse.trace import capture_from_trace
@@ -22,10 +22,7 @@ LOGS = sorted(FIXTURES.rglob("dedicated_log_torch_trace_*.log"))
 
 
 def _make_traces():
-    spec = importlib.util.spec_from_file_location("make_traces", REPO / "benchmarks" / "make_traces.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return make_traces()
 
 
 @pytest.mark.parametrize("log", LOGS[:8], ids=lambda p: p.parent.name)
