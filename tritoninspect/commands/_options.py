@@ -38,7 +38,12 @@ class Show(str, Enum):
 
 
 TargetArg = Annotated[
-    str, typer.Argument(metavar="TARGET", help="model.py:Net, package.module:Net, or a saved report.json.")
+    str, typer.Argument(metavar="TARGET", help="model.py:Net, package.module:Net, a saved report.json, or a "
+                                               "TORCH_TRACE folder or .log file (docs/traces.md).")
+]
+#: `export`'s: it exports the model, so a trace will not do (nor a saved `graph` report).
+ModelTargetArg = Annotated[
+    str, typer.Argument(metavar="TARGET", help="model.py:Net, package.module:Net, or a saved export report.json.")
 ]
 InputsOpt = Annotated[
     Optional[str], typer.Option("--inputs", "-i", metavar="SPEC",

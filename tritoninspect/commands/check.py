@@ -41,7 +41,8 @@ def check(
     target: Annotated[
         Optional[str],
         typer.Argument(metavar="TARGET", show_default=False,
-                       help="model.py:Net, package.module:Net, or a saved report.json. Without it: every "
+                       help="model.py:Net, package.module:Net, a saved report.json, or a TORCH_TRACE log. "
+                            "Without it: every "
                             "[\\[tool.tritoninspect.check]] entry of the nearest pyproject.toml, in parallel."),
     ] = None,
     no_breaks: Annotated[bool, typer.Option("--no-breaks", help="Fail on any graph break.")] = False,

@@ -42,7 +42,8 @@ if TYPE_CHECKING:
 def diff(
     targets: Annotated[list[str], typer.Argument(
         metavar="A B [C ...]", show_default=False,
-        help="Two or more variants, each model.py:Net, package.module:Net or a saved report.json; "
+        help="Two or more variants, each model.py:Net, package.module:Net, a saved report.json or a TORCH_TRACE "
+             "log; "
              "B, C, ... are each compared with A.")],
     inputs: Annotated[
         Optional[str], typer.Option("--inputs", "-i", metavar="SPEC",

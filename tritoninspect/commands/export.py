@@ -19,7 +19,7 @@ from tritoninspect.commands._options import (
     OutputOpt,
     QuietOpt,
     TargetArchOpt,
-    TargetArg,
+    ModelTargetArg,
     TimeoutOpt,
 )
 
@@ -34,7 +34,7 @@ class ExportStage(str, Enum):
 
 
 def export(
-    target: TargetArg,
+    target: ModelTargetArg,
     inputs: InputsOpt = None,
     device: DeviceOpt = Device.auto,
     # Two flags, not "--strict/--non-strict": with that, both given would silently mean the last one.
