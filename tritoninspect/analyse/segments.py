@@ -25,18 +25,18 @@ from typing import Any
 
 from tritoninspect.analyse.hazards import HAZARDS, family_of
 from tritoninspect.model.records import NodeRecord
-from tritoninspect.model.spill import CHUNK, Rows, Spill
+from tritoninspect.model.spill import CHUNK, Rows, Spill, chained
 from tritoninspect.model.report import SEVERITIES, STAGES, Entry, Finding, Kernel, Report
 
 _LATER_STAGES = {"output_code": 1, "runtime": 2}
 
 
-def join(parts: Sequence[Report], kernel_order: Sequence[str], spill: Spill | None = None) -> Report:
+def join(parts: Sequence[Report], kernel_order: Sequence[str]) -> Report:
     """The report of the whole capture from `parts`, its segments' reports in compile order.
     `kernel_order`: kernel ids in the order the capture met them (its `kernels` dict)."""
     if len(parts) == 1:
         return parts[0]
-    joiner = Joiner(kernel_order, spill)
+    joiner = Joiner(kernel_order)
     for part in parts:
         joiner.add(part)
     return joiner.report()
@@ -56,8 +56,8 @@ class Joiner:
     """`join`, a segment at a time: each segment's rows go to a `Spill` file as it is added, so that what is
     held does not grow with the number of segments (a kernel's header and its small lists do)."""
 
-    def __init__(self, kernel_order: Sequence[str], spill: Spill | None = None) -> None:
-        self._spill = spill or Spill()
+    def __init__(self, kernel_order: Sequence[str]) -> None:
+        self._spill = Spill()
         self._place = {kernel: i for i, kernel in enumerate(kernel_order)}
         self._first: Report | None = None
         self._failure = None
@@ -126,9 +126,7 @@ class Joiner:
         from tritoninspect.analyse.advice import with_advice
 
         assert self._first is not None, "no segment added"
-        findings = self._spill.rows()
-        for key in sorted(self._findings):
-            findings = findings.joined(self._findings[key])
+        findings = chained(self._spill, (self._findings[key] for key in sorted(self._findings)))
         joined = dataclasses.replace(
             self._first, failure=self._failure, graphs=self._graphs.joined(self._codes),
             kernels=tuple(sorted((self._kernel(k) for k in self._kernels.values()),

@@ -36,16 +36,18 @@ class KernelEvidence:
     #: (triton_op, kernel_idx -> line) of one compile's call of the op that reached several kernel_idx.
     pending: list[tuple[str, dict[int, int]]] = field(default_factory=list)
 
-    def add(self, graphs: list[Any], codes: list[Any], provenance: list[Any], lines: Any) -> None:
-        """The evidence of one segment: its graphs, output codes and provenance artifacts, and `lines`, the
-        log line of each (`lines.graphs`, `lines.codes`, `lines.provenance`, in the same order)."""
+    def add(self, reader: Any) -> None:
+        """The evidence of one segment, from what its read holds (analyse/trace.py `read_events`): its graphs,
+        output codes and provenance artifacts, and the log line of each (`graph_lines`, `code_lines`,
+        `provenance_lines`)."""
+        graphs, codes, provenance = reader.graphs, reader.codes, reader.provenance
         finals: dict[tuple[str, str], list[Any]] = {}
         for graph in graphs:
             if graph.stage == "post_grad_final":
                 finals.setdefault((graph.compile_id, graph.part), []).append(graph)
-        for graph, line in zip(graphs, lines.graphs):
+        for graph, line in zip(graphs, reader.graph_lines):
             self._votes(graph, line)
-        for code, line in zip(codes, lines.codes):
+        for code, line in zip(codes, reader.code_lines):
             pair = finals.get((code.compile_id, code.part), [])
             for idx, value in launched_kernels(pair, [code]).items():
                 _offer(self.launched, idx, line, value)
@@ -54,7 +56,7 @@ class KernelEvidence:
         codes_of: dict[tuple[str, str], list[Any]] = {}
         for code in codes:
             codes_of.setdefault((code.compile_id, code.part), []).append(code)
-        for entry, line in zip(provenance, lines.provenance):
+        for entry, line in zip(provenance, reader.provenance_lines):
             key = (entry[0], entry[1])
             for idx, value in named_by_provenance(finals.get(key, []), codes_of.get(key, []), [entry]).items():
                 _offer(self.named, idx, line, value)

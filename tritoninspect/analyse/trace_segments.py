@@ -109,7 +109,7 @@ def _read(log: TraceLog, plan: Survey, segment: int, damage: NotUtf8 | None = No
 
 def _learn(whole: _Whole, log: TraceLog, reader: Any, number: int, target: str) -> None:
     """What segment `number`'s first read adds to `whole`."""
-    whole.evidence.add(reader.graphs, reader.codes, reader.provenance, _Lines(reader))
+    whole.evidence.add(reader)
     named = named_by_provenance(reader.graphs, reader.codes, reader.provenance)
     whole.evidence.add_ops(KernelIndex.build(reader.graphs, reader.codes, named), reader.graphs, reader.graph_lines)
     whole.devices |= reader.devices
@@ -131,13 +131,6 @@ def _meta(whole: _Whole) -> dict[str, Any]:
     stage = "inductor" if whole.codes else "aot" if whole.later_graphs else "dynamo"
     return {**whole.meta, "device": ", ".join(sorted(whole.devices)) or "unknown", "stage": stage,
             "backward": whole.backward}
-
-
-class _Lines:
-    """The log lines of a reader's graphs, output codes and provenance artifacts."""
-
-    def __init__(self, reader: Any) -> None:
-        self.graphs, self.codes, self.provenance = reader.graph_lines, reader.code_lines, reader.provenance_lines
 
 
 def _collect() -> None:

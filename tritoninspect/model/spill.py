@@ -61,9 +61,6 @@ class Spill:
         self._cached = (at, rows)
         return rows
 
-    def close(self) -> None:
-        self._file.close()
-
 
 def _no_room(exc: OSError) -> EnvironmentProblem:
     """The one line for a temporary file that cannot be made or written (no usable temp folder, a full disk)."""
@@ -166,6 +163,14 @@ class Rows(Sequence[Any]):
 
     def __repr__(self) -> str:
         return f"Rows({self._len} rows)"
+
+
+def chained(spill: Spill, parts: Iterable[Rows | Iterable[Any]]) -> Rows:
+    """`parts` one after the other as one `Rows` of `spill`: a `Rows` of it kept in place, other rows written."""
+    joined = spill.rows()
+    for part in parts:
+        joined = joined.joined(part if isinstance(part, Rows) else spill.rows(part))
+    return joined
 
 
 def materialized(value: Any) -> Any:

@@ -125,6 +125,7 @@ def segmented_report(log: Any, target: str, plan: Any) -> Report:
     from tritoninspect.analyse.segments import Joiner
     from tritoninspect.analyse.trace import TRACE_UNKNOWNS
     from tritoninspect.analyse.trace_segments import segments
+    from tritoninspect.model.spill import chained
 
     stale, parts = segments(log, target, plan)
     joiner: Joiner | None = None
@@ -144,8 +145,8 @@ def segmented_report(log: Any, target: str, plan: Any) -> Report:
     notes += [Diagnostic("note", "trace", f"unknown from a trace: {u}") for u in TRACE_UNKNOWNS]
     meta = dataclasses.replace(report.meta, rank=rank, unknown=TRACE_UNKNOWNS)
     found = cut_off(log) + restarted(log) + _without_dynamo_graph(missing, str(log.path))
-    return dataclasses.replace(report, meta=meta,
-                               diagnostics=_joined(found, report.diagnostics, mappings, index_notes, notes))
+    diagnostics = chained(joiner.spill, (found, report.diagnostics, mappings, index_notes, notes))
+    return dataclasses.replace(report, meta=meta, diagnostics=diagnostics)
 
 
 def _in_parallel(files: list[Path], names: list[str], make: Callable[[Report], T]) -> dict[int, T]:
@@ -264,20 +265,6 @@ def segment_size() -> int:
 
 
 _SEGMENT = 64
-
-
-def _joined(*parts: Any) -> Any:
-    """The diagnostics of `parts` in order, kept in the report's spill file where its diagnostics are."""
-    from tritoninspect.model.spill import Rows
-
-    kept = next((p for p in parts if isinstance(p, Rows)), None)
-    if kept is None:
-        return tuple(d for part in parts for d in part)
-    rows = [p if isinstance(p, Rows) else kept.spill.rows(p) for p in parts]
-    joined = rows[0]
-    for more in rows[1:]:
-        joined = joined.joined(more)
-    return joined
 
 
 def _without_dynamo_ids(graphs: Iterable[Any]) -> set[str]:
